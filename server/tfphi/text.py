@@ -1,0 +1,234 @@
+"""Positions in a file: UTF-8 byte offsets <-> (line, column) in a chosen encoding.
+
+Everything inside tfphi (tree-sitter, the graph, the tracer) speaks UTF-8 byte
+offsets. Editors speak (line, column) where the column counts UTF-16 code units
+(the LSP default), UTF-8 bytes, or, for the CLI's 1-based output, Unicode code
+points ("utf-32"). This module is the one place that converts between them.
+
+Rules, chosen to match LSP:
+- a line ends at ``\\n``, ``\\r\\n`` or a lone ``\\r``;
+- a UTF-8 byte-order mark at the very start is zero-width: offsets 0..3 map
+  to (0, 0), and (0, 0) maps to offset 3;
+- invalid UTF-8 never raises: each invalid byte counts as one code unit in
+  every encoding;
+- out-of-range input is clamped, never rejected.
+
+Tree-sitter is different: its rows advance only at ``\\n`` and its columns are
+raw bytes with no BOM adjustment; :func:`byte_point` gives that view.
+"""
+
+from __future__ import annotations
+
+import re
+from bisect import bisect_right
+from itertools import accumulate
+from typing import Literal
+
+__all__ = ["Encoding", "LineIndex", "apply_text_change", "byte_point"]
+
+Encoding = Literal["utf-8", "utf-16", "utf-32"]
+
+_BOM = b"\xef\xbb\xbf"
+_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+
+
+class _LineTable:
+    """Per-character layout of one non-ASCII line: where each char starts in bytes and in UTF-16 units."""
+
+    __slots__ = ("byte_starts", "utf16_starts")
+
+    def __init__(self, line: bytes):
+        # surrogateescape turns each invalid byte into one lone surrogate
+        # U+DC80..U+DCFF, so every decoded char maps back to a known byte length.
+        text = line.decode("utf-8", "surrogateescape")
+        byte_starts = [0] * (len(text) + 1)
+        utf16_starts = [0] * (len(text) + 1)
+        b = u = 0
+        for i, ch in enumerate(text):
+            cp = ord(ch)
+            if cp < 0x80:
+                b += 1
+                u += 1
+            elif cp < 0x800:
+                b += 2
+                u += 1
+            elif 0xDC80 <= cp <= 0xDCFF:  # an escaped invalid byte
+                b += 1
+                u += 1
+            elif cp < 0x10000:
+                b += 3
+                u += 1
+            else:
+                b += 4
+                u += 2
+            byte_starts[i + 1] = b
+            utf16_starts[i + 1] = u
+        self.byte_starts = byte_starts
+        self.utf16_starts = utf16_starts
+
+    def char_at_byte(self, delta: int) -> int:
+        """Index of the char containing byte `delta` of the line (the char count when past the end)."""
+        return bisect_right(self.byte_starts, delta) - 1
+
+    def column(self, char_index: int, encoding: Encoding) -> int:
+        """Column of the start of char `char_index` in `encoding`."""
+        if encoding == "utf-8":
+            return self.byte_starts[char_index]
+        if encoding == "utf-16":
+            return self.utf16_starts[char_index]
+        return char_index
+
+    def char_at_column(self, column: int, encoding: Encoding) -> int:
+        """Index of the char whose span contains `column` (clamped to the line's char count)."""
+        if encoding == "utf-32":
+            return min(column, len(self.byte_starts) - 1)
+        starts = self.byte_starts if encoding == "utf-8" else self.utf16_starts
+        return bisect_right(starts, column) - 1
+
+
+class LineIndex:
+    """Maps UTF-8 byte offsets of one file's bytes to (line, column) positions in a chosen encoding and back."""
+
+    __slots__ = ("_source", "_starts", "_bom", "_tables")
+
+    def __init__(self, source: bytes):
+        source = bytes(source)
+        self._source = source
+        self._bom = 3 if source.startswith(_BOM) else 0
+        if b"\r" in source:
+            starts = [0]
+            starts.extend(m.end() for m in _LINE_BREAK.finditer(source))
+        else:
+            # The common case; split + accumulate runs mostly in C.
+            parts = source.split(b"\n")
+            starts = [0]
+            starts.extend(accumulate(len(p) + 1 for p in parts[:-1]))
+        starts[0] = self._bom
+        self._starts = starts
+        self._tables: dict[int, _LineTable | None] = {}
+
+    @property
+    def source(self) -> bytes:
+        """The bytes this index was built from."""
+        return self._source
+
+    @property
+    def line_count(self) -> int:
+        """Number of lines; a final line terminator starts one more (empty) line, as in LSP."""
+        return len(self._starts)
+
+    def line_start(self, line: int) -> int:
+        """Byte offset of the first character of `line` (after the BOM on line 0); clamped."""
+        if line < 0:
+            return self._starts[0]
+        if line >= len(self._starts):
+            return len(self._source)
+        return self._starts[line]
+
+    def line_end(self, line: int) -> int:
+        """Byte offset just past the last character of `line`, before its terminator; clamped."""
+        if line < 0:
+            line = 0
+        if line >= len(self._starts):
+            return len(self._source)
+        if line + 1 == len(self._starts):
+            return len(self._source)
+        end = self._starts[line + 1]
+        source = self._source
+        if source[end - 1] == 0x0A:  # \n, maybe preceded by \r
+            end -= 1
+            if end > self._starts[line] and source[end - 1] == 0x0D:
+                end -= 1
+        else:  # a lone \r
+            end -= 1
+        return end
+
+    def line_text(self, line: int) -> str:
+        """Text of `line` without its terminator (invalid bytes become U+FFFD); '' past the end."""
+        if line < 0 or line >= len(self._starts):
+            return ""
+        return self._source[self._starts[line] : self.line_end(line)].decode("utf-8", "replace")
+
+    def _table(self, line: int, start: int, end: int) -> _LineTable | None:
+        """The char layout of a non-ASCII line, or None for an ASCII one (columns are byte deltas)."""
+        try:
+            return self._tables[line]
+        except KeyError:
+            pass
+        content = self._source[start:end]
+        table = None if content.isascii() else _LineTable(content)
+        self._tables[line] = table
+        return table
+
+    def line_of(self, offset: int) -> int:
+        """0-based line containing byte `offset` (clamped)."""
+        offset = min(max(offset, self._bom), len(self._source))
+        return max(bisect_right(self._starts, offset) - 1, 0)
+
+    def position(self, offset: int, encoding: Encoding) -> tuple[int, int]:
+        """0-based (line, column) of byte `offset`, clamped to the file.
+
+        An offset inside a multi-byte character maps to that character's start;
+        one inside a line terminator maps to the end of the line.
+        """
+        offset = min(max(offset, self._bom), len(self._source))
+        line = max(bisect_right(self._starts, offset) - 1, 0)
+        start = self._starts[line]
+        end = self.line_end(line)
+        delta = min(offset, end) - start
+        table = self._table(line, start, end)
+        if table is None:
+            return line, delta
+        return line, table.column(table.char_at_byte(delta), encoding)
+
+    def offset(self, line: int, column: int, encoding: Encoding) -> int:
+        """Byte offset of 0-based (line, column), clamped.
+
+        A line past the end gives len(source); a column past the line's end gives
+        the end of that line (before its terminator); a column inside a
+        multi-byte character or a UTF-16 surrogate pair gives that character's start.
+        """
+        if line < 0:
+            line, column = 0, 0
+        if line >= len(self._starts):
+            return len(self._source)
+        column = max(column, 0)
+        start = self._starts[line]
+        end = self.line_end(line)
+        table = self._table(line, start, end)
+        if table is None:
+            return start + min(column, end - start)
+        return start + table.byte_starts[table.char_at_column(column, encoding)]
+
+
+def apply_text_change(
+    text: str,
+    start: tuple[int, int],
+    end: tuple[int, int],
+    new_text: str,
+    encoding: Encoding,
+) -> tuple[str, int, int, int]:
+    """Applies one LSP incremental change to `text` (a str), positions in `encoding`; returns (new_text, start_byte, old_end_byte, new_end_byte) with byte offsets in the UTF-8 encoding of the text (needed for tree-sitter's Tree.edit)."""
+    # surrogatepass keeps lone surrogates (which a str may hold) round-trippable.
+    source = text.encode("utf-8", "surrogatepass")
+    index = LineIndex(source)
+    start_byte = index.offset(start[0], start[1], encoding)
+    old_end_byte = index.offset(end[0], end[1], encoding)
+    if old_end_byte < start_byte:  # a reversed range; LSP forbids it, be lenient
+        start_byte, old_end_byte = old_end_byte, start_byte
+    inserted = new_text.encode("utf-8", "surrogatepass")
+    result = source[:start_byte] + inserted + source[old_end_byte:]
+    return (
+        result.decode("utf-8", "surrogatepass"),
+        start_byte,
+        old_end_byte,
+        start_byte + len(inserted),
+    )
+
+
+def byte_point(source: bytes, offset: int) -> tuple[int, int]:
+    """Tree-sitter Point (row, byte column) for byte `offset`: rows advance only at \\n, no BOM adjustment."""
+    offset = min(max(offset, 0), len(source))
+    row = source.count(b"\n", 0, offset)
+    line_start = source.rfind(b"\n", 0, offset) + 1
+    return row, offset - line_start
