@@ -1,0 +1,207 @@
+"""Smoke tests for the benchmark: the workspace generator and run.py's JSON shape.
+
+No timing is asserted anywhere: figures depend on the machine.
+"""
+from __future__ import annotations
+
+import hashlib
+import importlib.util
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+BENCH = REPO / "bench"
+
+
+def _load_generate():
+    spec = importlib.util.spec_from_file_location("bench_generate", BENCH / "generate.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+generate_mod = _load_generate()
+
+
+def _digest(root: Path) -> dict[str, str]:
+    return {p.relative_to(root).as_posix(): hashlib.sha256(p.read_bytes()).hexdigest()
+            for p in sorted(root.rglob("*")) if p.is_file()}
+
+
+# ---- a tiny static checker for the generated (regularly formatted) HCL ----------
+
+TOP_BLOCK = re.compile(r'^(\w+)((?: "[^"]*")*) \{', re.MULTILINE)
+
+
+def _top_blocks(text: str):
+    """(keyword, labels, body) of every top-level block; the generator closes them at column 0."""
+    for m in TOP_BLOCK.finditer(text):
+        labels = re.findall(r'"([^"]*)"', m.group(2))
+        if m.group(0).endswith("{}"):
+            yield m.group(1), labels, ""
+            continue
+        end = text.find("\n}", m.end())
+        yield m.group(1), labels, text[m.end():end]
+
+
+def _module_info(moddir: Path) -> dict:
+    info = {"vars": {}, "locals": set(), "modules": {}, "outputs": set(), "resources": set(),
+            "data": set(), "text": ""}
+    for tf in sorted(moddir.glob("*.tf")):
+        text = tf.read_text()
+        info["text"] += text
+        for kw, labels, body in _top_blocks(text):
+            if kw == "variable":
+                info["vars"][labels[0]] = "default" in re.findall(r"^  (\w+)\s*=", body, re.MULTILINE)
+            elif kw == "locals":
+                info["locals"] |= set(re.findall(r"^  (\w+)\s*=", body, re.MULTILINE))
+            elif kw == "module":
+                args = set(re.findall(r"^  (\w+)\s*=", body, re.MULTILINE))
+                source = re.search(r'^  source\s*=\s*"([^"]+)"', body, re.MULTILINE).group(1)
+                info["modules"][labels[0]] = (source, args)
+            elif kw == "output":
+                info["outputs"].add(labels[0])
+            elif kw == "resource":
+                info["resources"].add(tuple(labels))
+            elif kw == "data":
+                info["data"].add(tuple(labels))
+    return info
+
+
+def _check_references(ws: Path) -> list[str]:
+    moddirs = [ws] + sorted(p for p in (ws / "modules").iterdir() if p.is_dir())
+    infos = {d: _module_info(d) for d in moddirs}
+    problems = []
+    for d, info in infos.items():
+        # keep only the interpolations of string literals (error messages, descriptions hold no references)
+        text = re.sub(r'"(?:[^"\\]|\\.)*"', lambda m: " ".join(re.findall(r"\$\{([^}]*)\}", m.group(0))),
+                      info["text"])
+        for name in re.findall(r"\bvar\.(\w+)", text):
+            if name not in info["vars"]:
+                problems.append(f"{d.name}: undefined var.{name}")
+        for name in re.findall(r"\blocal\.(\w+)", text):
+            if name not in info["locals"]:
+                problems.append(f"{d.name}: undefined local.{name}")
+        for typ, name in re.findall(r"(?<![\w.])(aws_\w+)\.(\w+)", text):
+            if (typ, name) not in info["resources"]:
+                problems.append(f"{d.name}: undefined {typ}.{name}")
+        for typ, name in re.findall(r"\bdata\.(\w+)\.(\w+)", text):
+            if (typ, name) not in info["data"]:
+                problems.append(f"{d.name}: undefined data.{typ}.{name}")
+        for call, out in re.findall(r"\bmodule\.(\w+)\.(\w+)", text):
+            if call not in info["modules"]:
+                problems.append(f"{d.name}: undefined module.{call}")
+                continue
+            child = infos[(d / info["modules"][call][0]).resolve()]
+            if out not in child["outputs"]:
+                problems.append(f"{d.name}: module.{call} has no output {out}")
+        for call, (source, args) in info["modules"].items():
+            child = infos.get((d / source).resolve())
+            if child is None:
+                problems.append(f"{d.name}: module.{call} source {source} missing")
+                continue
+            for var, has_default in child["vars"].items():
+                if not has_default and var not in args:
+                    problems.append(f"{d.name}: module.{call} misses argument {var}")
+            for arg in args - {"source", "count", "for_each", "depends_on", "providers"}:
+                if arg not in child["vars"]:
+                    problems.append(f"{d.name}: module.{call} passes unknown argument {arg}")
+    return problems
+
+
+# ---- tests ------------------------------------------------------------------------
+
+def test_generate_10_modules_shape_and_determinism(tmp_path):
+    a, b = tmp_path / "a", tmp_path / "b"
+    summary = generate_mod.generate(a, 10, seed=0)
+    summary_b = generate_mod.generate(b, 10, seed=0)
+    assert summary == summary_b
+    assert _digest(a) == _digest(b), "generation must be byte-for-byte deterministic"
+
+    moddirs = sorted(p for p in (a / "modules").iterdir() if p.is_dir())
+    assert summary["modules"] == 10 == 1 + len(moddirs)
+    assert summary["services"] + summary["leaves"] == len(moddirs)
+    assert sum(1 for d in moddirs if d.name.startswith("svc_")) == summary["services"]
+    assert sum(1 for d in moddirs if d.name.startswith("leaf_")) == summary["leaves"]
+    for name in ("main.tf", "variables.tf", "outputs.tf", "terraform.tfvars"):
+        assert (a / name).is_file()
+    for d in moddirs:
+        assert {p.name for p in d.glob("*.tf")} == {"main.tf", "variables.tf", "outputs.tf"}, d
+
+    files = [p for p in a.rglob("*") if p.is_file()]
+    assert summary["files"] == len(files)
+    assert summary["tf_files"] == sum(1 for p in files if p.suffix == ".tf")
+    assert summary["bytes"] == sum(p.stat().st_size for p in files)
+    assert summary["registered_fields"] > 0
+    assert summary["open_field_calls"] >= 1
+
+    # every service calls 3-5 leaves, every leaf is called
+    called = set()
+    for d in moddirs:
+        if d.name.startswith("svc_"):
+            sources = re.findall(r'source\s*=\s*"\.\./(leaf_\d+)"', (d / "main.tf").read_text())
+            assert 3 <= len(sources) <= 5, d
+            called |= set(sources)
+    assert called == {d.name for d in moddirs if d.name.startswith("leaf_")}
+
+    # the probe positions point where run.py expects them
+    probes = summary["probes"]
+    leaf_line = (a / probes["leaf_edit"]["file"]).read_text().splitlines()[probes["leaf_edit"]["line"]]
+    assert leaf_line[probes["leaf_edit"]["character"]:].startswith('gres"')
+    root_line = (a / "main.tf").read_text().splitlines()[probes["root_edit"]["line"]]
+    assert root_line[probes["root_edit"]["character"]:].startswith('5.4"')
+    hover_line = (a / probes["hover"]["file"]).read_text().splitlines()[probes["hover"]["line"]]
+    assert hover_line[probes["hover"]["character"]:].startswith("engine_version")
+
+    generate_mod.generate(tmp_path / "c", 10, seed=1)
+    assert _digest(tmp_path / "c") != _digest(a), "the seed must matter"
+
+
+@pytest.mark.parametrize("modules", [10, 100])
+def test_generated_workspace_is_valid(tmp_path, modules):
+    """Every reference is declared and every required module argument is passed."""
+    summary = generate_mod.generate(tmp_path / "ws", modules)
+    assert summary["modules"] == modules
+    assert _check_references(tmp_path / "ws") == []
+
+    ts = pytest.importorskip("tree_sitter")
+    ts_hcl = pytest.importorskip("tree_sitter_hcl")
+    parser = ts.Parser(ts.Language(ts_hcl.language()))
+    for tf in sorted((tmp_path / "ws").rglob("*.tf")):
+        assert not parser.parse(tf.read_bytes()).root_node.has_error, tf
+
+
+def test_generate_cli(tmp_path):
+    out = subprocess.run([sys.executable, str(BENCH / "generate.py"), str(tmp_path / "ws"), "--modules", "10"],
+                         capture_output=True, text=True, check=True)
+    assert json.loads(out.stdout)["modules"] == 10
+
+
+# FIXME(lead): remove the xfail mark once `tfphi check` and `tfphi serve` have landed.
+@pytest.mark.xfail(strict=False, reason="server not landed yet")
+def test_run_py_json_shape(tmp_path):
+    out_json = tmp_path / "x.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "run.py"), "--sizes", "10", "--edits", "5", "--hovers", "5",
+         "--no-peer", "--json", str(out_json), "--workdir", str(tmp_path / "work")],
+        capture_output=True, text=True, timeout=600, cwd=REPO)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    data = json.loads(out_json.read_text())
+    assert set(data) >= {"meta", "workspaces", "cold", "lsp", "ratios", "peer", "targets", "errors"}
+    assert data["errors"] == []
+    cold = data["cold"]["10"]
+    assert {"wall_s_best", "wall_s_runs", "peak_rss_mb", "diagnostics", "diagnostics_by_code"} <= set(cold)
+    assert isinstance(cold["diagnostics"], int)
+    lsp = data["lsp"]["10"]
+    for key in ("leaf_edit", "root_edit"):
+        assert lsp[key]["n"] == 5 and lsp[key]["timeouts"] == 0
+        assert {"p50_ms", "p95_ms", "p99_ms"} <= set(lsp[key])
+    assert lsp["hover"]["n"] == 5 and {"p50_ms", "p99_ms"} <= set(lsp["hover"])
+    assert data["peer"] is None
+    for t in data["targets"]:
+        assert {"name", "value", "target", "status"} <= set(t) and t["status"] in ("PASS", "MISS", "n/a")
