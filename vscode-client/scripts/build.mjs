@@ -1,0 +1,26 @@
+// Bundles src/extension.ts and its dependencies (vscode-languageclient) into
+// out/extension.js. Only `vscode` stays external: the host provides it.
+import { build } from 'esbuild';
+import { rmSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = join(dirname(fileURLToPath(import.meta.url)), '..');
+const production = !process.argv.includes('--dev');
+
+rmSync(join(root, 'out'), { recursive: true, force: true });
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/extension.ts'],
+  outfile: 'out/extension.js',
+  bundle: true,
+  external: ['vscode'],
+  format: 'cjs',
+  platform: 'node',
+  target: 'node18',
+  minify: production,
+  keepNames: true,
+  sourcemap: production ? false : 'inline',
+  legalComments: 'none',
+  logLevel: 'info',
+});
