@@ -33,7 +33,7 @@ import {
   type PreviewDocument,
 } from './preview';
 import { resolveServerCommand } from './serverCommand';
-import { readRawSettings, RESTART_SETTINGS, settingsToInitOptions } from './settings';
+import { readRawSettings, RESTART_SETTINGS, SERVER_SETTING_SECTIONS, settingsToInitOptions } from './settings';
 import { type ServerState, statusPresentation } from './status';
 
 const CLIENT_ID = 'tfphi';
@@ -189,7 +189,7 @@ class TfphiExtension implements vscode.Disposable {
         { scheme: 'untitled', language },
       ]),
       synchronize: {
-        configurationSection: 'tfphi',
+        configurationSection: [...SERVER_SETTING_SECTIONS],
         fileEvents: vscode.workspace.createFileSystemWatcher(
           '**/{*.tf,*.tfvars,*.tf.json,.tfphi.toml,.terraform/modules/modules.json}',
         ),

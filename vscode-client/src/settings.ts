@@ -24,7 +24,7 @@ export interface RawSettings {
 }
 
 export interface FieldOptions {
-  universe: unknown[];
+  universe: (string | number | boolean)[];
   severity: Severity;
 }
 
@@ -56,21 +56,11 @@ export function isFieldKey(key: string): boolean {
   return /^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)+$/.test(key);
 }
 
-/** A universe value must be JSON data a Terraform value can take. */
-function isTerraformValue(value: unknown): boolean {
-  if (value === null || typeof value === 'string' || typeof value === 'boolean') {
-    return true;
-  }
-  if (typeof value === 'number') {
-    return Number.isFinite(value);
-  }
-  if (Array.isArray(value)) {
-    return value.every(isTerraformValue);
-  }
-  if (isPlainObject(value)) {
-    return Object.values(value).every(isTerraformValue);
-  }
-  return false;
+/** A universe holds primitive values: strings, finite numbers, booleans (what the server accepts). */
+function isUniverseValue(value: unknown): value is string | number | boolean {
+  return (
+    typeof value === 'string' || typeof value === 'boolean' || (typeof value === 'number' && Number.isFinite(value))
+  );
 }
 
 function normalizeFields(value: unknown): Record<string, FieldOptions> {
@@ -83,7 +73,7 @@ function normalizeFields(value: unknown): Record<string, FieldOptions> {
     if (!isFieldKey(key) || !isPlainObject(entry)) {
       continue;
     }
-    const universe = Array.isArray(entry.universe) ? entry.universe.filter(isTerraformValue) : [];
+    const universe = Array.isArray(entry.universe) ? entry.universe.filter(isUniverseValue) : [];
     const severity = isSeverity(entry.severity) ? entry.severity : DEFAULT_FIELD_SEVERITY;
     out[key] = { universe, severity };
   }
@@ -133,6 +123,22 @@ export function readRawSettings(config: ConfigReader): RawSettings {
     ignore: config.get('ignore'),
   };
 }
+
+/**
+ * The parts of the `tfphi` section that the server reads, passed as
+ * `synchronize.configurationSection`. vscode-languageclient then sends
+ * `{"tfphi": {"limits": ..., "fields": ..., "diagnostics": ..., "inlayHints": ..., "ignore": ...}}`
+ * in `workspace/didChangeConfiguration`: the keys of {@link InitOptions}, and
+ * not the client-only keys (`server.command`, `interpreter`, `trace.server`)
+ * that the server's strict decoder would report as unknown.
+ */
+export const SERVER_SETTING_SECTIONS: readonly string[] = [
+  'tfphi.limits',
+  'tfphi.fields',
+  'tfphi.diagnostics',
+  'tfphi.inlayHints',
+  'tfphi.ignore',
+];
 
 /** Settings whose change needs a new server process rather than didChangeConfiguration. */
 export const RESTART_SETTINGS: readonly string[] = ['tfphi.server.command', 'tfphi.interpreter'];

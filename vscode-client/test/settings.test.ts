@@ -1,6 +1,6 @@
 import { strict as assert } from 'node:assert';
 import { describe, it } from 'node:test';
-import { isFieldKey, readRawSettings, settingsToInitOptions } from '../src/settings';
+import { isFieldKey, readRawSettings, SERVER_SETTING_SECTIONS, settingsToInitOptions } from '../src/settings';
 
 describe('settingsToInitOptions', () => {
   it('defaults', () => {
@@ -64,14 +64,17 @@ describe('settingsToInitOptions', () => {
         'not a key': { universe: ['x'] },
         noDot: { universe: ['x'] },
         'aws_db_instance.engine_version': 'not an object',
-        'aws_rds_cluster.engine_version': { universe: ['a', 1, true, null, { k: 'v' }, ['l']], severity: 'bogus' },
+        'aws_rds_cluster.engine_version': {
+          universe: ['a', 1, true, null, { k: 'v' }, ['l'], Number.POSITIVE_INFINITY, 2.5],
+          severity: 'bogus',
+        },
         'aws_db_instance.restore_to_point_in_time.source_db_instance_identifier': {},
       },
     });
     assert.deepEqual(out.fields, {
       'aws_db_instance.restore_to_point_in_time.source_db_instance_identifier': { universe: [], severity: 'warning' },
       'aws_rds_cluster.engine_version': {
-        universe: ['a', 1, true, null, { k: 'v' }, ['l']],
+        universe: ['a', 1, true, 2.5],
         severity: 'warning',
       },
     });
@@ -123,5 +126,18 @@ describe('readRawSettings', () => {
       ignore: ['x'],
     });
     assert.deepEqual(asked.sort(), Object.keys(values).sort());
+  });
+});
+
+describe('SERVER_SETTING_SECTIONS', () => {
+  it('are exactly the tfphi sub-sections named by the initializationOptions keys', () => {
+    const keys = Object.keys(settingsToInitOptions(undefined)).map((k) => `tfphi.${k}`);
+    assert.deepEqual([...SERVER_SETTING_SECTIONS], keys);
+  });
+
+  it('leave out the client-only settings', () => {
+    for (const clientOnly of ['tfphi', 'tfphi.server', 'tfphi.interpreter', 'tfphi.trace']) {
+      assert.ok(!SERVER_SETTING_SECTIONS.includes(clientOnly));
+    }
   });
 });
