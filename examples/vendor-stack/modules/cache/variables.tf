@@ -1,0 +1,11 @@
+variable "engine_version" {
+  type = string
+}
+
+variable "node_type" {
+  type = string
+}
+
+variable "replicas" {
+  type = map(string)
+}

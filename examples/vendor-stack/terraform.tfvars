@@ -1,0 +1,3 @@
+customer_env         = "prod"
+cache_engine_version = "7.1"
+cache_node_type      = "cache.r6g.large"

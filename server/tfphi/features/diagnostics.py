@@ -1,0 +1,163 @@
+"""Diagnostics (SPEC section 5): plain records built from the analysis, for the CLI and the server."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..analysis import CONFIG_FILE, Analysis, FieldTrace
+from ..stir.workspace import is_installed_dir, module_dir_of
+from ..syntax.expr import Span
+from ..trace.result import UNBOUNDED, Unbounded
+from ..trace.values import hcl_string
+
+SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
+
+
+@dataclass(frozen=True, slots=True)
+class Related:
+    span: Span
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Diagnostic:
+    """``span`` is a byte range; ``line``/``column`` (0-based, code points) stand in when there is no span."""
+
+    file: str
+    span: Span
+    severity: str
+    code: str
+    message: str
+    related: tuple[Related, ...] = ()
+    data: dict[str, Any] | None = field(default=None, compare=False, hash=False)
+    position: tuple[int, int] | None = None  # (line, column), 1-based, for config problems without spans
+
+
+def workspace_diagnostics(analysis: Analysis) -> dict[str, list[Diagnostic]]:
+    """Every diagnostic of the workspace, grouped by file and sorted (SPEC: file, position, code)."""
+    by_file: dict[str, list[Diagnostic]] = {}
+    for dir in analysis.dirs():
+        for diag in dir_diagnostics(analysis, dir):
+            by_file.setdefault(diag.file, []).append(diag)
+    for diag in config_diagnostics(analysis):
+        by_file.setdefault(diag.file, []).append(diag)
+    for items in by_file.values():
+        items.sort(key=sort_key)
+    return dict(sorted(by_file.items()))
+
+
+def sort_key(d: Diagnostic):
+    return (d.file, d.position or (0, 0), d.span.start, d.span.end, d.code, d.message)
+
+
+def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
+    """Diagnostics of one module directory's files."""
+    if is_installed_dir(dir):
+        return []  # modules that terraform init installed are not the user's to fix
+    out: list[Diagnostic] = []
+    for path, problem in sorted(analysis.problems.items()):
+        if module_dir_of(path) == dir:
+            out.append(Diagnostic(path, Span(path, 0, 0), "error", "syntax-error", problem.message))
+    paths = sorted(p for p in analysis.files if module_dir_of(p) == dir) if dir in analysis.modules else []
+    for path in paths:
+        for err in analysis.files[path].errors:
+            out.append(Diagnostic(path, err.span, "error", "syntax-error", f"syntax error: {err.message}"))
+    for finding in analysis.findings(dir):
+        related = tuple(Related(span, message) for span, message in finding.related)
+        out.append(Diagnostic(finding.span.file, finding.span, "error", finding.code, finding.message, related))
+    out.extend(_unbounded_fields(analysis, dir))
+    return out
+
+
+def tfvars_diagnostics(analysis: Analysis) -> list[Diagnostic]:
+    return [
+        Diagnostic(path, err.span, "error", "syntax-error", f"syntax error: {err.message}")
+        for path, hcl in sorted(analysis.tfvars.items())
+        for err in hcl.errors
+    ]
+
+
+def config_diagnostics(analysis: Analysis) -> list[Diagnostic]:
+    out = [
+        Diagnostic(CONFIG_FILE, Span(CONFIG_FILE, 0, 0), "error", "config-error", f"configuration problem: {p.message}",
+                   position=(p.line or 1, p.column or 1))
+        for p in analysis.config_problems
+    ]
+    for path, message in sorted(analysis.manifest_problems.items()):
+        out.append(Diagnostic(path, Span(path, 0, 0), "error", "config-error", message))
+    return out + tfvars_diagnostics(analysis)
+
+
+def _unbounded_fields(analysis: Analysis, dir: str) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    reported: set[tuple[str, tuple[str, ...]]] = set()
+    for trace in analysis.field_traces(dir):
+        result = trace.result
+        key = (trace.resource.address, trace.field_path)
+        if result.kind != UNBOUNDED or key in reported or trace.spec.severity == "off" or result.expr_span is None:
+            continue
+        reported.add(key)
+        out.append(unbounded_diagnostic(analysis, trace))
+    return out
+
+
+def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace) -> Diagnostic:
+    result = trace.result
+    blocked = result.unbounded
+    assert blocked is not None and result.expr_span is not None
+    related: list[Related] = []
+    data: dict[str, Any] = {"field": f"{trace.resource.address}.{trace.field_name}", "resource_type": trace.resource.type}
+    if blocked.variable is not None:
+        var_dir, var_name = blocked.variable
+        var = analysis.modules.get(var_dir).variables.get(var_name) if var_dir in analysis.modules else None
+        if var is not None:
+            related.append(Related(var.label_span, f"var.{var_name} is declared here"))
+            data["variable"] = [var_dir, var_name]
+    elif blocked.span is not None and blocked.span != result.expr_span:
+        related.append(Related(blocked.span, "the trace stops here"))
+    message = unbounded_message(analysis, trace)
+    return Diagnostic(result.expr_span.file, result.expr_span, trace.spec.severity, "unbounded-field", message, tuple(related), data)
+
+
+def unbounded_message(analysis: Analysis, trace: FieldTrace) -> str:
+    """The seed's "Blocking: can't determine the value of ..." text, in our words."""
+    result = trace.result
+    blocked: Unbounded = result.unbounded  # type: ignore[assignment]
+    expr_text = analysis.text(result.expr_span) if result.expr_span else "?"
+    field = trace.field_name
+    lines = [f"can't determine the value of {field}: {trace.resource.address}.{field} is set to {_short(expr_text)}, "
+             f"and the trace stops because {blocked.reason}."]
+    if len(result.call_path) > 1:
+        lines.append("Call path: " + " -> ".join(f"module.{c}" for c, _ in result.call_path[1:]) + ".")
+    fixes = fix_texts(trace, blocked)
+    if fixes:
+        lines.append("Fix (any one works): " + " ".join(f"{i}. {f}" for i, f in enumerate(fixes, 1)))
+    return "\n".join(lines)
+
+
+def fix_texts(trace: FieldTrace, blocked: Unbounded) -> list[str]:
+    field = trace.field_name
+    if blocked.variable is not None:
+        name = blocked.variable[1]
+        universe = ", ".join(hcl_string(v) if isinstance(v, str) else str(v) for v in trace.spec.universe[:4]) or '"a", "b"'
+        return [
+            f"give var.{name} a default;",
+            f"constrain var.{name} with a validation block: condition = contains([{universe}], var.{name}) "
+            "(usually the right choice: every listed value gets its own specialization);",
+            f"hardcode {field} if it does not need to be configurable.",
+        ]
+    if blocked.cause == "data":
+        return [f'list the values in .tfphi.toml: [fields."{trace.resource.type}.{field}"] universe = [...];', f"hardcode {field}."]
+    if blocked.cause == "apply-time":
+        return [f"set {field} from a variable or a literal instead of another resource's attribute."]
+    if blocked.cause == "opaque":
+        return ["run `terraform init` so the module is installed under .terraform/modules, or use a local source."]
+    if blocked.cause in ("depth", "size"):
+        return ["raise the limit under [limits] in .tfphi.toml, or simplify the expression."]
+    return []
+
+
+def _short(text: str, limit: int = 80) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."

@@ -1,0 +1,116 @@
+"""Reading a workspace from disk into an ``Analysis`` (the only I/O the CLI and server share).
+
+The walker never follows symbolic links out of the workspace, skips ``.git``, ``.terraform``
+(except ``modules.json`` and the modules it lists), ``node_modules``, ``.terragrunt-cache``
+and whatever the configuration ignores, and reads only ``.tf``, ``.tfvars``, ``.tfphi.toml``
+and ``modules.json`` files.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+import json
+import os
+from pathlib import Path
+from typing import Iterator
+
+from .analysis import CONFIG_FILE, Analysis, file_kind
+from .config import Config
+from .stir.workspace import MODULES_JSON
+
+SKIPPED_DIRS = frozenset({".git", ".terraform", "node_modules", ".terragrunt-cache"})
+MAX_FILES = 200_000
+
+
+def is_ignored(rel: str, ignore: tuple[str, ...]) -> bool:
+    """True when a relative path is under, or matches, an ``ignore`` entry."""
+    for pattern in ignore:
+        pattern = pattern.strip("/")
+        if not pattern:
+            continue
+        if rel == pattern or rel.startswith(pattern + "/") or fnmatch.fnmatch(rel, pattern):
+            return True
+    return False
+
+
+def read_bytes(path: Path, limit: int) -> bytes:
+    """Reads at most ``limit + 1`` bytes, so a huge file never fills memory."""
+    with open(path, "rb") as handle:
+        return handle.read(limit + 1)
+
+
+def walk_workspace(root: Path, config: Config) -> Iterator[str]:
+    """Relative POSIX paths of every file tfphi reads under ``root``."""
+    root = root.resolve()
+    seen_dirs: set[tuple[int, int]] = set()
+    count = 0
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+        stat = os.stat(dirpath)
+        if (stat.st_dev, stat.st_ino) in seen_dirs:
+            dirnames[:] = []
+            continue
+        seen_dirs.add((stat.st_dev, stat.st_ino))
+        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        rel_dir = "" if rel_dir == "." else rel_dir
+        dirnames[:] = sorted(
+            d for d in dirnames
+            if d not in SKIPPED_DIRS and not is_ignored(f"{rel_dir}/{d}".lstrip("/"), config.ignore)
+        )
+        for name in sorted(filenames):
+            rel = f"{rel_dir}/{name}".lstrip("/")
+            if file_kind(rel) in ("tf", "tfvars", "config") and not is_ignored(rel, config.ignore):
+                full = Path(dirpath) / name
+                if full.is_symlink() and not _inside(full, root):
+                    continue
+                count += 1
+                if count > MAX_FILES:
+                    return
+                yield rel
+        if os.path.isfile(os.path.join(dirpath, MODULES_JSON)):
+            yield from _installed_modules(root, rel_dir, config)
+
+
+def _inside(path: Path, root: Path) -> bool:
+    try:
+        path.resolve().relative_to(root)
+        return True
+    except (ValueError, OSError, RuntimeError):
+        return False
+
+
+def _installed_modules(root: Path, rel_dir: str, config: Config) -> Iterator[str]:
+    """``modules.json`` and the ``.tf`` files of the modules it lists (inside the workspace only)."""
+    manifest_rel = f"{rel_dir}/{MODULES_JSON}".lstrip("/")
+    yield manifest_rel
+    try:
+        data = json.loads(read_bytes(root / manifest_rel, config.max_file_size))
+        entries = data.get("Modules", []) if isinstance(data, dict) else []
+    except (OSError, ValueError, RecursionError):
+        return
+    for entry in entries if isinstance(entries, list) else []:
+        if not isinstance(entry, dict) or not isinstance(entry.get("Dir"), str) or not entry.get("Key"):
+            continue
+        module_dir = (root / rel_dir / entry["Dir"]).resolve()
+        if not _inside(module_dir, root) or not module_dir.is_dir():
+            continue
+        for child in sorted(module_dir.iterdir()):
+            if child.suffix == ".tf" and child.is_file() and _inside(child, root):
+                yield child.relative_to(root).as_posix()
+
+
+def load_workspace(root: Path, base: Config | None = None) -> Analysis:
+    """Builds an ``Analysis`` from the files under ``root`` (the CLI's batch mode)."""
+    analysis = Analysis(base)
+    config_path = root / CONFIG_FILE
+    if config_path.is_file():
+        analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))
+    for rel in walk_workspace(root, analysis.config):
+        if rel == CONFIG_FILE:
+            continue
+        try:
+            data = read_bytes(root / rel, analysis.config.max_file_size)
+        except OSError as exc:
+            analysis.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
+            continue
+        analysis.set_source(rel, data)
+    return analysis

@@ -1,0 +1,216 @@
+"""STIR: the typed, immutable graph of a Terraform workspace.
+
+Nodes are declarations (variables, locals, resources, data sources, module calls, outputs)
+grouped into modules; their values are ``Expr`` trees (the ExprArg edges). The seed's other
+edges are explicit fields: ``Val`` (a local to its value), ``Field`` (a resource or module
+call to an attribute), ``GenIter`` (an iterated block to its ``for_each``/``count``), and
+``RefTo`` (a scope reference to its declaration, resolved by ``Module.lookup``).
+
+Resource attributes are apply-time nodes (``Resource``); variables, locals and data-source
+queries are plan-time. The tracer only recurses through plan-time nodes.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from ..syntax.expr import Expr, Span
+from ..syntax.hclfile import Attribute, Block, Body
+
+
+@dataclass(frozen=True, slots=True)
+class Validation:
+    condition: Expr
+    error_message: str | None
+    span: Span
+
+
+@dataclass(frozen=True, slots=True)
+class Variable:
+    name: str
+    span: Span  # the whole block
+    label_span: Span
+    type_expr: Expr | None
+    default: Attribute | None
+    validations: tuple[Validation, ...]
+    nullable: bool
+    body: Body
+
+    @property
+    def address(self) -> str:
+        return f"var.{self.name}"
+
+
+@dataclass(frozen=True, slots=True)
+class Local:
+    name: str
+    attribute: Attribute  # Val edge: the local's value
+
+    @property
+    def address(self) -> str:
+        return f"local.{self.name}"
+
+    @property
+    def span(self) -> Span:
+        return self.attribute.span
+
+
+@dataclass(frozen=True, slots=True)
+class Resource:
+    """A ``resource`` (mode ``managed``) or ``data`` block; its attributes are Field edges."""
+
+    mode: str
+    type: str
+    name: str
+    body: Body
+    span: Span
+    label_spans: tuple[Span, ...]
+
+    @property
+    def address(self) -> str:
+        prefix = "data." if self.mode == "data" else ""
+        return f"{prefix}{self.type}.{self.name}"
+
+    @property
+    def count(self) -> Attribute | None:  # GenIter
+        return self.body.attributes.get("count")
+
+    @property
+    def for_each(self) -> Attribute | None:  # GenIter
+        return self.body.attributes.get("for_each")
+
+
+META_ARGUMENTS = frozenset({"source", "version", "count", "for_each", "providers", "depends_on"})
+
+
+@dataclass(frozen=True, slots=True)
+class ModuleCall:
+    name: str
+    source: str | None
+    source_attr: Attribute | None
+    body: Body
+    span: Span
+    label_span: Span
+
+    @property
+    def address(self) -> str:
+        return f"module.{self.name}"
+
+    @property
+    def arguments(self) -> dict[str, Attribute]:
+        """Field edges to the child module's variables (meta-arguments excluded)."""
+        return {k: v for k, v in self.body.attributes.items() if k not in META_ARGUMENTS}
+
+    @property
+    def count(self) -> Attribute | None:
+        return self.body.attributes.get("count")
+
+    @property
+    def for_each(self) -> Attribute | None:
+        return self.body.attributes.get("for_each")
+
+
+@dataclass(frozen=True, slots=True)
+class Output:
+    name: str
+    value: Attribute | None
+    span: Span
+    label_span: Span
+
+    @property
+    def address(self) -> str:
+        return f"output.{self.name}"
+
+
+Declaration = Variable | Local | Resource | ModuleCall | Output
+
+
+@dataclass(frozen=True)
+class Module:
+    """All the declarations of one directory's ``.tf`` files."""
+
+    dir: str  # relative to the workspace root, POSIX, "" for the root directory
+    files: tuple[str, ...]
+    variables: Mapping[str, Variable] = field(default_factory=dict)
+    locals: Mapping[str, Local] = field(default_factory=dict)
+    resources: Mapping[str, Resource] = field(default_factory=dict)  # "type.name"
+    data: Mapping[str, Resource] = field(default_factory=dict)  # "type.name"
+    calls: Mapping[str, ModuleCall] = field(default_factory=dict)
+    outputs: Mapping[str, Output] = field(default_factory=dict)
+
+    def declarations(self):
+        """Every declaration, in a stable order."""
+        yield from self.variables.values()
+        yield from self.locals.values()
+        yield from self.resources.values()
+        yield from self.data.values()
+        yield from self.calls.values()
+        yield from self.outputs.values()
+
+
+def static_string(attribute: Attribute | None) -> str | None:
+    """The value of an attribute that must be a literal string (``source``, ``error_message``)."""
+    from ..syntax.expr import LiteralExpr
+
+    if attribute is None:
+        return None
+    expr = attribute.expr
+    if isinstance(expr, LiteralExpr) and isinstance(expr.value, str):
+        return expr.value
+    return None
+
+
+def build_module(dir: str, files: Mapping[str, Body]) -> Module:
+    """Gathers the declarations of a module's files (given as path -> parsed body)."""
+    variables: dict[str, Variable] = {}
+    locals_: dict[str, Local] = {}
+    resources: dict[str, Resource] = {}
+    data: dict[str, Resource] = {}
+    calls: dict[str, ModuleCall] = {}
+    outputs: dict[str, Output] = {}
+    for path in sorted(files):
+        for block in files[path].blocks:
+            _add_block(block, variables, locals_, resources, data, calls, outputs)
+    return Module(dir, tuple(sorted(files)), variables, locals_, resources, data, calls, outputs)
+
+
+def _add_block(block: Block, variables, locals_, resources, data, calls, outputs) -> None:
+    kind, labels = block.type, block.labels
+    if kind == "variable" and len(labels) == 1:
+        name = labels[0]
+        validations = []
+        for vblock in block.body.blocks_of("validation"):
+            cond = vblock.body.attributes.get("condition")
+            if cond is not None:
+                validations.append(Validation(cond.expr, static_string(vblock.body.attributes.get("error_message")), vblock.span))
+        type_attr = block.body.attributes.get("type")
+        nullable_attr = block.body.attributes.get("nullable")
+        from ..syntax.expr import LiteralExpr
+
+        nullable = not (nullable_attr is not None and isinstance(nullable_attr.expr, LiteralExpr) and nullable_attr.expr.value is False)
+        variables.setdefault(
+            name,
+            Variable(
+                name,
+                block.span,
+                block.label_spans[0],
+                type_attr.expr if type_attr else None,
+                block.body.attributes.get("default"),
+                tuple(validations),
+                nullable,
+                block.body,
+            ),
+        )
+    elif kind == "locals":
+        for name, attr in block.body.attributes.items():
+            locals_.setdefault(name, Local(name, attr))
+    elif kind in ("resource", "data") and len(labels) == 2:
+        target = resources if kind == "resource" else data
+        res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block.body, block.span, block.label_spans)
+        target.setdefault(f"{labels[0]}.{labels[1]}", res)
+    elif kind == "module" and len(labels) == 1:
+        source_attr = block.body.attributes.get("source")
+        calls.setdefault(labels[0], ModuleCall(labels[0], static_string(source_attr), source_attr, block.body, block.span, block.label_spans[0]))
+    elif kind == "output" and len(labels) == 1:
+        outputs.setdefault(labels[0], Output(labels[0], block.body.attributes.get("value"), block.span, block.label_spans[0]))

@@ -1,0 +1,188 @@
+"""The module tree of a workspace: which directory each module call reaches, roots and call paths.
+
+Pure: the ``.terraform/modules/modules.json`` manifests arrive as already-read text.
+"""
+
+from __future__ import annotations
+
+import json
+import posixpath
+from dataclasses import dataclass, field
+from typing import Iterator, Mapping
+
+from .model import Module
+
+MODULES_JSON = ".terraform/modules/modules.json"
+MAX_CALL_PATHS = 64
+LOCAL_PREFIXES = ("./", "../")
+
+
+@dataclass(frozen=True, slots=True)
+class CallTarget:
+    """Where a module call leads: a module directory, or nowhere (opaque) with the reason why."""
+
+    dir: str | None
+    opaque_reason: str | None = None
+
+
+# A call path: the root module's directory, then (call name, module directory) per hop.
+Frame = tuple[str, str]  # (call name, module dir); the root frame has call name ""
+CallPath = tuple[Frame, ...]
+
+
+def module_dir_of(path: str) -> str:
+    """The module directory (POSIX, relative, "" for the root) of a file path."""
+    return posixpath.dirname(path)
+
+
+def is_local_source(source: str) -> bool:
+    return source.startswith(LOCAL_PREFIXES)
+
+
+def is_installed_dir(dir: str) -> bool:
+    """Directories under ``.terraform`` hold modules that ``terraform init`` installed."""
+    return dir == ".terraform" or dir.startswith(".terraform/") or "/.terraform/" in f"/{dir}/"
+
+
+@dataclass(frozen=True, slots=True)
+class Manifest:
+    """One ``modules.json``: module keys (``a.b``) to installed directories."""
+
+    root_dir: str
+    dirs: Mapping[str, str]
+    sources: Mapping[str, str]
+
+
+def parse_manifest(root_dir: str, text: str) -> tuple[Manifest | None, str | None]:
+    """Reads a ``modules.json``; returns the manifest or a readable problem."""
+    try:
+        data = json.loads(text)
+    except (ValueError, RecursionError) as exc:
+        return None, f"modules.json is not valid JSON: {exc}"
+    entries = data.get("Modules") if isinstance(data, dict) else None
+    if not isinstance(entries, list):
+        return None, 'modules.json has no "Modules" list'
+    dirs: dict[str, str] = {}
+    sources: dict[str, str] = {}
+    for entry in entries:
+        if not isinstance(entry, dict):
+            continue
+        key, dir_, source = entry.get("Key"), entry.get("Dir"), entry.get("Source", "")
+        if not isinstance(key, str) or not isinstance(dir_, str) or not key:
+            continue
+        target = posixpath.normpath(posixpath.join(root_dir, dir_))
+        if target.startswith("../") or target == ".." or posixpath.isabs(dir_):
+            continue  # never follow a manifest outside the workspace
+        dirs[key] = "" if target == "." else target
+        sources[key] = source if isinstance(source, str) else ""
+    return Manifest(root_dir, dirs, sources), None
+
+
+@dataclass(frozen=True)
+class ModuleTree:
+    """Call targets, callers and roots, derived from the modules and manifests."""
+
+    targets: Mapping[tuple[str, str], CallTarget]  # (module dir, call name) -> target
+    callers: Mapping[str, tuple[tuple[str, str], ...]]  # module dir -> (caller dir, call name)
+    roots: tuple[str, ...]
+    manifest_keys: Mapping[str, str] = field(default_factory=dict)  # installed dir -> its key
+
+    def call_paths(self, dir: str) -> list[CallPath]:
+        """Every call path from a root to ``dir`` (at most MAX_CALL_PATHS, shortest first)."""
+        paths: list[CallPath] = []
+        self._collect_paths(dir, (), paths, set())
+        paths.sort(key=lambda p: (len(p), p))
+        return paths[:MAX_CALL_PATHS]
+
+    def _collect_paths(self, dir: str, suffix: tuple[Frame, ...], out: list[CallPath], seen: set[str]) -> None:
+        if len(out) >= MAX_CALL_PATHS or dir in seen:
+            return
+        if dir in self.roots:
+            out.append((("", dir),) + suffix)
+        seen = seen | {dir}
+        for caller_dir, call in self.callers.get(dir, ()):
+            self._collect_paths(caller_dir, ((call, dir),) + suffix, out, seen)
+
+
+def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Manifest]) -> ModuleTree:
+    """Resolves every module call and finds the roots (SPEC section 2)."""
+    targets: dict[tuple[str, str], CallTarget] = {}
+    callers: dict[str, list[tuple[str, str]]] = {}
+    keys = _manifest_keys(modules, manifests)
+    for dir in sorted(modules):
+        for name, call in modules[dir].calls.items():
+            target = _resolve_call(dir, name, call.source, modules, manifests, keys)
+            targets[(dir, name)] = target
+            if target.dir is not None:
+                callers.setdefault(target.dir, []).append((dir, name))
+    roots = [d for d in sorted(modules) if d not in callers and not is_installed_dir(d)]
+    roots.extend(_cycle_roots(modules, callers, roots))
+    return ModuleTree(targets, {k: tuple(v) for k, v in callers.items()}, tuple(sorted(roots)), keys)
+
+
+def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
+    if source is None:
+        return CallTarget(None, f"module.{name} has no literal source")
+    if is_local_source(source):
+        target = posixpath.normpath(posixpath.join(dir, source))
+        if target == ".":
+            target = ""
+        if target == ".." or target.startswith("../"):
+            return CallTarget(None, f"module.{name} source {source!r} is outside the workspace")
+        if target not in modules:
+            return CallTarget(None, f"module.{name} source {source!r}: no .tf files in {target or '.'}")
+        return CallTarget(target)
+    key_prefix = keys.get(dir, "")
+    key = f"{key_prefix}.{name}" if key_prefix else name
+    for manifest in manifests.values():
+        installed = manifest.dirs.get(key)
+        if installed is not None and installed in modules:
+            return CallTarget(installed)
+    return CallTarget(
+        None,
+        f"module.{name} uses the non-local source {source!r}, which is not installed; "
+        "`terraform init` installs it into .terraform/modules",
+    )
+
+
+def _manifest_keys(modules, manifests) -> dict[str, str]:
+    """Installed module directories, and local modules below them, mapped to manifest keys."""
+    keys: dict[str, str] = {}
+    for manifest in manifests.values():
+        for key, dir in manifest.dirs.items():
+            if dir != manifest.root_dir:
+                keys.setdefault(dir, key)
+    return keys
+
+
+def _cycle_roots(modules, callers, roots) -> list[str]:
+    """Modules only reachable through a call cycle get the smallest directory of each cycle as a root."""
+    reached: set[str] = set()
+    children: dict[str, list[str]] = {}
+    for target, sources in callers.items():
+        for caller_dir, _ in sources:
+            children.setdefault(caller_dir, []).append(target)
+    stack = list(roots)
+    while stack:
+        d = stack.pop()
+        if d in reached:
+            continue
+        reached.add(d)
+        stack.extend(children.get(d, ()))
+    extra: list[str] = []
+    for d in sorted(modules):
+        if d in reached or is_installed_dir(d):
+            continue
+        extra.append(d)
+        stack = [d]
+        while stack:
+            x = stack.pop()
+            if x in reached:
+                continue
+            reached.add(x)
+            stack.extend(children.get(x, ()))
+    return extra
+
+
+def iter_frames(path: CallPath) -> Iterator[Frame]:
+    yield from path

@@ -1,0 +1,214 @@
+"""Parsing one HCL file with tree-sitter-hcl into typed views: blocks, attributes, syntax errors.
+
+Parsing never fails: a file always yields a body (possibly partial) and a list of errors.
+The expressions of attributes are converted lazily, the first time somebody asks.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import lru_cache
+
+import tree_sitter_hcl
+from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+
+from .expr import Expr, ExprConverter, InvalidExpr, Span
+
+BOM = b"\xef\xbb\xbf"
+
+
+@lru_cache(maxsize=1)
+def hcl_language() -> Language:
+    """The tree-sitter HCL language (loaded once)."""
+    return Language(tree_sitter_hcl.language())
+
+
+def new_parser() -> Parser:
+    """A fresh parser; parsers are not thread-safe, so each owner keeps its own."""
+    return Parser(hcl_language())
+
+
+@dataclass(frozen=True, slots=True)
+class SyntaxProblem:
+    """A syntax error: a tree-sitter ERROR/MISSING region, or something Terraform rejects."""
+
+    span: Span
+    message: str
+
+
+class Attribute:
+    """``name = expression``; the expression is converted on first use."""
+
+    __slots__ = ("name", "name_span", "span", "_node", "_converter", "_expr")
+
+    def __init__(self, name: str, name_span: Span, span: Span, node: Node | None, converter: ExprConverter):
+        self.name = name
+        self.name_span = name_span
+        self.span = span
+        self._node = node
+        self._converter = converter
+        self._expr: Expr | None = None
+
+    @property
+    def expr(self) -> Expr:
+        if self._expr is None:
+            if self._node is None:
+                self._expr = InvalidExpr(self.span, "missing value")
+            else:
+                self._expr = self._converter.convert(self._node)
+            self._node = None
+        return self._expr
+
+    def __repr__(self) -> str:
+        return f"Attribute({self.name!r})"
+
+
+@dataclass(slots=True)
+class Body:
+    attributes: dict[str, Attribute] = field(default_factory=dict)
+    blocks: list["Block"] = field(default_factory=list)
+
+    def blocks_of(self, block_type: str) -> list["Block"]:
+        return [b for b in self.blocks if b.type == block_type]
+
+
+@dataclass(slots=True)
+class Block:
+    type: str
+    labels: tuple[str, ...]
+    label_spans: tuple[Span, ...]
+    type_span: Span
+    body: Body
+    span: Span
+
+
+@dataclass(slots=True)
+class HclFile:
+    """One parsed file: the tree (kept for incremental reparsing), its body and its syntax errors."""
+
+    path: str
+    source: bytes
+    tree: Tree
+    body: Body
+    errors: list[SyntaxProblem]
+
+    def text(self, span: Span) -> str:
+        return self.source[span.start : span.end].decode("utf-8", "replace")
+
+
+def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree: Tree | None = None) -> HclFile:
+    """Parses ``source`` (incrementally when ``old_tree`` was edited to match it)."""
+    parser = parser or new_parser()
+    tree = parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
+    return build_file(path, source, tree)
+
+
+def build_file(path: str, source: bytes, tree: Tree) -> HclFile:
+    """Reads the structure of an already parsed tree."""
+    converter = ExprConverter(source, path)
+    root = tree.root_node
+    errors = _collect_errors(root, path)
+    body = Body()
+    top = next((c for c in root.children if c.type == "body"), None)
+    if top is not None:
+        _read_body(top, body, converter, errors, path)
+    # Blocks that tree-sitter could only recover inside an ERROR region still count.
+    for child in root.children:
+        if child.type == "ERROR":
+            _read_body(child, body, converter, errors, path)
+    _check_terraform_rules(root, source, path, errors)
+    errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
+    return HclFile(path, source, tree, body, errors)
+
+
+def _read_body(node: Node, body: Body, conv: ExprConverter, errors: list[SyntaxProblem], path: str) -> None:
+    for child in node.children:
+        kind = child.type
+        if kind == "attribute":
+            attr = _read_attribute(child, conv)
+            if attr is not None:
+                body.attributes[attr.name] = attr
+        elif kind == "block":
+            block = _read_block(child, conv, errors, path)
+            if block is not None:
+                body.blocks.append(block)
+        elif kind == "ERROR" or kind == "body":
+            _read_body(child, body, conv, errors, path)
+
+
+def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
+    name_node = node.child(0)
+    if name_node is None or name_node.type != "identifier":
+        return None
+    expr_node = next((c for c in node.children if c.type == "expression"), None)
+    return Attribute(conv.text(name_node), conv.span(name_node), conv.span(node), expr_node, conv)
+
+
+def _read_block(node: Node, conv: ExprConverter, errors: list[SyntaxProblem], path: str) -> Block | None:
+    type_node = node.child(0)
+    if type_node is None or type_node.type != "identifier":
+        return None
+    labels: list[str] = []
+    label_spans: list[Span] = []
+    body = Body()
+    for child in node.children[1:]:
+        if child.type == "string_lit":
+            labels.append("".join(conv.text(c) for c in child.children if c.type == "template_literal"))
+            label_spans.append(conv.span(child))
+        elif child.type == "identifier":
+            labels.append(conv.text(child))
+            label_spans.append(conv.span(child))
+        elif child.type == "body":
+            _read_body(child, body, conv, errors, path)
+    return Block(conv.text(type_node), tuple(labels), tuple(label_spans), conv.span(type_node), body, conv.span(node))
+
+
+def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
+    """Every ERROR and MISSING region, found without visiting error-free subtrees."""
+    errors: list[SyntaxProblem] = []
+    if not root.has_error:
+        return errors
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.is_missing:
+            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), f"missing {node.type!r}"))
+            continue
+        if node.type == "ERROR":
+            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), _describe_error(node)))
+            continue
+        stack.extend(c for c in node.children if c.has_error or c.is_missing)
+    return errors
+
+
+def _describe_error(node: Node) -> str:
+    text = (node.text or b"").decode("utf-8", "replace").strip().splitlines()
+    snippet = text[0][:40] if text else ""
+    return f"unexpected {snippet!r}" if snippet else "syntax error"
+
+
+_HEX_RE = re.compile(rb"^0[xX]")
+_RULES_QUERY = "(numeric_lit) @number (template_interpolation) @interpolation (block (string_lit) @label)"
+
+
+@lru_cache(maxsize=1)
+def _rules_query() -> Query:
+    return Query(hcl_language(), _RULES_QUERY)
+
+
+def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[SyntaxProblem]) -> None:
+    """What tree-sitter-hcl accepts but Terraform rejects (SPEC section 2, parser facts)."""
+    if any(c.type == "object" for c in root.children):
+        errors.append(SyntaxProblem(Span(path, 0, len(source)), "a .tf file cannot be a JSON object; use a .tf.json file"))
+        return
+    captures = QueryCursor(_rules_query()).captures(root)
+    for node in captures.get("number", ()):
+        if _HEX_RE.match(node.text or b""):
+            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "hexadecimal number literals are not valid in Terraform"))
+    for node in captures.get("interpolation", ()):
+        if not any(c.type == "expression" for c in node.children) and not node.has_error:
+            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), 'empty interpolation "${}"'))
+    for node in captures.get("label", ()):
+        if any(c.type == "template_interpolation" for c in node.children):
+            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "block labels cannot contain template interpolations"))

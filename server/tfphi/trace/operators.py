@@ -1,0 +1,78 @@
+"""Terraform operator semantics on concrete values, shared by the evaluator and the tracer."""
+
+from __future__ import annotations
+
+from .values import TfEvalError, Value, normalize_number, to_bool, to_number, values_equal
+
+
+def apply_binary(op: str, left: Value, right: Value) -> Value:
+    """``left op right`` with Terraform's conversions; raises TfEvalError when it fails."""
+    if op == "==":
+        return values_equal(left, right)
+    if op == "!=":
+        return not values_equal(left, right)
+    if op in ("&&", "||"):
+        if left is None or right is None:
+            raise TfEvalError(f"null operand for {op}")
+        a, b = to_bool(left), to_bool(right)
+        return (a and b) if op == "&&" else (a or b)
+    if left is None or right is None:
+        raise TfEvalError(f"null operand for {op}")
+    a, b = to_number(left), to_number(right)
+    if op == "+":
+        return normalize_number(a + b)
+    if op == "-":
+        return normalize_number(a - b)
+    if op == "*":
+        return normalize_number(a * b)
+    if op == "/":
+        if b == 0:
+            raise TfEvalError("division by zero")
+        return normalize_number(a / b)
+    if op == "%":
+        if b == 0:
+            raise TfEvalError("modulo by zero")
+        return normalize_number(a - b * int(a / b))  # Terraform's % truncates toward zero
+    if op == "<":
+        return a < b
+    if op == ">":
+        return a > b
+    if op == "<=":
+        return a <= b
+    if op == ">=":
+        return a >= b
+    raise TfEvalError(f"unknown operator {op}")
+
+
+def apply_unary(op: str, operand: Value) -> Value:
+    if operand is None:
+        raise TfEvalError(f"null operand for {op}")
+    if op == "!":
+        return not to_bool(operand)
+    if op == "-":
+        return normalize_number(-to_number(operand))
+    raise TfEvalError(f"unknown operator {op}")
+
+
+def get_attribute(value: Value, name: str) -> Value:
+    if isinstance(value, dict):
+        if name in value:
+            return value[name]
+        raise TfEvalError(f'object has no attribute "{name}"')
+    raise TfEvalError(f'cannot access attribute "{name}" of a {type(value).__name__ if value is not None else "null"} value')
+
+
+def get_index(value: Value, key: Value) -> Value:
+    if isinstance(value, list):
+        index = to_number(key)
+        if not isinstance(index, int) or index < 0 or index >= len(value):
+            raise TfEvalError(f"index {key} out of range")
+        return value[index]
+    if isinstance(value, dict):
+        from .values import to_string
+
+        name = to_string(key)
+        if name in value:
+            return value[name]
+        raise TfEvalError(f'no element "{name}"')
+    raise TfEvalError("cannot index this value")

@@ -1,0 +1,809 @@
+"""Phi tracing: backward data flow from an expression to every value it can take, with its condition.
+
+The tracer is a pure, read-only function of a workspace snapshot. It follows references
+(the RefTo bridge) through variables, locals, module arguments and outputs, forks at
+conditionals, expands ``for_each``/``count``/``dynamic`` iterators, and pushes branch sets
+through operators, templates and functions. Every limit (depth, branch count, cycle) ends
+in ``Unbounded`` with a reason that says which.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import dataclass, field
+from typing import Any, Callable, Mapping, Sequence
+
+from ..syntax.expr import (
+    AttrStep,
+    BinaryOpExpr,
+    ConditionalExpr,
+    Expr,
+    ForExpr,
+    FunctionCallExpr,
+    IndexStep,
+    InvalidExpr,
+    LiteralExpr,
+    ObjectExpr,
+    ParenExpr,
+    RelativeTraversalExpr,
+    ScopeTraversalExpr,
+    Span,
+    SplatStep,
+    Step,
+    TemplateExpr,
+    TupleExpr,
+    UnaryOpExpr,
+)
+from ..config import Limits
+from ..syntax.hclfile import Attribute, Body
+from ..stir.model import Module, Resource, Variable
+from ..stir.workspace import CallPath, ModuleTree
+from . import conditions as C
+from .operators import apply_binary, apply_unary, get_attribute, get_index
+from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, kind_of, selector_of
+from .types import convert, parse_type
+from .values import TfEvalError, Value, to_bool, to_hcl, to_number, to_string, value_key
+
+# How much larger than the branch limit a raw cross product may be before contradictions are dropped.
+CROSS_PRODUCT_SLACK = 8
+
+
+@dataclass(frozen=True)
+class Iteration:
+    """Where an iterator name (``each``, ``count``, a dynamic block's) gets its collection."""
+
+    kind: str  # "each" | "count" | "dynamic"
+    attribute: Attribute
+    env: "Env"
+
+
+@dataclass(frozen=True)
+class Env:
+    """The scope an expression is traced in: module instance, iterators and ``for`` bindings."""
+
+    path: CallPath
+    iterators: Mapping[str, Iteration] = field(default_factory=dict)
+    bindings: Mapping[str, Result] = field(default_factory=dict)
+
+    @property
+    def dir(self) -> str:
+        return self.path[-1][1]
+
+    def with_iterators(self, iterators: Mapping[str, Iteration]) -> "Env":
+        return Env(self.path, {**self.iterators, **iterators}, self.bindings)
+
+    def with_bindings(self, bindings: Mapping[str, Result]) -> "Env":
+        return Env(self.path, self.iterators, {**self.bindings, **bindings})
+
+
+class SourceView:
+    """What the tracer reads of a snapshot: modules, the module tree and source text."""
+
+    def __init__(self, modules: Mapping[str, Module], tree: ModuleTree, text: Callable[[Span], str]):
+        self.modules = modules
+        self.tree = tree
+        self.text = text
+
+
+@dataclass
+class _MemoEntry:
+    result: Result
+    depth_needed: int
+    touched: frozenset[str]
+
+
+class Tracer:
+    """Traces expressions of one workspace snapshot; memoizes declaration-level results."""
+
+    def __init__(self, view: SourceView, limits: Limits = Limits()):
+        self.view = view
+        self.limits = limits
+        self._memo: dict[tuple, _MemoEntry] = {}
+        self._deepest = 0
+        self._cycle_hits = 0
+        self._touched: set[str] = set()
+        self.universe: tuple[Value, ...] = ()
+        self.universe_label = ""
+
+    # ---- entry points -----------------------------------------------------------------
+
+    def trace_field(
+        self, path: CallPath, resource: Resource, field_path: Sequence[str], universe: Sequence[Value] = (), label: str | None = None
+    ) -> tuple[TraceResult, frozenset[str]]:
+        """Traces ``resource.<field_path>`` in the module instance ``path``; returns the result and the module dirs it read."""
+        address = f"{resource.address}.{'.'.join(field_path)}"
+        found = find_field(resource, field_path)
+        if found is None:
+            missing = Unbounded(f"{address} is not set", "undefined")
+            return TraceResult(address, UNBOUNDED, (), None, missing, None, path), frozenset({path[-1][1]})
+        attribute, iterators_of = found
+        env = Env(path)
+        env = env.with_iterators(iterators_of(env))
+        return self.trace_attribute(address, attribute, env, universe, label or address)
+
+    def trace_attribute(
+        self, address: str, attribute: Attribute, env: Env, universe: Sequence[Value] = (), label: str = ""
+    ) -> tuple[TraceResult, frozenset[str]]:
+        self.universe = tuple(universe)
+        self.universe_label = label
+        self._touched = {env.dir}
+        self._deepest = 0
+        result = self.trace(attribute.expr, env, 0, ())
+        result = _prepend(result, f"Field {address}")
+        return finish(address, result, self.limits, attribute.expr.span, env.path), frozenset(self._touched)
+
+    # ---- the walk ---------------------------------------------------------------------
+
+    def trace(self, expr: Expr, env: Env, depth: int, stack: tuple[str, ...]) -> Result:
+        """Every value ``expr`` can take in ``env``; ``depth`` counts reference hops so far."""
+        method = _DISPATCH.get(type(expr))
+        if method is None:
+            return Unbounded(f"cannot trace {type(expr).__name__}", "invalid", expr.span)
+        return method(self, expr, env, depth, stack)
+
+    def _literal(self, expr: LiteralExpr, env, depth, stack) -> Result:
+        return (Branch(expr.value, C.TRUE, (f"Prim {to_hcl(expr.value)}",), expr.span),)
+
+    def _invalid(self, expr: InvalidExpr, env, depth, stack) -> Result:
+        return Unbounded(f"{expr.reason}", "invalid", expr.span)
+
+    def _paren(self, expr: ParenExpr, env, depth, stack) -> Result:
+        return self.trace(expr.inner, env, depth, stack)
+
+    def _template(self, expr: TemplateExpr, env, depth, stack) -> Result:
+        exprs = [p for p in expr.parts if isinstance(p, Expr)]
+        if len(expr.parts) == 1 and exprs:
+            return self.trace(exprs[0], env, depth, stack)  # "${x}" is x, unconverted
+        results = [self.trace(e, env, depth, stack) for e in exprs]
+
+        def render(values: list[Value]) -> Value:
+            it = iter(values)
+            return "".join(p if isinstance(p, str) else to_string(next(it)) for p in expr.parts)
+
+        return self.combine(results, render, "TemplateExpr", expr.span)
+
+    def _binary(self, expr: BinaryOpExpr, env, depth, stack) -> Result:
+        left = self.trace(expr.left, env, depth, stack)
+        right = self.trace(expr.right, env, depth, stack)
+        return self.combine([left, right], lambda v: apply_binary(expr.op, v[0], v[1]), f"BinaryOp {expr.op}", expr.span)
+
+    def _unary(self, expr: UnaryOpExpr, env, depth, stack) -> Result:
+        operand = self.trace(expr.operand, env, depth, stack)
+        return self.combine([operand], lambda v: apply_unary(expr.op, v[0]), f"UnaryOp {expr.op}", expr.span, keep_source=True)
+
+    def _tuple(self, expr: TupleExpr, env, depth, stack) -> Result:
+        results = [self.trace(item, env, depth, stack) for item in expr.items]
+        return self.combine(results, list, "TupleExpr", expr.span)
+
+    def _object(self, expr: ObjectExpr, env, depth, stack) -> Result:
+        results: list[Result] = []
+        for key, value in expr.items:
+            results.append(self.trace(key, env, depth, stack))
+            results.append(self.trace(value, env, depth, stack))
+
+        def build(values: list[Value]) -> Value:
+            return {to_string(values[i]): values[i + 1] for i in range(0, len(values), 2)}
+
+        return self.combine(results, build, "ObjectExpr", expr.span)
+
+    def _conditional(self, expr: ConditionalExpr, env, depth, stack) -> Result:
+        cond = self.trace(expr.condition, env, depth, stack)
+        cond_text = self.view.text(expr.condition.span)
+        if isinstance(cond, Unbounded):
+            if cond.cause == "apply-time":
+                return Unbounded(f"the selector {cond_text} depends on an apply-time value ({cond.reason})", "apply-time", expr.condition.span)
+            if cond.cause in ("nondeterministic", "plan-stability"):
+                return Unbounded(f"plan-stability violation: the selector {cond_text} changes on every plan ({cond.reason})", "plan-stability", expr.condition.span)
+            if cond.cause in ("depth", "cycle", "size", "error"):
+                return cond
+        else:
+            try:
+                truths = {to_bool(b.value) for b in cond}
+            except TfEvalError as exc:
+                return Unbounded(f"the condition {cond_text} is not a bool: {exc}", "error", expr.condition.span)
+            if len(truths) == 1:
+                arm = expr.true_result if truths.pop() else expr.false_result
+                taken = "true" if arm is expr.true_result else "false"
+                return _prepend(self.trace(arm, env, depth, stack), f"ConditionalExpr {taken} arm (constant)")
+        existing = existing_cond(expr.condition, cond_text)
+        true_arm = _prepend(self.trace(expr.true_result, env, depth, stack), "ConditionalExpr true arm")
+        false_arm = _prepend(self.trace(expr.false_result, env, depth, stack), "ConditionalExpr false arm")
+        if isinstance(true_arm, Unbounded):
+            return true_arm
+        if isinstance(false_arm, Unbounded):
+            return false_arm
+        branches = _gate(true_arm, existing) + _gate(false_arm, C.Not(existing))
+        return self.limit(branches, expr.span)
+
+    def _call(self, expr: FunctionCallExpr, env, depth, stack) -> Result:
+        from .strategies import strategy_for
+
+        return strategy_for(expr.name)(self, expr, env, depth, stack)
+
+    def _for(self, expr: ForExpr, env, depth, stack) -> Result:
+        collection = self.trace(expr.collection, env, depth, stack)
+        if isinstance(collection, Unbounded):
+            return collection
+        out: list[Branch] = []
+        for branch in collection:
+            value = branch.value
+            if isinstance(value, dict):
+                entries = sorted(value.items())
+            elif isinstance(value, list):
+                entries = list(enumerate(value))
+            else:
+                continue
+            element_results: list[Result] = []
+            for key, element in entries:
+                bound: dict[str, Result] = {expr.value_var: (Branch(element, C.TRUE, (), branch.source),)}
+                if expr.key_var:
+                    bound[expr.key_var] = (Branch(key, C.TRUE, (), branch.source),)
+                inner = env.with_bindings(bound)
+                if expr.condition is not None:
+                    keep = self.trace(expr.condition, inner, depth, stack)
+                    if isinstance(keep, Unbounded):
+                        return keep
+                    truths = {bool(b.value) for b in keep}
+                    if len(truths) != 1:
+                        return Unbounded("the filter of a for expression is not known", "invalid", expr.condition.span)
+                    if not truths.pop():
+                        continue
+                if expr.key_result is not None:
+                    element_results.append(self.trace(expr.key_result, inner, depth, stack))
+                element_results.append(self.trace(expr.value_result, inner, depth, stack))
+            is_object, grouping = expr.key_result is not None, expr.grouping
+
+            def build(values: list[Value]) -> Value:
+                if not is_object:
+                    return list(values)
+                result: dict[str, Any] = {}
+                for i in range(0, len(values), 2):
+                    k = to_string(values[i])
+                    if grouping:
+                        result.setdefault(k, []).append(values[i + 1])
+                    else:
+                        result[k] = values[i + 1]
+                return result
+
+            combined = self.combine(element_results, build, "ForExpr", expr.span)
+            if isinstance(combined, Unbounded):
+                return combined
+            out.extend(_gate(combined, branch.cond))
+        return self.limit(tuple(out), expr.span)
+
+    def _relative(self, expr: RelativeTraversalExpr, env, depth, stack) -> Result:
+        source = self.trace(expr.source, env, depth, stack)
+        return self.apply_steps(source, expr.steps, env, depth, stack, expr.span)
+
+    def _scope(self, expr: ScopeTraversalExpr, env: Env, depth: int, stack) -> Result:
+        root, steps = expr.root, expr.steps
+        if root in env.bindings:
+            return self.apply_steps(env.bindings[root], steps, env, depth, stack, expr.span)
+        module = self.view.modules.get(env.dir)
+        if module is None:
+            return Unbounded(f"module {env.dir or '.'} is not in the workspace", "invalid", expr.span)
+        text = self.view.text(expr.span)
+        name = steps[0].name if steps and isinstance(steps[0], AttrStep) else None
+        if root == "var" and name:
+            var = module.variables.get(name)
+            if var is None:
+                return Unbounded(f"var.{name} is not declared", "undefined", expr.span)
+            result = self.hop(("var", env.path, name, self.universe), f"var.{name}", depth, stack, expr.span,
+                              lambda d, s: self.trace_variable(var, env, d, s))
+            return self.apply_steps(_prepend(result, f"NameRef var.{name}"), steps[1:], env, depth, stack, expr.span)
+        if root == "local" and name:
+            local = module.locals.get(name)
+            if local is None:
+                return Unbounded(f"local.{name} is not declared", "undefined", expr.span)
+            plain_env = Env(env.path)
+            result = self.hop(("local", env.path, name, self.universe), f"local.{name}", depth, stack, expr.span,
+                              lambda d, s: self.trace(local.attribute.expr, plain_env, d, s))
+            return self.apply_steps(_prepend(result, f"NameRef local.{name}"), steps[1:], env, depth, stack, expr.span)
+        if root == "module" and name:
+            return self.trace_module_ref(module, name, steps[1:], env, depth, stack, expr)
+        if root in env.iterators:
+            return self.trace_iterator(root, steps, env, depth, stack, expr)
+        if root in ("each", "count"):
+            return Unbounded(f"{text} is used outside a block with {'for_each' if root == 'each' else 'count'}", "invalid", expr.span)
+        if root == "data":
+            return self.trace_data(module, steps, env, text, expr)
+        if root == "path":
+            if name == "module":
+                return (Branch(env.dir or ".", C.TRUE, ("Prim path.module",), expr.span),)
+            if name == "root":
+                return (Branch(".", C.TRUE, ("Prim path.root",), expr.span),)
+            return Unbounded(f"{text} depends on where Terraform runs", "invalid", expr.span)
+        if root == "terraform":
+            return Unbounded(f"{text} is chosen when Terraform runs", "invalid", expr.span)
+        if root == "self":
+            return Unbounded(f"depends on an apply-time value ({text})", "apply-time", expr.span)
+        if name and f"{root}.{name}" in module.resources:
+            return Unbounded(f"depends on an apply-time value ({text})", "apply-time", expr.span)
+        return Unbounded(f"{text} is not declared", "undefined", expr.span)
+
+    # ---- references -------------------------------------------------------------------
+
+    def hop(self, key: tuple, label: str, depth: int, stack: tuple[str, ...], span: Span, compute) -> Result:
+        """Follows one reference: depth and cycle checks, memoized per declaration and instance."""
+        if label in stack:
+            cycle = list(stack[stack.index(label):]) + [label]
+            self._cycle_hits += 1
+            return Unbounded(f"cycle through {' -> '.join(cycle)}", "cycle", span)
+        depth += 1
+        if depth > self.limits.depth:
+            self._deepest = max(self._deepest, depth)
+            return Unbounded(f"depth limit {self.limits.depth} reached at {label}", "depth", span)
+        entry = self._memo.get(key)
+        if entry is not None and depth + entry.depth_needed <= self.limits.depth:
+            self._touched |= entry.touched
+            self._deepest = max(self._deepest, depth + entry.depth_needed)
+            return entry.result
+        outer_deepest, outer_cycles, outer_touched = self._deepest, self._cycle_hits, self._touched
+        self._deepest, self._touched = depth, set()
+        result = compute(depth, stack + (label,))
+        needed = self._deepest - depth
+        touched = frozenset(self._touched)
+        if self._cycle_hits == outer_cycles and not (isinstance(result, Unbounded) and result.cause == "depth"):
+            self._memo[key] = _MemoEntry(result, needed, touched)
+        self._deepest = max(outer_deepest, self._deepest)
+        self._touched = outer_touched | touched
+        return result
+
+    def trace_variable(self, var: Variable, env: Env, depth: int, stack) -> Result:
+        """A variable's values: the caller's argument in a child module, else the root rules."""
+        self._touched.add(env.dir)
+        var_type = parse_type(var.type_expr, self._constant)
+        if len(env.path) > 1:
+            call_name, _ = env.path[-1]
+            caller_dir = env.path[-2][1]
+            self._touched.add(caller_dir)
+            caller = self.view.modules.get(caller_dir)
+            call = caller.calls.get(call_name) if caller else None
+            argument = call.arguments.get(var.name) if call else None
+            if argument is not None:
+                caller_env = Env(env.path[:-1])
+                caller_env = caller_env.with_iterators(block_iterators(call.body, caller_env))
+                result = _prepend(
+                    self.trace(argument.expr, caller_env, depth, stack), f"ModCall module.{call_name} argument {var.name}"
+                )
+                if isinstance(result, Unbounded) and result.cause in ("variable", "data", "function", "opaque"):
+                    universe = self.validation_universe(var, env, var_type)
+                    if universe is not None:
+                        return universe
+                return _convert_all(result, var_type, f"var.{var.name}", argument.expr.span)
+            if var.default is not None:
+                return _convert_all(_prepend(self.trace(var.default.expr, Env(env.path), depth, stack), f"Default var.{var.name}"), var_type, f"var.{var.name}", var.default.expr.span)
+            return Unbounded(
+                f"module.{call_name} does not pass {var.name}, and var.{var.name} has no default value",
+                "missing",
+                call.label_span if call else var.label_span,
+                (env.dir, var.name),
+            )
+        universe = self.validation_universe(var, env, var_type)
+        if universe is not None:
+            return universe
+        if var.default is not None:
+            return _convert_all(_prepend(self.trace(var.default.expr, Env(env.path), depth, stack), f"Default var.{var.name}"), var_type, f"var.{var.name}", var.default.expr.span)
+        if self.universe:
+            return tuple(
+                Branch(v, C.eq(f"var.{var.name}", v, _var_expr(var)), (f"Universe {self.universe_label}", f"Prim {to_hcl(v)}"), var.label_span)
+                for v in self.universe
+            )
+        if var_type.kind == "bool":
+            return tuple(
+                Branch(v, C.eq(f"var.{var.name}", v, _var_expr(var)), ("Type bool", f"Prim {to_hcl(v)}"), var.label_span)
+                for v in (True, False)
+            )
+        return Unbounded(
+            f"var.{var.name} has no default value, and no validation block lists the allowed values",
+            "variable",
+            var.label_span,
+            (env.dir, var.name),
+        )
+
+    def validation_universe(self, var: Variable, env: Env, var_type) -> Result | None:
+        """One branch per value a validation block allows, gated ``Eq(var.x, v)``."""
+        lifted = lift_validation_universe(var)
+        if lifted is None:
+            return None
+        branches = []
+        for value, span in lifted:
+            try:
+                value = convert(value, var_type)
+            except TfEvalError:
+                continue
+            branches.append(Branch(value, C.eq(f"var.{var.name}", value, _var_expr(var)), (f"Validation var.{var.name}", f"Prim {to_hcl(value)}"), span))
+        return self.limit(tuple(branches), var.label_span)
+
+    def trace_module_ref(self, module: Module, call_name: str, steps: tuple[Step, ...], env: Env, depth, stack, expr) -> Result:
+        call = module.calls.get(call_name)
+        if call is None:
+            return Unbounded(f"module.{call_name} is not declared", "undefined", expr.span)
+        target = self.view.tree.targets.get((env.dir, call_name))
+        if target is None or target.dir is None:
+            return Unbounded(target.opaque_reason if target else f"module.{call_name} cannot be resolved", "opaque", call.label_span)
+        rest = list(steps)
+        while rest and isinstance(rest[0], (IndexStep, SplatStep)):
+            rest.pop(0)  # instance keys: every instance traces the same output
+        if not rest or not isinstance(rest[0], AttrStep):
+            return Unbounded(f"module.{call_name} as a whole object is not traced; reference one of its outputs", "invalid", expr.span)
+        output_name = rest[0].name
+        child = self.view.modules.get(target.dir)
+        output = child.outputs.get(output_name) if child else None
+        if output is None or output.value is None:
+            return Unbounded(f"module.{call_name} has no output {output_name!r}", "undefined", expr.span)
+        child_path = env.path + ((call_name, target.dir),)
+        if any(frame[1] == target.dir for frame in env.path):
+            return Unbounded(f"cycle through module.{call_name} ({target.dir} calls itself)", "cycle", expr.span)
+        label = f"module.{call_name}.{output_name}"
+        result = self.hop(("output", child_path, output_name, self.universe), label, depth, stack, expr.span,
+                          lambda d, s: self._trace_output(output.value.expr, child_path, d, s))
+        result = _prepend(result, f"Output {label}")
+        return self.apply_steps(result, tuple(rest[1:]), env, depth, stack, expr.span)
+
+    def _trace_output(self, expr: Expr, path: CallPath, depth, stack) -> Result:
+        self._touched.add(path[-1][1])
+        return self.trace(expr, Env(path), depth, stack)
+
+    def trace_iterator(self, root: str, steps, env: Env, depth, stack, expr) -> Result:
+        iteration = env.iterators[root]
+        attr = steps[0].name if steps and isinstance(steps[0], AttrStep) else None
+        allowed = ("index",) if iteration.kind == "count" else ("key", "value")
+        if attr not in allowed:
+            return Unbounded(f"{self.view.text(expr.span)} is not an iterator attribute", "invalid", expr.span)
+        label = f"{root}.{attr}"
+        result = self.hop(("iter", root, id(iteration.attribute), env.path), f"{root}.{'key' if attr == 'value' else attr}", depth, stack, expr.span,
+                          lambda d, s: self._iterate(iteration, root, d, s))
+        if isinstance(result, Unbounded):
+            return result
+        picked = tuple(
+            Branch(value if attr == "value" else key, cond, path + (f"Iter {label} [{to_hcl(key)}]",), source)
+            for key, value, cond, path, source in result  # type: ignore[misc]
+        )
+        return self.apply_steps(picked, steps[1:], env, depth, stack, expr.span)
+
+    def _iterate(self, iteration: Iteration, root: str, depth, stack):
+        """The entries of an iterated collection: (key, value, condition, path, source) per instance."""
+        collection_expr = iteration.attribute.expr
+        selector = f"{root}.index" if iteration.kind == "count" else f"{root}.key"
+        entries: list[tuple] = []
+        if iteration.kind == "count":
+            counts = self.trace(collection_expr, iteration.env, depth, stack)
+            if isinstance(counts, Unbounded):
+                return counts
+            for branch in counts:
+                try:
+                    n = int(to_number(branch.value))
+                except TfEvalError as exc:
+                    return Unbounded(f"count is not a number: {exc}", "error", collection_expr.span)
+                for i in range(n):
+                    entries.append((i, i, branch.cond, branch.path, branch.source))
+        elif isinstance(collection_expr, ObjectExpr):
+            for key_expr, value_expr in collection_expr.items:
+                keys = self.trace(key_expr, iteration.env, depth, stack)
+                values = self.trace(value_expr, iteration.env, depth, stack)
+                for part in (keys, values):
+                    if isinstance(part, Unbounded):
+                        return part
+                for k in keys:  # type: ignore[union-attr]
+                    for v in values:  # type: ignore[union-attr]
+                        cond = C.conjoin(k.cond, v.cond)
+                        if cond is not None:
+                            entries.append((to_string(k.value), v.value, cond, v.path, v.source))
+        else:
+            collections = self.trace(collection_expr, iteration.env, depth, stack)
+            if isinstance(collections, Unbounded):
+                return collections
+            for branch in collections:
+                value = branch.value
+                if isinstance(value, dict):
+                    items = sorted(value.items())
+                elif isinstance(value, list):
+                    items = [(v, v) for v in value] if iteration.kind == "each" else list(enumerate(value))
+                else:
+                    return Unbounded("for_each needs a map or a set of strings", "error", collection_expr.span)
+                entries.extend((k, v, branch.cond, branch.path, branch.source) for k, v in items)
+        gated = []
+        for key, value, cond, path, source in entries:
+            full = C.conjoin(cond, C.eq(selector, key))
+            if full is not None:
+                gated.append((key, value, full, path, source))
+        if len(gated) > self.limits.branches:
+            return Unbounded(f"bounded, but too large to specialize: {len(gated)} values > {self.limits.branches}", "size", collection_expr.span)
+        return tuple(gated)
+
+    def trace_data(self, module: Module, steps, env: Env, text: str, expr) -> Result:
+        names = [s.name for s in steps[:2] if isinstance(s, AttrStep)]
+        if len(names) < 2 or f"{names[0]}.{names[1]}" not in module.data:
+            return Unbounded(f"{text} is not declared", "undefined", expr.span)
+        if self.universe:
+            return tuple(
+                Branch(v, C.eq(text, v, expr), (f"Data {text}", f"Universe {self.universe_label}", f"Prim {to_hcl(v)}"), expr.span)
+                for v in self.universe
+            )
+        return Unbounded(
+            f"{text} is read from the provider at plan time; configure a universe for this field to trace it",
+            "data",
+            expr.span,
+        )
+
+    # ---- combining branch sets ----------------------------------------------------------
+
+    def apply_steps(self, result: Result, steps, env: Env, depth, stack, span: Span) -> Result:
+        """Attribute access, indexing and splats applied to every branch."""
+        if not steps or isinstance(result, Unbounded):
+            return result
+        step, rest = steps[0], tuple(steps[1:])
+        if isinstance(step, SplatStep):
+            def splat(values: list[Value]) -> Value:
+                value = values[0]
+                items = [] if value is None else value if isinstance(value, list) else [value]
+                out = []
+                for item in items:
+                    sub = self.apply_steps((Branch(item, C.TRUE, (), None),), rest, env, depth, stack, span)
+                    if isinstance(sub, Unbounded) or len(sub) != 1:
+                        raise TfEvalError("splat over a value that is not fully known")
+                    out.append(sub[0].value)
+                return out
+
+            return self.combine([result], splat, "Splat", span, keep_source=True)
+        if isinstance(step, AttrStep):
+            name = step.name
+            stepped = self.combine([result], lambda v: get_attribute(v[0], name), f"GetAttr {name}", span, keep_source=True, silent=True)
+        else:
+            key = self.trace(step.key, env, depth, stack)
+            stepped = self.combine([result, key], lambda v: get_index(v[0], v[1]), "Index", span, keep_source=True, silent=True)
+        return self.apply_steps(stepped, rest, env, depth, stack, span)
+
+    def combine(
+        self,
+        results: Sequence[Result],
+        fn: Callable[[list[Value]], Value],
+        label: str,
+        span: Span,
+        keep_source: bool = False,
+        silent: bool = False,
+    ) -> Result:
+        """The cross product of operand branch sets, each combination mapped through ``fn``.
+
+        Contradictory combinations are dropped; combinations that fail to evaluate are dropped
+        too (Terraform would reject them); if all fail the result is an evaluation error.
+        """
+        for result in results:
+            if isinstance(result, Unbounded):
+                return result
+        sets: list[tuple[Branch, ...]] = list(results)  # type: ignore[arg-type]
+        raw = 1
+        for s in sets:
+            raw *= len(s)
+        if raw > self.limits.branches * CROSS_PRODUCT_SLACK:
+            return Unbounded(f"bounded, but too large to specialize: {raw} values > {self.limits.branches}", "size", span)
+        out: list[Branch] = []
+        error: str | None = None
+        for combo in itertools.product(*sets):
+            cond: C.Cond | None = C.TRUE
+            for b in combo:
+                cond = C.conjoin(cond, b.cond)
+                if cond is None:
+                    break
+            if cond is None:
+                continue
+            try:
+                value = fn([b.value for b in combo])
+            except TfEvalError as exc:
+                error = error or str(exc)
+                continue
+            except (ValueError, TypeError, OverflowError, RecursionError) as exc:
+                error = error or f"{type(exc).__name__}: {exc}"
+                continue
+            path: tuple[str, ...] = () if silent else (label,)
+            for b in combo:
+                path += b.path
+            source = combo[0].source if keep_source and combo else span
+            out.append(Branch(value, cond, path, source))
+        if not out and error is not None:
+            return Unbounded(f"{label} fails: {error}", "error", span)
+        return self.limit(tuple(out), span)
+
+    def limit(self, branches: tuple[Branch, ...], span: Span) -> Result:
+        if len(branches) > self.limits.branches:
+            return Unbounded(f"bounded, but too large to specialize: {len(branches)} values > {self.limits.branches}", "size", span)
+        return branches
+
+    def _constant(self, expr: Expr) -> Value:
+        """Evaluates a constant expression (``optional(T, default)``'s default), or None."""
+        result = Tracer(self.view, self.limits).trace(expr, Env((("", ""),)), 0, ())
+        if isinstance(result, Unbounded) or len(result) != 1:
+            return None
+        return result[0].value
+
+
+_DISPATCH: dict[type, Callable] = {
+    LiteralExpr: Tracer._literal,
+    InvalidExpr: Tracer._invalid,
+    ParenExpr: Tracer._paren,
+    TemplateExpr: Tracer._template,
+    BinaryOpExpr: Tracer._binary,
+    UnaryOpExpr: Tracer._unary,
+    TupleExpr: Tracer._tuple,
+    ObjectExpr: Tracer._object,
+    ConditionalExpr: Tracer._conditional,
+    FunctionCallExpr: Tracer._call,
+    ForExpr: Tracer._for,
+    RelativeTraversalExpr: Tracer._relative,
+    ScopeTraversalExpr: Tracer._scope,
+}
+
+
+# ---- helpers ------------------------------------------------------------------------------
+
+
+def _prepend(result: Result, step: str) -> Result:
+    if isinstance(result, Unbounded):
+        return result
+    return tuple(Branch(b.value, b.cond, (step,) + b.path, b.source) for b in result)
+
+
+def _gate(branches: tuple[Branch, ...], cond: C.Cond) -> tuple[Branch, ...]:
+    out = []
+    for b in branches:
+        joined = C.conjoin(cond, b.cond)
+        if joined is not None:
+            out.append(Branch(b.value, joined, b.path, b.source))
+    return tuple(out)
+
+
+def _convert_all(result: Result, var_type, label: str, span: Span) -> Result:
+    """Applies a variable's type constraint to every branch (Terraform converts at the boundary)."""
+    if isinstance(result, Unbounded) or var_type.kind == "any":
+        return result
+    out = []
+    error = None
+    for b in result:
+        try:
+            out.append(Branch(convert(b.value, var_type), b.cond, b.path, b.source))
+        except TfEvalError as exc:
+            error = error or str(exc)
+    if not out and error:
+        return Unbounded(f"{label} rejects its value: {error}", "error", span)
+    return tuple(out)
+
+
+def _var_expr(var: Variable) -> Any:
+    return ("var", var.name)
+
+
+_PRECEDENCE = {
+    "||": C.PREC_OR, "&&": C.PREC_AND, "==": C.PREC_EQ, "!=": C.PREC_EQ,
+    "<": C.PREC_CMP, ">": C.PREC_CMP, "<=": C.PREC_CMP, ">=": C.PREC_CMP,
+    "+": C.PREC_ADD, "-": C.PREC_ADD, "*": C.PREC_MUL, "/": C.PREC_MUL, "%": C.PREC_MUL,
+}
+
+
+def existing_cond(expr: Expr, text: str) -> C.Existing:
+    """``Existing(expr)``, remembering how tightly the expression binds for materialization."""
+    prec = C.PREC_ATOM
+    if isinstance(expr, BinaryOpExpr):
+        prec = _PRECEDENCE.get(expr.op, C.PREC_ATOM)
+    elif isinstance(expr, UnaryOpExpr):
+        prec = C.PREC_UNARY
+    elif isinstance(expr, ConditionalExpr):
+        prec = 0
+    return C.Existing(" ".join(text.split()) if "\n" in text else text, expr, prec)
+
+
+def lift_validation_universe(var: Variable) -> list[tuple[Value, Span]] | None:
+    """Values a validation block allows: ``contains([...], var.x)`` or ``var.x == a || var.x == b``."""
+    for validation in var.validations:
+        lifted = _lift(validation.condition, var.name)
+        if lifted:
+            return lifted
+    return None
+
+
+def _is_var(expr: Expr, name: str) -> bool:
+    while isinstance(expr, ParenExpr):
+        expr = expr.inner
+    return (
+        isinstance(expr, ScopeTraversalExpr)
+        and expr.root == "var"
+        and len(expr.steps) == 1
+        and isinstance(expr.steps[0], AttrStep)
+        and expr.steps[0].name == name
+    )
+
+
+def _lift(expr: Expr, name: str) -> list[tuple[Value, Span]] | None:
+    while isinstance(expr, ParenExpr):
+        expr = expr.inner
+    if isinstance(expr, FunctionCallExpr) and expr.name == "contains" and len(expr.args) == 2:
+        values, subject = expr.args
+        if _is_var(subject, name) and isinstance(values, TupleExpr):
+            items = [(i.value, i.span) for i in values.items if isinstance(i, LiteralExpr)]
+            if len(items) == len(values.items) and items:
+                return _dedupe_values(items)
+    if isinstance(expr, BinaryOpExpr) and expr.op == "||":
+        left, right = _lift(expr.left, name), _lift(expr.right, name)
+        if left and right:
+            return _dedupe_values(left + right)
+    if isinstance(expr, BinaryOpExpr) and expr.op == "==":
+        for subject, literal in ((expr.left, expr.right), (expr.right, expr.left)):
+            if _is_var(subject, name) and isinstance(literal, LiteralExpr):
+                return [(literal.value, literal.span)]
+    return None
+
+
+def _dedupe_values(items: list[tuple[Value, Span]]) -> list[tuple[Value, Span]]:
+    seen, out = set(), []
+    for value, span in items:
+        key = value_key(value)
+        if key not in seen:
+            seen.add(key)
+            out.append((value, span))
+    return out
+
+
+def block_iterators(body: Body, env: Env) -> dict[str, Iteration]:
+    """``each`` and ``count`` of a resource or module call body (GenIter edges)."""
+    iterators: dict[str, Iteration] = {}
+    if "for_each" in body.attributes:
+        iterators["each"] = Iteration("each", body.attributes["for_each"], env)
+    if "count" in body.attributes:
+        iterators["count"] = Iteration("count", body.attributes["count"], env)
+    return iterators
+
+
+def find_field(resource: Resource, field_path: Sequence[str]):
+    """The attribute at ``field_path`` (nested blocks by type, dynamic blocks included) and its iterators."""
+    body = resource.body
+    dynamics: list[tuple[str, Attribute]] = []
+    for part in field_path[:-1]:
+        block = next((b for b in body.blocks if b.type == part), None)
+        if block is None:
+            dyn = next((b for b in body.blocks if b.type == "dynamic" and b.labels[:1] == (part,)), None)
+            content = next((b for b in dyn.body.blocks if b.type == "content"), None) if dyn else None
+            for_each = dyn.body.attributes.get("for_each") if dyn else None
+            if content is None or for_each is None:
+                return None
+            iterator_name = part
+            iterator_attr = dyn.body.attributes.get("iterator")
+            if iterator_attr is not None and isinstance(iterator_attr.expr, ScopeTraversalExpr):
+                iterator_name = iterator_attr.expr.root
+            dynamics.append((iterator_name, for_each))
+            body = content.body
+        else:
+            body = block.body
+    attribute = body.attributes.get(field_path[-1]) if field_path else None
+    if attribute is None:
+        return None
+
+    def iterators_of(env: Env) -> dict[str, Iteration]:
+        found = block_iterators(resource.body, env)
+        scope = env.with_iterators(found)
+        for name, for_each in dynamics:
+            found[name] = Iteration("dynamic", for_each, scope)
+            scope = scope.with_iterators({name: found[name]})
+        return found
+
+    return attribute, iterators_of
+
+
+def finish(address: str, result: Result, limits: Limits, span: Span | None, path: CallPath) -> TraceResult:
+    """Coalesces equal values (joining their conditions with Or) and classifies the result."""
+    if isinstance(result, Unbounded):
+        return TraceResult(address, UNBOUNDED, (), None, result, span, path)
+    groups: dict[str, list[Branch]] = {}
+    for branch in result:
+        groups.setdefault(value_key(branch.value), []).append(branch)
+    coalesced = tuple(
+        Branch(bs[0].value, C.disjoin([b.cond for b in bs]) if len(bs) > 1 else bs[0].cond, bs[0].path, bs[0].source)
+        for bs in groups.values()
+    )
+    if not coalesced:
+        empty = Unbounded("the expression has no value under any condition", "error", span)
+        return TraceResult(address, UNBOUNDED, (), None, empty, span, path)
+    if len(coalesced) > limits.branches:
+        too_large = Unbounded(f"bounded, but too large to specialize: {len(coalesced)} values > {limits.branches}", "size", span)
+        return TraceResult(address, UNBOUNDED, (), None, too_large, span, path)
+    kind = kind_of(coalesced)
+    return TraceResult(address, kind, coalesced, selector_of(coalesced) if kind == BOUNDED else None, None, span, path)
