@@ -7,6 +7,7 @@ next query rebuilds only that module, and re-traces only the fields whose traces
 
 from __future__ import annotations
 
+import dataclasses
 import posixpath
 from dataclasses import dataclass
 from typing import Iterable, Sequence
@@ -336,7 +337,7 @@ class Analysis:
                 result, _ = self.tracer.trace_field(path, resource, field_path, chosen, label=address)
                 if result.expr_span is None:
                     return None
-                return result
+                return dataclasses.replace(result, address=address)
         return None
 
     def trace_expression(self, attribute, dir: str, body_chain: Iterable = ()) -> list[TraceResult]:

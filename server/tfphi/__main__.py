@@ -1,0 +1,5 @@
+"""``python -m tfphi``: the same as the ``tfphi`` command."""
+
+from .cli import main
+
+raise SystemExit(main())

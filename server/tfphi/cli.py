@@ -1,0 +1,273 @@
+"""The ``tfphi`` command: ``serve``, ``check``, ``trace`` and ``specialize`` (SPEC section 1)."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from . import __version__
+from .analysis import Analysis
+from .features.diagnostics import SEVERITY_RANK, Diagnostic, fix_texts, workspace_diagnostics
+from .features.locations import human_range, location
+from .features.trace_json import trace_to_json
+from .loader import load_workspace
+from .trace.conditions import materialize
+from .trace.result import RESOLVED, UNBOUNDED, TraceResult
+from .trace.values import to_display
+
+EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    def error(self, message: str):  # argparse exits 2 on usage errors, as SPEC wants
+        self.print_usage(sys.stderr)
+        self.exit(EXIT_USAGE, f"tfphi: error: {message}\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(prog="tfphi", description="Phi tracing for Terraform: which values can each field take, and when?")
+    parser.add_argument("--version", action="version", version=f"tfphi {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
+
+    serve = sub.add_parser("serve", help="run the language server (stdio by default)")
+    serve.add_argument("--tcp", metavar="HOST:PORT", help="listen on TCP instead of stdio")
+    serve.add_argument("--stdio", action="store_true", help="use stdio (the default; accepted for editor clients)")
+
+    check = sub.add_parser("check", help="analyse a workspace and print every diagnostic")
+    check.add_argument("dir", nargs="?", default=".", help="workspace directory (default: .)")
+    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check.add_argument("--fail-on", choices=("error", "warning", "never"), default="error")
+
+    trace = sub.add_parser("trace", help="trace one field and print its phi branches")
+    trace.add_argument("dir")
+    trace.add_argument("address", help="e.g. module.database.aws_db_instance.app.engine_version")
+    trace.add_argument("--json", action="store_true", help="print the result as JSON")
+    trace.add_argument("--universe", help="comma-separated values the field may take (V1,V2,...)")
+
+    spec = sub.add_parser("specialize", help="preview the count-gated specialization of a field")
+    spec.add_argument("dir")
+    spec.add_argument("address")
+    spec.add_argument("--out", help="write the generated Terraform and provenance JSON into this directory")
+    spec.add_argument("--json", action="store_true", help="print the provenance records as JSON")
+    return parser
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        if args.command == "serve":
+            from .lsp.server import run_server
+
+            return run_server(tcp=args.tcp)
+        if args.command == "check":
+            return run_check(args)
+        if args.command == "trace":
+            return run_trace(args)
+        return run_specialize(args)
+    except UsageError as exc:
+        print(f"tfphi: error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    except BrokenPipeError:
+        return EXIT_OK
+
+
+def _load(dir: str) -> Analysis:
+    root = Path(dir)
+    if not root.is_dir():
+        raise UsageError(f"{dir} is not a directory")
+    return load_workspace(root)
+
+
+# ---- check ------------------------------------------------------------------------------
+
+
+def run_check(args) -> int:
+    analysis = _load(args.dir)
+    diagnostics = [d for items in workspace_diagnostics(analysis).values() for d in items]
+    if args.format == "json":
+        print(json.dumps({"diagnostics": [diagnostic_json(analysis, d) for d in diagnostics]}, indent=2, ensure_ascii=False))
+    elif args.format == "sarif":
+        print(json.dumps(sarif(analysis, diagnostics), indent=2, ensure_ascii=False))
+    else:
+        for d in diagnostics:
+            (line, column), _ = _range(analysis, d)
+            first, *rest = d.message.split("\n")
+            print(f"{d.file}:{line}:{column}: {d.severity}[{d.code}]: {first}")
+            for more in rest:
+                print(f"    {more}")
+        print(_summary(diagnostics), file=sys.stderr)
+    if args.fail_on == "never":
+        return EXIT_OK
+    threshold = SEVERITY_RANK[args.fail_on]
+    return EXIT_FINDINGS if any(SEVERITY_RANK.get(d.severity, 9) <= threshold for d in diagnostics) else EXIT_OK
+
+
+def _summary(diagnostics: list[Diagnostic]) -> str:
+    counts = {s: sum(1 for d in diagnostics if d.severity == s) for s in SEVERITY_RANK}
+    parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
+    return "tfphi: " + (", ".join(parts) if parts else "no problems found")
+
+
+def _range(analysis: Analysis, d: Diagnostic):
+    if d.position is not None:
+        return d.position, d.position
+    return human_range(analysis, d.span)
+
+
+def diagnostic_json(analysis: Analysis, d: Diagnostic) -> dict:
+    (sl, sc), (el, ec) = _range(analysis, d)
+    return {
+        "file": d.file,
+        "range": {"start": {"line": sl, "column": sc}, "end": {"line": el, "column": ec}},
+        "severity": d.severity,
+        "code": d.code,
+        "message": d.message,
+        "related": [
+            {"file": r.span.file, "line": human_range(analysis, r.span)[0][0], "message": r.message} for r in d.related
+        ],
+    }
+
+
+_SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
+_RULES = {
+    "syntax-error": "The file does not parse as Terraform.",
+    "undefined-reference": "A reference that nothing declares.",
+    "unbounded-field": "A field the service compiler needs whose values the tracer cannot bound.",
+    "missing-argument": "A module call that omits a required variable.",
+    "config-error": "The tfphi configuration cannot be read.",
+}
+
+
+def sarif(analysis: Analysis, diagnostics: list[Diagnostic]) -> dict:
+    rules = [{"id": code, "shortDescription": {"text": text}, "helpUri": "https://github.com/tfphi/tfphi#diagnostics"}
+             for code, text in _RULES.items()]
+    index = {code: i for i, code in enumerate(_RULES)}
+    results = []
+    for d in diagnostics:
+        (sl, sc), (el, ec) = _range(analysis, d)
+        result = {
+            "ruleId": d.code,
+            "ruleIndex": index.get(d.code, 0),
+            "level": _SARIF_LEVEL.get(d.severity, "warning"),
+            "message": {"text": d.message},
+            "locations": [{
+                "physicalLocation": {
+                    "artifactLocation": {"uri": d.file, "uriBaseId": "%SRCROOT%"},
+                    "region": {"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec},
+                }
+            }],
+        }
+        if d.related:
+            result["relatedLocations"] = [
+                {"id": i, "message": {"text": r.message}, "physicalLocation": {
+                    "artifactLocation": {"uri": r.span.file, "uriBaseId": "%SRCROOT%"},
+                    "region": {"startLine": human_range(analysis, r.span)[0][0]}}}
+                for i, r in enumerate(d.related)
+            ]
+        results.append(result)
+    return {
+        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
+        "version": "2.1.0",
+        "runs": [{
+            "tool": {"driver": {"name": "tfphi", "version": __version__, "informationUri": "https://github.com/tfphi/tfphi", "rules": rules}},
+            "columnKind": "unicodeCodePoints",
+            "results": results,
+        }],
+    }
+
+
+# ---- trace --------------------------------------------------------------------------------
+
+
+def run_trace(args) -> int:
+    analysis = _load(args.dir)
+    universe = [v.strip() for v in args.universe.split(",") if v.strip()] if args.universe else None
+    result = analysis.trace_address(args.address, universe)
+    if result is None:
+        print(f"tfphi: error: {args.address} names no field in {args.dir}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.json:
+        print(json.dumps(trace_to_json(analysis, result), indent=2, ensure_ascii=False))
+    else:
+        print(render_trace_text(analysis, result))
+    return EXIT_OK
+
+
+def render_trace_text(analysis: Analysis, result: TraceResult) -> str:
+    """The trace for people: a value/gate table, each branch's path, or the reason and the fixes."""
+    lines: list[str] = []
+    count = len(result.branches)
+    if result.kind == UNBOUNDED:
+        lines.append(f"{result.address}: unbounded")
+        lines.append(f"  why: {result.reason}")
+        if result.unbounded and result.unbounded.span is not None:
+            lines.append(f"  blocking expression: {analysis.text(result.unbounded.span)} ({location(analysis, result.unbounded.span)})")
+        fixes = _fixes_for(analysis, result)
+        if fixes:
+            lines.append("  fix (any one works):")
+            lines.extend(f"    {i}. {fix}" for i, fix in enumerate(fixes, 1))
+        return "\n".join(lines)
+    header = f"{result.address}: {result.kind}, {count} value{'s' if count != 1 else ''}"
+    if result.selector:
+        header += f" (selector: {result.selector})"
+    lines.append(header)
+    lines.append("")
+    rows = [(to_display(b.value), "always" if result.kind == RESOLVED else materialize(b.cond) or "always") for b in result.branches]
+    width = max(len("VALUE"), *(len(v) for v, _ in rows))
+    lines.append(f"  {'VALUE'.ljust(width)}  WHEN")
+    lines.extend(f"  {v.ljust(width)}  {gate}" for v, gate in rows)
+    for branch in result.branches:
+        lines.append("")
+        lines.append(f"trace of {to_display(branch.value)} (from {location(analysis, branch.source) or 'configuration'}):")
+        lines.extend(f"  {'└ ' if i else ''}{step}" for i, step in enumerate(branch.path))
+    return "\n".join(lines)
+
+
+def _fixes_for(analysis: Analysis, result: TraceResult) -> list[str]:
+    from .analysis import FieldTrace
+    from .config import FieldSpec
+
+    parts = result.address.split(".")
+    while parts and parts[0] == "module":
+        parts = parts[2:]
+    if parts and parts[0] == "data":
+        parts = parts[1:]
+    resource_type, field = parts[0], ".".join(parts[2:])
+    spec = analysis.config.field_spec(resource_type, field) or FieldSpec()
+
+    class _Resource:  # fix_texts only needs the address and type
+        type = resource_type
+
+    trace = FieldTrace(_Resource(), tuple(field.split(".")), spec, result)  # type: ignore[arg-type]
+    return fix_texts(trace, result.unbounded) if result.unbounded else []
+
+
+# ---- specialize -----------------------------------------------------------------------------
+
+
+def run_specialize(args) -> int:
+    from .specialize.preview import specialize_address
+
+    analysis = _load(args.dir)
+    preview = specialize_address(analysis, args.address)
+    if preview is None:
+        print(f"tfphi: error: {args.address} names no field in {args.dir}", file=sys.stderr)
+        return EXIT_USAGE
+    if args.out:
+        out = Path(args.out)
+        out.mkdir(parents=True, exist_ok=True)
+        (out / "specialized.tf").write_text(preview.hcl, encoding="utf-8")
+        (out / "provenance.json").write_text(json.dumps(preview.provenance, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+        print(f"wrote {out / 'specialized.tf'} and {out / 'provenance.json'}")
+    elif args.json:
+        print(json.dumps(preview.provenance, indent=2, ensure_ascii=False))
+    else:
+        print(preview.hcl, end="" if preview.hcl.endswith("\n") else "\n")
+    return EXIT_OK
