@@ -1,0 +1,493 @@
+#!/usr/bin/env python3
+"""tfphi benchmark: cold analysis, live editing through the real server, hover, and a peer.
+
+    python bench/run.py [--sizes 10,100,1000] [--edits 200] [--hovers 100] [--runs 3]
+                        [--no-peer] [--json bench/out/results.json] [--workdir bench/out/work]
+
+Phases (each one's failure is recorded in "errors" and the others still run):
+ 1. generate  the synthetic workspaces (bench/generate.py, seed 0) under --workdir;
+ 2. cold      `python -m tfphi check DIR --format json --fail-on never` per size, as a
+              child process: wall time (best of --runs) and the child's peak RSS (max over
+              the runs; read with os.wait4, which reports the reaped child's own rusage);
+              diagnostics counted from the JSON output;
+ 3. lsp       `python -m tfphi serve` over stdio (bench/lspclient.py) in the largest and the
+              smallest workspace: index time, didChange -> versioned publishDiagnostics
+              latency for single-character edits in a leaf module and in the root module,
+              textDocument/hover latency; ratios largest/smallest;
+ 4. peer      python-hcl2 parsing every .tf file of the largest workspace in-process (best of
+              --runs), against tfphi's full cold analysis of the same workspace;
+ 5. targets   each figure beside its target with PASS / MISS (n/a when not measured).
+
+Prints a table and writes everything as JSON. Exit 0 when every phase ran, 1 otherwise;
+a MISS does not change the exit code.
+"""
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import platform
+import shlex
+import subprocess
+import sys
+import threading
+import time
+import traceback
+from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+REPO = BENCH.parent
+sys.path.insert(0, str(BENCH))
+
+from generate import generate  # noqa: E402
+from lspclient import LspClient  # noqa: E402
+
+TFPHI = [sys.executable, "-m", "tfphi"]  # --cmd replaces it
+
+TARGETS = {
+    "cold_wall_s": 3.0,        # cold analysis of 1,000 modules, seconds (<=)
+    "cold_rss_mb": 250.0,      # its peak RSS, MiB (<=)
+    "edit_p50_ms": 15.0,       # edit -> diagnostics at 1,000 modules (<=)
+    "edit_p99_ms": 60.0,
+    "edit_ratio": 1.5,         # 1,000-module figure / 10-module figure (<=)
+    "hover_p99_ms": 20.0,      # (<=)
+    "peer_ratio": 5.0,         # hcl2 parse time / tfphi full analysis time (>=)
+}
+
+
+def child_env() -> dict:
+    env = dict(os.environ)
+    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "server"), env.get("PYTHONPATH")]))
+    return env
+
+
+def percentile(samples: list[float], p: float) -> float | None:
+    """Nearest-rank percentile (p in 0..100)."""
+    if not samples:
+        return None
+    ordered = sorted(samples)
+    return ordered[max(0, math.ceil(p / 100 * len(ordered)) - 1)]
+
+
+def latency_stats(samples_s: list[float], timeouts: int = 0, pcts=(50, 95, 99)) -> dict:
+    out = {"n": len(samples_s), "timeouts": timeouts}
+    for p in pcts:
+        v = percentile(samples_s, p)
+        out[f"p{p}_ms"] = None if v is None else round(v * 1000, 3)
+    out["mean_ms"] = round(sum(samples_s) / len(samples_s) * 1000, 3) if samples_s else None
+    out["max_ms"] = round(max(samples_s) * 1000, 3) if samples_s else None
+    return out
+
+
+# --------------------------------------------------------------------------- cold analysis
+
+def run_measured(cmd: list[str], stdout_path: Path, stderr_path: Path, cwd: Path,
+                 timeout: float) -> tuple[float, float, int]:
+    """Run `cmd`; return (wall seconds, child's peak RSS in MiB, exit code).
+
+    os.wait4 returns the rusage of exactly this child (plus the descendants it reaped), so
+    its ru_maxrss is this run's peak, independent of the other runs in this process."""
+    with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
+        t0 = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=cwd, env=child_env())
+        killer = threading.Timer(timeout, proc.kill)
+        killer.start()
+        try:
+            _, status, usage = os.wait4(proc.pid, 0)
+        finally:
+            killer.cancel()
+        wall = time.perf_counter() - t0
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    rss_kb = usage.ru_maxrss / (1024 if sys.platform == "darwin" else 1)  # bytes on macOS, KiB on Linux
+    return wall, rss_kb / 1024, proc.returncode
+
+
+def measure_cold(ws: Path, runs: int, outdir: Path, timeout: float) -> dict:
+    cmd = TFPHI + ["check", str(ws), "--format", "json", "--fail-on", "never"]
+    walls, rsss = [], []
+    stdout_path, stderr_path = outdir / f"check_{ws.name}.json", outdir / f"check_{ws.name}.stderr"
+    for _ in range(runs):
+        wall, rss, rc = run_measured(cmd, stdout_path, stderr_path, REPO, timeout)
+        if rc != 0:
+            tail = stderr_path.read_text(errors="replace")[-2000:]
+            raise RuntimeError(f"`{' '.join(cmd[1:])}` exited {rc}:\n{tail}")
+        walls.append(wall)
+        rsss.append(rss)
+    report = json.loads(stdout_path.read_text())
+    diags = report["diagnostics"]
+    by_code: dict[str, int] = {}
+    by_severity: dict[str, int] = {}
+    for d in diags:
+        by_code[d.get("code")] = by_code.get(d.get("code"), 0) + 1
+        by_severity[d.get("severity")] = by_severity.get(d.get("severity"), 0) + 1
+    return {
+        "wall_s_best": round(min(walls), 4),
+        "wall_s_runs": [round(w, 4) for w in walls],
+        "peak_rss_mb": round(max(rsss), 1),
+        "peak_rss_mb_runs": [round(r, 1) for r in rsss],
+        "diagnostics": len(diags),
+        "diagnostics_by_code": dict(sorted(by_code.items(), key=lambda kv: str(kv[0]))),
+        "diagnostics_by_severity": dict(sorted(by_severity.items(), key=lambda kv: str(kv[0]))),
+    }
+
+
+# --------------------------------------------------------------------------- LSP
+
+def wait_indexed(client: LspClient, t_start: float, timeout: float, quiet: float = 1.0) -> dict:
+    """Wait until the first indexing is done.
+
+    Done when every work-done progress token that began has ended; when the server
+    reports no progress at all, when publishDiagnostics have stopped for `quiet` seconds
+    (or nothing came for 3*quiet seconds)."""
+    begun, ended = set(), set()
+    last_diag = None
+    diag_count = 0
+    t_end = None
+    deadline = t_start + timeout
+    while True:
+        now = time.perf_counter()
+        if now > deadline:
+            raise TimeoutError(f"workspace not indexed after {timeout:.0f} s "
+                               f"(progress begun {sorted(map(str, begun))}, ended {sorted(map(str, ended))})")
+        try:
+            t, msg = client.notifications.get(timeout=0.05)
+        except Exception:
+            t, msg = None, None
+        if client.closed.is_set() and msg is None:
+            raise ConnectionError("server exited while indexing")
+        if msg is not None:
+            method = msg.get("method")
+            params = msg.get("params") or {}
+            if method == "$/progress":
+                kind = (params.get("value") or {}).get("kind")
+                token = json.dumps(params.get("token"))
+                if kind == "begin":
+                    begun.add(token)
+                elif kind == "end":
+                    ended.add(token)
+                    if begun and begun <= ended:
+                        t_end = t
+                        return {"index_s": round(t_end - t_start, 4), "via": "progress",
+                                "diagnostics_during_index": diag_count}
+            elif method == "textDocument/publishDiagnostics":
+                last_diag = t
+                diag_count += 1
+        if not begun:
+            now = time.perf_counter()
+            if last_diag is not None and now - last_diag >= quiet:
+                return {"index_s": round(last_diag - t_start, 4), "via": "diagnostics-quiet",
+                        "diagnostics_during_index": diag_count}
+            if last_diag is None and now - t_start >= 3 * quiet:
+                return {"index_s": None, "via": "nothing-reported", "diagnostics_during_index": 0}
+
+
+def open_document(client: LspClient, path: Path, timeout: float) -> tuple[str, list[str], float]:
+    uri = path.as_uri()
+    text = path.read_text(encoding="utf-8")
+    fut = client.expect_diagnostics(uri, 1)
+    t0 = client.notify("textDocument/didOpen", {"textDocument": {
+        "uri": uri, "languageId": "terraform", "version": 1, "text": text}})
+    try:
+        t1, _ = fut.result(timeout)
+    except FutureTimeout:
+        client.cancel_expectation(fut)
+        raise TimeoutError(f"no publishDiagnostics with version 1 for {path.name} within {timeout:.0f} s "
+                           "after didOpen (the server must include `version`)")
+    return uri, text.splitlines(), t1 - t0
+
+
+def edit_latencies(client: LspClient, uri: str, line: int, character: int, edits: int,
+                   timeout: float) -> dict:
+    """Alternately insert "x" at (line, character) and delete it again; time each
+    didChange until the publishDiagnostics carrying that document version arrives."""
+    samples, timeouts, version = [], 0, 1
+
+    def change(insert: bool) -> tuple[float, object]:
+        nonlocal version
+        version += 1
+        start = {"line": line, "character": character}
+        end = start if insert else {"line": line, "character": character + 1}
+        fut = client.expect_diagnostics(uri, version)
+        t = client.notify("textDocument/didChange", {
+            "textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": start, "end": end}, "text": "x" if insert else ""}]})
+        return t, fut
+
+    for i in range(edits + edits % 2):  # an even number of changes leaves the text as it was
+        t_send, fut = change(insert=(i % 2 == 0))
+        try:
+            t_recv, _ = fut.result(timeout)
+            if i < edits:
+                samples.append(t_recv - t_send)
+        except FutureTimeout:
+            client.cancel_expectation(fut)
+            timeouts += 1
+            if timeouts >= 5:
+                raise TimeoutError(f"{timeouts} edits without versioned diagnostics within {timeout:.0f} s each")
+        client.drain()
+    return latency_stats(samples, timeouts)
+
+
+def hover_latencies(client: LspClient, uri: str, line: int, character: int, count: int, timeout: float) -> dict:
+    samples, empty = [], 0
+    params = {"textDocument": {"uri": uri}, "position": {"line": line, "character": character}}
+    for _ in range(count):
+        t_send, fut = client.request_async("textDocument/hover", params)
+        t_recv, msg = fut.result(timeout)
+        if "error" in msg:
+            raise RuntimeError(f"hover failed: {msg['error']}")
+        if not msg.get("result"):
+            empty += 1
+        samples.append(t_recv - t_send)
+    stats = latency_stats(samples, pcts=(50, 95, 99))
+    stats["empty_results"] = empty
+    return stats
+
+
+def measure_lsp(ws: Path, summary: dict, edits: int, hovers: int, outdir: Path, timeout: float) -> dict:
+    probes = summary["probes"]
+    client = LspClient(TFPHI + ["serve"], cwd=ws,
+                       stderr_path=outdir / f"serve_{ws.name}.stderr", env=child_env())
+    try:
+        root_uri = ws.as_uri()
+        t_start = time.perf_counter()
+        init = client.request("initialize", {
+            "processId": os.getpid(),
+            "clientInfo": {"name": "tfphi-bench", "version": "1"},
+            "rootUri": root_uri,
+            "rootPath": str(ws),
+            "workspaceFolders": [{"uri": root_uri, "name": ws.name}],
+            "capabilities": {
+                "general": {"positionEncodings": ["utf-16"]},
+                "window": {"workDoneProgress": True},
+                "workspace": {"configuration": True, "workspaceFolders": True,
+                              "didChangeWatchedFiles": {"dynamicRegistration": True}},
+                "textDocument": {
+                    "synchronization": {"dynamicRegistration": False, "didSave": True},
+                    "publishDiagnostics": {"relatedInformation": True, "versionSupport": True},
+                    "hover": {"contentFormat": ["markdown", "plaintext"]},
+                },
+            },
+        }, timeout=timeout)
+        t_init = time.perf_counter()
+        client.notify("initialized", {})
+        indexed = wait_indexed(client, t_init, timeout)
+        result: dict = {
+            "initialize_s": round(t_init - t_start, 4),
+            **indexed,
+            "position_encoding": (init or {}).get("capabilities", {}).get("positionEncoding", "utf-16"),
+        }
+        client.drain()
+        leaf_path, root_path = ws / probes["leaf_edit"]["file"], ws / probes["root_edit"]["file"]
+        leaf_uri, _, leaf_open = open_document(client, leaf_path, timeout)
+        root_uri_doc, _, root_open = open_document(client, root_path, timeout)
+        result["open_ms"] = {"leaf": round(leaf_open * 1000, 3), "root": round(root_open * 1000, 3)}
+        client.drain()
+        result["leaf_edit"] = edit_latencies(client, leaf_uri, probes["leaf_edit"]["line"],
+                                             probes["leaf_edit"]["character"], edits, timeout)
+        result["root_edit"] = edit_latencies(client, root_uri_doc, probes["root_edit"]["line"],
+                                             probes["root_edit"]["character"], edits, timeout)
+        result["hover"] = hover_latencies(client, leaf_uri, probes["hover"]["line"],
+                                          probes["hover"]["character"], hovers, timeout)
+        result["edit_target"] = {"leaf": f"{probes['leaf_edit']['file']}:{probes['leaf_edit']['line'] + 1}",
+                                 "root": f"{probes['root_edit']['file']}:{probes['root_edit']['line'] + 1}",
+                                 "hover": f"{probes['hover']['file']}:{probes['hover']['line'] + 1}"}
+        return result
+    except Exception as exc:
+        tail = ""
+        stderr = outdir / f"serve_{ws.name}.stderr"
+        if stderr.exists():
+            tail = stderr.read_text(errors="replace")[-2000:]
+        raise RuntimeError(f"{type(exc).__name__}: {exc}\n--- server stderr (tail) ---\n{tail}") from exc
+    finally:
+        client.close()
+
+
+# --------------------------------------------------------------------------- peer
+
+def measure_peer(ws: Path, runs: int) -> dict:
+    try:
+        import hcl2
+    except ImportError as exc:
+        raise RuntimeError("python-hcl2 is not installed: pip install python-hcl2 (or --no-peer)") from exc
+    files = sorted(ws.rglob("*.tf"))
+    times, failures = [], 0
+    for _ in range(runs):
+        failures = 0
+        t0 = time.perf_counter()
+        for path in files:
+            with open(path, encoding="utf-8") as fh:
+                try:
+                    hcl2.load(fh)
+                except Exception:
+                    failures += 1
+        times.append(time.perf_counter() - t0)
+    return {"tool": f"python-hcl2 {getattr(hcl2, '__version__', '?')}", "files": len(files),
+            "parse_s_best": round(min(times), 4), "parse_s_runs": [round(t, 4) for t in times],
+            "parse_failures": failures}
+
+
+# --------------------------------------------------------------------------- targets and output
+
+def evaluate_targets(res: dict, large: int, small: int) -> list[dict]:
+    L, S = str(large), str(small)
+    cold = res["cold"].get(L) or {}
+    lsp = res["lsp"].get(L) or {}
+    rows = []
+
+    def row(name, value, target, op):
+        ok = None if value is None else (value <= target if op == "<=" else value >= target)
+        rows.append({"name": name, "value": value, "target": f"{op} {target:g}",
+                     "status": "n/a" if ok is None else ("PASS" if ok else "MISS")})
+
+    row(f"cold analysis wall s ({large} modules)", cold.get("wall_s_best"), TARGETS["cold_wall_s"], "<=")
+    row(f"cold analysis peak RSS MiB ({large} modules)", cold.get("peak_rss_mb"), TARGETS["cold_rss_mb"], "<=")
+    for doc in ("leaf", "root"):
+        stats = lsp.get(f"{doc}_edit") or {}
+        row(f"{doc} edit->diagnostics p50 ms ({large})", stats.get("p50_ms"), TARGETS["edit_p50_ms"], "<=")
+        row(f"{doc} edit->diagnostics p99 ms ({large})", stats.get("p99_ms"), TARGETS["edit_p99_ms"], "<=")
+        if large != small:
+            for p in ("p50", "p99"):
+                row(f"{doc} edit {p} ratio {large}/{small}", res["ratios"].get(f"{doc}_edit_{p}"),
+                    TARGETS["edit_ratio"], "<=")
+    row(f"hover p99 ms ({large})", (lsp.get("hover") or {}).get("p99_ms"), TARGETS["hover_p99_ms"], "<=")
+    row(f"hcl2 parse / tfphi analysis ({large})", (res["peer"] or {}).get("ratio"), TARGETS["peer_ratio"], ">=")
+    return rows
+
+
+def fmt(v, nd=1) -> str:
+    if v is None:
+        return "-"
+    if isinstance(v, float):
+        return f"{v:.{nd}f}"
+    return str(v)
+
+
+def print_report(res: dict, large: int, small: int) -> None:
+    m = res["meta"]
+    print(f"\ntfphi benchmark - python {m['python']}, {m['platform']}, {m['cpus']} CPUs, commit {m['commit']}\n")
+    print(f"{'workspace':>10} {'modules':>8} {'files':>6} {'lines':>8} {'MiB':>6} {'registered':>11} {'open':>5}")
+    for size, s in res["workspaces"].items():
+        print(f"{size:>10} {s['modules']:>8} {s['files']:>6} {s['lines']:>8} {s['bytes'] / 2**20:>6.2f} "
+              f"{s['registered_fields']:>11} {s['open_field_calls']:>5}")
+    print(f"\ncold analysis: {m['tfphi']} check DIR --format json --fail-on never "
+          f"(best of {m['runs']} wall, max peak RSS)")
+    print(f"{'size':>10} {'wall s':>8} {'RSS MiB':>8} {'diags':>6}  by code")
+    for size, c in res["cold"].items():
+        if c is None:
+            print(f"{size:>10} {'failed':>8}")
+            continue
+        codes = ", ".join(f"{k}={v}" for k, v in c["diagnostics_by_code"].items()) or "-"
+        print(f"{size:>10} {c['wall_s_best']:>8.3f} {c['peak_rss_mb']:>8.1f} {c['diagnostics']:>6}  {codes}")
+    print(f"\nlanguage server: {m['tfphi']} serve over stdio ({m['edits']} edits per document, "
+          f"{m['hovers']} hovers; ms)")
+    print(f"{'size':>10} {'index s':>8} {'leaf p50/p95/p99':>20} {'root p50/p95/p99':>20} {'hover p50/p99':>14}")
+    for size, l in res["lsp"].items():
+        if l is None:
+            print(f"{size:>10} {'failed':>8}")
+            continue
+        le, ro, ho = l["leaf_edit"], l["root_edit"], l["hover"]
+        leaf = "/".join(fmt(le[k]) for k in ("p50_ms", "p95_ms", "p99_ms"))
+        root = "/".join(fmt(ro[k]) for k in ("p50_ms", "p95_ms", "p99_ms"))
+        hover = "/".join(fmt(ho[k]) for k in ("p50_ms", "p99_ms"))
+        lost = f"  timeouts leaf {le['timeouts']}, root {ro['timeouts']}" if le["timeouts"] or ro["timeouts"] else ""
+        print(f"{size:>10} {fmt(l['index_s'], 3):>8} {leaf:>20} {root:>20} {hover:>14}{lost}")
+    if res["ratios"]:
+        print(f"\nratios {large}/{small}: " + ", ".join(f"{k} {fmt(v, 2)}" for k, v in res["ratios"].items()))
+    if res["peer"]:
+        p = res["peer"]
+        print(f"\npeer: {p['tool']} parses {p['files']} files in {fmt(p['parse_s_best'], 3)} s (best of "
+              f"{m['runs']}); tfphi full analysis {fmt(p.get('tfphi_s'), 3)} s; ratio {fmt(p.get('ratio'), 2)}x")
+    print(f"\n{'target':<44} {'value':>10} {'target':>8}  status")
+    for t in res["targets"]:
+        print(f"{t['name']:<44} {fmt(t['value'], 2):>10} {t['target']:>8}  {t['status']}")
+    if res["errors"]:
+        print(f"\n{len(res['errors'])} phase(s) failed:")
+        for e in res["errors"]:
+            print(f"- {e['phase']}: {e['error'].splitlines()[0] if e['error'] else ''}")
+
+
+def git_commit() -> str:
+    try:
+        return subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=REPO, capture_output=True,
+                              text=True, timeout=10).stdout.strip() or "?"
+    except Exception:
+        return "?"
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description="tfphi benchmark (see bench/README.md)")
+    ap.add_argument("--sizes", default="10,100,1000", help="workspace sizes in modules (default 10,100,1000)")
+    ap.add_argument("--edits", type=int, default=200, help="edits per document (default 200)")
+    ap.add_argument("--hovers", type=int, default=100, help="hover requests (default 100)")
+    ap.add_argument("--runs", type=int, default=3, help="repetitions for cold analysis and the peer (default 3)")
+    ap.add_argument("--no-peer", action="store_true", help="skip the python-hcl2 comparison")
+    ap.add_argument("--json", type=Path, default=BENCH / "out" / "results.json")
+    ap.add_argument("--workdir", type=Path, default=BENCH / "out" / "work")
+    ap.add_argument("--timeout", type=float, default=300.0, help="seconds per wait (default 300)")
+    ap.add_argument("--cmd", default=os.environ.get("TFPHI_BENCH_CMD"),
+                    help='command that runs tfphi (default: $TFPHI_BENCH_CMD, else "<this python> -m tfphi")')
+    args = ap.parse_args(argv)
+    if args.cmd:
+        TFPHI[:] = shlex.split(args.cmd)
+
+    sizes = sorted({int(s) for s in args.sizes.split(",") if s.strip()})
+    large, small = max(sizes), min(sizes)
+    args.workdir.mkdir(parents=True, exist_ok=True)
+    res: dict = {
+        "meta": {"python": platform.python_version(), "platform": f"{platform.system()} {platform.machine()}",
+                 "cpus": os.cpu_count(), "commit": git_commit(), "sizes": sizes, "edits": args.edits,
+                 "hovers": args.hovers, "runs": args.runs, "seed": 0,
+                 "tfphi": "python -m tfphi" if TFPHI[0] == sys.executable else shlex.join(TFPHI)},
+        "workspaces": {}, "cold": {}, "lsp": {}, "ratios": {}, "peer": None, "targets": [], "errors": [],
+    }
+
+    def phase(name, fn):
+        print(f"[bench] {name} ...", file=sys.stderr, flush=True)
+        try:
+            return fn()
+        except Exception as exc:
+            res["errors"].append({"phase": name, "error": f"{exc}",
+                                  "traceback": traceback.format_exc()})
+            print(f"[bench] {name} FAILED: {exc}", file=sys.stderr, flush=True)
+            return None
+
+    workspaces = {}
+    for n in sizes:
+        workspaces[n] = args.workdir / f"ws_{n}"
+        res["workspaces"][str(n)] = phase(f"generate {n}", lambda n=n: generate(workspaces[n], n, seed=0))
+    for n in sizes:
+        res["cold"][str(n)] = phase(f"cold {n}", lambda n=n: measure_cold(workspaces[n], args.runs,
+                                                                          args.workdir, args.timeout))
+    for n in ([large, small] if large != small else [large]):
+        summary = res["workspaces"][str(n)]
+        res["lsp"][str(n)] = phase(f"lsp {n}", lambda n=n, summary=summary: measure_lsp(
+            workspaces[n], summary, args.edits, args.hovers, args.workdir, args.timeout))
+
+    big, little = res["lsp"].get(str(large)), res["lsp"].get(str(small))
+    if large != small and big and little:
+        for doc in ("leaf", "root"):
+            for p in ("p50", "p99"):
+                a, b = big[f"{doc}_edit"][f"{p}_ms"], little[f"{doc}_edit"][f"{p}_ms"]
+                res["ratios"][f"{doc}_edit_{p}"] = round(a / b, 3) if a is not None and b else None
+
+    if not args.no_peer:
+        peer = phase(f"peer {large}", lambda: measure_peer(workspaces[large], args.runs))
+        if peer is not None:
+            tfphi_s = (res["cold"].get(str(large)) or {}).get("wall_s_best")
+            peer["tfphi_s"] = tfphi_s
+            peer["ratio"] = round(peer["parse_s_best"] / tfphi_s, 3) if tfphi_s else None
+            res["peer"] = peer
+
+    res["targets"] = evaluate_targets(res, large, small)
+    print_report(res, large, small)
+    args.json.parent.mkdir(parents=True, exist_ok=True)
+    args.json.write_text(json.dumps(res, indent=2) + "\n")
+    print(f"\nwrote {args.json}")
+    return 1 if res["errors"] else 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
