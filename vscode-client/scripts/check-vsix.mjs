@@ -116,7 +116,10 @@ check(
 const names = [...entries.keys()];
 check('no node_modules in the vsix', !names.some((n) => n.includes('/node_modules/')));
 check('no TypeScript sources in the vsix', !names.some((n) => n.startsWith('extension/src/') || n.endsWith('.ts')));
-check('no tests in the vsix', !names.some((n) => n.startsWith('extension/test/') || n.startsWith('extension/out-test/')));
+check(
+  'no tests in the vsix',
+  !names.some((n) => /^extension\/(test|smoke|out-test)\//.test(n)),
+);
 check('README and LICENSE are shipped', entries.has('extension/readme.md') || entries.has('extension/README.md'));
 check('LICENSE is shipped', names.some((n) => /^extension\/license(\.txt|\.md)?$/i.test(n)));
 
