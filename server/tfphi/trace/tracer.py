@@ -325,8 +325,11 @@ class Tracer:
 
     def hop(self, key: tuple, label: str, depth: int, stack: tuple[str, ...], span: Span, compute) -> Result:
         """Follows one reference: depth and cycle checks, memoized per declaration and instance."""
-        if label in stack:
-            cycle = list(stack[stack.index(label):]) + [label]
+        # The stack holds (memo key, label) pairs: a cycle is the same declaration in the same
+        # module instance, not merely the same name (every module has its own var.engine_version).
+        keys = [k for k, _ in stack]
+        if key in keys:
+            cycle = [lbl for _, lbl in stack[keys.index(key):]] + [label]
             self._cycle_hits += 1
             return Unbounded(f"cycle through {' -> '.join(cycle)}", "cycle", span)
         depth += 1
@@ -340,7 +343,7 @@ class Tracer:
             return entry.result
         outer_deepest, outer_cycles, outer_touched = self._deepest, self._cycle_hits, self._touched
         self._deepest, self._touched = depth, set()
-        result = compute(depth, stack + (label,))
+        result = compute(depth, stack + ((key, label),))
         needed = self._deepest - depth
         touched = frozenset(self._touched)
         if self._cycle_hits == outer_cycles and not (isinstance(result, Unbounded) and result.cause == "depth"):
