@@ -253,6 +253,13 @@ class Analysis:
         if self._dirty or self._tree is None or self._tracer is None:
             self._changed_dirs |= self.refresh()
 
+    def files_in(self, dir: str) -> list[str]:
+        """The ``.tf`` files of one module directory, sorted."""
+        return sorted(self._dir_files.get(dir, ()))
+
+    def problems_in(self, dir: str) -> list[FileProblem]:
+        return [p for path, p in sorted(self.problems.items()) if module_dir_of(path) == dir]
+
     def text(self, span: Span) -> str:
         hcl = self.files.get(span.file) or self.tfvars.get(span.file)
         if hcl is None:

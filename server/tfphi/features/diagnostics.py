@@ -56,11 +56,9 @@ def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
     if is_installed_dir(dir):
         return []  # modules that terraform init installed are not the user's to fix
     out: list[Diagnostic] = []
-    for path, problem in sorted(analysis.problems.items()):
-        if module_dir_of(path) == dir:
-            out.append(Diagnostic(path, Span(path, 0, 0), "error", "syntax-error", problem.message))
-    paths = sorted(p for p in analysis.files if module_dir_of(p) == dir) if dir in analysis.modules else []
-    for path in paths:
+    for problem in analysis.problems_in(dir):
+        out.append(Diagnostic(problem.path, Span(problem.path, 0, 0), "error", "syntax-error", problem.message))
+    for path in analysis.files_in(dir):
         for err in analysis.files[path].errors:
             out.append(Diagnostic(path, err.span, "error", "syntax-error", f"syntax error: {err.message}"))
     for finding in analysis.findings(dir):

@@ -73,14 +73,35 @@ class Body:
         return [b for b in self.blocks if b.type == block_type]
 
 
-@dataclass(slots=True)
 class Block:
-    type: str
-    labels: tuple[str, ...]
-    label_spans: tuple[Span, ...]
-    type_span: Span
-    body: Body
-    span: Span
+    """A block; its body is read from the tree on first use (most nested bodies are never needed)."""
+
+    __slots__ = ("type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body")
+
+    def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
+                 body: Body | None, span: Span, node: Node | None = None, converter: ExprConverter | None = None):
+        self.type = type
+        self.labels = labels
+        self.label_spans = label_spans
+        self.type_span = type_span
+        self.span = span
+        self._body = body
+        self._node = node
+        self._converter = converter
+
+    @property
+    def body(self) -> Body:
+        if self._body is None:
+            body = Body()
+            if self._node is not None and self._converter is not None:
+                for child in self._node.children:
+                    if child.type == "body":
+                        _read_body(child, body, self._converter)
+            self._body, self._node = body, None
+        return self._body
+
+    def __repr__(self) -> str:
+        return f"Block({self.type!r}, {self.labels!r})"
 
 
 @dataclass(slots=True)
@@ -95,6 +116,16 @@ class HclFile:
 
     def text(self, span: Span) -> str:
         return self.source[span.start : span.end].decode("utf-8", "replace")
+
+    def reparse(self, source: bytes, edit: dict, parser: Parser) -> "HclFile":
+        """Parses ``source`` incrementally after one edit (``Tree.edit`` keyword arguments).
+
+        The edit is applied to a copy of the tree: this file's lazily read blocks still
+        point into the original tree, whose positions must not move under them.
+        """
+        tree = self.tree.copy()
+        tree.edit(**edit)
+        return parse_file(self.path, source, parser, tree)
 
 
 def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree: Tree | None = None) -> HclFile:
@@ -112,17 +143,17 @@ def build_file(path: str, source: bytes, tree: Tree) -> HclFile:
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
     if top is not None:
-        _read_body(top, body, converter, errors, path)
+        _read_body(top, body, converter)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
     for child in root.children:
         if child.type == "ERROR":
-            _read_body(child, body, converter, errors, path)
+            _read_body(child, body, converter)
     _check_terraform_rules(root, source, path, errors)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     return HclFile(path, source, tree, body, errors)
 
 
-def _read_body(node: Node, body: Body, conv: ExprConverter, errors: list[SyntaxProblem], path: str) -> None:
+def _read_body(node: Node, body: Body, conv: ExprConverter) -> None:
     for child in node.children:
         kind = child.type
         if kind == "attribute":
@@ -130,11 +161,11 @@ def _read_body(node: Node, body: Body, conv: ExprConverter, errors: list[SyntaxP
             if attr is not None:
                 body.attributes[attr.name] = attr
         elif kind == "block":
-            block = _read_block(child, conv, errors, path)
+            block = _read_block(child, conv)
             if block is not None:
                 body.blocks.append(block)
         elif kind == "ERROR" or kind == "body":
-            _read_body(child, body, conv, errors, path)
+            _read_body(child, body, conv)
 
 
 def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
@@ -145,13 +176,12 @@ def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
     return Attribute(conv.text(name_node), conv.span(name_node), conv.span(node), expr_node, conv)
 
 
-def _read_block(node: Node, conv: ExprConverter, errors: list[SyntaxProblem], path: str) -> Block | None:
+def _read_block(node: Node, conv: ExprConverter) -> Block | None:
     type_node = node.child(0)
     if type_node is None or type_node.type != "identifier":
         return None
     labels: list[str] = []
     label_spans: list[Span] = []
-    body = Body()
     for child in node.children[1:]:
         if child.type == "string_lit":
             labels.append("".join(conv.text(c) for c in child.children if c.type == "template_literal"))
@@ -159,9 +189,9 @@ def _read_block(node: Node, conv: ExprConverter, errors: list[SyntaxProblem], pa
         elif child.type == "identifier":
             labels.append(conv.text(child))
             label_spans.append(conv.span(child))
-        elif child.type == "body":
-            _read_body(child, body, conv, errors, path)
-    return Block(conv.text(type_node), tuple(labels), tuple(label_spans), conv.span(type_node), body, conv.span(node))
+        elif child.type == "block_start":
+            break
+    return Block(conv.text(type_node), tuple(labels), tuple(label_spans), conv.span(type_node), None, conv.span(node), node, conv)
 
 
 def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
