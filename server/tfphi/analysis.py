@@ -20,6 +20,7 @@ from .stir.references import Finding, check_module
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, module_dir_of, parse_manifest
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, new_parser, parse_file
+from .syntax.references import Reference, file_references
 from .trace.result import TraceResult
 from .trace.tracer import Env, SourceView, Tracer, block_iterators
 
@@ -84,6 +85,7 @@ class Analysis:
         self._fields: dict[str, list[FieldTrace]] = {}  # module dir -> traced fields
         self._field_deps: dict[str, set[str]] = {}  # dir read by a trace -> dirs whose fields read it
         self._findings: dict[str, list[Finding]] = {}
+        self._refs: dict[str, tuple[HclFile, list[Reference]]] = {}
         self._changed_dirs: set[str] = set()
 
     # ---- input -------------------------------------------------------------------------
@@ -274,9 +276,17 @@ class Analysis:
         cached = self._findings.get(dir)
         if cached is None:
             module = self._modules.get(dir)
-            cached = check_module(module, self._modules, self._tree) if module else []
+            cached = check_module(module, self._modules, self._tree, self._references) if module else []
             self._findings[dir] = cached
         return cached
+
+    def _references(self, path: str) -> list[Reference]:
+        hcl = self.files[path]
+        cached = self._refs.get(path)
+        if cached is None or cached[0] is not hcl:
+            cached = (hcl, file_references(hcl))
+            self._refs[path] = cached
+        return cached[1]
 
     def field_traces(self, dir: str) -> list[FieldTrace]:
         """Every registered field of a module, traced once per call path (cached)."""
