@@ -1,0 +1,186 @@
+"""Quick fixes for ``unbounded-field`` (SPEC section 6): add a validation block, add a default, hardcode the value."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis import Analysis, FieldTrace
+from ..stir.model import Variable
+from ..stir.workspace import module_dir_of
+from ..syntax.expr import Span
+from ..trace.result import UNBOUNDED, TraceResult
+from ..trace.types import parse_type
+from ..trace.values import Value, hcl_string, to_hcl, value_key
+
+DEFAULT_INDENT = "  "
+MAX_VALIDATION_VALUES = 16
+
+
+@dataclass(frozen=True, slots=True)
+class TextEdit:
+    file: str
+    span: Span  # byte range replaced by new_text (empty for an insertion)
+    new_text: str
+
+
+@dataclass(frozen=True)
+class CodeAction:
+    title: str
+    kind: str = "quickfix"
+    edits: list[TextEdit] = field(default_factory=list)
+    is_preferred: bool = False
+
+
+def quick_fixes(analysis: Analysis, path: str, span: Span, data: dict | None) -> list[CodeAction]:
+    """The quick fixes for the ``unbounded-field`` diagnostic at ``span`` of ``path`` (data as the diagnostic carries it)."""
+    trace = _find_trace(analysis, path, span, data)
+    if trace is None:
+        return []
+    blocked = trace.result.unbounded
+    assert blocked is not None
+    actions: list[CodeAction] = []
+    var = _blocking_variable(analysis, trace, data)
+    if var is not None:
+        var_dir, variable = var
+        values = known_values(analysis, trace, var_dir, variable)
+        if blocked.cause == "variable":
+            actions.append(_add_validation(analysis, variable, values))
+        if values:
+            actions.append(_add_default(analysis, variable, values[0]))
+        hardcode = values[:1]
+    else:
+        hardcode = list(trace.spec.universe[:1])
+    if hardcode and trace.result.expr_span is not None:
+        expr_span = trace.result.expr_span
+        actions.append(CodeAction(
+            f"Hardcode the value: {trace.field_name} = {to_hcl(hardcode[0])}",
+            edits=[TextEdit(expr_span.file, expr_span, to_hcl(hardcode[0]))],
+            is_preferred=var is None,
+        ))
+    return actions
+
+
+def _find_trace(analysis: Analysis, path: str, span: Span, data: dict | None) -> FieldTrace | None:
+    """The unbounded field trace the diagnostic stands for (by its field name, else by its range)."""
+    wanted = data.get("field") if isinstance(data, dict) else None
+    fallback = None
+    for trace in analysis.field_traces(module_dir_of(path)):
+        result = trace.result
+        if result.kind != UNBOUNDED or result.expr_span is None or result.expr_span.file != path:
+            continue
+        name = f"{trace.resource.address}.{trace.field_name}"
+        overlaps = result.expr_span.start <= span.end and span.start <= result.expr_span.end
+        if wanted is not None and name == wanted and overlaps:
+            return trace
+        if fallback is None and overlaps and (wanted is None or name == wanted):
+            fallback = trace
+    return fallback
+
+
+def _blocking_variable(analysis: Analysis, trace: FieldTrace, data: dict | None) -> tuple[str, Variable] | None:
+    ref = (data or {}).get("variable") or (list(trace.result.unbounded.variable) if trace.result.unbounded and trace.result.unbounded.variable else None)
+    if not ref or len(ref) != 2:
+        return None
+    var_dir, name = ref
+    module = analysis.modules.get(var_dir)
+    var = module.variables.get(name) if module else None
+    return (var_dir, var) if var is not None else None
+
+
+def known_values(analysis: Analysis, trace: FieldTrace, var_dir: str, var: Variable) -> list[Value]:
+    """Candidate values for a variable: the field's universe, else tfvars and callers' arguments."""
+    spec = analysis.config.field_spec(trace.resource.type, trace.field_name)
+    if spec is not None and spec.universe:
+        return list(spec.universe)[:MAX_VALIDATION_VALUES]
+    seen: dict[str, Value] = {}
+    for path, hcl in sorted(analysis.tfvars.items()):
+        attr = hcl.body.attributes.get(var.name)
+        if attr is None or module_dir_of(path) != var_dir:
+            continue
+        for result in analysis.trace_expression(attr, var_dir):
+            _collect(result, seen)
+    for caller_dir, call_name in analysis.tree.callers.get(var_dir, ()):
+        call = analysis.modules[caller_dir].calls.get(call_name)
+        argument = call.arguments.get(var.name) if call else None
+        if argument is not None:
+            for result in analysis.trace_expression(argument, caller_dir, [call.body]):
+                _collect(result, seen)
+    return list(seen.values())[:MAX_VALIDATION_VALUES]
+
+
+def _collect(result: TraceResult, seen: dict[str, Value]) -> None:
+    for branch in result.branches:
+        if isinstance(branch.value, (str, int, float, bool)):
+            seen.setdefault(value_key(branch.value), branch.value)
+
+
+# ---- edits into the variable block ----------------------------------------------------------
+
+
+def _add_validation(analysis: Analysis, var: Variable, values: list[Value]) -> CodeAction:
+    placeholders = not values
+    if placeholders:
+        kind = parse_type(var.type_expr).kind
+        values = [1, 2] if kind == "number" else ["value1", "value2"]
+    listed = ", ".join(to_hcl(v) for v in values)
+    readable = ", ".join(str(v) for v in values)
+    message = f"The {var.name} value must be one of: {readable}."
+    lines = [
+        "validation {",
+        f"{{unit}}condition     = contains([{listed}], var.{var.name})",
+        f"{{unit}}error_message = {hcl_string(message)}",
+        "}",
+    ]
+    title = f"Add validation block to var.{var.name}" + (" (placeholder values: edit them)" if placeholders else f" ({listed})")
+    return CodeAction(title, edits=[insert_into_block(analysis, var, lines)], is_preferred=True)
+
+
+def _add_default(analysis: Analysis, var: Variable, value: Value) -> CodeAction:
+    return CodeAction(f"Add default to var.{var.name}: {to_hcl(value)}",
+                      edits=[insert_into_block(analysis, var, [f"default = {to_hcl(value)}"])])
+
+
+def insert_into_block(analysis: Analysis, var: Variable, lines: list[str]) -> TextEdit:
+    """An edit that adds ``lines`` (``{unit}`` = one indentation level) before the block's closing brace."""
+    path = var.span.file
+    source = analysis.files[path].source
+    newline = "\r\n" if b"\r\n" in source else "\n"
+    close = var.span.end - 1
+    while close > var.span.start and source[close : close + 1] != b"}":
+        close -= 1
+    base = _line_indent(source, var.span.start)
+    inner, unit = _body_indent(source, var, base)
+    rendered = [inner + line.replace("{unit}", unit) if line else "" for line in lines]
+    line_start = source.rfind(b"\n", 0, close) + 1
+    before_brace = source[line_start:close]
+    if before_brace.strip() == b"":
+        # The brace has its own line: insert whole lines above it, after a blank line when the body has content.
+        has_content = bool(var.body.attributes or var.body.blocks)
+        text = (newline if has_content else "") + newline.join(rendered) + newline
+        return TextEdit(path, Span(path, line_start, line_start), text)
+    # A one-line block (``variable "x" { type = string }``): reopen it as a multi-line block.
+    open_brace = source.index(b"{", var.label_span.end)
+    existing = source[open_brace + 1 : close].decode("utf-8").strip()
+    body = ([inner + existing, ""] if existing else []) + rendered
+    text = newline + newline.join(body) + newline + base
+    return TextEdit(path, Span(path, open_brace + 1, close), text)
+
+
+def _line_indent(source: bytes, offset: int) -> str:
+    line_start = source.rfind(b"\n", 0, offset) + 1
+    prefix = source[line_start:offset].decode("utf-8", "replace")
+    return prefix if prefix.strip() == "" else ""
+
+
+def _body_indent(source: bytes, var: Variable, base: str) -> tuple[str, str]:
+    """The indentation of the block's own attributes and nested blocks, and one level of it."""
+    starts = [a.span.start for a in var.body.attributes.values()] + [b.span.start for b in var.body.blocks]
+    for start in sorted(starts):
+        line_start = source.rfind(b"\n", 0, start) + 1
+        if line_start <= var.label_span.start:
+            continue  # on the block's first line
+        indent = _line_indent(source, start)
+        if indent and indent.startswith(base) and len(indent) > len(base):
+            return indent, indent[len(base):]
+    unit = "\t" if base.startswith("\t") else DEFAULT_INDENT
+    return base + unit, unit

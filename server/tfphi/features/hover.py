@@ -1,0 +1,259 @@
+"""Hover (SPEC section 6): the phi branches of the field or reference under the cursor, as Markdown."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from types import SimpleNamespace
+
+from ..analysis import Analysis
+from ..config import FieldSpec
+from ..stir.workspace import CallPath, module_dir_of
+from ..syntax.expr import Span
+from ..trace.conditions import materialize
+from ..trace.result import BOUNDED, RESOLVED, UNBOUNDED, TraceResult
+from ..trace.values import to_display, value_key
+from .cursor import Target, field_spec, locate, trace_target, via
+from .diagnostics import fix_texts
+from .locations import human_position
+
+MAX_HOVER_BRANCHES = 12  # table rows per call path in a hover; the trace view shows them all
+MAX_VALUE_WIDTH = 80
+_VAR_NAME = re.compile(r"\bvar\.([A-Za-z_][A-Za-z0-9_-]*)")
+
+
+@dataclass(frozen=True, slots=True)
+class Hover:
+    markdown: str
+    span: Span
+
+
+def hover_at(analysis: Analysis, path: str, offset: int) -> Hover | None:
+    """The hover for the field, argument, output, local, variable label or reference at ``offset``."""
+    target = locate(analysis, path, offset)
+    if target is None:
+        return None
+    results = trace_target(analysis, target)
+    if not results:
+        return None
+    return Hover(render_trace(analysis, target, results, full=False), target.span)
+
+
+# ---- rendering (shared with the trace view) ---------------------------------------------------
+
+
+def render_trace(analysis: Analysis, target: Target, results: list[TraceResult], full: bool) -> str:
+    """Markdown for a target's traces: summary, value | condition table, paths, reasons, fixes, tfvars."""
+    title = results[0].address if len(results) == 1 else target.label
+    lines = [f"**`{title}`** ({_describe(target)})", "", summary(results), ""]
+    if len(results) == 1:
+        lines += _render_one(analysis, target, results[0], full)
+    else:
+        for result in results:
+            lines += [f"#### via {via(result.call_path)}", "", summary([result]), ""]
+            lines += _render_one(analysis, target, result, full)
+    lines += _render_tfvars(analysis, target, results)
+    while lines and lines[-1] == "":
+        lines.pop()
+    return "\n".join(lines)
+
+
+def summary(results: list[TraceResult]) -> str:
+    """``**bounded** · 2 values`` over one or several call paths (values are unioned)."""
+    kinds = {r.kind for r in results}
+    values: dict[str, object] = {}
+    for r in results:
+        for b in r.branches:
+            values.setdefault(value_key(b.value), b.value)
+    count = f"{len(values)} value{'s' if len(values) != 1 else ''}"
+    if kinds == {UNBOUNDED}:
+        return "**unbounded**"
+    if UNBOUNDED in kinds:
+        return f"**unbounded** on some call paths · {count} on the others"
+    kind = RESOLVED if kinds == {RESOLVED} and len(values) == 1 else BOUNDED
+    return f"**{kind}** · {count}"
+
+
+def _describe(target: Target) -> str:
+    return {
+        "field": "field",
+        "argument": "module argument",
+        "output": "output value",
+        "local": "local value",
+        "variable": "variable",
+        "reference": "reference",
+    }.get(target.kind, target.kind)
+
+
+def _render_one(analysis: Analysis, target: Target, result: TraceResult, full: bool) -> list[str]:
+    if result.kind == UNBOUNDED:
+        return _render_unbounded(analysis, target, result)
+    lines = ["| value | condition |", "|---|---|"]
+    shown = result.branches if full else result.branches[:MAX_HOVER_BRANCHES]
+    for branch in shown:
+        gate = "always" if result.kind == RESOLVED else f"`{_cell(materialize(branch.cond) or 'true')}`"
+        lines.append(f"| `{_cell(_short(to_display(branch.value)))}` | {gate} |")
+    if len(shown) < len(result.branches):
+        lines.append(f"| … | {len(result.branches) - len(shown)} more (Show Trace lists them all) |")
+    lines.append("")
+    if result.selector and result.kind == BOUNDED:
+        lines += [f"Selector: `{result.selector}`", ""]
+    if full:
+        for branch in result.branches:
+            lines.append(f"**Trace of `{_short(to_display(branch.value))}`**")
+            if result.kind != RESOLVED:
+                lines.append(f"condition: `{branch.cond}`")
+            lines.append("")
+            for i, (step, span) in enumerate(step_locations(analysis, result.call_path, _own_steps(target, branch.path)), 1):
+                where = f" ({link(analysis, span)})" if span is not None else ""
+                lines.append(f"{i}. `{step}`{where}")
+            if branch.source is not None:
+                lines.append(f"{len(_own_steps(target, branch.path)) + 1}. value from {link(analysis, branch.source)}")
+            lines.append("")
+    else:
+        lines.append("**Trace**")
+        lines.append("")
+        for branch in shown:
+            steps = [f"{step} ({link(analysis, span)})" if span is not None else step
+                     for step, span in step_locations(analysis, result.call_path, branch.path)
+                     if not step.startswith("Field ")]
+            origin = f" — from {link(analysis, branch.source)}" if branch.source is not None else ""
+            lines.append(f"- `{_short(to_display(branch.value))}`: " + " → ".join(steps) + origin)
+        lines.append("")
+    return lines
+
+
+def _own_steps(target: Target, steps: tuple[str, ...]) -> tuple[str, ...]:
+    """The trace steps, without the tracer's ``Field <label>`` head for things that are not fields."""
+    if target.kind != "field" and steps and steps[0].startswith("Field "):
+        return steps[1:]
+    return steps
+
+
+def _render_unbounded(analysis: Analysis, target: Target, result: TraceResult) -> list[str]:
+    blocked = result.unbounded
+    assert blocked is not None
+    lines = [f"**Why:** {blocked.reason}"]
+    if blocked.span is not None:
+        lines[-1] += f" ({link(analysis, blocked.span)})"
+    lines.append("")
+    fixes = _fixes(analysis, target, result)
+    if fixes:
+        lines += ["**Fix** (any one works):", ""]
+        lines += [f"{i}. {fix}" for i, fix in enumerate(fixes, 1)]
+        lines.append("")
+    return lines
+
+
+def _fixes(analysis: Analysis, target: Target, result: TraceResult) -> list[str]:
+    blocked = result.unbounded
+    assert blocked is not None
+    if target.kind == "field" and target.resource is not None:
+        spec = field_spec(analysis, target) or FieldSpec()
+        context = SimpleNamespace(field_name=".".join(target.field_path), spec=spec, resource=target.resource)
+        return fix_texts(context, blocked)  # type: ignore[arg-type]
+    if blocked.cause in ("data",):
+        return []
+    context = SimpleNamespace(field_name=target.label, spec=FieldSpec(), resource=SimpleNamespace(type=""))
+    return [f for f in fix_texts(context, blocked) if not f.startswith("hardcode")]  # type: ignore[arg-type]
+
+
+def _render_tfvars(analysis: Analysis, target: Target, results: list[TraceResult]) -> list[str]:
+    """Values that tfvars files assign to the root-module variables this trace involves."""
+    wanted: dict[str, set[str]] = {}  # root dir -> variable names
+    for result in results:
+        root = result.call_path[0][1] if result.call_path else target.scope.dir
+        names = wanted.setdefault(root, set())
+        texts = [result.reason or ""]
+        for branch in result.branches:
+            texts.append(materialize(branch.cond) or "")
+            texts.extend(branch.path)
+        for text in texts:
+            names.update(_VAR_NAME.findall(text))
+        if result.unbounded is not None and result.unbounded.variable is not None and result.unbounded.variable[0] == root:
+            names.add(result.unbounded.variable[1])
+        if target.variable is not None and target.variable[0] == root:
+            names.add(target.variable[1])
+    lines: list[str] = []
+    for root, names in sorted(wanted.items()):
+        for assignment in tfvars_assignments(analysis, root, names):
+            path, name, text, span = assignment
+            lines.append(f"- {path.rsplit('/', 1)[-1]} sets {name} = {_short(text)} ({link(analysis, span)})")
+    if lines:
+        return ["**Set in tfvars** (the customer's values decide at deployment; they do not narrow the trace):", ""] + lines + [""]
+    return []
+
+
+def tfvars_assignments(analysis: Analysis, root: str, names: set[str]) -> list[tuple[str, str, str, Span]]:
+    """(tfvars path, variable, value text, span) for each assignment to ``names`` in the root's tfvars files."""
+    out = []
+    module = analysis.modules.get(root)
+    for path, hcl in sorted(analysis.tfvars.items()):
+        if module_dir_of(path) != root:
+            continue
+        for name, attr in hcl.body.attributes.items():
+            if name in names and (module is None or name in module.variables):
+                out.append((path, name, " ".join(analysis.text(attr.expr.span).split()), attr.span))
+    return out
+
+
+# ---- trace steps and links ------------------------------------------------------------------
+
+
+def step_locations(analysis: Analysis, call_path: CallPath, steps: tuple[str, ...]) -> list[tuple[str, Span | None]]:
+    """Each trace step with the declaration it stands for, following the call path up and down."""
+    frames = list(call_path)
+    out: list[tuple[str, Span | None]] = []
+    for step in steps:
+        span = None
+        try:
+            span = _step_span(analysis, frames, step)
+        except (KeyError, IndexError, AttributeError):
+            span = None
+        out.append((step, span))
+    return out
+
+
+def _step_span(analysis: Analysis, frames: list[tuple[str, str]], step: str) -> Span | None:
+    if not frames:
+        return None
+    kind, _, rest = step.partition(" ")
+    module = analysis.modules.get(frames[-1][1])
+    if module is None:
+        return None
+    if kind in ("NameRef", "Default", "Validation"):
+        root, _, name = rest.partition(".")
+        if root == "var":
+            var = module.variables[name]
+            return var.default.name_span if kind == "Default" and var.default is not None else var.label_span
+        if root == "local":
+            return module.locals[name].attribute.name_span
+        return None
+    if kind == "ModCall":
+        call_name, _, argument = rest.partition(" argument ")
+        call_name = call_name.removeprefix("module.")
+        frames.pop()
+        caller = analysis.modules[frames[-1][1]]
+        return caller.calls[call_name].arguments[argument].name_span
+    if kind == "Output":
+        _, call_name, output_name = rest.split(".", 2)
+        target = analysis.tree.targets[(module.dir, call_name)]
+        frames.append((call_name, target.dir))  # type: ignore[arg-type]
+        return analysis.modules[target.dir].outputs[output_name].label_span  # type: ignore[index]
+    return None
+
+
+def link(analysis: Analysis, span: Span) -> str:
+    """A Markdown link ``[main.tf:6](main.tf#L6)`` to the start of a span (workspace-relative)."""
+    line, _ = human_position(analysis, span.file, span.start)
+    name = span.file
+    return f"[{name}:{line}]({name}#L{line})"
+
+
+def _cell(text: str) -> str:
+    return text.replace("|", "\\|").replace("\n", " ")
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split()) if "\n" in text else text
+    return text if len(text) <= MAX_VALUE_WIDTH else text[: MAX_VALUE_WIDTH - 1] + "…"

@@ -1,0 +1,268 @@
+"""Hover: the phi branches of the field or reference under the cursor."""
+
+from __future__ import annotations
+
+from features_support import load, span_text
+
+from tfphi.features.hover import hover_at
+
+STACK = """
+#- main.tf
+module "database" {
+  source         = "./modules/postgres"
+  engine_version = var.customer_env == "prod" ? "15.4" : "14.9"
+  instance_class = local.instance_class
+}
+
+locals {
+  instance_class = var.customer_env == "prod" ? "db.r6g.large" : "db.t4g.medium"
+}
+
+output "version" {
+  value = module.database.engine_version
+}
+#- variables.tf
+variable "customer_env" {
+  type = string
+}
+#- terraform.tfvars
+customer_env = "prod"
+#- modules/postgres/main.tf
+resource "aws_db_instance" "app" {
+  engine         = "postgres"
+  engine_version = var.engine_version
+  instance_class = var.instance_class
+}
+
+output "engine_version" {
+  value = var.engine_version
+}
+#- modules/postgres/variables.tf
+variable "engine_version" {
+  type = string
+}
+
+variable "instance_class" {
+  type = string
+}
+"""
+
+
+def with_cursor(fixture: str, path: str, needle: str, delta: int = 1) -> str:
+    """The fixture with ``$0`` put ``delta`` characters into the first ``needle`` of ``path``."""
+    head, sep, rest = fixture.partition(f"#- {path}\n")
+    assert sep, path
+    index = rest.index(needle) + delta
+    return head + sep + rest[:index] + "$0" + rest[index:]
+
+
+def check_hover(fixture: str, expected: list[str], absent: list[str] = (), hovered: str | None = None) -> str:
+    analysis, cursor, files = load(fixture)
+    assert cursor is not None
+    hover = hover_at(analysis, cursor.path, cursor.offset)
+    assert hover is not None, "no hover"
+    for text in expected:
+        assert text in hover.markdown, f"{text!r} not in:\n{hover.markdown}"
+    for text in absent:
+        assert text not in hover.markdown, f"{text!r} unexpectedly in:\n{hover.markdown}"
+    if hovered is not None:
+        assert span_text(files, hover.span) == hovered
+    return hover.markdown
+
+
+def check_no_hover(fixture: str) -> None:
+    analysis, cursor, _ = load(fixture)
+    assert cursor is not None
+    assert hover_at(analysis, cursor.path, cursor.offset) is None
+
+
+def test_field_value_through_a_module_call():
+    check_hover(
+        with_cursor(STACK, "modules/postgres/main.tf", "var.engine_version", 3),
+        [
+            "**`module.database.aws_db_instance.app.engine_version`**",
+            "**bounded** · 2 values",
+            "| value | condition |",
+            '| `"15.4"` | `var.customer_env == "prod"` |',
+            '| `"14.9"` | `!(var.customer_env == "prod")` |',
+            "NameRef var.engine_version ([modules/postgres/variables.tf:1](modules/postgres/variables.tf#L1))",
+            "ModCall module.database argument engine_version ([main.tf:3](main.tf#L3))",
+            'terraform.tfvars sets customer_env = "prod"',
+        ],
+        hovered="var.engine_version",
+    )
+
+
+def test_field_name():
+    check_hover(
+        with_cursor(STACK, "modules/postgres/main.tf", "instance_class", 2),
+        ['| `"db.r6g.large"` | `var.customer_env == "prod"` |', "NameRef local.instance_class ([main.tf:8](main.tf#L8))"],
+        hovered="instance_class",
+    )
+
+
+def test_resolved_field_says_always():
+    check_hover(
+        with_cursor(STACK, "modules/postgres/main.tf", '"postgres"'),
+        ["**resolved** · 1 value", '| `"postgres"` | always |'],
+    )
+
+
+def test_variable_reference_in_a_module_argument():
+    markdown = check_hover(
+        with_cursor(STACK, "main.tf", "var.customer_env", 5),
+        ["**`var.customer_env`**", "**unbounded**", "has no default value", "**Fix**", "give var.customer_env a default",
+         'terraform.tfvars sets customer_env = "prod"'],
+        hovered="var.customer_env",
+    )
+    assert "[variables.tf:1](variables.tf#L1)" in markdown
+
+
+def test_module_argument_value():
+    check_hover(
+        with_cursor(STACK, "main.tf", '"14.9"'),
+        ["(module argument)", "**bounded** · 2 values", "ConditionalExpr false arm"],
+        absent=["Field module"],
+    )
+
+
+def test_module_argument_name():
+    check_hover(with_cursor(STACK, "main.tf", "instance_class =", 3), ['`"db.t4g.medium"`'], hovered="instance_class")
+
+
+def test_local_reference():
+    check_hover(
+        with_cursor(STACK, "main.tf", "local.instance_class", 7),
+        ["**`local.instance_class`**", "**bounded** · 2 values", '`"db.t4g.medium"`'],
+        hovered="local.instance_class",
+    )
+
+
+def test_module_output_reference():
+    check_hover(
+        with_cursor(STACK, "main.tf", "module.database.engine_version", 20),
+        ["**bounded** · 2 values", "Output module.database.engine_version ([modules/postgres/main.tf:7]"],
+        hovered="module.database.engine_version",
+    )
+
+
+def test_output_value_in_the_child_module_lists_its_call_path():
+    check_hover(with_cursor(STACK, "modules/postgres/main.tf", 'output "engine_version"', 9), ["(output value)", '`"15.4"`'])
+
+
+def test_variable_label():
+    check_hover(
+        with_cursor(STACK, "variables.tf", '"customer_env"', 3),
+        ["(variable)", "**unbounded**", 'terraform.tfvars sets customer_env = "prod"'],
+        hovered='"customer_env"',
+    )
+
+
+def test_each_value_and_each_key():
+    fixture = """
+    #- main.tf
+    resource "aws_elasticache_replication_group" "this" {
+      for_each             = { a = "7.0", b = "7.1" }
+      replication_group_id = "rg-${each.k$0ey}"
+      engine_version       = each.value
+    }
+    """
+    check_hover(fixture, ["**`each.key`**", '`"a"`', '`"b"`', "`each.key == \"a\"`"], hovered="each.key")
+    check_hover(
+        fixture.replace("$0", "").replace("= each.value", "= each.va$0lue"),
+        ['| `"7.0"` | `each.key == "a"` |', '| `"7.1"` | `each.key == "b"` |'],
+    )
+
+
+def test_count_index():
+    fixture = """
+    #- main.tf
+    resource "aws_instance" "web" {
+      count = 2
+      tags  = { Name = "web-${count.in$0dex}" }
+    }
+    """
+    check_hover(fixture, ["**`count.index`**", "**bounded** · 2 values", "| `0` | `count.index == 0` |", "| `1` | `count.index == 1` |"])
+
+
+def test_several_call_paths_each_under_its_own_heading():
+    fixture = """
+    #- main.tf
+    module "primary" {
+      source  = "./modules/db"
+      db_version = "15.4"
+    }
+    module "replica" {
+      source  = "./modules/db"
+      db_version = var.replica_version
+    }
+    variable "replica_version" {
+      type    = string
+      default = "14.9"
+    }
+    #- modules/db/main.tf
+    variable "db_version" {
+      type = string
+    }
+    resource "aws_db_instance" "db" {
+      engine_version = var.db_ver$0sion
+    }
+    """
+    check_hover(
+        fixture,
+        ["**bounded** · 2 values", "#### via module.primary", "#### via module.replica", "**resolved** · 1 value",
+         "Default var.replica_version"],
+    )
+
+
+def test_unbounded_field_shows_reason_and_fixes():
+    fixture = """
+    #- main.tf
+    variable "postgres_version" {
+      type = string
+    }
+    resource "aws_db_instance" "app" {
+      engine_version = var.postgres_$0version
+    }
+    """
+    check_hover(
+        fixture,
+        ["**unbounded**", "**Why:** var.postgres_version has no default value", "[main.tf:1](main.tf#L1)",
+         "constrain var.postgres_version with a validation block", "hardcode engine_version"],
+    )
+
+
+def test_nothing_to_hover_on_a_comment_or_a_resource_type():
+    check_no_hover("""
+    #- main.tf
+    # a comm$0ent
+    resource "aws_db_instance" "app" {
+      engine = "postgres"
+    }
+    """)
+
+
+def test_pipes_in_gates_are_escaped_in_the_table():
+    fixture = """
+    #- main.tf
+    variable "a" { type = bool }
+    variable "b" { type = bool }
+    resource "aws_db_instance" "app" {
+      engine_version = var.a || var.b ? "15.4" : "14.9"$0
+    }
+    """
+    check_hover(fixture, ["`var.a \\|\\| var.b`"])
+
+
+def test_non_ascii_and_crlf_file():
+    fixture = """
+    #- main.tf crlf
+    # héllo wörld
+    variable "v" {
+      default = "15.4"
+    }
+    resource "aws_db_instance" "app" {
+      engine_version = var.$0v
+    }
+    """
+    check_hover(fixture, ['| `"15.4"` | always |', "Default var.v ([main.tf:3](main.tf#L3))"], hovered="var.v")
