@@ -143,6 +143,8 @@ describe('with a server', () => {
   it('sends the initializationOptions in the server shape', () => {
     const init = serverLog().find((m) => m.method === 'initialize');
     assert.ok(init);
+    // The command line is the setting's, with nothing appended (no --stdio).
+    assert.deepEqual(init.argv, []);
     assert.deepEqual(init.params.initializationOptions, {
       limits: { depth: 7, branches: 16 },
       fields,

@@ -17,7 +17,7 @@ function send(message) {
 }
 
 function handle(msg) {
-  record({ method: msg.method, params: msg.params });
+  record({ method: msg.method, params: msg.params, argv: process.argv.slice(2) });
   switch (msg.method) {
     case 'initialize':
       send({

@@ -20,7 +20,6 @@ import {
   type Middleware,
   RevealOutputChannelOn,
   State,
-  TransportKind,
 } from 'vscode-languageclient/node';
 import { RestartBackoff } from './backoff';
 import { nodeProbes } from './probes';
@@ -41,6 +40,17 @@ const CLIENT_NAME = 'tfphi';
 const TERRAFORM_LANGUAGES = ['terraform', 'terraform-vars'];
 
 let extension: TfphiExtension | undefined;
+
+/**
+ * The language client, but its own error notifications go to the output
+ * channel only: the extension shows one notification of its own (server not
+ * found, failed to start, keeps crashing) instead of one per restart attempt.
+ */
+class TfphiLanguageClient extends LanguageClient {
+  override error(message: string, data?: unknown, _showNotification?: boolean | 'force'): void {
+    super.error(message, data, false);
+  }
+}
 
 class PreviewContentProvider implements vscode.TextDocumentContentProvider {
   private readonly contents = new Map<string, string>();
@@ -80,6 +90,8 @@ class TfphiExtension implements vscode.Disposable {
   private readonly previews = new PreviewContentProvider();
   private readonly disposables: { dispose(): unknown }[] = [];
   private failed = false;
+  /** True while the close handler waits to restart a crashed server. */
+  private restartPending = false;
   private serverDescription = '';
 
   constructor(private readonly context: vscode.ExtensionContext) {
@@ -148,13 +160,14 @@ class TfphiExtension implements vscode.Disposable {
     this.serverDescription = resolution.description;
     this.log(`Starting ${resolution.description}`);
 
+    // No `transport`: the client then talks over stdio without appending
+    // `--stdio` to the command line (`tfphi serve` uses stdio by default).
     const executable: Executable = {
       command: resolution.command,
       args: resolution.args,
-      transport: TransportKind.stdio,
       options: { env: { ...process.env, ...resolution.env } },
     };
-    const client = new LanguageClient(CLIENT_ID, CLIENT_NAME, executable, this.clientOptions(generation));
+    const client = new TfphiLanguageClient(CLIENT_ID, CLIENT_NAME, executable, this.clientOptions(generation));
     this.client = client;
     client.onDidChangeState((e) => {
       if (this.client !== client) {
@@ -172,10 +185,16 @@ class TfphiExtension implements vscode.Disposable {
     try {
       await client.start();
     } catch (error) {
-      if (this.client === client) {
-        this.failed = true;
-        this.setState('error');
-        this.log(`The server failed to start: ${errorText(error)}`);
+      if (this.client !== client) {
+        return;
+      }
+      this.failed = true;
+      this.setState('error');
+      this.log(`The server failed to start: ${errorText(error)}`);
+      // When the process exited, the close handler restarts it with back-off
+      // (and tells the user if it gives up); notify only if nothing will.
+      await sleep(750);
+      if (this.client === client && !this.restartPending && client.state === State.Stopped) {
         void this.notifyStartFailed(errorText(error));
       }
     }
@@ -244,7 +263,12 @@ class TfphiExtension implements vscode.Disposable {
         }
         this.log(`The server stopped; restarting it in ${delay / 1000}s.`);
         this.setState('starting', `restarting in ${delay / 1000}s`);
-        await sleep(delay);
+        this.restartPending = true;
+        try {
+          await sleep(delay);
+        } finally {
+          this.restartPending = false;
+        }
         if (generation !== this.generation) {
           return { action: CloseAction.DoNotRestart, handled: true };
         }
