@@ -86,6 +86,7 @@ class Analysis:
         self._field_deps: dict[str, set[str]] = {}  # dir read by a trace -> dirs whose fields read it
         self._findings: dict[str, list[Finding]] = {}
         self._refs: dict[str, tuple[HclFile, list[Reference]]] = {}
+        self._registered: tuple[Config, dict] | None = None
         self._changed_dirs: set[str] = set()
 
     # ---- input -------------------------------------------------------------------------
@@ -314,13 +315,16 @@ class Analysis:
         return traces
 
     def registered_fields(self) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:
-        """Registered fields grouped by resource type."""
+        """Registered fields grouped by resource type (cached per configuration)."""
+        if self._registered is not None and self._registered[0] is self.config:
+            return self._registered[1]
         by_type: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] = {}
         for key, spec in sorted(self.config.fields.items()):
             resource_type, _, field = key.partition(".")
             if self.config.severity_override is not None:
                 spec = self.config.field_spec(resource_type, field) or spec
             by_type.setdefault(resource_type, []).append((tuple(field.split(".")), spec))
+        self._registered = (self.config, by_type)
         return by_type
 
     def trace_address(self, address: str, universe: Sequence | None = None) -> TraceResult | None:

@@ -21,9 +21,17 @@ from ..syntax.hclfile import Attribute, Block, Body
 
 @dataclass(frozen=True, slots=True)
 class Validation:
-    condition: Expr
-    error_message: str | None
+    condition_attr: Attribute
+    error_message_attr: Attribute | None
     span: Span
+
+    @property
+    def condition(self) -> Expr:
+        return self.condition_attr.expr
+
+    @property
+    def error_message(self) -> str | None:
+        return static_string(self.error_message_attr)
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,7 +39,7 @@ class Variable:
     name: str
     span: Span  # the whole block
     label_span: Span
-    type_expr: Expr | None
+    type_attr: Attribute | None
     default: Attribute | None
     validations: tuple[Validation, ...]
     nullable: bool
@@ -40,6 +48,10 @@ class Variable:
     @property
     def address(self) -> str:
         return f"var.{self.name}"
+
+    @property
+    def type_expr(self) -> Expr | None:
+        return self.type_attr.expr if self.type_attr is not None else None
 
 
 @dataclass(frozen=True, slots=True)
@@ -63,9 +75,14 @@ class Resource:
     mode: str
     type: str
     name: str
-    body: Body
+    block: Block
     span: Span
     label_spans: tuple[Span, ...]
+
+    @property
+    def body(self) -> Body:
+        """Read on first use: most resources are never traced."""
+        return self.block.body
 
     @property
     def address(self) -> str:
@@ -183,7 +200,7 @@ def _add_block(block: Block, variables, locals_, resources, data, calls, outputs
         for vblock in block.body.blocks_of("validation"):
             cond = vblock.body.attributes.get("condition")
             if cond is not None:
-                validations.append(Validation(cond.expr, static_string(vblock.body.attributes.get("error_message")), vblock.span))
+                validations.append(Validation(cond, vblock.body.attributes.get("error_message"), vblock.span))
         type_attr = block.body.attributes.get("type")
         nullable_attr = block.body.attributes.get("nullable")
         from ..syntax.expr import LiteralExpr
@@ -195,7 +212,7 @@ def _add_block(block: Block, variables, locals_, resources, data, calls, outputs
                 name,
                 block.span,
                 block.label_spans[0],
-                type_attr.expr if type_attr else None,
+                type_attr,
                 block.body.attributes.get("default"),
                 tuple(validations),
                 nullable,
@@ -207,7 +224,7 @@ def _add_block(block: Block, variables, locals_, resources, data, calls, outputs
             locals_.setdefault(name, Local(name, attr))
     elif kind in ("resource", "data") and len(labels) == 2:
         target = resources if kind == "resource" else data
-        res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block.body, block.span, block.label_spans)
+        res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block, block.span, block.label_spans)
         target.setdefault(f"{labels[0]}.{labels[1]}", res)
     elif kind == "module" and len(labels) == 1:
         source_attr = block.body.attributes.get("source")
