@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Every test of tfphi, from a fresh machine: installs what the tests need, then runs
+# the Python suite (core, CLI, language server over stdio, Neovim end to end, benchmark
+# smoke test) and the VS Code client's checks (type check, lint, unit tests, packaging).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+python3 -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
+
+# Neovim (Debian's 0.7) drives the server in one end-to-end test, as an independent client.
+if ! command -v nvim >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq neovim >/dev/null
+  fi
+fi
+
+# pytest exits 5 when it collects no test: with `set -e` that fails the run, as it should.
+HYPOTHESIS_PROFILE=ci python3 -m pytest -q -p no:cacheprovider "$@"
+
+bash vscode-client/ci.sh
