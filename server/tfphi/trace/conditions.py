@@ -191,15 +191,25 @@ def atoms(cond: Cond):
 
 # --- materialization: PhiCondition -> Terraform expression ---------------------------------
 
-# Binding strength of HCL operators (higher binds tighter).
-PREC_OR, PREC_AND, PREC_EQ, PREC_CMP, PREC_ADD, PREC_MUL, PREC_UNARY, PREC_ATOM = 1, 2, 3, 4, 5, 6, 7, 8
+# Binding strength of HCL operators (higher binds tighter). PREC_COND is the conditional
+# operator ``c ? a : b``, which binds loosest of all and needs parentheses everywhere.
+PREC_COND, PREC_OR, PREC_AND, PREC_EQ, PREC_CMP, PREC_ADD, PREC_MUL, PREC_UNARY, PREC_ATOM = -1, 1, 2, 3, 4, 5, 6, 7, 8
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
+_BINARY_PREC = {
+    "||": PREC_OR, "&&": PREC_AND, "==": PREC_EQ, "!=": PREC_EQ,
+    "<": PREC_CMP, ">": PREC_CMP, "<=": PREC_CMP, ">=": PREC_CMP,
+    "+": PREC_ADD, "-": PREC_ADD, "*": PREC_MUL, "/": PREC_MUL, "%": PREC_MUL,
+}
 
 
 def materialize(cond: Cond, normalize: bool = False) -> str | None:
     """The condition as a Terraform expression (None for ``true``).
 
-    With ``normalize``, negations are pushed into comparisons (``!(a == b)`` prints ``a != b``).
+    ``Existing`` reuses the original expression text, ``Eq`` compares the selector with a
+    literal, ``Not``/``And``/``Or`` become ``!``/``&&``/``||``; parentheses appear only where
+    precedence needs them. With ``normalize``, negations are pushed inwards (negation normal
+    form): ``!(a == b)`` prints ``a != b``, ``!(a < b)`` prints ``a >= b``, ``!!a`` prints ``a``
+    and ``!(a && b)`` prints ``!a || !b`` (De Morgan), so a ``!`` is left only on atoms.
     """
     if isinstance(cond, TrueCond):
         return None
@@ -212,40 +222,142 @@ def _wrap(text: str, prec: int, need: int) -> str:
 
 
 def _materialize(cond: Cond, normalize: bool) -> tuple[str, int]:
+    if isinstance(cond, TrueCond):
+        return "true", PREC_ATOM
     if isinstance(cond, Existing):
-        return cond.text, cond.precedence or PREC_ATOM
+        return cond.text, _existing_precedence(cond)
     if isinstance(cond, Eq):
-        return f"{cond.selector} == {to_hcl(cond.value)}", PREC_EQ
+        return f"{_selector_text(cond.selector)} == {to_hcl(cond.value)}", PREC_EQ
     if isinstance(cond, Not):
-        inner = cond.inner
         if normalize:
-            flipped = _negate_comparison(inner)
-            if flipped is not None:
-                return flipped
-        text, prec = _materialize(inner, normalize)
-        if normalize and text.startswith("!") and prec >= PREC_UNARY:
-            return _wrap(text[1:], PREC_ATOM, PREC_ATOM), PREC_ATOM
-        return "!" + _wrap(text, prec, PREC_ATOM), PREC_UNARY
+            return _negated(cond.inner)
+        text, prec = _materialize(cond.inner, normalize)
+        return "!" + _wrap(text, prec, PREC_UNARY), PREC_UNARY
     if isinstance(cond, And):
-        return " && ".join(_wrap(*_materialize(i, normalize), PREC_AND + 1) for i in cond.items), PREC_AND
+        if not cond.items:
+            return "true", PREC_ATOM
+        return _join(" && ", [_materialize(i, normalize) for i in cond.items], PREC_AND)
     if isinstance(cond, Or):
-        return " || ".join(_wrap(*_materialize(i, normalize), PREC_OR + 1) for i in cond.items), PREC_OR
-    return "true", PREC_ATOM
+        if not cond.items:
+            return "false", PREC_ATOM
+        return _join(" || ", [_materialize(i, normalize) for i in cond.items], PREC_OR)
+    raise TypeError(f"not a PhiCondition: {cond!r}")
 
 
-def _negate_comparison(cond: Cond) -> tuple[str, int] | None:
-    from ..syntax.expr import BinaryOpExpr
+def _join(op: str, parts: list[tuple[str, int]], prec: int) -> tuple[str, int]:
+    if len(parts) == 1:
+        return parts[0]
+    # && and || are associative, so an operand of the same operator needs no parentheses.
+    return op.join(_wrap(text, p, prec) for text, p in parts), prec
 
+
+def _negated(cond: Cond) -> tuple[str, int]:
+    """The normalized negation of ``cond``."""
+    if isinstance(cond, TrueCond):
+        return "false", PREC_ATOM
+    if isinstance(cond, Not):
+        return _materialize(cond.inner, True)
     if isinstance(cond, Eq):
-        return f"{cond.selector} != {to_hcl(cond.value)}", PREC_EQ
-    if isinstance(cond, Existing) and isinstance(cond.expr, BinaryOpExpr) and cond.expr.op in _NEGATED:
-        source = cond.text
-        left_len = cond.expr.left.span.end - cond.expr.span.start
-        right_start = cond.expr.right.span.start - cond.expr.span.start
-        encoded = source.encode("utf-8")
-        left = encoded[:left_len].decode("utf-8", "replace").rstrip()
-        right = encoded[right_start:].decode("utf-8", "replace").lstrip()
-        op = _NEGATED[cond.expr.op]
-        prec = PREC_EQ if op in ("==", "!=") else PREC_CMP
-        return f"{left} {op} {right}", prec
-    return None
+        return f"{_selector_text(cond.selector)} != {to_hcl(cond.value)}", PREC_EQ
+    if isinstance(cond, And):
+        if not cond.items:
+            return "false", PREC_ATOM
+        return _join(" || ", [_negated(i) for i in cond.items], PREC_OR)
+    if isinstance(cond, Or):
+        if not cond.items:
+            return "true", PREC_ATOM
+        return _join(" && ", [_negated(i) for i in cond.items], PREC_AND)
+    if isinstance(cond, Existing):
+        parsed = _parse_expression(cond.text)
+        if parsed is not None:
+            expr, raw = parsed
+            return _negate_expr(expr, raw)
+        return "!" + _wrap(cond.text, _existing_precedence(cond), PREC_UNARY), PREC_UNARY
+    raise TypeError(f"not a PhiCondition: {cond!r}")
+
+
+def _existing_precedence(cond: Existing) -> int:
+    """How tightly an Existing's text binds: what the tracer recorded, else read from the text."""
+    if cond.precedence:
+        return cond.precedence
+    return _text_precedence(cond.text)
+
+
+def _text_precedence(text: str) -> int:
+    parsed = _parse_expression(text)
+    if parsed is None:
+        return PREC_COND  # unreadable text: always parenthesize
+    return _expr_precedence(parsed[0])
+
+
+def _selector_text(selector: str) -> str:
+    """A selector as the left operand of ``==``/``!=``: parenthesized unless it binds tighter."""
+    return _wrap(selector, _text_precedence(selector), PREC_CMP)
+
+
+def _expr_precedence(expr: Any) -> int:
+    from ..syntax.expr import BinaryOpExpr, ConditionalExpr, UnaryOpExpr
+
+    if isinstance(expr, BinaryOpExpr):
+        return _BINARY_PREC.get(expr.op, PREC_COND)
+    if isinstance(expr, UnaryOpExpr):
+        return PREC_UNARY
+    if isinstance(expr, ConditionalExpr):
+        return PREC_COND
+    return PREC_ATOM
+
+
+def _negate_expr(expr: Any, raw: bytes) -> tuple[str, int]:
+    """The normalized negation of a parsed expression; ``raw`` is the text its spans index."""
+    from ..syntax.expr import BinaryOpExpr, LiteralExpr, ParenExpr, UnaryOpExpr
+
+    def text_of(e: Any) -> str:
+        return raw[e.span.start : e.span.end].decode("utf-8")
+
+    if isinstance(expr, ParenExpr):
+        return _negate_expr(expr.inner, raw)
+    if isinstance(expr, LiteralExpr) and isinstance(expr.value, bool):
+        return ("false" if expr.value else "true"), PREC_ATOM
+    if isinstance(expr, UnaryOpExpr) and expr.op == "!":
+        inner = expr.operand
+        while isinstance(inner, ParenExpr):
+            inner = inner.inner
+        return text_of(inner), _expr_precedence(inner)
+    if isinstance(expr, BinaryOpExpr) and expr.op in _NEGATED:
+        op = _NEGATED[expr.op]
+        return f"{text_of(expr.left)} {op} {text_of(expr.right)}", _BINARY_PREC[op]
+    if isinstance(expr, BinaryOpExpr) and expr.op in ("&&", "||"):
+        parts = [_negate_expr(expr.left, raw), _negate_expr(expr.right, raw)]
+        if expr.op == "&&":
+            return _join(" || ", parts, PREC_OR)
+        return _join(" && ", parts, PREC_AND)
+    return "!" + _wrap(text_of(expr), _expr_precedence(expr), PREC_UNARY), PREC_UNARY
+
+
+_PREFIX = b"x = "
+_PREFIX_LEN = len(_PREFIX)
+_PARSED: dict[str, tuple[Any, bytes] | None] = {}
+
+
+def _parse_expression(text: str) -> tuple[Any, bytes] | None:
+    """``text`` parsed as one HCL expression (spans offset by the ``x = `` prefix), or None."""
+    if text in _PARSED:
+        return _PARSED[text]
+    from ..syntax.expr import InvalidExpr, walk
+    from ..syntax.hclfile import parse_file
+
+    raw = _PREFIX + text.encode("utf-8") + b"\n"
+    result: tuple[Any, bytes] | None = None
+    try:
+        hcl = parse_file("<condition>", raw)
+        attribute = hcl.body.attributes.get("x")
+        if not hcl.errors and attribute is not None and len(hcl.body.attributes) == 1 and not hcl.body.blocks:
+            expr = attribute.expr
+            if expr.span.end - _PREFIX_LEN == len(text.encode("utf-8")) and not any(isinstance(e, InvalidExpr) for e in walk(expr)):
+                result = (expr, raw)
+    except Exception:  # pragma: no cover - the parser never raises on text, but be safe
+        result = None
+    if len(_PARSED) > 4096:
+        _PARSED.clear()
+    _PARSED[text] = result
+    return result
