@@ -219,6 +219,7 @@ def _describe_error(node: Node) -> str:
 
 
 _HEX_RE = re.compile(rb"^0[xX]")
+_LABEL_TEMPLATE_RE = re.compile(rb"(?<!\$)(?:\$\$)*[$%]\{")
 _RULES_QUERY = "(numeric_lit) @number (template_interpolation) @interpolation (block (string_lit) @label)"
 
 
@@ -240,5 +241,6 @@ def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[Sy
         if not any(c.type == "expression" for c in node.children) and not node.has_error:
             errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), 'empty interpolation "${}"'))
     for node in captures.get("label", ()):
-        if any(c.type == "template_interpolation" for c in node.children):
+        # tree-sitter-hcl reads a label's "${...}" as literal text; Terraform rejects it ("$${" escapes).
+        if any(c.type == "template_interpolation" for c in node.children) or _LABEL_TEMPLATE_RE.search(node.text or b""):
             errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "block labels cannot contain template interpolations"))

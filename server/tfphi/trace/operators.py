@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .values import TfEvalError, Value, normalize_number, to_bool, to_number, values_equal
+from .values import TfEvalError, Value, is_number, normalize_number, to_bool, to_number, to_string, values_equal
 
 
 def apply_binary(op: str, left: Value, right: Value) -> Value:
@@ -76,3 +76,26 @@ def get_index(value: Value, key: Value) -> Value:
             return value[name]
         raise TfEvalError(f'no element "{name}"')
     raise TfEvalError("cannot index this value")
+
+
+def result_kinds(values) -> set[str]:
+    """The primitive kinds (string, number, bool, other) of non-null values."""
+    return {
+        "string" if isinstance(v, str) else "bool" if isinstance(v, bool) else "number" if is_number(v) else "other"
+        for v in values
+        if v is not None
+    }
+
+
+def unify_types(values: list[Value]) -> list[Value]:
+    """HCL's unification of a conditional's two arms, for primitive values.
+
+    A string arm with a number or bool arm makes every value a string; null unifies with
+    anything; a number and a bool cannot unify (Terraform rejects the conditional).
+    """
+    kinds = result_kinds(values)
+    if "other" in kinds or len(kinds) <= 1:
+        return values
+    if "string" in kinds:
+        return [v if v is None else to_string(v) for v in values]
+    raise TfEvalError("inconsistent conditional result types (number and bool)")

@@ -75,6 +75,11 @@ def try_arms(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
 
 
 def can_strategy(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
+    """``can(x)``: known when ``x`` is resolved (true) or always fails (false); otherwise both.
+
+    A bounded argument may fail for some of its combinations (they are dropped from its
+    branch set), so ``can`` is then true or false depending on ``Existing(can(x))``.
+    """
     if len(expr.args) != 1:
         return Unbounded("can() takes exactly one argument", "error", expr.span)
     result = tracer.trace(expr.args[0], env, depth, stack)
@@ -82,7 +87,13 @@ def can_strategy(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
         if result.cause == "error":
             return (Branch(False, C.TRUE, ("Call can",), expr.span),)
         return result
-    return (Branch(True, C.TRUE, ("Call can",), expr.span),)
+    if len(result) == 1 and isinstance(result[0].cond, C.TrueCond):
+        return (Branch(True, C.TRUE, ("Call can",), expr.span),)
+    works = C.Existing(tracer.view.text(expr.span), expr)
+    return (
+        Branch(True, works, ("Call can",), expr.span),
+        Branch(False, C.Not(works), ("Call can",), expr.span),
+    )
 
 
 def decode_literal(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:

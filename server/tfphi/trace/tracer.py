@@ -39,7 +39,7 @@ from ..syntax.hclfile import Attribute, Body
 from ..stir.model import Module, Resource, Variable
 from ..stir.workspace import CallPath, ModuleTree
 from . import conditions as C
-from .operators import apply_binary, apply_unary, get_attribute, get_index
+from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, kind_of, selector_of
 from .types import convert, parse_type
 from .values import TfEvalError, Value, to_bool, to_hcl, to_number, to_string, value_key
@@ -190,8 +190,9 @@ class Tracer:
         cond = self.trace(expr.condition, env, depth, stack)
         cond_text = self.view.text(expr.condition.span)
         if isinstance(cond, Unbounded):
+            blocking = self.view.text(cond.span) if cond.span is not None else cond_text
             if cond.cause == "apply-time":
-                return Unbounded(f"the selector {cond_text} depends on an apply-time value ({cond.reason})", "apply-time", expr.condition.span)
+                return Unbounded(f"the selector {cond_text} depends on an apply-time value ({blocking})", "apply-time", expr.condition.span)
             if cond.cause in ("nondeterministic", "plan-stability"):
                 return Unbounded(f"plan-stability violation: the selector {cond_text} changes on every plan ({cond.reason})", "plan-stability", expr.condition.span)
             if cond.cause in ("depth", "cycle", "size", "error"):
@@ -202,9 +203,15 @@ class Tracer:
             except TfEvalError as exc:
                 return Unbounded(f"the condition {cond_text} is not a bool: {exc}", "error", expr.condition.span)
             if len(truths) == 1:
-                arm = expr.true_result if truths.pop() else expr.false_result
-                taken = "true" if arm is expr.true_result else "false"
-                return _prepend(self.trace(arm, env, depth, stack), f"ConditionalExpr {taken} arm (constant)")
+                taken_true = truths.pop()
+                arm, other = (expr.true_result, expr.false_result) if taken_true else (expr.false_result, expr.true_result)
+                result = _prepend(self.trace(arm, env, depth, stack), f"ConditionalExpr {'true' if taken_true else 'false'} arm (constant)")
+                if isinstance(result, Unbounded):
+                    return result
+                # HCL still unifies the result with the other arm's type ("1" for `true ? 1 : "s"`).
+                other_result = self.trace(other, env, depth, stack)
+                other_values = [] if isinstance(other_result, Unbounded) else [b.value for b in other_result]
+                return _unify_arms(result, other_values, expr.span)
         existing = existing_cond(expr.condition, cond_text)
         true_arm = _prepend(self.trace(expr.true_result, env, depth, stack), "ConditionalExpr true arm")
         false_arm = _prepend(self.trace(expr.false_result, env, depth, stack), "ConditionalExpr false arm")
@@ -213,7 +220,10 @@ class Tracer:
         if isinstance(false_arm, Unbounded):
             return false_arm
         branches = _gate(true_arm, existing) + _gate(false_arm, C.Not(existing))
-        return self.limit(branches, expr.span)
+        unified = _unify_arms(branches, [], expr.span)
+        if isinstance(unified, Unbounded):
+            return unified
+        return self.limit(unified, expr.span)
 
     def _call(self, expr: FunctionCallExpr, env, depth, stack) -> Result:
         from .strategies import strategy_for
@@ -645,6 +655,16 @@ def _prepend(result: Result, step: str) -> Result:
     if isinstance(result, Unbounded):
         return result
     return tuple(Branch(b.value, b.cond, (step,) + b.path, b.source) for b in result)
+
+
+def _unify_arms(branches: tuple[Branch, ...], others: list[Value], span: Span) -> Result:
+    """Converts the branches of a conditional to the arms' common type, as HCL does."""
+    values = [b.value for b in branches]
+    try:
+        unified = unify_types(values + others)[: len(values)]
+    except TfEvalError as exc:
+        return Unbounded(f"the conditional's arms have no common type: {exc}", "error", span)
+    return tuple(Branch(v, b.cond, b.path, b.source) for v, b in zip(unified, branches))
 
 
 def _gate(branches: tuple[Branch, ...], cond: C.Cond) -> tuple[Branch, ...]:
