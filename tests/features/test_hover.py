@@ -266,3 +266,27 @@ def test_non_ascii_and_crlf_file():
     }
     """
     check_hover(fixture, ['| `"15.4"` | always |', "Default var.v ([main.tf:3](main.tf#L3))"], hovered="var.v")
+
+
+def test_tfvars_assignment_shows_the_variable():
+    check_hover(
+        with_cursor(STACK, "terraform.tfvars", "customer_env", 2),
+        ["**`var.customer_env`** (variable)", 'terraform.tfvars sets customer_env = "prod"'],
+        hovered="customer_env",
+    )
+
+
+def test_dynamic_block_iterator():
+    fixture = """
+    #- main.tf
+    resource "aws_db_instance" "app" {
+      dynamic "tag" {
+        for_each = { env = "prod", team = "db" }
+        content {
+          key   = tag.key
+          value = "${tag.va$0lue}!"
+        }
+      }
+    }
+    """
+    check_hover(fixture, ["**`tag.value`**", '| `"prod"` | `tag.key == "env"` |', '| `"db"` | `tag.key == "team"` |'], hovered="tag.value")

@@ -176,3 +176,29 @@ def test_document_symbols_nested_blocks_and_providers():
     resource = symbols[-1]
     assert [(c.name, c.kind) for c in resource.children] == [("restore_to_point_in_time", "block"), ("dynamic tag", "block")]
     assert [c.name for c in resource.children[1].children] == ["content"]
+
+
+TFVARS = """
+#- main.tf
+variable "customer_env" {
+  type = string
+}
+output "env" {
+  value = var.customer_env
+}
+#- terraform.tfvars
+customer_env = "prod"
+"""
+
+
+def test_tfvars_assignment_leads_to_the_variable_and_back():
+    check_definition(at(TFVARS, "terraform.tfvars", "customer_env", 2), [("main.tf", '"customer_env"')])
+    expected = [("main.tf", '"customer_env"'), ("main.tf", "var.customer_env"), ("terraform.tfvars", "customer_env")]
+    check_references(at(TFVARS, "terraform.tfvars", "customer_env", 2), expected)
+    check_references(at(TFVARS, "main.tf", '"customer_env"', 2), expected)
+
+
+def test_module_source_leads_to_the_called_module():
+    analysis, cursor, _ = load(at(WORKSPACE, "main.tf", '"./modules/postgres"', 3))
+    spans = definition(analysis, cursor.path, cursor.offset)
+    assert [(s.file, s.start, s.end) for s in spans] == [("modules/postgres/main.tf", 0, 0)]

@@ -7,7 +7,7 @@ call path of the module, with the iterators (``each``, ``count``, dynamic blocks
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 
 from ..analysis import Analysis
 from ..config import FieldSpec
@@ -47,7 +47,6 @@ class Target:
     resource: Resource | None = None
     field_path: tuple[str, ...] = ()
     variable: tuple[str, str] | None = None  # (dir, name) for variable targets
-    caller_dirs: tuple[str, ...] = field(default=())
 
 
 class _ExprAttribute:
@@ -94,12 +93,13 @@ def reference_name(expr: ScopeTraversalExpr) -> str | None:
 
 def locate(analysis: Analysis, path: str, offset: int) -> Target | None:
     """The traceable target at ``offset`` of ``path``, or None."""
-    hcl = analysis.files.get(path)
-    if hcl is None:
-        return None
     dir = module_dir_of(path)
     module = analysis.modules.get(dir)
-    if module is None:
+    if path in analysis.tfvars:
+        var = tfvars_variable(analysis, path, offset)
+        return variable_target(var, dir, _tfvars_name_span(analysis, path, var.name)) if var is not None else None
+    hcl = analysis.files.get(path)
+    if hcl is None or module is None:
         return None
     for block in hcl.body.blocks:
         if contains(block.span, offset):
@@ -236,6 +236,22 @@ def variable_target(var: Variable, dir: str, span: Span) -> Target:
     """The values of a variable, traced as a ``var.x`` reference in its own module."""
     expr = ScopeTraversalExpr(var.label_span, "var", var.label_span, (AttrStep(var.name, var.label_span),))
     return Target("variable", f"var.{var.name}", span, expr, Scope(dir), variable=(dir, var.name))
+
+
+def tfvars_variable(analysis: Analysis, path: str, offset: int) -> Variable | None:
+    """The root-module variable a tfvars assignment at ``offset`` sets."""
+    hcl = analysis.tfvars.get(path)
+    module = analysis.modules.get(module_dir_of(path))
+    if hcl is None or module is None:
+        return None
+    for name, attr in hcl.body.attributes.items():
+        if contains(attr.span, offset):
+            return module.variables.get(name)
+    return None
+
+
+def _tfvars_name_span(analysis: Analysis, path: str, name: str) -> Span:
+    return analysis.tfvars[path].body.attributes[name].name_span
 
 
 def _all_attributes(body: Body):

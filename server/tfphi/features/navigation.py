@@ -9,7 +9,7 @@ from ..stir.model import Module
 from ..stir.workspace import module_dir_of
 from ..syntax.expr import AttrStep, IndexStep, ScopeTraversalExpr, Span, SplatStep
 from ..syntax.hclfile import Block, Body
-from .cursor import contains, innermost_traversal
+from .cursor import contains, innermost_traversal, tfvars_variable
 
 # A declaration: (kind, module dir, name); kind is var | local | module | output | resource | data.
 Decl = tuple[str, str, str]
@@ -31,8 +31,14 @@ def definition(analysis: Analysis, path: str, offset: int) -> list[Span]:
     """Where the reference (or module argument name) at ``offset`` is declared."""
     dir = module_dir_of(path)
     module = analysis.modules.get(dir)
+    if path in analysis.tfvars:
+        var = tfvars_variable(analysis, path, offset)
+        return [var.label_span] if var is not None else []
     if module is None or path not in analysis.files:
         return []
+    source = _source_at(analysis, module, path, offset)
+    if source is not None:
+        return [source]
     argument = _argument_at(analysis, module, path, offset)
     if argument is not None:
         span = declaration_span(analysis, argument)
@@ -65,6 +71,18 @@ def _reference_at(analysis: Analysis, path: str, offset: int):
             found = innermost_traversal(attr.expr, offset)
             if found is not None:
                 return found
+    return None
+
+
+def _source_at(analysis: Analysis, module: Module, path: str, offset: int) -> Span | None:
+    """A module block's ``source`` leads to the start of the called module's first file."""
+    for call in module.calls.values():
+        if call.source_attr is not None and call.span.file == path and contains(call.source_attr.expr.span, offset):
+            target = analysis.tree.targets.get((module.dir, call.name))
+            child = analysis.modules.get(target.dir) if target is not None and target.dir is not None else None
+            if child is not None and child.files:
+                first = next((f for f in child.files if f.endswith("/main.tf") or f == "main.tf"), child.files[0])
+                return Span(first, 0, 0)
     return None
 
 
@@ -168,12 +186,19 @@ def references(analysis: Analysis, path: str, offset: int, include_declaration: 
             argument = call.arguments.get(decl[2]) if call else None
             if argument is not None:
                 spans.append(argument.name_span)
+        for tfvars_path, hcl in analysis.tfvars.items():  # assignments in the module's tfvars files
+            attr = hcl.body.attributes.get(decl[2])
+            if attr is not None and module_dir_of(tfvars_path) == decl[1]:
+                spans.append(attr.name_span)
     return sorted(set(spans), key=lambda s: (s.file, s.start, s.end))
 
 
 def _declaration_at(analysis: Analysis, path: str, offset: int) -> Decl | None:
     dir = module_dir_of(path)
     module = analysis.modules.get(dir)
+    if path in analysis.tfvars:
+        var = tfvars_variable(analysis, path, offset)
+        return ("var", dir, var.name) if var is not None else None
     if module is None or path not in analysis.files:
         return None
     for var in module.variables.values():
