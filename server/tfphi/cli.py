@@ -263,6 +263,9 @@ def run_specialize(args) -> int:
     if args.out:
         out = Path(args.out)
         out.mkdir(parents=True, exist_ok=True)
+        for rel, text in getattr(preview, "files", {}).items():  # each generated/rewritten file, by path
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            (out / rel).write_text(text, encoding="utf-8")
         (out / "specialized.tf").write_text(preview.hcl, encoding="utf-8")
         (out / "provenance.json").write_text(json.dumps(preview.provenance, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
         print(f"wrote {out / 'specialized.tf'} and {out / 'provenance.json'}")
@@ -270,4 +273,4 @@ def run_specialize(args) -> int:
         print(json.dumps(preview.provenance, indent=2, ensure_ascii=False))
     else:
         print(preview.hcl, end="" if preview.hcl.endswith("\n") else "\n")
-    return EXIT_OK
+    return EXIT_FINDINGS if getattr(preview, "blocked", False) else EXIT_OK  # nothing to specialize

@@ -1,0 +1,46 @@
+"""Code lenses: "N specializations: a, b" above each registered field whose trace is Bounded."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis import Analysis
+from ..stir.workspace import module_dir_of
+from ..syntax.expr import Span
+from ..trace.result import BOUNDED
+
+
+@dataclass(frozen=True, slots=True)
+class CodeLens:
+    span: Span  # the field's attribute (name through value)
+    title: str
+    address: str  # full configuration address from a root, for tfphi.previewSpecialization
+
+
+def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
+    from ..specialize.specializer import names_for
+    from ..trace.tracer import find_field
+
+    dir = module_dir_of(path)
+    if dir not in analysis.modules:
+        return []
+    lenses: list[CodeLens] = []
+    seen: set[str] = set()
+    for trace in analysis.field_traces(dir):
+        result = trace.result
+        if result.kind != BOUNDED or result.expr_span is None or result.expr_span.file != path:
+            continue
+        frames = "".join(f"module.{call}." for call, _ in result.call_path[1:])
+        address = f"{frames}{trace.resource.address}.{trace.field_name}"
+        if address in seen:
+            continue
+        seen.add(address)
+        found = find_field(trace.resource, trace.field_path)
+        span = found[0].span if found else result.expr_span
+        names = names_for(analysis, result, trace.resource)
+        title = f"{len(names)} specialization{'s' if len(names) != 1 else ''}: {', '.join(names)}"
+        if len(result.call_path) > 1:
+            title += f" ({frames.rstrip('.')})"
+        lenses.append(CodeLens(span, title, address))
+    lenses.sort(key=lambda lens: (lens.span.start, lens.address))
+    return lenses

@@ -1,0 +1,95 @@
+"""The specialization preview behind ``tfphi specialize`` and the editor's *Preview specialization*."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from ..analysis import Analysis, FieldTrace
+from ..config import FieldSpec
+from ..stir.model import Resource
+from ..trace.result import UNBOUNDED, TraceResult
+from .specializer import COMPILER_VERSION, Plan, specialize
+
+
+@dataclass
+class Preview:
+    """``hcl``: every generated or rewritten file, each under a ``# ==== path ====`` header;
+    ``files``: the same, path -> text; ``provenance``: one JSON record per specialization."""
+
+    hcl: str
+    provenance: list[dict]
+    title: str
+    files: dict[str, str] = field(default_factory=dict)
+    blocked: bool = False
+
+
+def resolve_address(analysis: Analysis, address: str) -> tuple[TraceResult, Resource, str] | None:
+    """The trace, resource and field name an address names, or None."""
+    result = analysis.trace_address(address)
+    if result is None:
+        return None
+    parts = address.split(".")
+    while len(parts) >= 2 and parts[0] == "module":
+        parts = parts[2:]
+    mode = "managed"
+    if parts and parts[0] == "data":
+        mode, parts = "data", parts[1:]
+    module = analysis.modules.get(result.call_path[-1][1]) if result.call_path else None
+    if module is None or len(parts) < 3:
+        return None
+    table = module.data if mode == "data" else module.resources
+    resource = table.get(f"{parts[0]}.{parts[1]}")
+    if resource is None:
+        return None
+    return result, resource, ".".join(parts[2:])
+
+
+def specialize_address(analysis: Analysis, address: str) -> Preview | None:
+    found = resolve_address(analysis, address)
+    if found is None:
+        return None
+    result, resource, field_name = found
+    plan = specialize(analysis, result, resource, field_name)
+    if plan.blocked is not None:
+        return _blocked_preview(analysis, plan, result, resource, field_name)
+    return render(plan)
+
+
+def render(plan: Plan) -> Preview:
+    names = [s.name for s in plan.specializations]
+    count = len(names)
+    title = f"{plan.address}: {count} specialization{'s' if count != 1 else ''} ({', '.join(names)})"
+    out = [f"# tfphi specialize {plan.address}", f"# {count} specialization{'s' if count != 1 else ''}: {', '.join(names)} - {COMPILER_VERSION}"]
+    out += [f"# note: {n}" for n in plan.notes]
+    for path, text in plan.files.items():
+        out.append("")
+        out.append(f"# ==== {path} ====")
+        out.append(text.rstrip("\n"))
+    return Preview("\n".join(out) + "\n", plan.provenance, title, dict(plan.files))
+
+
+def _blocked_preview(analysis: Analysis, plan: Plan, result: TraceResult, resource: Resource, field_name: str) -> Preview:
+    lines = [f"# tfphi specialize {plan.address}", "# No specialization: " + (
+        f"can't determine the value of {field_name}." if result.kind == UNBOUNDED else f"{field_name} cannot be count-gated.")]
+    if result.kind == UNBOUNDED and result.unbounded is not None:
+        from ..features.diagnostics import unbounded_message
+
+        spec = analysis.config.field_spec(resource.type, field_name) or FieldSpec()
+        message = unbounded_message(analysis, FieldTrace(resource, tuple(field_name.split(".")), spec, result))
+        first, _, rest = message.partition("\n")
+        lines.append(f"# {first}")
+        if rest:
+            for line in rest.split("\n"):
+                if line.startswith("Fix (any one works): "):
+                    lines.append("# Fix (any one works):")
+                    body = line[len("Fix (any one works): "):]
+                    import re
+
+                    for item in re.split(r"(?=\b\d+\. )", body):
+                        if item.strip():
+                            lines.append(f"#   {item.strip()}")
+                else:
+                    lines.append(f"# {line}")
+    else:
+        lines.append(f"# Why: {plan.blocked}")
+    return Preview("\n".join(lines) + "\n", [], f"{plan.address}: no specialization", {}, blocked=True)
