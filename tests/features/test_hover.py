@@ -290,3 +290,34 @@ def test_dynamic_block_iterator():
     }
     """
     check_hover(fixture, ["**`tag.value`**", '| `"prod"` | `tag.key == "env"` |', '| `"db"` | `tag.key == "team"` |'], hovered="tag.value")
+
+
+def test_nested_call_paths_are_named_hop_by_hop():
+    fixture = """
+    #- main.tf
+    module "a" {
+      source = "./mid"
+      v      = "15.4"
+    }
+    module "b" {
+      source = "./mid"
+      v      = "16.2"
+    }
+    #- mid/main.tf
+    variable "v" { type = string }
+    module "leaf" {
+      source = "../leaf"
+      v      = var.v
+    }
+    #- leaf/main.tf
+    variable "v" { type = string }
+    resource "aws_db_instance" "app" {
+      engine_version = var.v$0
+    }
+    """
+    markdown = check_hover(
+        fixture,
+        ["**bounded** · 2 values", "#### via module.a -> module.leaf", "#### via module.b -> module.leaf",
+         "ModCall module.leaf argument v ([mid/main.tf:4](mid/main.tf#L4))", "ModCall module.a argument v ([main.tf:3](main.tf#L3))"],
+    )
+    assert markdown.index("via module.a") < markdown.index('"15.4"', markdown.index("via module.a"))

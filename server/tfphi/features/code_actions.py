@@ -18,6 +18,8 @@ MAX_VALIDATION_VALUES = 16
 
 @dataclass(frozen=True, slots=True)
 class TextEdit:
+    """Replace ``span`` (bytes) of ``file`` with ``new_text``."""
+
     file: str
     span: Span  # byte range replaced by new_text (empty for an insertion)
     new_text: str
@@ -25,6 +27,8 @@ class TextEdit:
 
 @dataclass(frozen=True)
 class CodeAction:
+    """A quick fix: a title and the edits that apply it."""
+
     title: str
     kind: str = "quickfix"
     edits: list[TextEdit] = field(default_factory=list)

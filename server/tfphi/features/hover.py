@@ -24,6 +24,8 @@ _VAR_NAME = re.compile(r"\bvar\.([A-Za-z_][A-Za-z0-9_-]*)")
 
 @dataclass(frozen=True, slots=True)
 class Hover:
+    """Markdown for the editor and the byte range it describes."""
+
     markdown: str
     span: Span
 

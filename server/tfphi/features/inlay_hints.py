@@ -15,6 +15,8 @@ MAX_HINT_VALUE_WIDTH = 40
 
 @dataclass(frozen=True, slots=True)
 class InlayHint:
+    """A label shown at a byte offset."""
+
     offset: int  # byte offset the hint stands at (just after the value expression)
     label: str
 

@@ -17,6 +17,8 @@ Decl = tuple[str, str, str]
 
 @dataclass(frozen=True)
 class Symbol:
+    """One outline entry: ``span`` is the whole declaration, ``selection_span`` its name."""
+
     name: str
     kind: str  # variable | local | resource | data | module | output | provider | block
     span: Span
