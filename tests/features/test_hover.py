@@ -85,8 +85,8 @@ def test_field_value_through_a_module_call():
             "| value | condition |",
             '| `"15.4"` | `var.customer_env == "prod"` |',
             '| `"14.9"` | `!(var.customer_env == "prod")` |',
-            "NameRef var.engine_version ([modules/postgres/variables.tf:1](modules/postgres/variables.tf#L1))",
-            "ModCall module.database argument engine_version ([main.tf:3](main.tf#L3))",
+            "NameRef var.engine_version ([modules/postgres/variables.tf:1](variables.tf#L1))",
+            "ModCall module.database argument engine_version ([main.tf:3](../../main.tf#L3))",
             'terraform.tfvars sets customer_env = "prod"',
         ],
         hovered="var.engine_version",
@@ -96,7 +96,7 @@ def test_field_value_through_a_module_call():
 def test_field_name():
     check_hover(
         with_cursor(STACK, "modules/postgres/main.tf", "instance_class", 2),
-        ['| `"db.r6g.large"` | `var.customer_env == "prod"` |', "NameRef local.instance_class ([main.tf:8](main.tf#L8))"],
+        ['| `"db.r6g.large"` | `var.customer_env == "prod"` |', "NameRef local.instance_class ([main.tf:8](../../main.tf#L8))"],
         hovered="instance_class",
     )
 
@@ -141,7 +141,7 @@ def test_local_reference():
 def test_module_output_reference():
     check_hover(
         with_cursor(STACK, "main.tf", "module.database.engine_version", 20),
-        ["**bounded** · 2 values", "Output module.database.engine_version ([modules/postgres/main.tf:7]"],
+        ["**bounded** · 2 values", "Output module.database.engine_version ([modules/postgres/main.tf:7](modules/postgres/main.tf#L7))"],
         hovered="module.database.engine_version",
     )
 
@@ -318,6 +318,6 @@ def test_nested_call_paths_are_named_hop_by_hop():
     markdown = check_hover(
         fixture,
         ["**bounded** · 2 values", "#### via module.a -> module.leaf", "#### via module.b -> module.leaf",
-         "ModCall module.leaf argument v ([mid/main.tf:4](mid/main.tf#L4))", "ModCall module.a argument v ([main.tf:3](main.tf#L3))"],
+         "ModCall module.leaf argument v ([mid/main.tf:4](../mid/main.tf#L4))", "ModCall module.a argument v ([main.tf:3](../main.tf#L3))"],
     )
     assert markdown.index("via module.a") < markdown.index('"15.4"', markdown.index("via module.a"))

@@ -39,11 +39,11 @@ def test_full_trace_of_a_field():
         '**Trace of `"14.9"`**',
         'condition: `Not(Existing(var.env == "prod"))`',
         "1. `Field aws_db_instance.app.engine_version`",
-        "2. `NameRef var.version_in` ([db/main.tf:1](db/main.tf#L1))",
-        "3. `ModCall module.db argument version_in` ([main.tf:4](main.tf#L4))",
+        "2. `NameRef var.version_in` ([db/main.tf:1](main.tf#L1))",
+        "3. `ModCall module.db argument version_in` ([main.tf:4](../main.tf#L4))",
         "4. `ConditionalExpr true arm`",
         '5. `Prim "15.4"`',
-        "6. value from [main.tf:4](main.tf#L4)",
+        "6. value from [main.tf:4](../main.tf#L4)",
     ])
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import posixpath
 import re
 from dataclasses import dataclass
 from types import SimpleNamespace
@@ -38,23 +39,26 @@ def hover_at(analysis: Analysis, path: str, offset: int) -> Hover | None:
     results = trace_target(analysis, target)
     if not results:
         return None
-    return Hover(render_trace(analysis, target, results, full=False), target.span)
+    return Hover(render_trace(analysis, target, results, full=False, base=module_dir_of(path)), target.span)
 
 
 # ---- rendering (shared with the trace view) ---------------------------------------------------
 
 
-def render_trace(analysis: Analysis, target: Target, results: list[TraceResult], full: bool) -> str:
-    """Markdown for a target's traces: summary, value | condition table, paths, reasons, fixes, tfvars."""
+def render_trace(analysis: Analysis, target: Target, results: list[TraceResult], full: bool, base: str = "") -> str:
+    """Markdown for a target's traces: summary, value | condition table, paths, reasons, fixes, tfvars.
+
+    Links point relative to the ``base`` directory (the hovered file's), so Markdown viewers resolve them.
+    """
     title = results[0].address if len(results) == 1 else target.label
     lines = [f"**`{title}`** ({_describe(target)})", "", summary(results), ""]
     if len(results) == 1:
-        lines += _render_one(analysis, target, results[0], full)
+        lines += _render_one(analysis, base, target, results[0], full)
     else:
         for result in results:
             lines += [f"#### via {via(result.call_path)}", "", summary([result]), ""]
-            lines += _render_one(analysis, target, result, full)
-    lines += _render_tfvars(analysis, target, results)
+            lines += _render_one(analysis, base, target, result, full)
+    lines += _render_tfvars(analysis, base, target, results)
     while lines and lines[-1] == "":
         lines.pop()
     return "\n".join(lines)
@@ -87,9 +91,9 @@ def _describe(target: Target) -> str:
     }.get(target.kind, target.kind)
 
 
-def _render_one(analysis: Analysis, target: Target, result: TraceResult, full: bool) -> list[str]:
+def _render_one(analysis: Analysis, base: str, target: Target, result: TraceResult, full: bool) -> list[str]:
     if result.kind == UNBOUNDED:
-        return _render_unbounded(analysis, target, result)
+        return _render_unbounded(analysis, base, target, result)
     lines = ["| value | condition |", "|---|---|"]
     shown = result.branches if full else result.branches[:MAX_HOVER_BRANCHES]
     for branch in shown:
@@ -107,19 +111,19 @@ def _render_one(analysis: Analysis, target: Target, result: TraceResult, full: b
                 lines.append(f"condition: `{branch.cond}`")
             lines.append("")
             for i, (step, span) in enumerate(step_locations(analysis, result.call_path, _own_steps(target, branch.path)), 1):
-                where = f" ({link(analysis, span)})" if span is not None else ""
+                where = f" ({link(analysis, base, span)})" if span is not None else ""
                 lines.append(f"{i}. `{step}`{where}")
             if branch.source is not None:
-                lines.append(f"{len(_own_steps(target, branch.path)) + 1}. value from {link(analysis, branch.source)}")
+                lines.append(f"{len(_own_steps(target, branch.path)) + 1}. value from {link(analysis, base, branch.source)}")
             lines.append("")
     else:
         lines.append("**Trace**")
         lines.append("")
         for branch in shown:
-            steps = [f"{step} ({link(analysis, span)})" if span is not None else step
+            steps = [f"{step} ({link(analysis, base, span)})" if span is not None else step
                      for step, span in step_locations(analysis, result.call_path, branch.path)
                      if not step.startswith("Field ")]
-            origin = f" — from {link(analysis, branch.source)}" if branch.source is not None else ""
+            origin = f" — from {link(analysis, base, branch.source)}" if branch.source is not None else ""
             lines.append(f"- `{_short(to_display(branch.value))}`: " + " → ".join(steps) + origin)
         lines.append("")
     return lines
@@ -132,12 +136,12 @@ def _own_steps(target: Target, steps: tuple[str, ...]) -> tuple[str, ...]:
     return steps
 
 
-def _render_unbounded(analysis: Analysis, target: Target, result: TraceResult) -> list[str]:
+def _render_unbounded(analysis: Analysis, base: str, target: Target, result: TraceResult) -> list[str]:
     blocked = result.unbounded
     assert blocked is not None
     lines = [f"**Why:** {blocked.reason}"]
     if blocked.span is not None:
-        lines[-1] += f" ({link(analysis, blocked.span)})"
+        lines[-1] += f" ({link(analysis, base, blocked.span)})"
     lines.append("")
     fixes = _fixes(analysis, target, result)
     if fixes:
@@ -160,7 +164,7 @@ def _fixes(analysis: Analysis, target: Target, result: TraceResult) -> list[str]
     return [f for f in fix_texts(context, blocked) if not f.startswith("hardcode")]  # type: ignore[arg-type]
 
 
-def _render_tfvars(analysis: Analysis, target: Target, results: list[TraceResult]) -> list[str]:
+def _render_tfvars(analysis: Analysis, base: str, target: Target, results: list[TraceResult]) -> list[str]:
     """Values that tfvars files assign to the root-module variables this trace involves."""
     wanted: dict[str, set[str]] = {}  # root dir -> variable names
     for result in results:
@@ -180,7 +184,7 @@ def _render_tfvars(analysis: Analysis, target: Target, results: list[TraceResult
     for root, names in sorted(wanted.items()):
         for assignment in tfvars_assignments(analysis, root, names):
             path, name, text, span = assignment
-            lines.append(f"- {path.rsplit('/', 1)[-1]} sets {name} = {_short(text)} ({link(analysis, span)})")
+            lines.append(f"- {path.rsplit('/', 1)[-1]} sets {name} = {_short(text)} ({link(analysis, base, span)})")
     if lines:
         return ["**Set in tfvars** (the customer's values decide at deployment; they do not narrow the trace):", ""] + lines + [""]
     return []
@@ -245,11 +249,11 @@ def _step_span(analysis: Analysis, frames: list[tuple[str, str]], step: str) -> 
     return None
 
 
-def link(analysis: Analysis, span: Span) -> str:
-    """A Markdown link ``[main.tf:6](main.tf#L6)`` to the start of a span (workspace-relative)."""
+def link(analysis: Analysis, base: str, span: Span) -> str:
+    """``[modules/db/main.tf:6](db/main.tf#L6)``: the workspace path as text, the target relative to the ``base`` directory."""
     line, _ = human_position(analysis, span.file, span.start)
-    name = span.file
-    return f"[{name}:{line}]({name}#L{line})"
+    target = posixpath.relpath(span.file, base) if base else span.file
+    return f"[{span.file}:{line}]({target}#L{line})"
 
 
 def _cell(text: str) -> str:

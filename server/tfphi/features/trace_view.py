@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..analysis import Analysis
+from ..stir.workspace import module_dir_of
 from .cursor import locate, trace_target
 from .hover import render_trace
 
@@ -16,4 +17,4 @@ def trace_document(analysis: Analysis, path: str, offset: int) -> tuple[str, str
     if not results:
         return None
     title = f"Trace: {results[0].address if len(results) == 1 else target.label}"
-    return title, render_trace(analysis, target, results, full=True)
+    return title, render_trace(analysis, target, results, full=True, base=module_dir_of(path))
