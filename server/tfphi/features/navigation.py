@@ -177,7 +177,10 @@ def references(analysis: Analysis, path: str, offset: int, include_declaration: 
             hcl = analysis.files.get(file)
             if hcl is None:
                 continue
+            needle = decl[2].rsplit(".", 1)[-1].encode("utf-8")
             for attr in _file_attributes(hcl.body):
+                if needle not in hcl.source[attr.span.start : attr.span.end]:
+                    continue  # cheap text filter: most attributes never need converting
                 for expr in _traversals(attr.expr):
                     span = _matching_span(analysis, module, expr, decl)
                     if span is not None:
