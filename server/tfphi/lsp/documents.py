@@ -1,0 +1,167 @@
+"""The document store: what the editor has open, apart from the analysis.
+
+A ``Document`` is the editor's copy of one file: its bytes, version, line index, the
+negotiated position encoding and its tree-sitter tree. Every incremental change is
+applied to the bytes *and* to a copy of the tree (``Tree.edit``) at once, so changes are
+never lost or reordered; the reparse against the edited tree is deferred to ``parse``,
+which the workspace calls once per batch of coalesced changes.
+
+The tree the analysis holds (``Document.hcl.tree``) is never edited: lazily converted
+expressions of the analysis's ``HclFile`` still read nodes of it. Edits go to a copy
+(``Tree.copy`` is O(1); tree-sitter copies the edited subtrees on write).
+
+Nothing here knows about LSP messages, the workspace or the analysis.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Iterable
+
+from tree_sitter import Parser, Tree
+
+from ..syntax.hclfile import HclFile, new_parser, parse_file
+from ..text import Encoding, LineIndex, byte_point
+
+__all__ = ["TextChange", "Document", "DocumentStore", "StaleVersion", "encode_text"]
+
+
+def encode_text(text: str) -> bytes:
+    """The UTF-8 bytes of editor text (lone surrogates a JSON string may carry survive as bytes)."""
+    return text.encode("utf-8", "surrogatepass")
+
+
+@dataclass(frozen=True, slots=True)
+class TextChange:
+    """One content change: ``range`` is ((line, col), (line, col)) in the document's encoding, or None for the whole text."""
+
+    text: str
+    range: tuple[tuple[int, int], tuple[int, int]] | None = None
+
+
+class StaleVersion(Exception):
+    """A change whose version is not newer than the document's: it is ignored."""
+
+
+@dataclass(eq=False)
+class Document:
+    """One open document."""
+
+    uri: str
+    version: int
+    source: bytes
+    encoding: Encoding = "utf-16"
+    language_id: str = ""
+    hcl: HclFile | None = None  # the last parse; its tree is never edited
+    _edited_tree: Tree | None = field(default=None, repr=False)  # a copy of hcl.tree with the pending edits
+    _index: LineIndex | None = field(default=None, repr=False)
+    dirty: bool = True  # the text changed since the last parse
+
+    @property
+    def line_index(self) -> LineIndex:
+        """The line index of the current text (rebuilt lazily after a change)."""
+        if self._index is None:
+            self._index = LineIndex(self.source)
+        return self._index
+
+    @property
+    def text(self) -> str:
+        return self.source.decode("utf-8", "surrogatepass")
+
+    def offset(self, line: int, character: int) -> int:
+        """Byte offset of an editor position (clamped to the text)."""
+        return self.line_index.offset(line, character, self.encoding)
+
+    def position(self, offset: int) -> tuple[int, int]:
+        """Editor position of a byte offset."""
+        return self.line_index.position(offset, self.encoding)
+
+    def apply(self, changes: Iterable[TextChange], version: int | None) -> None:
+        """Applies changes in order to the text and to the tree (the reparse waits for ``parse``).
+
+        Raises ``StaleVersion`` when ``version`` is not newer than the document's.
+        """
+        if version is not None and version <= self.version:
+            raise StaleVersion(f"{self.uri}: change to version {version}, but the document is at version {self.version}")
+        for change in changes:
+            self._apply_one(change)
+        if version is not None:
+            self.version = version
+
+    def _apply_one(self, change: TextChange) -> None:
+        inserted = encode_text(change.text)
+        if change.range is None:
+            self.source = inserted
+            self._index = None
+            self._edited_tree = None  # nothing to reuse: a full parse
+            self.dirty = True
+            return
+        (sl, sc), (el, ec) = change.range
+        index = self.line_index
+        start = index.offset(sl, sc, self.encoding)
+        old_end = index.offset(el, ec, self.encoding)
+        if old_end < start:  # a reversed range; LSP forbids it, be lenient
+            start, old_end = old_end, start
+        old = self.source
+        new = old[:start] + inserted + old[old_end:]
+        new_end = start + len(inserted)
+        tree = self._tree_for_edit()
+        if tree is not None:
+            tree.edit(
+                start_byte=start,
+                old_end_byte=old_end,
+                new_end_byte=new_end,
+                start_point=byte_point(old, start),
+                old_end_point=byte_point(old, old_end),
+                new_end_point=byte_point(new, new_end),
+            )
+        self.source = new
+        self._index = None
+        self.dirty = True
+
+    def _tree_for_edit(self) -> Tree | None:
+        if self._edited_tree is None and self.hcl is not None and not self.dirty:
+            self._edited_tree = self.hcl.tree.copy()
+        return self._edited_tree
+
+    def parse(self, path: str, parser: Parser) -> HclFile:
+        """The parse of the current text: incremental against the edited tree when there is one."""
+        if self.hcl is not None and not self.dirty and self.hcl.path == path:
+            return self.hcl
+        self.hcl = parse_file(path, self.source, parser, self._edited_tree)
+        self._edited_tree = None
+        self.dirty = False
+        return self.hcl
+
+
+class DocumentStore:
+    """Open documents by URI, and the parser that reparses them."""
+
+    def __init__(self, encoding: Encoding = "utf-16"):
+        self.encoding: Encoding = encoding
+        self.parser: Parser = new_parser()
+        self._docs: dict[str, Document] = {}
+
+    def __contains__(self, uri: str) -> bool:
+        return uri in self._docs
+
+    def __iter__(self):
+        return iter(list(self._docs.values()))
+
+    def get(self, uri: str) -> Document | None:
+        return self._docs.get(uri)
+
+    def open(self, uri: str, version: int, text: str, language_id: str = "") -> Document:
+        """Opens (or reopens) a document with its full text."""
+        doc = Document(uri, version, encode_text(text), self.encoding, language_id)
+        self._docs[uri] = doc
+        return doc
+
+    def change(self, uri: str, version: int | None, changes: Iterable[TextChange]) -> Document:
+        """Applies changes to an open document; KeyError when it is not open, StaleVersion when old."""
+        doc = self._docs[uri]
+        doc.apply(changes, version)
+        return doc
+
+    def close(self, uri: str) -> Document | None:
+        return self._docs.pop(uri, None)

@@ -1,0 +1,121 @@
+"""Publishing diagnostics: converts them, remembers the last list sent per URI, and sends only changes.
+
+Ownership, so two sources never overwrite each other's list for one file:
+- ``.tf`` files are published per module directory, from ``dir_diagnostics``;
+- everything else (``.tfphi.toml``, ``modules.json``, ``.tfvars``, unreadable non-``.tf``
+  files) and the folder URI itself (invalid LSP settings) in the per-folder config pass.
+
+A *forced* URI (a document that was just edited) is published even when its list did not
+change, with the document's version, so the client knows the edit was analysed.
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Iterable
+
+from lsprotocol import types
+
+from ..analysis import file_kind
+from ..features.diagnostics import Diagnostic, config_diagnostics, sort_key
+from ..stir.workspace import module_dir_of
+from ..syntax.expr import Span
+from . import convert
+from .workspace import Folder, LiveWorkspace
+
+Send = Callable[[str, "int | None", list[types.Diagnostic]], None]
+
+
+class DiagnosticPublisher:
+    def __init__(self, ws: LiveWorkspace, send: Send):
+        self.ws = ws
+        self._send = send
+        self._last: dict[str, list[types.Diagnostic]] = {}
+        self._files: dict[Folder, set[str]] = {}  # relative paths with a non-empty last list, per folder
+
+    def last(self, uri: str) -> list[types.Diagnostic]:
+        return self._last.get(uri, [])
+
+    def publish_dir(self, folder: Folder, dir: str, diags: Iterable[Diagnostic], forced: set[str]) -> None:
+        """Publishes the ``.tf`` files of one module directory."""
+        groups = self._group(d for d in diags if file_kind(d.file) == "tf")
+        known = {rel for rel in self._files.get(folder, ()) if file_kind(rel) == "tf" and module_dir_of(rel) == dir}
+        for doc, rel in self.ws.open_documents_in(folder):
+            if file_kind(rel) == "tf" and module_dir_of(rel) == dir:
+                known.add(rel)
+        self._publish_files(folder, groups, known, forced)
+
+    def publish_config(self, folder: Folder, forced: set[str]) -> None:
+        """Publishes the folder's non-``.tf`` files and the LSP settings problems (on the folder URI)."""
+        analysis = folder.analysis
+        diags = [d for d in config_diagnostics(analysis)]
+        for path, problem in sorted(analysis.problems.items()):
+            if file_kind(path) != "tf":
+                diags.append(Diagnostic(path, Span(path, 0, 0), "error", "syntax-error", problem.message))
+        groups = self._group(diags)
+        known = {rel for rel in self._files.get(folder, ()) if file_kind(rel) != "tf"}
+        for doc, rel in self.ws.open_documents_in(folder):
+            if file_kind(rel) != "tf":
+                known.add(rel)
+        self._publish_files(folder, groups, known, forced)
+        settings = [
+            types.Diagnostic(
+                range=types.Range(start=types.Position(line=0, character=0), end=types.Position(line=0, character=0)),
+                message=f"LSP settings: {message}",
+                severity=types.DiagnosticSeverity.Error,
+                code="config-error",
+                source=convert.SOURCE,
+            )
+            for message in folder.settings_problems
+        ]
+        self._publish(folder.uri, None, settings, force=False)
+
+    def publish_leftovers(self, forced: set[str]) -> None:
+        """Forced URIs no pass published (documents tfphi does not analyse): their last list, versioned."""
+        for uri in sorted(forced):
+            doc = self.ws.documents.get(uri)
+            self._publish(uri, doc.version if doc else None, self._last.get(uri, []), force=True)
+        forced.clear()
+
+    def clear(self, uri: str) -> None:
+        """Publishes an empty list for a URI nothing analyses any more."""
+        self._publish(uri, None, [], force=False)
+
+    def forget_folder(self, folder: Folder) -> None:
+        """A folder went away: clear what it published."""
+        for rel in sorted(self._files.pop(folder, set())):
+            self._publish(self.ws.uri_for(folder, rel), None, [], force=False)
+        self._publish(folder.uri, None, [], force=False)
+
+    def _group(self, diags: Iterable[Diagnostic]) -> dict[str, list[Diagnostic]]:
+        groups: dict[str, list[Diagnostic]] = {}
+        for d in diags:
+            groups.setdefault(d.file, []).append(d)
+        for items in groups.values():
+            items.sort(key=sort_key)
+        return groups
+
+    def _publish_files(self, folder: Folder, groups: dict[str, list[Diagnostic]], known: set[str], forced: set[str]) -> None:
+        ws = self.ws
+        index_for = lambda rel: ws.line_index(folder, rel)  # noqa: E731
+        uri_for = lambda rel: ws.uri_for(folder, rel)  # noqa: E731
+        with_diags = self._files.setdefault(folder, set())
+        for rel in sorted(set(groups) | known):
+            uri = uri_for(rel)
+            items = [convert.diagnostic(d, index_for, uri_for, ws.encoding) for d in groups.get(rel, ())]
+            doc = ws.documents.get(uri)
+            force = uri in forced
+            forced.discard(uri)
+            self._publish(uri, doc.version if doc else None, items, force)
+            if items:
+                with_diags.add(rel)
+            else:
+                with_diags.discard(rel)
+
+    def _publish(self, uri: str, version: int | None, items: list[types.Diagnostic], force: bool) -> None:
+        if not force and self._last.get(uri, []) == items:
+            return
+        if items:
+            self._last[uri] = items
+        else:
+            self._last.pop(uri, None)
+        self._send(uri, version, items)

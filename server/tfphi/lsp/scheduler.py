@@ -1,0 +1,159 @@
+"""When analysis runs: no debounce delay, coalesced changes, stale work cancelled, folders indexed with progress.
+
+pygls 2 runs every handler on one asyncio loop. ``didChange`` applies its text edit
+synchronously (so edits are never lost or reordered) and calls ``schedule``. One analysis
+task runs at a time; it first yields once, so notifications already waiting land and are
+coalesced into the same pass. A pass flushes every changed document into the analysis
+(one incremental reparse each), refreshes the analysis, and publishes the module
+directories it reports, the edited documents' directories first. Between directories the
+task yields; when a newer change arrived meanwhile, the rest of the pass is stale: it is
+dropped and a new pass starts from the newest state (the directories not yet published are
+kept for it).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+from typing import Awaitable, Callable
+
+from ..features.diagnostics import dir_diagnostics
+from ..stir.workspace import module_dir_of
+from .publish import DiagnosticPublisher
+from .workspace import Folder, LiveWorkspace
+
+logger = logging.getLogger(__name__)
+
+INDEX_REPORT_EVERY = 25  # files between two progress reports (and two yields to the loop)
+
+
+class Progress:
+    """Work-done progress for one token; every call is a no-op when the client does not support it."""
+
+    async def begin(self, title: str, message: str | None = None) -> None: ...
+
+    def report(self, message: str, percentage: int) -> None: ...
+
+    def end(self, message: str) -> None: ...
+
+
+ProgressFactory = Callable[[], Awaitable[Progress]]
+Log = Callable[[str], None]
+
+
+class AnalysisScheduler:
+    def __init__(self, ws: LiveWorkspace, publisher: DiagnosticPublisher, progress: ProgressFactory, log_error: Log):
+        self.ws = ws
+        self.publisher = publisher
+        self._progress = progress
+        self._log_error = log_error
+        self._generation = 0
+        self._task: asyncio.Task | None = None
+        self._forced: set[str] = set()
+        self._indexing: dict[Folder, asyncio.Task] = {}
+        self._ids = itertools.count(1)
+        self.passes = 0  # completed passes (for tests and benchmarks)
+        self.stopped = False
+
+    # ---- analysis passes -------------------------------------------------------------------
+
+    def schedule(self, forced: tuple[str, ...] | set[str] = ()) -> None:
+        """Asks for a pass; ``forced`` URIs get their diagnostics published even when unchanged."""
+        if self.stopped:
+            return
+        self._generation += 1
+        self._forced.update(forced)
+        if self._task is None or self._task.done():
+            self._task = asyncio.get_running_loop().create_task(self._run())
+
+    async def _run(self) -> None:
+        while not self.stopped:
+            await asyncio.sleep(0)  # let notifications already queued land: they join this pass
+            generation = self._generation
+            try:
+                finished = await self._pass(generation)
+            except Exception:  # noqa: BLE001 - the analysis must never take the server down
+                logger.exception("analysis pass failed")
+                self._log_error("tfphi: an analysis pass failed; see the server log")
+                self._forced.clear()
+                return
+            if finished and generation == self._generation:
+                return
+
+    async def _pass(self, generation: int) -> bool:
+        ws = self.ws
+        ws.flush()
+        for folder in ws.folders:
+            if not folder.indexed:
+                self.ensure_indexed(folder)
+        folders = [f for f in ws.folders if f.indexed]
+        for folder in folders:
+            folder.pending_dirs |= folder.analysis.refresh()
+        urgent: set[tuple[int, str]] = set()
+        for uri in self._forced:
+            found = ws.locate(uri, create=False)
+            if found is not None:
+                urgent.add((id(found[0]), module_dir_of(found[1])))
+        work = sorted(
+            ((0 if (id(f), d) in urgent else 1, i, d) for i, f in enumerate(folders) for d in f.pending_dirs),
+        )
+        for _, i, dir in work:
+            if generation != self._generation:
+                return False
+            folder = folders[i]
+            if dir not in folder.pending_dirs or folder not in ws.folders:
+                continue
+            diags = dir_diagnostics(folder.analysis, dir)
+            folder.pending_dirs.discard(dir)
+            self.publisher.publish_dir(folder, dir, diags, self._forced)
+            await asyncio.sleep(0)
+        if generation != self._generation:
+            return False
+        for folder in folders:
+            self.publisher.publish_config(folder, self._forced)
+        if not any(not f.indexed for f in ws.folders):
+            self.publisher.publish_leftovers(self._forced)
+        self.passes += 1
+        return True
+
+    async def idle(self) -> None:
+        """Waits until no pass or indexing is running (for tests and benchmarks)."""
+        while (self._task is not None and not self._task.done()) or any(not t.done() for t in self._indexing.values()):
+            await asyncio.sleep(0.005)
+
+    # ---- indexing --------------------------------------------------------------------------
+
+    def ensure_indexed(self, folder: Folder) -> None:
+        task = self._indexing.get(folder)
+        if task is None or task.done():
+            self._indexing[folder] = asyncio.get_running_loop().create_task(self._index(folder))
+
+    async def _index(self, folder: Folder) -> None:
+        ws = self.ws
+        progress = await self._progress()
+        try:
+            await progress.begin(f"tfphi: indexing {folder.name}", "reading files")
+            ws.read_config(folder)
+            rels = ws.scan(folder)
+            analysis = folder.analysis
+            keep = set(rels) | {rel for _, rel in ws.open_documents_in(folder)}
+            for stale in [p for p in (*analysis.files, *analysis.tfvars, *analysis.problems) if p not in keep]:
+                analysis.remove(stale)  # re-indexing after the ignore list changed
+            total = len(rels)
+            for n, rel in enumerate(rels, 1):
+                if folder not in ws.folders:
+                    return
+                ws.load(folder, rel)
+                if n % INDEX_REPORT_EVERY == 0:
+                    progress.report(f"{n}/{total} files", int(100 * n / max(total, 1)))
+                    await asyncio.sleep(0)
+            progress.report(f"{total}/{total} files", 100)
+            folder.indexed = True
+            progress.end(f"indexed {total} files")
+        except Exception:  # noqa: BLE001
+            logger.exception("indexing %s failed", folder.root)
+            self._log_error(f"tfphi: indexing {folder.root} failed; see the server log")
+            folder.indexed = True
+            progress.end("indexing failed")
+        self.schedule()

@@ -1,0 +1,287 @@
+"""The tfphi language server: pygls wiring, one thin handler per LSP method (see ``handlers/``).
+
+State lives in three places, each with one job:
+- ``LiveWorkspace`` (``workspace.py``): folders, their ``Analysis``, and the open documents;
+- ``DiagnosticPublisher`` (``publish.py``): what was last published per URI;
+- ``AnalysisScheduler`` (``scheduler.py``): when analysis runs (coalescing, cancellation, indexing).
+
+The server never executes anything, never touches the network and never writes files.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import itertools
+import logging
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+from lsprotocol import types
+from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.lsp.server import LanguageServer
+from pygls.protocol import LanguageServerProtocol
+from pygls.protocol.json_rpc import RPCRequest
+from pygls.protocol.language_server import lsp_method
+
+from .. import __version__
+from ..analysis import Analysis
+from ..config import Config, parse_lsp_settings
+from ..text import Encoding, LineIndex
+from .guard import BadRequest, log_to_client
+from .publish import DiagnosticPublisher
+from .scheduler import AnalysisScheduler, Progress
+from .workspace import Folder, LiveWorkspace
+
+logger = logging.getLogger(__name__)
+
+SETTINGS_SECTION = "tfphi"
+WATCHED_GLOBS = ("**/*.tf", "**/*.tfvars", "**/.tfphi.toml", "**/.terraform/modules/modules.json")
+
+
+def choose_encoding(capabilities: types.ClientCapabilities | None) -> Encoding:
+    """UTF-8 when the client offers it (no conversion for us), else the LSP default UTF-16."""
+    general = capabilities.general if capabilities else None
+    offered = (general.position_encodings if general else None) or []
+    if types.PositionEncodingKind.Utf8 in offered or "utf-8" in offered:
+        return "utf-8"
+    return "utf-16"
+
+
+class TfphiProtocol(LanguageServerProtocol):
+    """pygls' protocol, with three changes.
+
+    - The documents live in tfphi's own store: pygls' copy is not kept (it would apply
+      every change a second time, and it raises on a change to an unopened document).
+    - The position encoding is tfphi's choice (UTF-8 whenever offered).
+    - A request after ``shutdown`` is answered with InvalidRequest instead of being dropped.
+    """
+
+    @lsp_method(types.INITIALIZE)
+    def lsp_initialize(self, params: types.InitializeParams):
+        result = yield from super().lsp_initialize(params)
+        result.capabilities.position_encoding = choose_encoding(params.capabilities)
+        return result
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_OPEN)
+    def lsp_text_document__did_open(self, params: types.DidOpenTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_OPEN)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CHANGE)
+    def lsp_text_document__did_change(self, params: types.DidChangeTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CHANGE)) is not None:
+            yield handler, (params,), None
+
+    @lsp_method(types.TEXT_DOCUMENT_DID_CLOSE)
+    def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
+        if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
+            yield handler, (params,), None
+
+    def handle_message(self, message):
+        if self._shutdown and isinstance(message, RPCRequest) and getattr(message, "method", None) != types.EXIT:
+            error = JsonRpcInvalidRequest(f"the server is shutting down; {message.method} was not run")
+            self._send_response(message.id, None, error.to_response_error())
+            return
+        return super().handle_message(message)
+
+
+@dataclass(frozen=True)
+class DocContext:
+    """What a request about one document needs: where it is, its analysis and its line index."""
+
+    uri: str
+    folder: Folder
+    path: str  # relative to the folder
+    index: LineIndex | None
+    encoding: Encoding
+
+    @property
+    def analysis(self) -> Analysis:
+        return self.folder.analysis
+
+    def offset(self, pos: types.Position) -> int:
+        from .convert import offset
+
+        return offset(self.index, pos, self.encoding)
+
+
+class TfphiServer(LanguageServer):
+    def __init__(self) -> None:
+        super().__init__("tfphi", __version__, protocol_cls=TfphiProtocol,
+                         text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
+        self.ws = LiveWorkspace()
+        self.publisher = DiagnosticPublisher(self.ws, self._send_diagnostics)
+        self.scheduler = AnalysisScheduler(self.ws, self.publisher, self._new_progress, self.log_error)
+        self.init_settings: Any = None
+        self.settings_problems: list[str] = []
+        self._progress_ids = itertools.count(1)
+        self._registration_ids = itertools.count(1)
+        self.shutting_down = False
+
+    # ---- client capabilities ---------------------------------------------------------------
+
+    def _capability(self, dotted: str) -> Any:
+        node: Any = self.protocol.client_capabilities if hasattr(self.protocol, "client_capabilities") else None
+        for part in dotted.split("."):
+            if node is None:
+                return None
+            node = getattr(node, part, None)
+        return node
+
+    @property
+    def supports_progress(self) -> bool:
+        return bool(self._capability("window.work_done_progress"))
+
+    @property
+    def supports_configuration(self) -> bool:
+        return bool(self._capability("workspace.configuration"))
+
+    @property
+    def supports_document_changes(self) -> bool:
+        return bool(self._capability("workspace.workspace_edit.document_changes"))
+
+    @property
+    def supports_watch_registration(self) -> bool:
+        return bool(self._capability("workspace.did_change_watched_files.dynamic_registration"))
+
+    # ---- messages to the client ------------------------------------------------------------
+
+    def _send_diagnostics(self, uri: str, version: int | None, items: list[types.Diagnostic]) -> None:
+        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=version))
+
+    def log_error(self, message: str) -> None:
+        log_to_client(self, message)
+
+    def log_warning(self, message: str) -> None:
+        logger.warning("%s", message)
+        log_to_client(self, message, types.MessageType.Warning)
+
+    def show_warning(self, message: str) -> None:
+        try:
+            self.window_show_message(types.ShowMessageParams(type=types.MessageType.Warning, message=message))
+        except Exception:  # noqa: BLE001
+            logger.debug("could not show a message", exc_info=True)
+
+    def report_server_error(self, error: Exception, source: Any) -> None:
+        """pygls' out-of-band errors go to the log, not to pop-ups."""
+        logger.error("%s: %s", getattr(source, "__name__", source), error)
+        log_to_client(self, f"tfphi: internal error ({getattr(source, '__name__', source)}): {error}")
+
+    async def _new_progress(self) -> Progress:
+        if not self.supports_progress:
+            return Progress()
+        token = f"tfphi/index/{next(self._progress_ids)}"
+        try:
+            await asyncio.wait_for(self.work_done_progress.create_async(token), timeout=10)
+        except Exception:  # noqa: BLE001 - the client refused: index without progress
+            logger.info("work-done progress refused", exc_info=True)
+            return Progress()
+        return _WorkDoneProgress(self, token)
+
+    # ---- settings ----------------------------------------------------------------------------
+
+    def apply_settings(self, raw: Any) -> None:
+        """Decodes the ``tfphi`` settings; invalid entries are reported (message + config-error) and defaulted."""
+        config, problems = parse_lsp_settings(raw, Config())
+        self.settings_problems = [p.message for p in problems]
+        self.ws.set_lsp_config(config)
+        for folder in self.ws.folders:
+            folder.settings_problems = list(self.settings_problems)
+        if problems:
+            shown = "; ".join(self.settings_problems[:3]) + ("; ..." if len(problems) > 3 else "")
+            self.show_warning(f"tfphi: invalid settings, using the defaults for them: {shown}")
+
+    async def pull_settings(self) -> Any:
+        """The ``tfphi`` section via ``workspace/configuration``; None when the client has none."""
+        try:
+            result = await asyncio.wait_for(
+                self.workspace_configuration_async(
+                    types.ConfigurationParams(items=[types.ConfigurationItem(section=SETTINGS_SECTION)])
+                ),
+                timeout=10,
+            )
+        except Exception:  # noqa: BLE001
+            logger.info("workspace/configuration failed", exc_info=True)
+            return None
+        return result[0] if isinstance(result, list) and result else None
+
+    async def register_watchers(self) -> None:
+        if not self.supports_watch_registration:
+            return
+        options = types.DidChangeWatchedFilesRegistrationOptions(
+            watchers=[types.FileSystemWatcher(glob_pattern=glob) for glob in WATCHED_GLOBS]
+        )
+        registration = types.Registration(
+            id=f"tfphi/watch/{next(self._registration_ids)}",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=options,
+        )
+        try:
+            await asyncio.wait_for(
+                self.client_register_capability_async(types.RegistrationParams(registrations=[registration])), timeout=10
+            )
+        except Exception as exc:  # noqa: BLE001
+            self.log_warning(f"tfphi: could not register file watchers ({exc}); files changed on disk are not followed")
+
+    # ---- requests --------------------------------------------------------------------------
+
+    def context(self, uri: str) -> DocContext | None:
+        """The document a request is about, with every pending change fed to the analysis first."""
+        if self.ws.has_pending():
+            self.ws.flush()
+        found = self.ws.locate(uri, create=False)
+        if found is None:
+            if self.ws.documents.get(uri) is None and not uri.startswith("file:"):
+                raise BadRequest(f"unknown document {uri}")
+            return None
+        folder, rel = found
+        return DocContext(uri, folder, rel, self.ws.line_index(folder, rel), self.ws.encoding)
+
+
+class _WorkDoneProgress(Progress):
+    def __init__(self, server: TfphiServer, token: str):
+        self.server = server
+        self.token = token
+        self.begun = False
+
+    async def begin(self, title: str, message: str | None = None) -> None:
+        self.server.work_done_progress.begin(
+            self.token, types.WorkDoneProgressBegin(title=title, message=message, percentage=0, cancellable=False)
+        )
+        self.begun = True
+
+    def report(self, message: str, percentage: int) -> None:
+        if self.begun:
+            self.server.work_done_progress.report(
+                self.token, types.WorkDoneProgressReport(message=message, percentage=percentage)
+            )
+
+    def end(self, message: str) -> None:
+        if self.begun:
+            self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
+            self.begun = False
+
+
+def create_server() -> TfphiServer:
+    """A server with every handler registered."""
+    from .handlers import register_all
+
+    server = TfphiServer()
+    register_all(server)
+    return server
+
+
+def run_server(tcp: str | None = None) -> int:
+    """Runs the language server over stdio, or over TCP when ``tcp`` is ``HOST:PORT``."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tfphi: %(levelname)s %(name)s: %(message)s")
+    server = create_server()
+    if tcp:
+        host, sep, port = tcp.rpartition(":")
+        if not sep or not port.isdigit():
+            print(f"tfphi: error: --tcp expects HOST:PORT, got {tcp!r}", file=sys.stderr)
+            return 2
+        server.start_tcp(host or "127.0.0.1", int(port))
+    else:
+        server.start_io()
+    return 0

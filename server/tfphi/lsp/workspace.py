@@ -1,0 +1,413 @@
+"""The live workspace: one ``Analysis`` per workspace folder, fed from the disk and the open documents.
+
+- A document belongs to the deepest folder containing it; a file outside every folder gets
+  a *loose* folder of its own directory (that directory only, not its subtree: a file opened
+  from ``$HOME`` must not make the server walk ``$HOME``).
+- Files that are not open come from the disk (``index_folder`` at start-up, ``file_event``
+  afterwards); an open document's text wins over the disk until it is closed.
+- Changes to open documents are applied to the document store at once and reach the
+  analysis in ``flush`` (one incremental reparse per document per batch of changes).
+
+This module does I/O (reading files) but knows nothing about JSON-RPC: the server module
+turns its answers into messages.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Iterable, Iterator
+
+from pygls.uris import from_fs_path, to_fs_path
+
+from ..analysis import CONFIG_FILE, Analysis, file_kind
+from ..config import Config
+from ..features.locations import line_index as cached_line_index
+from ..loader import SKIPPED_DIRS, is_ignored, read_bytes, walk_workspace
+from ..stir.workspace import module_dir_of
+from ..text import Encoding, LineIndex
+from .documents import Document, DocumentStore, TextChange
+
+LOOSE_FOLDER_LIMIT = 500  # files read for a loose folder
+
+
+@dataclass(eq=False)
+class Folder:
+    """One workspace folder and its analysis."""
+
+    uri: str
+    root: str  # normalized absolute file-system path
+    name: str
+    analysis: Analysis
+    loose: bool = False
+    indexed: bool = False
+    settings_problems: list[str] = field(default_factory=list)
+    pending_dirs: set[str] = field(default_factory=set)  # module dirs whose diagnostics are not yet published
+    nested: tuple[str, ...] = ()  # relative roots of deeper folders (their files are theirs)
+
+    def rel_path(self, fs_path: str) -> str | None:
+        """The POSIX path of ``fs_path`` relative to this folder, or None when it is outside."""
+        if fs_path == self.root:
+            return None
+        prefix = self.root if self.root.endswith(os.sep) else self.root + os.sep
+        if not fs_path.startswith(prefix):
+            return None
+        rel = fs_path[len(prefix):].replace(os.sep, "/")
+        if self.loose and "/" in rel:
+            return None
+        return rel
+
+    def fs_path(self, rel: str) -> str:
+        return os.path.join(self.root, *rel.split("/"))
+
+    def owns(self, rel: str) -> bool:
+        """True when ``rel`` is this folder's (not a deeper folder's)."""
+        return not any(rel == n or rel.startswith(n + "/") for n in self.nested)
+
+
+def normalize_fs_path(path: str) -> str:
+    return os.path.normpath(os.path.abspath(path))
+
+
+def uri_to_fs(uri: str) -> str | None:
+    """The normalized file-system path of a ``file:`` URI (None for other schemes)."""
+    if not uri.startswith("file:"):
+        return None
+    path = to_fs_path(uri)
+    return normalize_fs_path(path) if path else None
+
+
+class LiveWorkspace:
+    """Folders, documents and the mapping between URIs and (folder, relative path)."""
+
+    def __init__(self, encoding: Encoding = "utf-16", lsp_config: Config | None = None):
+        self.documents = DocumentStore(encoding)
+        self.lsp_config: Config = lsp_config or Config()
+        self.folders: list[Folder] = []  # deepest first
+        self._pending: set[str] = set()  # URIs of documents whose text reached neither the analysis
+        self._open_paths: dict[str, str] = {}  # fs path -> the URI the client opened it with
+        self._flushed: dict[str, tuple[Folder, str]] = {}  # URI -> where its text was last fed
+
+    @property
+    def encoding(self) -> Encoding:
+        return self.documents.encoding
+
+    # ---- folders -------------------------------------------------------------------------
+
+    def add_folder(self, uri: str, name: str | None = None, loose: bool = False) -> Folder | None:
+        """Adds a workspace folder (not yet indexed); None for non-file URIs or a folder already present."""
+        root = uri_to_fs(uri)
+        if root is None:
+            return None
+        for folder in self.folders:
+            if folder.root == root:
+                if folder.loose and not loose:
+                    folder.loose = False  # a loose folder promoted to a real one
+                    folder.indexed = False
+                    folder.name = name or folder.name
+                    return folder
+                return None
+        analysis = Analysis(self.lsp_config)
+        folder = Folder(uri, root, name or os.path.basename(root) or root, analysis, loose=loose)
+        self.folders.append(folder)
+        self._sort_folders()
+        self._reassign_open_documents()
+        return folder
+
+    def remove_folder(self, uri: str) -> Folder | None:
+        root = uri_to_fs(uri)
+        for folder in self.folders:
+            if folder.root == root:
+                self.folders.remove(folder)
+                self._sort_folders()
+                self._reassign_open_documents()
+                return folder
+        return None
+
+    def _sort_folders(self) -> None:
+        self.folders.sort(key=lambda f: (-f.root.count(os.sep), f.loose, f.root))
+        for folder in self.folders:
+            nested = []
+            for other in self.folders:
+                if other is not folder and not other.loose:
+                    rel = folder.rel_path(other.root) if not folder.loose else None
+                    if rel is not None:
+                        nested.append(rel)
+            folder.nested = tuple(sorted(nested))
+
+    def _reassign_open_documents(self) -> None:
+        """After the folder set changed, open documents may belong elsewhere: feed them again."""
+        for doc in self.documents:
+            self._pending.add(doc.uri)
+
+    def locate(self, uri: str, create: bool = True) -> tuple[Folder, str] | None:
+        """The folder a URI belongs to (the deepest containing it) and its relative path.
+
+        With ``create``, a file outside every folder gets a loose folder of its own directory.
+        """
+        fs = uri_to_fs(uri)
+        if fs is None:
+            return None
+        for folder in self.folders:
+            rel = folder.rel_path(fs)
+            if rel is not None and folder.owns(rel):
+                return folder, rel
+        if not create:
+            return None
+        parent = os.path.dirname(fs)
+        folder = self.add_folder(from_fs_path(parent) or "", os.path.basename(parent), loose=True)
+        if folder is None:
+            return None
+        rel = folder.rel_path(fs)
+        return (folder, rel) if rel is not None else None
+
+    def folder_of(self, uri: str) -> Folder | None:
+        found = self.locate(uri, create=False)
+        return found[0] if found else None
+
+    # ---- reading the disk ------------------------------------------------------------------
+
+    def scan(self, folder: Folder) -> list[str]:
+        """Relative paths of the files to read from disk for ``folder`` (after its config is read)."""
+        root = Path(folder.root)
+        if folder.loose:
+            try:
+                names = sorted(os.listdir(folder.root))
+            except OSError:
+                return []
+            rels = [n for n in names if file_kind(n) in ("tf", "tfvars", "config") and os.path.isfile(folder.fs_path(n))]
+            return rels[:LOOSE_FOLDER_LIMIT]
+        rels = []
+        for rel in walk_workspace(root, folder.analysis.config):
+            if folder.owns(rel):
+                rels.append(rel)
+        return rels
+
+    def read_config(self, folder: Folder) -> None:
+        """Reads ``.tfphi.toml`` first: its ``ignore`` decides what the walk reads."""
+        if self._is_open(folder.fs_path(CONFIG_FILE)):
+            return
+        self._load(folder, CONFIG_FILE)
+
+    def load(self, folder: Folder, rel: str) -> bool:
+        """Reads one file from disk into the folder's analysis, unless it is open (the editor's text wins)."""
+        if self._is_open(folder.fs_path(rel)):
+            return False
+        return self._load(folder, rel)
+
+    def _load(self, folder: Folder, rel: str) -> bool:
+        path = folder.fs_path(rel)
+        analysis = folder.analysis
+        if not os.path.isfile(path):
+            if file_kind(rel) == "config":
+                analysis.set_config(None, base=self.lsp_config)
+            return False
+        try:
+            data = read_bytes(Path(path), analysis.config.max_file_size)
+        except OSError as exc:
+            analysis.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
+            return True
+        if file_kind(rel) == "config":
+            text, problem = _config_text(data, analysis.config.max_file_size)
+            analysis.set_config(text, problem, base=self.lsp_config)
+        else:
+            analysis.set_source(rel, data)
+        return True
+
+    def file_event(self, uri: str, deleted: bool) -> Folder | None:
+        """A watched file was created, changed or deleted on disk; returns the folder it changed, if any."""
+        fs = uri_to_fs(uri)
+        if fs is None:
+            return None
+        found = self.locate(uri, create=False)
+        if found is None:
+            return None
+        folder, rel = found
+        if self._is_open(fs):
+            return None  # the editor's text wins; the disk is read again when it closes
+        kind = file_kind(rel)
+        analysis = folder.analysis
+        if kind is None:
+            if deleted:  # maybe a directory: drop everything under it
+                prefix = rel + "/"
+                gone = [p for p in list(analysis.files) + list(analysis.tfvars) + list(analysis.problems) if p.startswith(prefix)]
+                for path in gone:
+                    analysis.remove(path)
+                return folder if gone else None
+            return None
+        if not self.accepts(folder, rel):
+            return None
+        if deleted or not os.path.isfile(fs):
+            if kind == "config":
+                analysis.set_config(None, base=self.lsp_config)
+            else:
+                analysis.remove(rel)
+            return folder
+        old_ignore = analysis.config.ignore
+        self._load(folder, rel)
+        if kind == "config" and analysis.config.ignore != old_ignore:
+            folder.indexed = False  # what the walk reads changed: the folder is read again
+        return folder
+
+    def accepts(self, folder: Folder, rel: str) -> bool:
+        """True when the folder's analysis reads ``rel`` (kind, ignore list, skipped dirs, nested folders)."""
+        kind = file_kind(rel)
+        if kind is None or not folder.owns(rel):
+            return False
+        if kind == "config":
+            return True
+        if is_ignored(rel, folder.analysis.config.ignore):
+            return False
+        parts = rel.split("/")[:-1]
+        if any(part in SKIPPED_DIRS for part in parts):
+            # .terraform: the manifest and the modules it lists (already read), nothing else
+            return kind == "manifest" or rel in folder.analysis.files
+        return True
+
+    def _is_open(self, fs_path: str) -> bool:
+        return normalize_fs_path(fs_path) in self._open_paths
+
+    # ---- documents -------------------------------------------------------------------------
+
+    def open(self, uri: str, version: int, text: str, language_id: str = "") -> Document:
+        doc = self.documents.open(uri, version, text, language_id)
+        fs = uri_to_fs(uri)
+        if fs is not None:
+            self._open_paths[fs] = uri
+        self._pending.add(uri)
+        return doc
+
+    def change(self, uri: str, version: int | None, changes: Iterable[TextChange]) -> Document:
+        """Applies changes now (KeyError: not open; StaleVersion: old version); the analysis sees them at ``flush``."""
+        doc = self.documents.change(uri, version, changes)
+        self._pending.add(uri)
+        return doc
+
+    def close(self, uri: str) -> Folder | None:
+        """Closes a document: its file goes back to what the disk says."""
+        doc = self.documents.close(uri)
+        self._pending.discard(uri)
+        fs = uri_to_fs(uri)
+        if fs is not None:
+            self._open_paths.pop(fs, None)
+        where = self._flushed.pop(uri, None)
+        if doc is None or where is None:
+            return None
+        folder, rel = where
+        if folder not in self.folders:
+            return None
+        if os.path.isfile(folder.fs_path(rel)) and self.accepts(folder, rel):
+            self._load(folder, rel)
+        elif file_kind(rel) == "config":
+            folder.analysis.set_config(None, base=self.lsp_config)
+        else:
+            folder.analysis.remove(rel)
+        return folder
+
+    def has_pending(self) -> bool:
+        return bool(self._pending)
+
+    def flush(self) -> set[Folder]:
+        """Feeds every changed document to its folder's analysis (one reparse each); returns the folders touched."""
+        touched: set[Folder] = set()
+        pending, self._pending = self._pending, set()
+        for uri in sorted(pending):
+            doc = self.documents.get(uri)
+            if doc is None:
+                continue
+            found = self.locate(uri)
+            previous = self._flushed.get(uri)
+            if previous is not None and previous != found and previous[0] in self.folders:
+                previous[0].analysis.remove(previous[1])  # the document moved to another folder
+                touched.add(previous[0])
+            if found is None:
+                continue
+            folder, rel = found
+            self._flushed[uri] = (folder, rel)
+            if not self.accepts(folder, rel):
+                continue
+            analysis = folder.analysis
+            kind = file_kind(rel)
+            if kind in ("tf", "tfvars") and _clean(doc.source, analysis.config.max_file_size):
+                analysis.set_parsed(doc.parse(rel, self.documents.parser))
+            elif kind == "config":
+                text, problem = _config_text(doc.source, analysis.config.max_file_size)
+                analysis.set_config(text, problem, base=self.lsp_config)
+            else:
+                analysis.set_source(rel, doc.source)  # a manifest, or bytes the analysis reports as a problem
+            touched.add(folder)
+        return touched
+
+    # ---- configuration -----------------------------------------------------------------------
+
+    def set_lsp_config(self, config: Config) -> None:
+        """New LSP settings: each folder's effective config is the settings with its ``.tfphi.toml`` on top."""
+        self.lsp_config = config
+        for folder in self.folders:
+            analysis = folder.analysis
+            old_ignore = analysis.config.ignore
+            problem = next((p.message for p in analysis.config_problems if analysis.config_text is None), None)
+            analysis.set_config(analysis.config_text, problem, base=config)
+            if analysis.config.ignore != old_ignore:
+                folder.indexed = False
+
+    # ---- positions and URIs ------------------------------------------------------------------
+
+    def uri_for(self, folder: Folder, rel: str) -> str:
+        """The URI of a folder's file: the one the client opened it with, else built from its path."""
+        fs = folder.fs_path(rel)
+        return self._open_paths.get(fs) or from_fs_path(fs) or fs
+
+    def document_for(self, folder: Folder, rel: str) -> Document | None:
+        uri = self._open_paths.get(folder.fs_path(rel))
+        return self.documents.get(uri) if uri else None
+
+    def line_index(self, folder: Folder, rel: str) -> LineIndex | None:
+        """The line index of the bytes the analysis holds for ``rel`` (the open text once flushed)."""
+        analysis = folder.analysis
+        hcl = analysis.files.get(rel) or analysis.tfvars.get(rel)
+        if hcl is not None:
+            return cached_line_index(hcl.source)
+        doc = self.document_for(folder, rel)
+        if doc is not None:
+            return doc.line_index
+        if file_kind(rel) == "config" and analysis.config_text is not None:
+            return cached_line_index(analysis.config_text.encode("utf-8"))
+        return None
+
+    def version_for(self, folder: Folder, rel: str) -> int | None:
+        doc = self.document_for(folder, rel)
+        return doc.version if doc is not None else None
+
+    def module_dir_of(self, rel: str) -> str:
+        return module_dir_of(rel)
+
+    def open_documents_in(self, folder: Folder) -> Iterator[tuple[Document, str]]:
+        for doc in self.documents:
+            where = self._flushed.get(doc.uri)
+            if where is not None and where[0] is folder:
+                yield doc, where[1]
+
+
+def _clean(data: bytes, limit: int) -> bool:
+    """True when the analysis can parse these bytes (size, no NUL, valid UTF-8); else it reports why."""
+    if len(data) > limit or b"\x00" in data:
+        return False
+    try:
+        data.decode("utf-8")
+    except UnicodeDecodeError:
+        return False
+    return True
+
+
+def _config_text(data: bytes, limit: int) -> tuple[str | None, str | None]:
+    if len(data) > limit:
+        return None, f"{CONFIG_FILE} is larger than the {limit:,}-byte limit; using the defaults"
+    try:
+        return data.decode("utf-8"), None
+    except UnicodeDecodeError as exc:
+        return None, f"{CONFIG_FILE} is not valid UTF-8 (byte {exc.start}); using the defaults"
+
+
+__all__ = ["Folder", "LiveWorkspace", "normalize_fs_path", "uri_to_fs"]
