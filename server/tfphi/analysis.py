@@ -83,10 +83,11 @@ class Analysis:
         self._tree: ModuleTree | None = None
         self._tracer: Tracer | None = None
         self._fields: dict[str, list[FieldTrace]] = {}  # module dir -> traced fields
-        self._field_deps: dict[str, set[str]] = {}  # dir read by a trace -> dirs whose fields read it
+        self._field_deps: dict[tuple[str, str], set[str]] = {}  # declaration read by a trace -> dirs whose fields read it
         self._findings: dict[str, list[Finding]] = {}
         self._refs: dict[str, tuple[HclFile, list[Reference]]] = {}
         self._registered: tuple[Config, dict] | None = None
+        self._prints: dict[str, dict[str, bytes]] = {}  # module dir -> declaration texts
         self._changed_dirs: set[str] = set()
 
     # ---- input -------------------------------------------------------------------------
@@ -197,43 +198,72 @@ class Analysis:
     # ---- snapshot ----------------------------------------------------------------------
 
     def refresh(self) -> set[str]:
-        """Brings the snapshot up to date; returns the module dirs whose diagnostics may have changed."""
+        """Brings the snapshot up to date; returns the module dirs whose diagnostics may have changed.
+
+        Only what an edit touches is redone: the edited module is rebuilt, the declarations
+        whose text changed are found, and only the fields whose traces read one of them are
+        traced again. The module tree is rebuilt only when module calls change.
+        """
         if not self._dirty and self._tree is not None:
             changed, self._changed_dirs = self._changed_dirs, set()
             return changed
         dirty, self._dirty = self._dirty, set()
         calls_changed = self._tree is None
+        changed_decls: set[tuple[str, str]] = set()
+        interface_changed: set[str] = set()
         for dir in dirty:
             old = self._modules.get(dir)
             paths = self._dir_files.get(dir)
-            if paths:
-                module = build_module(dir, {p: self.files[p].body for p in paths})
+            module = build_module(dir, {p: self.files[p].body for p in paths}) if paths else None
+            old_prints = self._prints.pop(dir, {})
+            if module is not None:
                 self._modules[dir] = module
+                self._prints[dir] = new_prints = self._fingerprints(module)
             else:
-                module = None
                 self._modules.pop(dir, None)
                 self._dir_files.pop(dir, None)
             if old is None or module is None or _call_signature(old) != _call_signature(module):
                 calls_changed = True
+                continue
+            changed_decls |= {(dir, k) for k in old_prints.keys() | new_prints.keys() if old_prints.get(k) != new_prints.get(k)}
+            if _interface(old) != _interface(module):
+                interface_changed.add(dir)
         affected = set(dirty)
         if calls_changed:
-            self._tree = build_module_tree(self._modules, {k: v for k, v in self._manifests.items()})
+            self._tree = build_module_tree(self._modules, dict(self._manifests))
             affected |= set(self._modules) | set(self._fields) | set(self._findings)
             self._fields.clear()
             self._field_deps.clear()
             self._findings.clear()
         else:
-            for dir in dirty:
+            for decl in changed_decls:
+                affected |= self._field_deps.pop(decl, set())
+            for dir in interface_changed:
                 affected |= {caller for caller, _ in self._tree.callers.get(dir, ())}
-                affected |= self._field_deps.pop(dir, set())
             for dir in affected:
                 self._fields.pop(dir, None)
+            for dir in dirty | interface_changed:
                 self._findings.pop(dir, None)
+                for caller, _ in self._tree.callers.get(dir, ()):
+                    if dir in interface_changed:
+                        self._findings.pop(caller, None)
         self._tracer = Tracer(SourceView(self._modules, self._tree, self.text), self.config.limits)
         affected |= {module_dir_of(p) for p in self.problems}
         changed = affected | self._changed_dirs
         self._changed_dirs = set()
         return changed
+
+    def _fingerprints(self, module: Module) -> dict[str, bytes]:
+        """The source text of every declaration, by address: what changed is what differs.
+
+        Taken when the module is built, while its spans still match the file bytes.
+        """
+        prints: dict[str, bytes] = {}
+        for decl in module.declarations():
+            span = decl.span
+            hcl = self.files.get(span.file)
+            prints[decl.address] = hcl.source[span.start : span.end] if hcl is not None else b""
+        return prints
 
     @property
     def modules(self) -> dict[str, Module]:
@@ -379,3 +409,8 @@ class Analysis:
 
 def _call_signature(module: Module) -> tuple:
     return tuple(sorted((name, call.source) for name, call in module.calls.items()))
+
+
+def _interface(module: Module) -> tuple:
+    """What callers check against: output names, and variables with whether they have a default."""
+    return (tuple(sorted(module.outputs)), tuple(sorted((n, v.default is None) for n, v in module.variables.items())))

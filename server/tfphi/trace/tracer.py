@@ -101,7 +101,9 @@ class Tracer:
         self._memo: dict[tuple, _MemoEntry] = {}
         self._deepest = 0
         self._cycle_hits = 0
-        self._touched: set[str] = set()
+        # Declarations a trace read, as (module dir, address) pairs: an edit re-traces a field
+        # only when it changes one of these.
+        self._touched: set[tuple[str, str]] = set()
         self.universe: tuple[Value, ...] = ()
         self.universe_label = ""
 
@@ -109,24 +111,25 @@ class Tracer:
 
     def trace_field(
         self, path: CallPath, resource: Resource, field_path: Sequence[str], universe: Sequence[Value] = (), label: str | None = None
-    ) -> tuple[TraceResult, frozenset[str]]:
-        """Traces ``resource.<field_path>`` in the module instance ``path``; returns the result and the module dirs it read."""
+    ) -> tuple[TraceResult, frozenset[tuple[str, str]]]:
+        """Traces ``resource.<field_path>`` in the module instance ``path``; returns the result and the declarations it read."""
         address = f"{resource.address}.{'.'.join(field_path)}"
         found = find_field(resource, field_path)
         if found is None:
             missing = Unbounded(f"{address} is not set", "undefined")
-            return TraceResult(address, UNBOUNDED, (), None, missing, None, path), frozenset({path[-1][1]})
+            return TraceResult(address, UNBOUNDED, (), None, missing, None, path), frozenset({(path[-1][1], resource.address)})
         attribute, iterators_of = found
         env = Env(path)
         env = env.with_iterators(iterators_of(env))
-        return self.trace_attribute(address, attribute, env, universe, label or address)
+        return self.trace_attribute(address, attribute, env, universe, label or address, owner=resource.address)
 
     def trace_attribute(
-        self, address: str, attribute: Attribute, env: Env, universe: Sequence[Value] = (), label: str = ""
-    ) -> tuple[TraceResult, frozenset[str]]:
+        self, address: str, attribute: Attribute, env: Env, universe: Sequence[Value] = (), label: str = "", owner: str | None = None
+    ) -> tuple[TraceResult, frozenset[tuple[str, str]]]:
+        """Traces one attribute; ``owner`` is the address of the declaration that holds it."""
         self.universe = tuple(universe)
         self.universe_label = label
-        self._touched = {env.dir}
+        self._touched = {(env.dir, owner)} if owner else set()
         self._deepest = 0
         result = self.trace(attribute.expr, env, 0, ())
         result = _prepend(result, f"Field {address}")
@@ -215,6 +218,12 @@ class Tracer:
         existing = existing_cond(expr.condition, cond_text)
         true_arm = _prepend(self.trace(expr.true_result, env, depth, stack), "ConditionalExpr true arm")
         false_arm = _prepend(self.trace(expr.false_result, env, depth, stack), "ConditionalExpr false arm")
+        # An arm that always fails to evaluate contributes no branch: Terraform rejects the
+        # configurations that take it, and the other arm still gives its values.
+        failed = [arm for arm in (true_arm, false_arm) if isinstance(arm, Unbounded) and arm.cause == "error"]
+        if len(failed) == 1:
+            true_arm = () if true_arm is failed[0] else true_arm
+            false_arm = () if false_arm is failed[0] else false_arm
         if isinstance(true_arm, Unbounded):
             return true_arm
         if isinstance(false_arm, Unbounded):
@@ -294,6 +303,8 @@ class Tracer:
             return Unbounded(f"module {env.dir or '.'} is not in the workspace", "invalid", expr.span)
         text = self.view.text(expr.span)
         name = steps[0].name if steps and isinstance(steps[0], AttrStep) else None
+        if name and root in ("var", "local"):
+            self._touched.add((env.dir, f"{root}.{name}"))
         if root == "var" and name:
             var = module.variables.get(name)
             if var is None:
@@ -327,6 +338,8 @@ class Tracer:
             return Unbounded(f"{text} is chosen when Terraform runs", "invalid", expr.span)
         if root == "self":
             return Unbounded(f"depends on an apply-time value ({text})", "apply-time", expr.span)
+        if name:
+            self._touched.add((env.dir, f"{root}.{name}"))
         if name and f"{root}.{name}" in module.resources:
             return Unbounded(f"depends on an apply-time value ({text})", "apply-time", expr.span)
         return Unbounded(f"{text} is not declared", "undefined", expr.span)
@@ -364,12 +377,11 @@ class Tracer:
 
     def trace_variable(self, var: Variable, env: Env, depth: int, stack) -> Result:
         """A variable's values: the caller's argument in a child module, else the root rules."""
-        self._touched.add(env.dir)
         var_type = parse_type(var.type_expr, self._constant)
         if len(env.path) > 1:
             call_name, _ = env.path[-1]
             caller_dir = env.path[-2][1]
-            self._touched.add(caller_dir)
+            self._touched.add((caller_dir, f"module.{call_name}"))
             caller = self.view.modules.get(caller_dir)
             call = caller.calls.get(call_name) if caller else None
             argument = call.arguments.get(var.name) if call else None
@@ -429,6 +441,7 @@ class Tracer:
         return self.limit(tuple(branches), var.label_span)
 
     def trace_module_ref(self, module: Module, call_name: str, steps: tuple[Step, ...], env: Env, depth, stack, expr) -> Result:
+        self._touched.add((env.dir, f"module.{call_name}"))
         call = module.calls.get(call_name)
         if call is None:
             return Unbounded(f"module.{call_name} is not declared", "undefined", expr.span)
@@ -441,6 +454,7 @@ class Tracer:
         if not rest or not isinstance(rest[0], AttrStep):
             return Unbounded(f"module.{call_name} as a whole object is not traced; reference one of its outputs", "invalid", expr.span)
         output_name = rest[0].name
+        self._touched.add((target.dir, f"output.{output_name}"))
         child = self.view.modules.get(target.dir)
         output = child.outputs.get(output_name) if child else None
         if output is None or output.value is None:
@@ -455,7 +469,6 @@ class Tracer:
         return self.apply_steps(result, tuple(rest[1:]), env, depth, stack, expr.span)
 
     def _trace_output(self, expr: Expr, path: CallPath, depth, stack) -> Result:
-        self._touched.add(path[-1][1])
         return self.trace(expr, Env(path), depth, stack)
 
     def trace_iterator(self, root: str, steps, env: Env, depth, stack, expr) -> Result:
@@ -527,6 +540,8 @@ class Tracer:
 
     def trace_data(self, module: Module, steps, env: Env, text: str, expr) -> Result:
         names = [s.name for s in steps[:2] if isinstance(s, AttrStep)]
+        if len(names) == 2:
+            self._touched.add((env.dir, f"data.{names[0]}.{names[1]}"))
         if len(names) < 2 or f"{names[0]}.{names[1]}" not in module.data:
             return Unbounded(f"{text} is not declared", "undefined", expr.span)
         if self.universe:
