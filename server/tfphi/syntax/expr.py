@@ -184,6 +184,27 @@ class ExprConverter:
     def text(self, node: Node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
 
+    def quoted_chunks(self, node: Node) -> list[Union[str, Node]]:
+        """The raw text between a quoted string's delimiters, split around interpolations and directives.
+
+        tree-sitter-hcl leaves the whitespace at the edges of a literal chunk out of its
+        ``template_literal`` nodes, so literal text is read from the source bytes.
+        """
+        out: list[Union[str, Node]] = []
+        children = node.children
+        cursor = children[0].end_byte if children and children[0].type == "quoted_template_start" else node.start_byte
+        end = node.end_byte
+        for child in children:
+            if child.type in ("template_interpolation", "template_directive"):
+                out.append(self.source[cursor : child.start_byte].decode("utf-8", "replace"))
+                out.append(child)
+                cursor = child.end_byte
+            elif child.type == "quoted_template_end" and not child.is_missing:
+                end = child.start_byte
+        if end > cursor:
+            out.append(self.source[cursor:end].decode("utf-8", "replace"))
+        return out
+
     def convert(self, node: Node, depth: int = 0) -> Expr:
         """Converts an ``expression`` (or any expression-term) node; never raises."""
         if depth > MAX_NESTING:
@@ -285,7 +306,7 @@ class ExprConverter:
             parts = [c for c in node.children if c.type == "expression"]
             if len(parts) != 3:
                 return InvalidExpr(span, "incomplete conditional expression")
-            return ConditionalExpr(span, *(self.convert(p, depth) for p in parts))
+            return _right_associate(ConditionalExpr(span, *(self.convert(p, depth) for p in parts)))
         if kind == "operation":
             inner = node.child(0)
             return self._operation(inner, depth) if inner else InvalidExpr(span, "empty operation")
@@ -316,7 +337,7 @@ class ExprConverter:
         if kind == "null_lit":
             return LiteralExpr(span, None)
         if kind == "string_lit":
-            body = "".join(self.text(c) for c in inner.children if c.type == "template_literal")
+            body = "".join(p for p in self.quoted_chunks(inner) if isinstance(p, str))
             return LiteralExpr(span, unescape_quoted(body))
         return InvalidExpr(span, f"unsupported literal ({kind})")
 
@@ -345,11 +366,12 @@ class ExprConverter:
         parts: list[Union[str, Expr]] = []
         if heredoc:
             return self._heredoc(node, span, depth)
-        for child in node.children:
+        for child in self.quoted_chunks(node):
+            if isinstance(child, str):
+                parts.append(unescape_quoted(child))
+                continue
             kind = child.type
-            if kind == "template_literal":
-                parts.append(unescape_quoted(self.text(child)))
-            elif kind == "template_interpolation":
+            if kind == "template_interpolation":
                 expr_node = next((c for c in child.children if c.type == "expression"), None)
                 if expr_node is None:
                     return InvalidExpr(self.span(child), "empty interpolation")
@@ -446,6 +468,21 @@ class ExprConverter:
         value_result = self.convert(results[1] if is_object else results[0], depth)
         grouping = any(c.type == "ellipsis" for c in node.children)
         return ForExpr(span, key_var, value_var, self.convert(coll_node, depth), key_result, value_result, cond, grouping)
+
+
+def _right_associate(expr: ConditionalExpr) -> ConditionalExpr:
+    """``a ? b : c ? d : e`` is ``a ? b : (c ? d : e)`` in HCL.
+
+    tree-sitter-hcl groups it the other way, ``(a ? b : c) ? d : e``; an unparenthesized
+    conditional can never be a condition in HCL, so such trees are re-associated.
+    """
+    inner = expr.condition
+    if not isinstance(inner, ConditionalExpr):
+        return expr
+    rest = _right_associate(
+        ConditionalExpr(Span(expr.span.file, inner.false_result.span.start, expr.span.end), inner.false_result, expr.true_result, expr.false_result)
+    )
+    return ConditionalExpr(expr.span, inner.condition, inner.true_result, rest)
 
 
 def _simplify_template(span: Span, parts: list[Union[str, Expr]]) -> Expr:

@@ -184,7 +184,7 @@ def _read_block(node: Node, conv: ExprConverter) -> Block | None:
     label_spans: list[Span] = []
     for child in node.children[1:]:
         if child.type == "string_lit":
-            labels.append("".join(conv.text(c) for c in child.children if c.type == "template_literal"))
+            labels.append("".join(p for p in conv.quoted_chunks(child) if isinstance(p, str)))
             label_spans.append(conv.span(child))
         elif child.type == "identifier":
             labels.append(conv.text(child))
