@@ -321,3 +321,17 @@ def test_nested_call_paths_are_named_hop_by_hop():
          "ModCall module.leaf argument v ([mid/main.tf:4](../mid/main.tf#L4))", "ModCall module.a argument v ([main.tf:3](../main.tf#L3))"],
     )
     assert markdown.index("via module.a") < markdown.index('"15.4"', markdown.index("via module.a"))
+
+
+def test_resource_attribute_reference_is_apply_time():
+    fixture = """
+    #- main.tf
+    resource "aws_iam_role" "r" {
+      name = "x"
+    }
+    resource "aws_lambda_function" "f" {
+      role    = "${aws_iam_role.r.a$0rn}/x"
+      runtime = "python3.12"
+    }
+    """
+    check_hover(fixture, ["**`aws_iam_role.r.arn`** (reference)", "**unbounded**", "apply-time"], hovered="aws_iam_role.r.arn")

@@ -216,7 +216,8 @@ def _reference_target(expr: Expr, offset: int, scope: Scope, whole_is_field: boo
     if found is None:
         return None
     dynamic_names = {name for name, _ in scope.dynamics}
-    if found.root not in TRACEABLE_ROOTS and found.root not in dynamic_names:
+    named = bool(found.steps) and isinstance(found.steps[0], AttrStep)  # resource.x.attr, path.module...
+    if found.root not in TRACEABLE_ROOTS and found.root not in dynamic_names and not named:
         return None
     if whole_is_field and found is expr:
         return None  # the reference is the whole value: the field's own trace says more (universe)
