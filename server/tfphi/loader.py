@@ -39,8 +39,12 @@ def read_bytes(path: Path, limit: int) -> bytes:
         return handle.read(limit + 1)
 
 
-def walk_workspace(root: Path, config: Config) -> Iterator[str]:
-    """Relative POSIX paths of every file tfphi reads under ``root``."""
+def walk_workspace(root: Path, config: Config, skipped: list[tuple[str, str]] | None = None) -> Iterator[str]:
+    """Relative POSIX paths of every file tfphi reads under ``root``.
+
+    Files it will not read (a symbolic link out of the workspace or in a loop) are appended
+    to ``skipped`` as (relative path, message) when a list is given.
+    """
     root = root.resolve()
     seen_dirs: set[tuple[int, int]] = set()
     count = 0
@@ -61,6 +65,8 @@ def walk_workspace(root: Path, config: Config) -> Iterator[str]:
             if file_kind(rel) in ("tf", "tfvars", "config") and not is_ignored(rel, config.ignore):
                 full = Path(dirpath) / name
                 if full.is_symlink() and not _inside(full, root):
+                    if skipped is not None:
+                        skipped.append((rel, f"{rel} is a symbolic link that leads outside the workspace or loops; it was skipped"))
                     continue
                 count += 1
                 if count > MAX_FILES:
@@ -104,7 +110,8 @@ def load_workspace(root: Path, base: Config | None = None) -> Analysis:
     config_path = root / CONFIG_FILE
     if config_path.is_file():
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))
-    for rel in walk_workspace(root, analysis.config):
+    skipped: list[tuple[str, str]] = []
+    for rel in walk_workspace(root, analysis.config, skipped):
         if rel == CONFIG_FILE:
             continue
         try:
@@ -113,4 +120,6 @@ def load_workspace(root: Path, base: Config | None = None) -> Analysis:
             analysis.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
             continue
         analysis.set_source(rel, data)
+    for rel, message in skipped:
+        analysis.set_problem(rel, message)
     return analysis

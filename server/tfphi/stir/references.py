@@ -36,6 +36,7 @@ def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree
                 findings.append(finding)
     findings.extend(_missing_arguments(module, modules, tree))
     findings.extend(_unresolved_sources(module, tree))
+    findings.extend(_call_cycles(module, tree))
     findings.sort(key=lambda f: (f.span.file, f.span.start, f.span.end, f.code, f.message))
     return findings
 
@@ -101,3 +102,36 @@ def _unresolved_sources(module: Module, tree: ModuleTree) -> Iterator[Finding]:
             continue
         if call.source.startswith(("./", "../")) and call.source_attr is not None:
             yield Finding("undefined-reference", call.source_attr.expr.span, target.opaque_reason or "module source not found")
+
+
+_callees_cache: list = [None, {}]  # (tree, module dir -> dirs it calls), rebuilt when the tree changes
+
+
+def _callees(tree: ModuleTree) -> dict[str, set[str]]:
+    if _callees_cache[0] is not tree:
+        callees: dict[str, set[str]] = {}
+        for (dir, _), target in tree.targets.items():
+            if target.dir is not None:
+                callees.setdefault(dir, set()).add(target.dir)
+        _callees_cache[:] = [tree, callees]
+    return _callees_cache[1]
+
+
+def _call_cycles(module: Module, tree: ModuleTree) -> Iterator[Finding]:
+    """A module call that leads back to the calling module (``source = "./"``, or a -> b -> a)."""
+    callees = _callees(tree)
+    for name, call in sorted(module.calls.items()):
+        target = tree.targets.get((module.dir, name))
+        if target is None or target.dir is None:
+            continue
+        seen: set[str] = set()
+        stack = [target.dir]
+        while stack and module.dir not in seen:
+            d = stack.pop()
+            if d not in seen:
+                seen.add(d)
+                stack.extend(callees.get(d, ()))
+        if module.dir in seen:
+            where = "this module itself" if target.dir == module.dir else f"the module in {target.dir or '.'}, which calls back to this module"
+            span = call.source_attr.expr.span if call.source_attr is not None else call.label_span
+            yield Finding("undefined-reference", span, f"module.{name} calls {where}: a module call cycle, which Terraform cannot load")

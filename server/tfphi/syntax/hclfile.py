@@ -220,7 +220,9 @@ def _describe_error(node: Node) -> str:
 
 _HEX_RE = re.compile(rb"^0[xX]")
 _LABEL_TEMPLATE_RE = re.compile(rb"(?<!\$)(?:\$\$)*[$%]\{")
-_RULES_QUERY = "(numeric_lit) @number (template_interpolation) @interpolation (block (string_lit) @label)"
+# Single-node patterns only: a parent-child pattern such as ``(block (string_lit))`` keeps one
+# query state per enclosing block, which is quadratic in nesting depth (seconds for 10,000 levels).
+_RULES_QUERY = "(numeric_lit) @number (template_interpolation) @interpolation (block) @block"
 
 
 @lru_cache(maxsize=1)
@@ -240,7 +242,8 @@ def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[Sy
     for node in captures.get("interpolation", ()):
         if not any(c.type == "expression" for c in node.children) and not node.has_error:
             errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), 'empty interpolation "${}"'))
-    for node in captures.get("label", ()):
+    labels = (c for block in captures.get("block", ()) for c in block.children if c.type == "string_lit")
+    for node in labels:
         # tree-sitter-hcl reads a label's "${...}" as literal text; Terraform rejects it ("$${" escapes).
         if any(c.type == "template_interpolation" for c in node.children) or _LABEL_TEMPLATE_RE.search(node.text or b""):
             errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "block labels cannot contain template interpolations"))

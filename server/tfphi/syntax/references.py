@@ -9,6 +9,7 @@ is only worked out for the few references that do not resolve.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -33,6 +34,7 @@ class Reference:
     span: Span  # the root and every step that follows it
     name_ends: tuple[int, ...]  # end offset of the root, then of each name
     node: Node  # the ``variable_expr``, for the rare scope check
+    top: Node | None = None  # the file's root node: ancestors are found from it (see ``_ancestors``)
 
 
 @lru_cache(maxsize=1)
@@ -49,8 +51,9 @@ def file_references(hcl: HclFile) -> list[Reference]:
         names: list[str] = []
         ends = [node.end_byte]
         end = node.end_byte
-        sibling = node.next_sibling
-        while sibling is not None and sibling.type in _POSTFIX:
+        for sibling in _following_siblings(node, source):
+            if sibling.type not in _POSTFIX:
+                break
             if sibling.type == "get_attr":
                 ident = sibling.named_children[-1] if sibling.named_children else None
                 if ident is None:
@@ -58,20 +61,38 @@ def file_references(hcl: HclFile) -> list[Reference]:
                 names.append(source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"))
                 ends.append(sibling.end_byte)
             end = sibling.end_byte
-            sibling = sibling.next_sibling
         if names:
-            refs.append(Reference(root, tuple(names), Span(hcl.path, node.start_byte, end), tuple(ends), node))
+            refs.append(Reference(root, tuple(names), Span(hcl.path, node.start_byte, end), tuple(ends), node, hcl.tree.root_node))
     refs.sort(key=lambda r: r.span.start)
     return refs
+
+
+_POSTFIX_START = re.compile(rb"\s*[.\[/#]")  # a step (or a comment before one) may follow
+
+
+def _following_siblings(node: Node, source: bytes) -> list[Node]:
+    """The nodes after ``node`` under its parent; none when the source shows no step follows.
+
+    ``Node.next_sibling`` and ``Node.parent`` search down from the root each time (O(depth)):
+    asking only when a step can follow, and asking the parent once, keeps hostile input
+    (``{a = {a = ...}}`` 10,000 deep, ``x[0][0]...`` 10,000 long) linear.
+    """
+    if not _POSTFIX_START.match(source, node.end_byte):
+        return []
+    parent = node.parent
+    if parent is None:
+        return []
+    children = parent.children
+    for i, child in enumerate(children):
+        if child == node:
+            return children[i + 1 :]
+    return []
 
 
 def is_bound(ref: Reference) -> bool:
     """True when the reference's root is a name bound around it, or it stands where names are not references."""
     root = ref.root
-    node: Node | None = ref.node
-    child = node
-    node = node.parent
-    while node is not None:
+    for node in _ancestors(ref):
         kind = node.type
         if kind in ("for_tuple_expr", "for_object_expr"):
             intro = next((c for c in node.children if c.type == "for_intro"), None)
@@ -91,10 +112,30 @@ def is_bound(ref: Reference) -> bool:
                 return True
             if block_type == "dynamic" and _dynamic_iterator(node) == root:
                 return True
-        child = node
-        node = node.parent
-    del child
     return False
+
+
+def _ancestors(ref: Reference) -> list[Node]:
+    """The reference's enclosing nodes, innermost first.
+
+    ``Node.parent`` searches down from the root each time, so walking up from a node
+    nested N deep costs O(N²) (minutes for a hostile 10,000-level expression); walking
+    down once from the root is linear.
+    """
+    target = ref.node
+    chain: list[Node] = []
+    node = ref.top
+    while node is not None and node != target and len(chain) < 1_000_000:
+        chain.append(node)
+        node = node.child_with_descendant(target)
+    if node != target:  # not found from the root (should not happen): the slow way
+        chain, node = [], target.parent
+        while node is not None:
+            chain.append(node)
+            node = node.parent
+        return chain
+    chain.reverse()
+    return chain
 
 
 def _dynamic_iterator(block: Node) -> str | None:
