@@ -189,12 +189,12 @@ class Session:
 
 
 async def start_session(folders: list[Path], *, init_options: Any = None, utf8: bool = False,
-                        configuration: dict | None = None, **caps: Any) -> Session:
+                        client_settings: dict | None = None, **caps: Any) -> Session:
     client = LanguageClient(converter_factory=default_converter)
     register_lsp_features(client, {k: v for k, v in DEFAULT_CLIENT_FEATURES.items()
                                    if k != types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS})
-    if configuration is not None:
-        for key, value in configuration.items():
+    if client_settings is not None:
+        for key, value in client_settings.items():
             client.set_configuration(value, section=key)
     session = Session(client, "utf-8" if utf8 else "utf-16")
 

@@ -202,9 +202,9 @@ class TfphiServer(LanguageServer):
                 timeout=10,
             )
         except Exception:  # noqa: BLE001
-            logger.info("workspace/configuration failed", exc_info=True)
+            logger.warning("workspace/configuration failed", exc_info=True)
             return None
-        return result[0] if isinstance(result, list) and result else None
+        return result[0] if isinstance(result, (list, tuple)) and result else None
 
     async def register_watchers(self) -> None:
         if not self.supports_watch_registration:
