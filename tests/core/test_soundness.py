@@ -78,7 +78,8 @@ def str_expr(draw, depth=3):
     if choice == 18:
         return f"[{draw(sub())}, {draw(sub())}][{draw(st.integers(0, 1))}]"
     if choice == 19:
-        return f'join(",", [for s in [{draw(sub())}, {draw(sub())}] : upper(s)])'
+        body = draw(st.sampled_from(["upper(s)", 's == var.env ? "y" : s', '!(s != var.region) ? s : "n"']))
+        return f'join(",", [for s in [{draw(sub())}, {draw(sub())}] : {body}])'
     if choice == 20:
         return f'var.flag ? {draw(sub())} : {draw(sub())}'
     return f"({draw(sub())})"
@@ -223,6 +224,7 @@ def test_known_regressions():
         '"${var.region}-${var.env} "',
         'var.env == "a" ? "a" : var.env == "1" ? "b" : "c"',  # right-associative conditionals
         "var.flag ? 0 : 0 + 0 + var.flag ? length(var.env) : 2",  # an arm that always fails
+        'join(",", [for s in ["1", "a"] : s == var.env ? "y" : "n"])',  # a condition on a for binding
         'can(tonumber(var.env)) ? "num" : "str"',
         'try(tonumber(var.env), "str")',
         'var.env == "1" ? 5 : "x"',

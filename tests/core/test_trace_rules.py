@@ -699,3 +699,29 @@ def test_trace_is_pure_and_repeatable():
 def test_unknown_address_gives_none():
     assert analysis_of(field('"1"')).trace_address("aws_db_instance.x.nope") is None
     assert analysis_of(field('"1"')).trace_address("aws_db_instance.y.engine_version") is None
+
+
+def test_condition_on_a_for_binding_forks_on_the_conditions_branches():
+    # `s == var.x` means something else in each iteration: no Existing(s == var.x) atom.
+    check_trace(field('join(",", [for s in ["a", "b"] : s == var.x ? "y" : "n"])', validated("x", '"a", "b", "c"')), F, '''
+        bounded
+        "y,n" <- Eq(var.x, "a")
+        "n,y" <- Eq(var.x, "b")
+        "n,n" <- Eq(var.x, "c")
+    ''')
+
+
+def test_cycle_through_a_module_argument_and_its_own_output():
+    fixture = '''
+#- main.tf
+module "a" {
+  source = "./a"
+  v      = module.a.out
+}
+resource "aws_db_instance" "x" { engine_version = module.a.out }
+#- a/main.tf
+variable "v" {}
+output "out" { value = var.v }
+'''
+    result = trace(fixture, F)
+    assert result.kind == "unbounded" and result.reason.startswith("cycle through module.a.out -> var.v -> module.a.out")

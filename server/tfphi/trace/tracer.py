@@ -215,6 +215,13 @@ class Tracer:
                 other_result = self.trace(other, env, depth, stack)
                 other_values = [] if isinstance(other_result, Unbounded) else [b.value for b in other_result]
                 return _unify_arms(result, other_values, expr.span)
+        if env.bindings and _mentions(expr.condition, env.bindings):
+            # The condition reads a `for` expression's iteration variable: the same text means a
+            # different thing in every iteration, so it cannot be an Existing atom. Fork on the
+            # condition's own branches instead.
+            if isinstance(cond, Unbounded):
+                return cond
+            return self._fork_on_branches(expr, cond, env, depth, stack)
         existing = existing_cond(expr.condition, cond_text)
         true_arm = _prepend(self.trace(expr.true_result, env, depth, stack), "ConditionalExpr true arm")
         false_arm = _prepend(self.trace(expr.false_result, env, depth, stack), "ConditionalExpr false arm")
@@ -233,6 +240,24 @@ class Tracer:
         if isinstance(unified, Unbounded):
             return unified
         return self.limit(unified, expr.span)
+
+    def _fork_on_branches(self, expr: ConditionalExpr, cond: tuple[Branch, ...], env, depth, stack) -> Result:
+        arms = {
+            True: _prepend(self.trace(expr.true_result, env, depth, stack), "ConditionalExpr true arm"),
+            False: _prepend(self.trace(expr.false_result, env, depth, stack), "ConditionalExpr false arm"),
+        }
+        branches: list[Branch] = []
+        for cb in cond:
+            arm = arms[to_bool(cb.value)]
+            if isinstance(arm, Unbounded):
+                if arm.cause == "error":
+                    continue
+                return arm
+            branches.extend(_gate(arm, cb.cond))
+        if not branches:
+            return Unbounded("no arm of the conditional can be evaluated", "error", expr.span)
+        unified = _unify_arms(tuple(branches), [], expr.span)
+        return unified if isinstance(unified, Unbounded) else self.limit(unified, expr.span)
 
     def _call(self, expr: FunctionCallExpr, env, depth, stack) -> Result:
         from .strategies import strategy_for
@@ -262,7 +287,10 @@ class Tracer:
                     keep = self.trace(expr.condition, inner, depth, stack)
                     if isinstance(keep, Unbounded):
                         return keep
-                    truths = {bool(b.value) for b in keep}
+                    try:
+                        truths = {to_bool(b.value) for b in keep}
+                    except TfEvalError as exc:
+                        return Unbounded(f"the filter of a for expression is not a bool: {exc}", "error", expr.condition.span)
                     if len(truths) != 1:
                         return Unbounded("the filter of a for expression is not known", "invalid", expr.condition.span)
                     if not truths.pop():
@@ -670,6 +698,13 @@ def _prepend(result: Result, step: str) -> Result:
     if isinstance(result, Unbounded):
         return result
     return tuple(Branch(b.value, b.cond, (step,) + b.path, b.source) for b in result)
+
+
+def _mentions(expr: Expr, names) -> bool:
+    """True when ``expr`` reads one of ``names`` (for-expression bindings)."""
+    from ..syntax.expr import walk
+
+    return any(isinstance(e, ScopeTraversalExpr) and e.root in names for e in walk(expr))
 
 
 def _unify_arms(branches: tuple[Branch, ...], others: list[Value], span: Span) -> Result:
