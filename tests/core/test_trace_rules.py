@@ -725,3 +725,7 @@ output "out" { value = var.v }
 '''
     result = trace(fixture, F)
     assert result.kind == "unbounded" and result.reason.startswith("cycle through module.a.out -> var.v -> module.a.out")
+
+
+def test_data_source_field_address():
+    check_trace('variable "v" { default = "a" }\ndata "aws_x" "y" {\n  name = upper(var.v)\n}\n', "data.aws_x.y.name", 'resolved\n"A" <- true')
