@@ -1,0 +1,172 @@
+"""Property: any sequence of incremental edits leaves the document store where a fresh open of the same text would.
+
+In-process (no server): random insertions and deletions anywhere, next to multi-byte
+characters and CRLF line ends, positions in UTF-16 or UTF-8, reparsed in batches of any size.
+The tree equals a fresh parse (structure and byte ranges of every node), and the
+diagnostics equal those of a fresh open of that text.
+"""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from pygls.uris import from_fs_path
+
+from tfphi.features.diagnostics import workspace_diagnostics
+from tfphi.lsp.documents import DocumentStore, TextChange
+from tfphi.lsp.workspace import LiveWorkspace
+from tfphi.syntax.hclfile import new_parser, parse_file
+
+from lsp_helpers import EXAMPLE
+
+BASE = (EXAMPLE / "main.tf").read_text(encoding="utf-8")
+SEEDS = [
+    BASE,
+    BASE.replace("\n", "\r\n"),
+    BASE.replace("A vendor stack", "Ünïcødé 🙂 stack 𝄞").replace('"${var.app_name}-db"', '"ä-${var.app_name}-€"'),
+    'variable "größe" {\r\n  default = "😀"\r\n}\noutput "o" {\n  value = var.größe == "x" ? "é" : local.y\n}\n',
+]
+PIECES = ["a", "x", "_", "1", " ", "=", '"', "{", "}", "[", "]", "(", ")", ".", ",", "?", ":", "#", "$", "${",
+          "\n", "\r\n", "\r", "é", "€", "🙂", "𝄞", "var.", "local.", "module ", 'resource "a" "b" {', "\"${x}\""]
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def lsp_position(text: str, index: int, encoding: str) -> tuple[int, int]:
+    """(line, column) of character ``index`` of ``text``, independent of tfphi's LineIndex."""
+    line, start = 0, 0
+    for m in _LINE_BREAK.finditer(text, 0, index):
+        if m.end() > index:
+            break
+        line, start = line + 1, m.end()
+    segment = text[start:index]
+    if encoding == "utf-8":
+        return line, len(segment.encode("utf-8"))
+    return line, len(segment.encode("utf-16-le")) // 2
+
+
+def boundary(text: str, index: int) -> int:
+    """A position editors can name: never between the \\r and \\n of a CRLF."""
+    index = max(0, min(index, len(text)))
+    if 0 < index < len(text) and text[index - 1] == "\r" and text[index] == "\n":
+        index -= 1
+    return index
+
+
+edit = st.tuples(st.floats(0, 1), st.integers(0, 12), st.lists(st.sampled_from(PIECES), max_size=4).map("".join),
+                 st.booleans())
+
+
+def node_ranges(tree) -> list[tuple[str, int, int, bool]]:
+    out = []
+    cursor = tree.walk()
+    stack = [cursor.node]
+    while stack:
+        node = stack.pop()
+        out.append((node.type, node.start_byte, node.end_byte, node.is_missing))
+        stack.extend(reversed(node.children))
+    return out
+
+
+def run_edits(seed: str, edits, encoding: str):
+    store = DocumentStore(encoding)
+    doc = store.open("file:///w/main.tf", 1, seed)
+    doc.parse("main.tf", store.parser)
+    text = seed
+    version = 1
+    for where, length, inserted, reparse in edits:
+        start = boundary(text, int(where * len(text)))
+        end = boundary(text, start + length)
+        change = TextChange(inserted, (lsp_position(text, start, encoding), lsp_position(text, end, encoding)))
+        version += 1
+        store.change(doc.uri, version, [change])
+        text = text[:start] + inserted + text[end:]
+        if reparse:
+            doc.parse("main.tf", store.parser)
+    return doc, store, text
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(seed=st.sampled_from(SEEDS), edits=st.lists(edit, min_size=1, max_size=12),
+       encoding=st.sampled_from(["utf-16", "utf-8"]))
+def test_incremental_edits_give_the_tree_of_a_fresh_parse(seed: str, edits, encoding: str):
+    doc, store, text = run_edits(seed, edits, encoding)
+    assert doc.source == text.encode("utf-8")
+    incremental = doc.parse("main.tf", store.parser)
+    fresh = parse_file("main.tf", text.encode("utf-8"), new_parser())
+    assert str(incremental.tree.root_node) == str(fresh.tree.root_node)
+    assert node_ranges(incremental.tree) == node_ranges(fresh.tree)
+    assert [(e.span, e.message) for e in incremental.errors] == [(e.span, e.message) for e in fresh.errors]
+
+
+@pytest.fixture(scope="module")
+def example_copy(tmp_path_factory) -> Path:
+    dest = tmp_path_factory.mktemp("store") / "vendor-stack"
+    shutil.copytree(EXAMPLE, dest)
+    return dest
+
+
+def _workspace(root: Path, encoding: str) -> LiveWorkspace:
+    ws = LiveWorkspace(encoding)
+    folder = ws.add_folder(from_fs_path(str(root)), "ws")
+    ws.read_config(folder)
+    for rel in ws.scan(folder):
+        ws.load(folder, rel)
+    folder.indexed = True
+    return ws
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(seed=st.sampled_from(SEEDS), edits=st.lists(edit, min_size=1, max_size=8),
+       encoding=st.sampled_from(["utf-16", "utf-8"]))
+def test_incremental_edits_give_the_diagnostics_of_a_fresh_open(example_copy: Path, seed: str, edits, encoding: str):
+    doc_uri = from_fs_path(str(example_copy / "main.tf"))
+    live = _workspace(example_copy, encoding)
+    live.open(doc_uri, 1, seed)
+    live.flush()
+    [folder] = live.folders
+    workspace_diagnostics(folder.analysis)  # analysed once before the edits, as the server does
+    text, version = seed, 1
+    for where, length, inserted, reparse in edits:
+        start = boundary(text, int(where * len(text)))
+        end = boundary(text, start + length)
+        version += 1
+        live.change(doc_uri, version, [TextChange(inserted, (lsp_position(text, start, encoding), lsp_position(text, end, encoding)))])
+        text = text[:start] + inserted + text[end:]
+        if reparse:
+            live.flush()
+            folder.analysis.refresh()
+    live.flush()
+    fresh = _workspace(example_copy, encoding)
+    fresh.open(doc_uri, 1, text)
+    fresh.flush()
+    assert workspace_diagnostics(folder.analysis) == workspace_diagnostics(fresh.folders[0].analysis)
+
+
+def test_a_change_reparses_against_the_edited_tree(monkeypatch):
+    """No full reparse per keystroke: the reparse gets the old tree, edited with Tree.edit."""
+    import tfphi.lsp.documents as documents
+
+    store = DocumentStore("utf-16")
+    doc = store.open("file:///w/main.tf", 1, BASE)
+    first = doc.parse("main.tf", store.parser)
+    seen = []
+    real = documents.parse_file
+
+    def spy(path, source, parser=None, old_tree=None):
+        seen.append(old_tree)
+        return real(path, source, parser, old_tree)
+
+    monkeypatch.setattr(documents, "parse_file", spy)
+    line, col = lsp_position(BASE, BASE.index("locals"), "utf-16")
+    store.change(doc.uri, 2, [TextChange("# x\n", ((line, col), (line, col)))])
+    store.change(doc.uri, 3, [TextChange("", ((line, col), (line, col + 2)))])
+    second = doc.parse("main.tf", store.parser)
+    assert len(seen) == 1 and seen[0] is not None and seen[0] is not first.tree
+    # the analysis's tree was not edited (its lazily converted expressions still read it)
+    assert str(first.tree.root_node) == str(parse_file("main.tf", BASE.encode(), new_parser()).tree.root_node)
+    assert second.source == doc.source
