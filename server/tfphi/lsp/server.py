@@ -283,5 +283,7 @@ def run_server(tcp: str | None = None) -> int:
             return 2
         server.start_tcp(host or "127.0.0.1", int(port))
     else:
-        server.start_io()
+        from .transport import serve_stdio  # pygls' framing, made to survive bad input
+
+        return serve_stdio(server)
     return 0

@@ -1,0 +1,168 @@
+"""The stdio transport: LSP base-protocol framing that survives whatever bytes a client sends.
+
+pygls' own read loop (``pygls.io_.run_async``) stops understanding the client for good
+after one message without a ``Content-Length`` header, or one whose length is too short
+(every later body is glued to the next header line), and never answers a request whose
+parameters do not structure (wrong types, a negative position): the client waits forever.
+This loop reads the same frames, and instead:
+
+- finds a ``Content-Length`` header anywhere in a line (case-insensitive), so the stream
+  resynchronizes at the next message after any garbage, logging what it skipped;
+- answers bad JSON with ParseError, a non-object with InvalidRequest (id null, JSON-RPC
+  2.0), and a request whose parameters do not fit its method with InvalidParams (or
+  InvalidRequest) under the request's own id;
+- logs anything else it cannot handle, and goes on.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import logging
+import re
+import sys
+import threading
+from typing import Any, BinaryIO, Callable
+
+from lsprotocol import types
+from pygls.exceptions import (
+    JsonRpcException,
+    JsonRpcInternalError,
+    JsonRpcInvalidParams,
+    JsonRpcInvalidRequest,
+    JsonRpcParseError,
+)
+from pygls.io_ import StdinAsyncReader, StdoutWriter
+
+from .guard import log_to_client
+
+logger = logging.getLogger(__name__)
+
+_CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)", re.IGNORECASE)
+_HEADER = re.compile(rb"^[A-Za-z][A-Za-z0-9-]*[ \t]*:")
+MAX_MESSAGE = 512 * 1024 * 1024  # a larger Content-Length is a broken header, not a message
+
+
+async def read_messages(stop: threading.Event, reader: Any, protocol: Any, report: Callable[[str], None]) -> None:
+    """The message loop: one frame after another until the input ends or ``stop`` is set."""
+    length: int | None = None
+    other_headers = False
+    while not stop.is_set():
+        line = await reader.readline()
+        if not line:
+            break
+        if not line.strip():
+            if length is not None:
+                body = await reader.readexactly(length)
+                if len(body) < length:
+                    break  # the input ended inside the body
+                length, other_headers = None, False
+                handle_body(body, protocol, report)
+            elif other_headers:
+                report("tfphi: ignored a message without a Content-Length header")
+                other_headers = False
+            continue
+        found = _CONTENT_LENGTH.search(line)
+        if found is not None:
+            if found.start() > 0 and line[: found.start()].strip():
+                report(f"tfphi: skipped {found.start()} bytes that are not part of a message")
+            value = int(found.group(1))
+            if value > MAX_MESSAGE:
+                report(f"tfphi: ignored a Content-Length of {value} bytes (more than {MAX_MESSAGE})")
+                length = None
+            else:
+                length = value
+        elif _HEADER.match(line):
+            other_headers = True  # Content-Type and the like
+        else:
+            report(f"tfphi: skipped {len(line)} bytes that are not part of a message")
+
+
+def handle_body(body: bytes, protocol: Any, report: Callable[[str], None]) -> None:
+    """Decodes one message and hands it to the protocol; every failure is answered or logged."""
+    try:
+        message = json.loads(body, object_hook=protocol.structure_message)
+    except JsonRpcException as exc:  # valid JSON that does not fit its method
+        raw = _plain(body)
+        method = raw.get("method") if isinstance(raw, dict) else None
+        if isinstance(method, str) and "params" not in raw:  # params may be omitted (JSON-RPC 2.0)
+            try:
+                message = protocol.structure_message({**raw, "params": None})
+            except JsonRpcException:
+                pass
+            else:
+                _dispatch(message, protocol, report)
+                return
+        if isinstance(exc, JsonRpcInternalError):
+            exc = JsonRpcInvalidRequest() if not isinstance(method, str) else JsonRpcInvalidParams()
+        detail = f"invalid {method!r} message" if isinstance(method, str) else "invalid message"
+        _reply_error(protocol, raw, type(exc)(f"{exc.message}: {detail}" if exc.message else detail), report)
+        return
+    except (ValueError, RecursionError) as exc:
+        _reply_error(protocol, None, JsonRpcParseError(f"Parse Error: {exc}"), report)
+        return
+    _dispatch(message, protocol, report)
+
+
+def _dispatch(message: Any, protocol: Any, report: Callable[[str], None]) -> None:
+    if not hasattr(message, "jsonrpc"):  # a list, a number, a string, an object without "jsonrpc"
+        _reply_error(protocol, message if isinstance(message, dict) else None,
+                     JsonRpcInvalidRequest("Invalid Request: not a JSON-RPC 2.0 message"), report)
+        return
+    method = getattr(message, "method", None)
+    if method is not None and not isinstance(method, str):
+        _reply_error(protocol, {"id": getattr(message, "id", None), "method": method},
+                     JsonRpcInvalidRequest("Invalid Request: the method must be a string"), report)
+        return
+    try:
+        protocol.handle_message(message)
+    except Exception as exc:  # noqa: BLE001 - never let one message end the loop
+        logger.exception("could not handle a message")
+        report(f"tfphi: could not handle a message: {type(exc).__name__}: {exc}")
+
+
+def _plain(body: bytes) -> Any:
+    try:
+        return json.loads(body)
+    except (ValueError, RecursionError):
+        return None
+
+
+def _reply_error(protocol: Any, raw: Any, error: JsonRpcException, report: Callable[[str], None]) -> None:
+    """Answers a request with ``error`` (id null when the id cannot be read); notifications are only logged."""
+    report(f"tfphi: {error.message}")
+    msg_id = raw.get("id") if isinstance(raw, dict) else None
+    is_notification = isinstance(raw, dict) and "id" not in raw and "method" in raw
+    if is_notification or (isinstance(raw, dict) and "method" not in raw and "id" in raw):
+        return  # a notification, or a response from the client: nothing to answer
+    if not isinstance(msg_id, (int, str)) or isinstance(msg_id, bool):
+        msg_id = None
+    try:  # pygls would leave out an id of null, which JSON-RPC 2.0 requires here
+        error_json = {"code": error.code, "message": error.message}
+        protocol._send_data({"jsonrpc": "2.0", "id": msg_id, "error": error_json})
+    except Exception:  # noqa: BLE001
+        logger.exception("could not send an error response")
+
+
+def serve_stdio(server: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
+    """``LanguageServer.start_io`` with this module's message loop; returns the exit code."""
+    server._stop_event = stop = threading.Event()
+    reader = StdinAsyncReader(stdin or sys.stdin.buffer, server.thread_pool)
+    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+
+    def report(message: str) -> None:
+        logger.warning("%s", message)
+        log_to_client(server, message, types.MessageType.Warning)
+
+    code = 0
+    try:
+        asyncio.run(read_messages(stop, reader, server.protocol, report))
+    except BrokenPipeError:
+        logger.error("the connection to the client is lost; shutting down")
+    except KeyboardInterrupt:
+        pass
+    except SystemExit as exc:  # ``exit``: 0 after ``shutdown``, 1 without (LSP)
+        code = exc.code if isinstance(exc.code, int) else 0
+    finally:
+        server.shutdown()
+    return code
