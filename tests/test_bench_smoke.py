@@ -182,8 +182,6 @@ def test_generate_cli(tmp_path):
     assert json.loads(out.stdout)["modules"] == 10
 
 
-# FIXME(lead): remove the xfail mark once `tfphi check` and `tfphi serve` have landed.
-@pytest.mark.xfail(strict=False, reason="server not landed yet")
 def test_run_py_json_shape(tmp_path):
     out_json = tmp_path / "x.json"
     proc = subprocess.run(

@@ -117,16 +117,6 @@ class HclFile:
     def text(self, span: Span) -> str:
         return self.source[span.start : span.end].decode("utf-8", "replace")
 
-    def reparse(self, source: bytes, edit: dict, parser: Parser) -> "HclFile":
-        """Parses ``source`` incrementally after one edit (``Tree.edit`` keyword arguments).
-
-        The edit is applied to a copy of the tree: this file's lazily read blocks still
-        point into the original tree, whose positions must not move under them.
-        """
-        tree = self.tree.copy()
-        tree.edit(**edit)
-        return parse_file(self.path, source, parser, tree)
-
 
 def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree: Tree | None = None) -> HclFile:
     """Parses ``source`` (incrementally when ``old_tree`` was edited to match it)."""
