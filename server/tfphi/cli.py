@@ -207,8 +207,11 @@ def render_trace_text(analysis: Analysis, result: TraceResult) -> str:
     if result.kind == UNBOUNDED:
         lines.append(f"{result.address}: unbounded")
         lines.append(f"  why: {result.reason}")
-        if result.unbounded and result.unbounded.span is not None:
-            lines.append(f"  blocking expression: {analysis.text(result.unbounded.span)} ({location(analysis, result.unbounded.span)})")
+        blocked = result.unbounded
+        if blocked is not None and blocked.variable is not None:
+            lines.append(f"  blocked by: var.{blocked.variable[1]} (declared at {location(analysis, blocked.span)})")
+        elif blocked is not None and blocked.span is not None:
+            lines.append(f"  blocked by: {analysis.text(blocked.span)} ({location(analysis, blocked.span)})")
         fixes = _fixes_for(analysis, result)
         if fixes:
             lines.append("  fix (any one works):")
@@ -246,7 +249,11 @@ def _fixes_for(analysis: Analysis, result: TraceResult) -> list[str]:
         type = resource_type
 
     trace = FieldTrace(_Resource(), tuple(field.split(".")), spec, result)  # type: ignore[arg-type]
-    return fix_texts(trace, result.unbounded) if result.unbounded else []
+    if result.unbounded is None:
+        return []
+    from .features.diagnostics import suggested_values
+
+    return fix_texts(trace, result.unbounded, suggested_values(analysis, trace, result.unbounded))
 
 
 # ---- specialize -----------------------------------------------------------------------------

@@ -9,7 +9,7 @@ from ..analysis import CONFIG_FILE, Analysis, FieldTrace
 from ..stir.workspace import is_installed_dir, module_dir_of
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
-from ..trace.values import hcl_string
+from ..trace.values import to_hcl
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
 
@@ -128,20 +128,35 @@ def unbounded_message(analysis: Analysis, trace: FieldTrace) -> str:
              f"and the trace stops because {blocked.reason}."]
     if len(result.call_path) > 1:
         lines.append("Call path: " + " -> ".join(f"module.{c}" for c, _ in result.call_path[1:]) + ".")
-    fixes = fix_texts(trace, blocked)
+    fixes = fix_texts(trace, blocked, suggested_values(analysis, trace, blocked))
     if fixes:
         lines.append("Fix (any one works): " + " ".join(f"{i}. {f}" for i, f in enumerate(fixes, 1)))
     return "\n".join(lines)
 
 
-def fix_texts(trace: FieldTrace, blocked: Unbounded) -> list[str]:
+def suggested_values(analysis: Analysis, trace: FieldTrace, blocked: Unbounded) -> list:
+    """Values worth offering for the blocking variable: the field's universe, else tfvars and callers."""
+    if blocked.variable is None:
+        return list(trace.spec.universe)
+    from .code_actions import known_values  # code actions build on this module
+
+    var_dir, name = blocked.variable
+    module = analysis.modules.get(var_dir)
+    var = module.variables.get(name) if module else None
+    return known_values(analysis, trace, var_dir, var) if var is not None else list(trace.spec.universe)
+
+
+def fix_texts(trace: FieldTrace, blocked: Unbounded, values: list | tuple = ()) -> list[str]:
+    """The fixes for an Unbounded field, in the seed's order (default, validation, hardcode)."""
     field = trace.field_name
+    values = list(values) or list(trace.spec.universe)
     if blocked.variable is not None:
         name = blocked.variable[1]
-        universe = ", ".join(hcl_string(v) if isinstance(v, str) else str(v) for v in trace.spec.universe[:4]) or '"a", "b"'
+        listed = ", ".join(to_hcl(v) for v in values[:4]) or '"value1", "value2"'
+        default = f" (for example {to_hcl(values[0])})" if values else ""
         return [
-            f"give var.{name} a default;",
-            f"constrain var.{name} with a validation block: condition = contains([{universe}], var.{name}) "
+            f"give var.{name} a default{default};",
+            f"constrain var.{name} with a validation block: condition = contains([{listed}], var.{name}) "
             "(usually the right choice: every listed value gets its own specialization);",
             f"hardcode {field} if it does not need to be configurable.",
         ]
