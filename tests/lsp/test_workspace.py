@@ -211,3 +211,22 @@ async def test_position_encoding_crlf_and_non_ascii(workspace: Path, utf8: bool)
         assert hover is None or hover.range is None or hover.range.start.line == session.pos(doc, '"🙂"').line
     finally:
         await stop_session(session)
+
+
+async def test_a_document_belongs_to_the_deepest_folder(workspace: Path):
+    inner = workspace / "modules" / "cache"
+    session = await start_session([workspace, inner])
+    try:
+        await session.wait_indexed()
+        cache = session.open(inner / "main.tf")
+        # in the inner folder the cache module is a root: its own variables block the traces
+        def blocked_by():
+            return sorted(tuple(d.data["variable"]) for d in session.diagnostics(cache, "unbounded-field"))
+
+        await session.wait_for(lambda: blocked_by() == [("", "engine_version"), ("", "node_type")],
+                               what="the inner folder's diagnostics")
+        for diag in session.diagnostics(cache, "unbounded-field"):
+            assert diag.related_information[0].location.uri == uri(inner / "variables.tf")
+        await session.wait_indexed()
+    finally:
+        await stop_session(session)

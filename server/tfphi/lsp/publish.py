@@ -100,6 +100,9 @@ class DiagnosticPublisher:
         uri_for = lambda rel: ws.uri_for(folder, rel)  # noqa: E731
         with_diags = self._files.setdefault(folder, set())
         for rel in sorted(set(groups) | known):
+            if not folder.owns(rel):  # a deeper folder publishes it now
+                with_diags.discard(rel)
+                continue
             uri = uri_for(rel)
             items = [convert.diagnostic(d, index_for, uri_for, ws.encoding) for d in groups.get(rel, ())]
             doc = ws.documents.get(uri)

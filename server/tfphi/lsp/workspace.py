@@ -112,6 +112,13 @@ class LiveWorkspace:
         folder = Folder(uri, root, name or os.path.basename(root) or root, analysis, loose=loose)
         self.folders.append(folder)
         self._sort_folders()
+        if not loose:  # a folder inside another takes its files away from the outer one
+            for outer in self.folders:
+                rel = outer.rel_path(root) if outer is not folder else None
+                if rel is not None:
+                    analysis = outer.analysis
+                    for path in [p for p in (*analysis.files, *analysis.tfvars, *analysis.problems) if p.startswith(rel + "/")]:
+                        analysis.remove(path)
         self._reassign_open_documents()
         return folder
 
