@@ -14,6 +14,7 @@ kept for it).
 from __future__ import annotations
 
 import asyncio
+import gc
 import itertools
 import logging
 from typing import Awaitable, Callable
@@ -129,6 +130,17 @@ class AnalysisScheduler:
         if task is None or task.done():
             self._indexing[folder] = asyncio.get_running_loop().create_task(self._index(folder))
 
+    def _freeze_heap(self) -> None:
+        """After indexing, move the workspace's objects out of the collector's sight.
+
+        A full collection walks every object; with a large workspace's syntax trees and
+        graph in memory that is a 100 ms pause in the middle of some keystroke. Frozen
+        objects are still freed by reference counting when an edit replaces them.
+        """
+        if all(f.indexed for f in self.ws.folders):
+            gc.collect()
+            gc.freeze()
+
     async def _index(self, folder: Folder) -> None:
         ws = self.ws
         progress = await self._progress()
@@ -150,6 +162,7 @@ class AnalysisScheduler:
                     await asyncio.sleep(0)
             progress.report(f"{total}/{total} files", 100)
             folder.indexed = True
+            self._freeze_heap()
             progress.end(f"indexed {total} files")
         except Exception:  # noqa: BLE001
             logger.exception("indexing %s failed", folder.root)
