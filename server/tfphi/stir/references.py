@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping
 
 from ..syntax.expr import Span
-from ..syntax.references import Reference, is_bound
+from ..syntax.references import Reference, Scopes
 from .model import Module
 from .workspace import ModuleTree
 
@@ -30,9 +30,10 @@ def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree
     """Undefined references and missing arguments in one module (``refs_of(path)`` lists a file's references)."""
     findings: list[Finding] = []
     for path in module.files:
+        scopes = Scopes()  # references come in source order: scope checks share their walk
         for ref in refs_of(path):
             finding = _resolve(ref, module, modules, tree)
-            if finding is not None and not is_bound(ref):
+            if finding is not None and not scopes.is_bound(ref):
                 findings.append(finding)
     findings.extend(_missing_arguments(module, modules, tree))
     findings.extend(_unresolved_sources(module, tree))

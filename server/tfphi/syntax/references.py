@@ -46,12 +46,16 @@ def file_references(hcl: HclFile) -> list[Reference]:
     """Every reference with at least one attribute step, in source order."""
     refs: list[Reference] = []
     source = hcl.source
-    for node in QueryCursor(_query()).captures(hcl.tree.root_node).get("ref", ()):
+    top = hcl.tree.root_node
+    scopes = Scopes()
+    nodes = QueryCursor(_query()).captures(top).get("ref", [])
+    nodes.sort(key=lambda n: n.start_byte)  # captures are not in source order; ``scopes`` wants them so
+    for node in nodes:
         root = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
         names: list[str] = []
         ends = [node.end_byte]
         end = node.end_byte
-        for sibling in _following_siblings(node, source):
+        for sibling in _following_siblings(node, source, top, scopes):
             if sibling.type not in _POSTFIX:
                 break
             if sibling.type == "get_attr":
@@ -62,7 +66,7 @@ def file_references(hcl: HclFile) -> list[Reference]:
                 ends.append(sibling.end_byte)
             end = sibling.end_byte
         if names:
-            refs.append(Reference(root, tuple(names), Span(hcl.path, node.start_byte, end), tuple(ends), node, hcl.tree.root_node))
+            refs.append(Reference(root, tuple(names), Span(hcl.path, node.start_byte, end), tuple(ends), node, top))
     refs.sort(key=lambda r: r.span.start)
     return refs
 
@@ -70,16 +74,17 @@ def file_references(hcl: HclFile) -> list[Reference]:
 _POSTFIX_START = re.compile(rb"\s*[.\[/#]")  # a step (or a comment before one) may follow
 
 
-def _following_siblings(node: Node, source: bytes) -> list[Node]:
+def _following_siblings(node: Node, source: bytes, top: Node, scopes: "Scopes") -> list[Node]:
     """The nodes after ``node`` under its parent; none when the source shows no step follows.
 
     ``Node.next_sibling`` and ``Node.parent`` search down from the root each time (O(depth)):
-    asking only when a step can follow, and asking the parent once, keeps hostile input
-    (``{a = {a = ...}}`` 10,000 deep, ``x[0][0]...`` 10,000 long) linear.
+    asking only when a step can follow, finding the parent with the shared walk of ``Scopes``
+    and listing its children once keeps hostile input (``{a = {a = ...}}`` 10,000 deep,
+    ``x[0][0]...`` 10,000 long) linear.
     """
     if not _POSTFIX_START.match(source, node.end_byte):
         return []
-    parent = node.parent
+    parent = scopes.parent_of(top, node)
     if parent is None:
         return []
     children = parent.children
@@ -91,51 +96,99 @@ def _following_siblings(node: Node, source: bytes) -> list[Node]:
 
 def is_bound(ref: Reference) -> bool:
     """True when the reference's root is a name bound around it, or it stands where names are not references."""
-    root = ref.root
-    for node in _ancestors(ref):
-        kind = node.type
-        if kind in ("for_tuple_expr", "for_object_expr"):
-            intro = next((c for c in node.children if c.type == "for_intro"), None)
-            if intro is not None and any(c.type == "identifier" and c.text.decode() == root for c in intro.children):
-                return True
-        elif kind == "template_for":
-            start = node.children[0] if node.children else None
-            if start is not None and any(c.type == "identifier" and c.text.decode() == root for c in start.children):
-                return True
-        elif kind == "attribute":
-            name = node.children[0].text.decode() if node.children else ""
-            if name in NAME_ATTRIBUTES:
-                return True
-        elif kind == "block":
-            block_type = node.children[0].text.decode() if node.children else ""
-            if block_type in ADDRESS_BLOCKS:
-                return True
-            if block_type == "dynamic" and _dynamic_iterator(node) == root:
-                return True
-    return False
+    return Scopes().is_bound(ref)
 
 
-def _ancestors(ref: Reference) -> list[Node]:
-    """The reference's enclosing nodes, innermost first.
+_NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
 
-    ``Node.parent`` searches down from the root each time, so walking up from a node
-    nested N deep costs O(N²) (minutes for a hostile 10,000-level expression); walking
-    down once from the root is linear.
+
+class Scopes:
+    """``is_bound`` for many references of a file, asked in source order, in linear total time.
+
+    It keeps the chain of enclosing nodes of the last reference (root first) with, for each,
+    the names bound so far and whether names there are not references. The next reference
+    pops the nodes that do not enclose it and pushes the ones that do: each node is pushed
+    once per file. (``Node.parent`` searches down from the root each time, so walking up
+    from every reference was O(depth²): minutes for a hostile 10,000-level expression.)
     """
-    target = ref.node
-    chain: list[Node] = []
-    node = ref.top
-    while node is not None and node != target and len(chain) < 1_000_000:
-        chain.append(node)
-        node = node.child_with_descendant(target)
-    if node != target:  # not found from the root (should not happen): the slow way
-        chain, node = [], target.parent
-        while node is not None:
-            chain.append(node)
-            node = node.parent
-        return chain
-    chain.reverse()
-    return chain
+
+    def __init__(self) -> None:
+        self._chain: list[Node] = []
+        self._state: list[tuple[frozenset[str], bool]] = []
+
+    def is_bound(self, ref: Reference) -> bool:
+        target = ref.node
+        if ref.top is None or not self._enter(ref.top, target):
+            return _is_bound_slow(ref)
+        names, flag = self._state[-1]
+        return flag or ref.root in names
+
+    def parent_of(self, top: Node, target: Node) -> Node | None:
+        """The parent of ``target``, a descendant of ``top``."""
+        if self._enter(top, target):
+            return self._chain[-1]
+        return target.parent
+
+    def _enter(self, top: Node, target: Node) -> bool:
+        chain, state = self._chain, self._state
+        if not chain or chain[0] != top:
+            chain.clear()
+            state.clear()
+            self._push(top)
+        while len(chain) > 1 and not (chain[-1].start_byte <= target.start_byte and target.end_byte <= chain[-1].end_byte):
+            chain.pop()
+            state.pop()
+        node = chain[-1].child_with_descendant(target)
+        while node is not None and node != target:
+            self._push(node)
+            node = node.child_with_descendant(target)
+        if node is None:  # the chain was wrong after all: start again from the root
+            chain.clear()
+            state.clear()
+            return False
+        return True
+
+    def _push(self, node: Node) -> None:
+        names, flag = self._state[-1] if self._state else _NOTHING
+        bound, not_refs = _binding(node)
+        if bound:
+            names = names | bound
+        self._chain.append(node)
+        self._state.append((names, flag or not_refs))
+
+
+def _binding(node: Node) -> tuple[frozenset[str], bool]:
+    """The names ``node`` binds for what it encloses, and whether names inside it are not references."""
+    kind = node.type
+    if kind in ("for_tuple_expr", "for_object_expr"):
+        intro = next((c for c in node.children if c.type == "for_intro"), None)
+        if intro is not None:
+            return frozenset(c.text.decode() for c in intro.children if c.type == "identifier"), False
+    elif kind == "template_for":
+        start = node.children[0] if node.children else None
+        if start is not None:
+            return frozenset(c.text.decode() for c in start.children if c.type == "identifier"), False
+    elif kind == "attribute":
+        name = node.children[0].text.decode() if node.children else ""
+        return frozenset(), name in NAME_ATTRIBUTES
+    elif kind == "block":
+        block_type = node.children[0].text.decode() if node.children else ""
+        if block_type in ADDRESS_BLOCKS:
+            return frozenset(), True
+        if block_type == "dynamic":
+            iterator = _dynamic_iterator(node)
+            return (frozenset((iterator,)) if iterator else frozenset()), False
+    return _NOTHING
+
+
+def _is_bound_slow(ref: Reference) -> bool:
+    node = ref.node.parent
+    while node is not None:
+        bound, not_refs = _binding(node)
+        if not_refs or ref.root in bound:
+            return True
+        node = node.parent
+    return False
 
 
 def _dynamic_iterator(block: Node) -> str | None:
