@@ -1,0 +1,82 @@
+"""The analysis scheduler in-process: changes that arrive while busy are coalesced, stale passes are dropped."""
+
+from __future__ import annotations
+
+import asyncio
+import shutil
+from pathlib import Path
+
+from pygls.uris import from_fs_path
+
+from tfphi.lsp.documents import TextChange
+from tfphi.lsp.publish import DiagnosticPublisher
+from tfphi.lsp.scheduler import AnalysisScheduler, Progress
+from tfphi.lsp.workspace import LiveWorkspace
+
+from lsp_helpers import EXAMPLE
+
+
+def _setup(tmp_path: Path):
+    root = tmp_path / "ws"
+    shutil.copytree(EXAMPLE, root)
+    ws = LiveWorkspace("utf-16")
+    ws.add_folder(from_fs_path(str(root)), "ws")
+    sent: list[tuple[str, int | None, list]] = []
+    publisher = DiagnosticPublisher(ws, lambda uri, version, items: sent.append((uri, version, items)))
+
+    async def progress() -> Progress:
+        return Progress()
+
+    scheduler = AnalysisScheduler(ws, publisher, progress, lambda message: None)
+    return root, ws, scheduler, sent
+
+
+async def test_changes_that_arrive_together_are_analysed_once(tmp_path: Path):
+    root, ws, scheduler, sent = _setup(tmp_path)
+    scheduler.schedule()
+    await scheduler.idle()
+    main = from_fs_path(str(root / "main.tf"))
+    text = (root / "main.tf").read_text()
+    ws.open(main, 1, text)
+    scheduler.schedule({main})
+    await scheduler.idle()
+    passes = scheduler.passes
+    line = text[: text.index("locals")].count("\n")
+    for version in range(2, 32):  # 30 keystrokes before the loop gets a chance to run
+        ws.change(main, version, [TextChange("x", ((line, 0), (line, 0)))])
+        scheduler.schedule({main})
+    await scheduler.idle()
+    assert scheduler.passes == passes + 1
+    versions = [v for u, v, _ in sent if u == main]
+    assert versions[-1] == 31 and 2 not in versions
+    assert ws.documents.get(main).text.count("x" * 30 + "locals") == 1
+
+
+async def test_a_newer_change_cancels_the_rest_of_a_stale_pass(tmp_path: Path):
+    root, ws, scheduler, sent = _setup(tmp_path)
+    scheduler.schedule()
+    await scheduler.idle()
+    main = from_fs_path(str(root / "main.tf"))
+    text = (root / "main.tf").read_text()
+    ws.open(main, 1, text)
+    scheduler.schedule({main})
+    await scheduler.idle()
+    # a change to the root re-traces every module; interrupt the pass after its first directory
+    at = text.index("var.cache_node_type")
+    line = text[:at].count("\n")
+    col = at - text.rfind("\n", 0, at) - 1
+    before = scheduler.passes
+    ws.change(main, 2, [TextChange('"a"', ((line, col), (line, col + len("var.cache_node_type"))))])
+    scheduler.schedule({main})
+    for _ in range(2):  # let the pass start and publish the edited document's directory
+        await asyncio.sleep(0)
+    assert any(u == main and v == 2 for u, v, _ in sent), "the edited document comes first"
+    ws.change(main, 3, [TextChange("var.cache_node_type", ((line, col), (line, col + 3)))])
+    scheduler.schedule({main})
+    await scheduler.idle()
+    assert scheduler.passes == before + 1, "the stale pass ran to its end"
+    cache = from_fs_path(str(root / "modules/cache/main.tf"))
+    # the final state is right: the child's diagnostic is back (published by the newer pass)
+    last = [items for u, _, items in sent if u == cache][-1]
+    assert [d.code for d in last] == ["unbounded-field"]
+    assert [v for u, v, _ in sent if u == main][-1] == 3
