@@ -20,7 +20,7 @@ from .stir.references import Finding, check_module
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, module_dir_of, parse_manifest
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, new_parser, parse_file
-from .syntax.references import Reference, file_references
+from .syntax.references import BlockCache, Reference, file_references, reference_is_bound
 from .trace.result import TraceResult
 from .trace.tracer import Env, SourceView, Tracer, block_iterators
 
@@ -86,6 +86,7 @@ class Analysis:
         self._field_deps: dict[tuple[str, str], set[str]] = {}  # declaration read by a trace -> dirs whose fields read it
         self._findings: dict[str, list[Finding]] = {}
         self._refs: dict[str, tuple[HclFile, list[Reference]]] = {}
+        self._block_refs: BlockCache = {}  # references per top-level block text (see syntax.references)
         self._registered: tuple[Config, dict] | None = None
         self._prints: dict[str, dict[str, bytes]] = {}  # module dir -> declaration texts
         self._changed_dirs: set[str] = set()
@@ -307,7 +308,7 @@ class Analysis:
         cached = self._findings.get(dir)
         if cached is None:
             module = self._modules.get(dir)
-            cached = check_module(module, self._modules, self._tree, self._references) if module else []
+            cached = check_module(module, self._modules, self._tree, self._references, self._is_bound) if module else []
             self._findings[dir] = cached
         return cached
 
@@ -315,9 +316,12 @@ class Analysis:
         hcl = self.files[path]
         cached = self._refs.get(path)
         if cached is None or cached[0] is not hcl:
-            cached = (hcl, file_references(hcl))
+            cached = (hcl, file_references(hcl, self._block_refs))
             self._refs[path] = cached
         return cached[1]
+
+    def _is_bound(self, ref: Reference) -> bool:
+        return reference_is_bound(self.files[ref.span.file], ref)
 
     def field_traces(self, dir: str) -> list[FieldTrace]:
         """Every registered field of a module, traced once per call path (cached)."""

@@ -168,14 +168,7 @@ class Module:
 
 def static_string(attribute: Attribute | None) -> str | None:
     """The value of an attribute that must be a literal string (``source``, ``error_message``)."""
-    from ..syntax.expr import LiteralExpr
-
-    if attribute is None:
-        return None
-    expr = attribute.expr
-    if isinstance(expr, LiteralExpr) and isinstance(expr.value, str):
-        return expr.value
-    return None
+    return attribute.literal_string() if attribute is not None else None
 
 
 def build_module(dir: str, files: Mapping[str, Body]) -> Module:

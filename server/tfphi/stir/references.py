@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping
 
 from ..syntax.expr import Span
-from ..syntax.references import Reference, Scopes
+from ..syntax.references import Reference
 from .model import Module
 from .workspace import ModuleTree
 
@@ -26,14 +26,23 @@ class Finding:
     related: tuple[tuple[Span, str], ...] = ()
 
 
-def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree, refs_of: Callable[[str], list[Reference]]) -> list[Finding]:
-    """Undefined references and missing arguments in one module (``refs_of(path)`` lists a file's references)."""
+def check_module(
+    module: Module,
+    modules: Mapping[str, Module],
+    tree: ModuleTree,
+    refs_of: Callable[[str], list[Reference]],
+    is_bound: Callable[[Reference], bool],
+) -> list[Finding]:
+    """Undefined references and missing arguments in one module.
+
+    ``refs_of(path)`` lists a file's references; ``is_bound(ref)`` is asked only about the
+    ones that do not resolve (a ``for`` variable or a name in ``lifecycle`` is no reference).
+    """
     findings: list[Finding] = []
     for path in module.files:
-        scopes = Scopes()  # references come in source order: scope checks share their walk
         for ref in refs_of(path):
             finding = _resolve(ref, module, modules, tree)
-            if finding is not None and not scopes.is_bound(ref):
+            if finding is not None and not is_bound(ref):
                 findings.append(finding)
     findings.extend(_missing_arguments(module, modules, tree))
     findings.extend(_unresolved_sources(module, tree))

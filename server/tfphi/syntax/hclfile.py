@@ -38,27 +38,50 @@ class SyntaxProblem:
 
 
 class Attribute:
-    """``name = expression``; the expression is converted on first use."""
+    """``name = expression``; spans and the expression are worked out on first use.
 
-    __slots__ = ("name", "name_span", "span", "_node", "_converter", "_expr")
+    Building a module reads every attribute of its variable, module and output blocks, and
+    most are never asked about again: only the name is read eagerly.
+    """
 
-    def __init__(self, name: str, name_span: Span, span: Span, node: Node | None, converter: ExprConverter):
+    __slots__ = ("name", "_node", "_converter", "_expr")
+
+    def __init__(self, name: str, node: Node, converter: ExprConverter):
         self.name = name
-        self.name_span = name_span
-        self.span = span
         self._node = node
         self._converter = converter
         self._expr: Expr | None = None
 
     @property
+    def span(self) -> Span:
+        return self._converter.span(self._node)
+
+    @property
+    def name_span(self) -> Span:
+        return self._converter.span(self._node.child(0))
+
+    @property
     def expr(self) -> Expr:
         if self._expr is None:
-            if self._node is None:
+            expr_node = next((c for c in self._node.children if c.type == "expression"), None)
+            if expr_node is None:
                 self._expr = InvalidExpr(self.span, "missing value")
             else:
-                self._expr = self._converter.convert(self._node)
-            self._node = None
+                self._expr = self._converter.convert(expr_node)
         return self._expr
+
+    def literal_string(self) -> str | None:
+        """The value when it is a plain quoted string without escapes or templates (fast path)."""
+        expr_node = self._node.child(self._node.child_count - 1)
+        raw = self._converter.source[expr_node.start_byte : expr_node.end_byte] if expr_node is not None else b""
+        if len(raw) >= 2 and raw[0] == 0x22 and raw[-1] == 0x22 and not any(c in raw[1:-1] for c in b'"\\$%\n'):
+            return raw[1:-1].decode("utf-8", "replace")
+        if self._expr is None and raw[:1] != b'"':
+            return None
+        from .expr import LiteralExpr
+
+        expr = self.expr
+        return expr.value if isinstance(expr, LiteralExpr) and isinstance(expr.value, str) else None
 
     def __repr__(self) -> str:
         return f"Attribute({self.name!r})"
@@ -162,8 +185,7 @@ def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
     name_node = node.child(0)
     if name_node is None or name_node.type != "identifier":
         return None
-    expr_node = next((c for c in node.children if c.type == "expression"), None)
-    return Attribute(conv.text(name_node), conv.span(name_node), conv.span(node), expr_node, conv)
+    return Attribute(conv.text(name_node), node, conv)
 
 
 def _read_block(node: Node, conv: ExprConverter) -> Block | None:

@@ -2,9 +2,14 @@
 
 Strict reference checking must look at every expression of the workspace; converting them
 all to typed ``Expr`` trees would cost far more than the check. A tree-sitter query finds
-each ``variable_expr`` in C, and only the names that follow it are read in Python. The
-scope of a reference (``for`` variables, ``dynamic`` iterators, attributes that hold names)
-is only worked out for the few references that do not resolve.
+each ``variable_expr`` in C, and only the names that follow it are read in Python, with
+``reference_is_bound`` says, for the few references that do not resolve, whether the root
+is a name bound around it (``for`` variables, ``dynamic`` iterators) or stands where names
+are not references (``type``, ``lifecycle``...).
+
+Everything about a reference depends only on the top-level block it stands in, so the
+results are cached per block text, relative to the block's start: an edit to one block of
+a large file reads that block again and shifts the others.
 """
 
 from __future__ import annotations
@@ -33,8 +38,12 @@ class Reference:
     names: tuple[str, ...]
     span: Span  # the root and every step that follows it
     name_ends: tuple[int, ...]  # end offset of the root, then of each name
-    node: Node  # the ``variable_expr``, for the rare scope check
-    top: Node | None = None  # the file's root node: ancestors are found from it (see ``_ancestors``)
+
+
+# One reference relative to the start of its top-level block: root, names, start, end, name ends.
+_Relative = tuple[str, tuple[str, ...], int, int, tuple[int, ...]]
+BlockCache = dict[bytes, list[_Relative]]
+MAX_CACHED_BLOCKS = 50_000
 
 
 @lru_cache(maxsize=1)
@@ -42,18 +51,45 @@ def _query() -> Query:
     return Query(hcl_language(), "(variable_expr) @ref")
 
 
-def file_references(hcl: HclFile) -> list[Reference]:
+def file_references(hcl: HclFile, cache: BlockCache | None = None) -> list[Reference]:
     """Every reference with at least one attribute step, in source order."""
+    cache = {} if cache is None else cache
+    if len(cache) > MAX_CACHED_BLOCKS:
+        cache.clear()
     refs: list[Reference] = []
-    source = hcl.source
-    top = hcl.tree.root_node
+    source, path = hcl.source, hcl.path
+    for top in _top_level_nodes(hcl.tree.root_node):
+        base = top.start_byte
+        key = source[base : top.end_byte]
+        relative = cache.get(key)
+        if relative is None:
+            relative = cache[key] = _block_references(top, source)
+        for root, names, start, end, ends in relative:
+            refs.append(Reference(root, names, Span(path, base + start, base + end), tuple(base + e for e in ends)))
+    return refs
+
+
+def _top_level_nodes(root: Node) -> list[Node]:
+    """The blocks and attributes of the file's body, and any ERROR regions around them."""
+    nodes: list[Node] = []
+    for child in root.children:
+        if child.type == "body":
+            nodes.extend(c for c in child.children if c.type != "comment")
+        elif child.type != "comment":
+            nodes.append(child)
+    return nodes
+
+
+def _block_references(top: Node, source: bytes) -> list[_Relative]:
+    base = top.start_byte
     scopes = Scopes()
     nodes = QueryCursor(_query()).captures(top).get("ref", [])
     nodes.sort(key=lambda n: n.start_byte)  # captures are not in source order; ``scopes`` wants them so
+    out: list[_Relative] = []
     for node in nodes:
         root = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
         names: list[str] = []
-        ends = [node.end_byte]
+        ends = [node.end_byte - base]
         end = node.end_byte
         for sibling in _following_siblings(node, source, top, scopes):
             if sibling.type not in _POSTFIX:
@@ -63,12 +99,20 @@ def file_references(hcl: HclFile) -> list[Reference]:
                 if ident is None:
                     break
                 names.append(source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"))
-                ends.append(sibling.end_byte)
+                ends.append(sibling.end_byte - base)
             end = sibling.end_byte
         if names:
-            refs.append(Reference(root, tuple(names), Span(hcl.path, node.start_byte, end), tuple(ends), node, top))
-    refs.sort(key=lambda r: r.span.start)
-    return refs
+            out.append((root, tuple(names), node.start_byte - base, end - base, tuple(ends)))
+    return out
+
+
+def reference_is_bound(hcl: HclFile, ref: Reference) -> bool:
+    """True when the reference's root is bound around it, or it stands where names are not references."""
+    top = hcl.tree.root_node
+    target = top.descendant_for_byte_range(ref.span.start, ref.name_ends[0])
+    if target is None:
+        return False
+    return Scopes().is_bound(top, target, ref.root)
 
 
 _POSTFIX_START = re.compile(rb"\s*[.\[/#]")  # a step (or a comment before one) may follow
@@ -94,11 +138,6 @@ def _following_siblings(node: Node, source: bytes, top: Node, scopes: "Scopes") 
     return []
 
 
-def is_bound(ref: Reference) -> bool:
-    """True when the reference's root is a name bound around it, or it stands where names are not references."""
-    return Scopes().is_bound(ref)
-
-
 _NOTHING: tuple[frozenset[str], bool] = (frozenset(), False)
 
 
@@ -116,12 +155,12 @@ class Scopes:
         self._chain: list[Node] = []
         self._state: list[tuple[frozenset[str], bool]] = []
 
-    def is_bound(self, ref: Reference) -> bool:
-        target = ref.node
-        if ref.top is None or not self._enter(ref.top, target):
-            return _is_bound_slow(ref)
+    def is_bound(self, top: Node, target: Node, root: str) -> bool:
+        """True when ``root`` (the name ``target`` starts with) is bound around it, or is no reference there."""
+        if not self._enter(top, target):
+            return _is_bound_slow(target, root)
         names, flag = self._state[-1]
-        return flag or ref.root in names
+        return flag or root in names
 
     def parent_of(self, top: Node, target: Node) -> Node | None:
         """The parent of ``target``, a descendant of ``top``."""
@@ -181,11 +220,11 @@ def _binding(node: Node) -> tuple[frozenset[str], bool]:
     return _NOTHING
 
 
-def _is_bound_slow(ref: Reference) -> bool:
-    node = ref.node.parent
+def _is_bound_slow(target: Node, root: str) -> bool:
+    node = target.parent
     while node is not None:
         bound, not_refs = _binding(node)
-        if not_refs or ref.root in bound:
+        if not_refs or root in bound:
             return True
         node = node.parent
     return False
