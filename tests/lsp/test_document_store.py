@@ -1,5 +1,9 @@
 """Property: any sequence of incremental edits leaves the document store where a fresh open of the same text would.
 
+(Hypothesis found that tree-sitter's error recovery after an incremental reparse can put
+an ERROR node one token away from where a fresh parse puts it; the store now reparses a
+file with errors afresh. The example below is that case.)
+
 In-process (no server): random insertions and deletions anywhere, next to multi-byte
 characters and CRLF line ends, positions in UTF-16 or UTF-8, reparsed in batches of any size.
 The tree equals a fresh parse (structure and byte ranges of every node), and the
@@ -13,7 +17,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from pygls.uris import from_fs_path
 
@@ -91,6 +95,7 @@ def run_edits(seed: str, edits, encoding: str):
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@example(seed=BASE, edits=[(0.90625, 0, "a", False)], encoding="utf-16")
 @given(seed=st.sampled_from(SEEDS), edits=st.lists(edit, min_size=1, max_size=12),
        encoding=st.sampled_from(["utf-16", "utf-8"]))
 def test_incremental_edits_give_the_tree_of_a_fresh_parse(seed: str, edits, encoding: str):
@@ -121,6 +126,7 @@ def _workspace(root: Path, encoding: str) -> LiveWorkspace:
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@example(seed=BASE, edits=[(0.90625, 0, "a", False)], encoding="utf-16")
 @given(seed=st.sampled_from(SEEDS), edits=st.lists(edit, min_size=1, max_size=8),
        encoding=st.sampled_from(["utf-16", "utf-8"]))
 def test_incremental_edits_give_the_diagnostics_of_a_fresh_open(example_copy: Path, seed: str, edits, encoding: str):

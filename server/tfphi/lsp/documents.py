@@ -128,7 +128,13 @@ class Document:
         """The parse of the current text: incremental against the edited tree when there is one."""
         if self.hcl is not None and not self.dirty and self.hcl.path == path:
             return self.hcl
-        self.hcl = parse_file(path, self.source, parser, self._edited_tree)
+        hcl = parse_file(path, self.source, parser, self._edited_tree)
+        if self._edited_tree is not None and hcl.tree.root_node.has_error:
+            # Tree-sitter's error recovery depends on what an incremental parse could reuse:
+            # the same broken text can get its ERROR node one token apart. A file with errors
+            # is parsed afresh, so the editor reports exactly what `tfphi check` reports.
+            hcl = parse_file(path, self.source, parser)
+        self.hcl = hcl
         self._edited_tree = None
         self.dirty = False
         return self.hcl
