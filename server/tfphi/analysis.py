@@ -16,11 +16,11 @@ from tree_sitter import Parser
 
 from .config import Config, ConfigProblem, FieldSpec, parse_config_toml
 from .stir.model import Module, Resource, build_module
-from .stir.references import Finding, check_module
+from .stir.references import Finding, NameTable, block_findings, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, module_dir_of, parse_manifest
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, new_parser, parse_file
-from .syntax.references import BlockCache, Reference, file_references, reference_is_bound
+from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, reference_is_bound, top_level_nodes
 from .trace.result import TraceResult
 from .trace.tracer import Env, SourceView, Tracer, block_iterators
 
@@ -85,8 +85,9 @@ class Analysis:
         self._fields: dict[str, list[FieldTrace]] = {}  # module dir -> traced fields
         self._field_deps: dict[tuple[str, str], set[str]] = {}  # declaration read by a trace -> dirs whose fields read it
         self._findings: dict[str, list[Finding]] = {}
-        self._refs: dict[str, tuple[HclFile, list[Reference]]] = {}
         self._block_refs: BlockCache = {}  # references per top-level block text (see syntax.references)
+        self._block_findings: dict[tuple[bytes, int], list] = {}  # (block text, name table) -> findings
+        self._table_ids: dict[tuple, int] = {}
         self._registered: tuple[Config, dict] | None = None
         self._prints: dict[str, dict[str, bytes]] = {}  # module dir -> declaration texts
         self._changed_dirs: set[str] = set()
@@ -308,20 +309,37 @@ class Analysis:
         cached = self._findings.get(dir)
         if cached is None:
             module = self._modules.get(dir)
-            cached = check_module(module, self._modules, self._tree, self._references, self._is_bound) if module else []
+            if module is None:
+                cached = []
+            else:
+                table = name_table(module, self._modules, self._tree)
+                cached = check_module(module, self._modules, self._tree, lambda path: self._file_findings(path, table))
             self._findings[dir] = cached
         return cached
 
-    def _references(self, path: str) -> list[Reference]:
-        hcl = self.files[path]
-        cached = self._refs.get(path)
-        if cached is None or cached[0] is not hcl:
-            cached = (hcl, file_references(hcl, self._block_refs))
-            self._refs[path] = cached
-        return cached[1]
+    def _file_findings(self, path: str, table: NameTable) -> list[Finding]:
+        """A file's undefined references, cached per top-level block text and name table.
 
-    def _is_bound(self, ref: Reference) -> bool:
-        return reference_is_bound(self.files[ref.span.file], ref)
+        An edit inside one block of a large file resolves that block's references only.
+        """
+        hcl = self.files[path]
+        source = hcl.source
+        table_id = self._table_ids.setdefault(table.key, len(self._table_ids))
+        if len(self._block_findings) > MAX_CACHED_BLOCKS:
+            self._block_findings.clear()
+            self._table_ids.clear()
+            table_id = self._table_ids.setdefault(table.key, 0)
+        findings: list[Finding] = []
+        for top in top_level_nodes(hcl.tree.root_node):
+            base = top.start_byte
+            key = (source[base : top.end_byte], table_id)
+            relative = self._block_findings.get(key)
+            if relative is None:
+                refs = block_references(top, source, self._block_refs)
+                relative = self._block_findings[key] = block_findings(refs, table, lambda ref: reference_is_bound(top, ref))
+            for start, end, message in relative:
+                findings.append(Finding("undefined-reference", Span(path, base + start, base + end), message))
+        return findings
 
     def field_traces(self, dir: str) -> list[FieldTrace]:
         """Every registered field of a module, traced once per call path (cached)."""

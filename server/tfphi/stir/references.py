@@ -10,7 +10,6 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping
 
 from ..syntax.expr import Span
-from ..syntax.references import Reference
 from .model import Module
 from .workspace import ModuleTree
 
@@ -26,24 +25,11 @@ class Finding:
     related: tuple[tuple[Span, str], ...] = ()
 
 
-def check_module(
-    module: Module,
-    modules: Mapping[str, Module],
-    tree: ModuleTree,
-    refs_of: Callable[[str], list[Reference]],
-    is_bound: Callable[[Reference], bool],
-) -> list[Finding]:
-    """Undefined references and missing arguments in one module.
-
-    ``refs_of(path)`` lists a file's references; ``is_bound(ref)`` is asked only about the
-    ones that do not resolve (a ``for`` variable or a name in ``lifecycle`` is no reference).
-    """
+def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree, file_findings: Callable[[str], list[Finding]]) -> list[Finding]:
+    """Undefined references and missing arguments in one module (``file_findings(path)``: a file's references)."""
     findings: list[Finding] = []
     for path in module.files:
-        for ref in refs_of(path):
-            finding = _resolve(ref, module, modules, tree)
-            if finding is not None and not is_bound(ref):
-                findings.append(finding)
+        findings.extend(file_findings(path))
     findings.extend(_missing_arguments(module, modules, tree))
     findings.extend(_unresolved_sources(module, tree))
     findings.extend(_call_cycles(module, tree))
@@ -51,38 +37,75 @@ def check_module(
     return findings
 
 
-def _resolve(ref: Reference, module: Module, modules, tree) -> Finding | None:
-    root, names = ref.root, ref.names
+@dataclass(frozen=True)
+class NameTable:
+    """What references in one module can resolve to; ``key`` identifies it for caches."""
+
+    variables: frozenset[str]
+    locals: frozenset[str]
+    resources: frozenset[str]
+    data: frozenset[str]
+    calls: frozenset[str]
+    outputs: tuple[tuple[str, str, frozenset[str]], ...]  # (call, target dir, its outputs) for resolved calls
+
+    @property
+    def key(self) -> tuple:
+        return (self.variables, self.locals, self.resources, self.data, self.calls, self.outputs)
+
+
+def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree) -> NameTable:
+    outputs = []
+    for call in sorted(module.calls):
+        target = tree.targets.get((module.dir, call))
+        child = modules.get(target.dir) if target is not None and target.dir is not None else None
+        if child is not None:
+            outputs.append((call, target.dir, frozenset(child.outputs)))
+    return NameTable(
+        frozenset(module.variables), frozenset(module.locals), frozenset(module.resources),
+        frozenset(module.data), frozenset(module.calls), tuple(outputs),
+    )
+
+
+# A relative finding: start and end offsets from the start of its block, and the message.
+RelativeFinding = tuple[int, int, str]
+
+
+def block_findings(refs: list[tuple], table: NameTable, is_bound: Callable[[tuple], bool]) -> list[RelativeFinding]:
+    """Undefined references among one block's references (as ``syntax.references`` lists them, relative)."""
+    out: list[RelativeFinding] = []
+    for ref in refs:
+        root, names, start, _, ends = ref
+        unresolved = resolve(root, names, table)
+        if unresolved is not None and not is_bound(ref):
+            names_used, name, why = unresolved
+            out.append((start, ends[names_used], f"undefined reference to {name}: {why}"))
+    return out
+
+
+def resolve(root: str, names: tuple[str, ...], table: NameTable) -> tuple[int, str, str] | None:
+    """None when ``root.names...`` resolves; else (names it covers, the undefined name, why)."""
     if root in _BUILTIN_ROOTS:
         return None
     first = names[0]
     if root == "var":
-        if first not in module.variables:
-            return _undefined(ref, 1, f"var.{first}", "no variable block declares it")
+        if first not in table.variables:
+            return 1, f"var.{first}", "no variable block declares it"
     elif root == "local":
-        if first not in module.locals:
-            return _undefined(ref, 1, f"local.{first}", "no locals block declares it")
+        if first not in table.locals:
+            return 1, f"local.{first}", "no locals block declares it"
     elif root == "module":
-        if first not in module.calls:
-            return _undefined(ref, 1, f"module.{first}", "no module block declares it")
-        target = tree.targets.get((module.dir, first))
-        if len(names) > 1 and target is not None and target.dir is not None:
-            child = modules.get(target.dir)
-            if child is not None and names[1] not in child.outputs:
-                where = target.dir or "."
-                return _undefined(ref, 2, f"module.{first}.{names[1]}", f"the module in {where} has no output {names[1]!r}")
+        if first not in table.calls:
+            return 1, f"module.{first}", "no module block declares it"
+        if len(names) > 1:
+            for call, where, outputs in table.outputs:
+                if call == first and names[1] not in outputs:
+                    return 2, f"module.{first}.{names[1]}", f"the module in {where or '.'} has no output {names[1]!r}"
     elif root == "data":
-        if len(names) > 1 and f"{first}.{names[1]}" not in module.data:
-            return _undefined(ref, 2, f"data.{first}.{names[1]}", "no data block declares it")
-    elif "::" not in root and f"{root}.{first}" not in module.resources:
-        return _undefined(ref, 1, f"{root}.{first}", "no resource block declares it")
+        if len(names) > 1 and f"{first}.{names[1]}" not in table.data:
+            return 2, f"data.{first}.{names[1]}", "no data block declares it"
+    elif "::" not in root and f"{root}.{first}" not in table.resources:
+        return 1, f"{root}.{first}", "no resource block declares it"
     return None
-
-
-def _undefined(ref: Reference, names_used: int, name: str, why: str) -> Finding:
-    """The finding's range covers the reference itself (``var.x``, ``module.m.out``), not what follows."""
-    span = Span(ref.span.file, ref.span.start, ref.name_ends[names_used])
-    return Finding("undefined-reference", span, f"undefined reference to {name}: {why}")
 
 
 def _missing_arguments(module: Module, modules, tree) -> Iterator[Finding]:

@@ -231,6 +231,9 @@ def _describe_error(node: Node) -> str:
 
 
 _HEX_RE = re.compile(rb"^0[xX]")
+# Text that might break a rule: a hex prefix, an empty interpolation, or a template on a line
+# that looks like a block header (a name, then no "=" before a quoted label with "${"/"%{").
+_RULES_CANDIDATE = re.compile(rb'0[xX]|[$%]\{\s*\}|^[ \t]*[A-Za-z_][\w-]*[ \t]+[^\n=]*"[^"\n]*[$%]\{', re.M)
 _LABEL_TEMPLATE_RE = re.compile(rb"(?<!\$)(?:\$\$)*[$%]\{")
 # Single-node patterns only: a parent-child pattern such as ``(block (string_lit))`` keeps one
 # query state per enclosing block, which is quadratic in nesting depth (seconds for 10,000 levels).
@@ -247,6 +250,8 @@ def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[Sy
     if any(c.type == "object" for c in root.children):
         errors.append(SyntaxProblem(Span(path, 0, len(source)), "a .tf file cannot be a JSON object; use a .tf.json file"))
         return
+    if not _RULES_CANDIDATE.search(source):
+        return  # the common case: nothing in the text could break a rule, so the tree need not be walked
     captures = QueryCursor(_rules_query()).captures(root)
     for node in captures.get("number", ()):
         if _HEX_RE.match(node.text or b""):

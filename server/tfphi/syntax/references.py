@@ -20,8 +20,7 @@ from functools import lru_cache
 
 from tree_sitter import Node, Query, QueryCursor
 
-from .expr import Span
-from .hclfile import HclFile, hcl_language
+from .hclfile import hcl_language
 
 _POSTFIX = frozenset({"get_attr", "index", "splat"})
 # Attributes whose value names things (types, providers, attributes) instead of referring to them.
@@ -30,19 +29,9 @@ NAME_ATTRIBUTES = frozenset({"type", "provider", "providers", "ignore_changes", 
 ADDRESS_BLOCKS = frozenset({"terraform", "moved", "import", "removed", "lifecycle"})
 
 
-@dataclass(frozen=True, slots=True)
-class Reference:
-    """``root`` then the attribute names that follow it (index and splat steps skipped)."""
-
-    root: str
-    names: tuple[str, ...]
-    span: Span  # the root and every step that follows it
-    name_ends: tuple[int, ...]  # end offset of the root, then of each name
-
-
 # One reference relative to the start of its top-level block: root, names, start, end, name ends.
-_Relative = tuple[str, tuple[str, ...], int, int, tuple[int, ...]]
-BlockCache = dict[bytes, list[_Relative]]
+Relative = tuple[str, tuple[str, ...], int, int, tuple[int, ...]]
+BlockCache = dict[bytes, list[Relative]]
 MAX_CACHED_BLOCKS = 50_000
 
 
@@ -51,25 +40,7 @@ def _query() -> Query:
     return Query(hcl_language(), "(variable_expr) @ref")
 
 
-def file_references(hcl: HclFile, cache: BlockCache | None = None) -> list[Reference]:
-    """Every reference with at least one attribute step, in source order."""
-    cache = {} if cache is None else cache
-    if len(cache) > MAX_CACHED_BLOCKS:
-        cache.clear()
-    refs: list[Reference] = []
-    source, path = hcl.source, hcl.path
-    for top in _top_level_nodes(hcl.tree.root_node):
-        base = top.start_byte
-        key = source[base : top.end_byte]
-        relative = cache.get(key)
-        if relative is None:
-            relative = cache[key] = _block_references(top, source)
-        for root, names, start, end, ends in relative:
-            refs.append(Reference(root, names, Span(path, base + start, base + end), tuple(base + e for e in ends)))
-    return refs
-
-
-def _top_level_nodes(root: Node) -> list[Node]:
+def top_level_nodes(root: Node) -> list[Node]:
     """The blocks and attributes of the file's body, and any ERROR regions around them."""
     nodes: list[Node] = []
     for child in root.children:
@@ -80,12 +51,23 @@ def _top_level_nodes(root: Node) -> list[Node]:
     return nodes
 
 
-def _block_references(top: Node, source: bytes) -> list[_Relative]:
+def block_references(top: Node, source: bytes, cache: BlockCache) -> list[Relative]:
+    """The references of one top-level block, relative to its start (cached by the block's text)."""
+    if len(cache) > MAX_CACHED_BLOCKS:
+        cache.clear()
+    key = source[top.start_byte : top.end_byte]
+    relative = cache.get(key)
+    if relative is None:
+        relative = cache[key] = _block_references(top, source)
+    return relative
+
+
+def _block_references(top: Node, source: bytes) -> list[Relative]:
     base = top.start_byte
     scopes = Scopes()
     nodes = QueryCursor(_query()).captures(top).get("ref", [])
     nodes.sort(key=lambda n: n.start_byte)  # captures are not in source order; ``scopes`` wants them so
-    out: list[_Relative] = []
+    out: list[Relative] = []
     for node in nodes:
         root = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
         names: list[str] = []
@@ -106,13 +88,13 @@ def _block_references(top: Node, source: bytes) -> list[_Relative]:
     return out
 
 
-def reference_is_bound(hcl: HclFile, ref: Reference) -> bool:
+def reference_is_bound(top: Node, ref: Relative) -> bool:
     """True when the reference's root is bound around it, or it stands where names are not references."""
-    top = hcl.tree.root_node
-    target = top.descendant_for_byte_range(ref.span.start, ref.name_ends[0])
+    root, _, start, _, ends = ref
+    target = top.descendant_for_byte_range(top.start_byte + start, top.start_byte + ends[0])
     if target is None:
         return False
-    return Scopes().is_bound(top, target, ref.root)
+    return Scopes().is_bound(top, target, root)
 
 
 _POSTFIX_START = re.compile(rb"\s*[.\[/#]")  # a step (or a comment before one) may follow
