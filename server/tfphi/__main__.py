@@ -1,5 +1,5 @@
 """``python -m tfphi``: the same as the ``tfphi`` command."""
 
-from .cli import main
+from .cli import entry
 
-raise SystemExit(main())
+entry()

@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import argparse
+import gc
 import json
+import os
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -57,6 +59,26 @@ def build_parser() -> argparse.ArgumentParser:
     spec.add_argument("--out", help="write the generated Terraform and provenance JSON into this directory")
     spec.add_argument("--json", action="store_true", help="print the provenance records as JSON")
     return parser
+
+
+def entry() -> None:
+    """The console script: ``main``, then a fast exit for the batch commands.
+
+    A batch run builds one large, short-lived object graph: the cyclic garbage collector
+    would walk it again and again for nothing (a third of the run on a large workspace),
+    and freeing it object by object at exit costs as much again. The operating system
+    reclaims it in one go.
+    """
+    argv = sys.argv[1:]
+    batch = bool(argv) and argv[0] in ("check", "trace", "specialize")
+    if batch:
+        gc.disable()
+    code = main(argv)
+    if batch:
+        sys.stdout.flush()
+        sys.stderr.flush()
+        os._exit(code)
+    raise SystemExit(code)
 
 
 def main(argv: Sequence[str] | None = None) -> int:

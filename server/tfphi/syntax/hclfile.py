@@ -63,7 +63,10 @@ class Attribute:
     @property
     def expr(self) -> Expr:
         if self._expr is None:
-            expr_node = next((c for c in self._node.children if c.type == "expression"), None)
+            node = self._node
+            expr_node = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
+            if expr_node is None or expr_node.type != "expression":
+                expr_node = next((c for c in node.children if c.type == "expression"), None)
             if expr_node is None:
                 self._expr = InvalidExpr(self.span, "missing value")
             else:
