@@ -63,10 +63,10 @@ def walk_workspace(root: Path, config: Config, skipped: list[tuple[str, str]] | 
         for name in sorted(filenames):
             rel = f"{rel_dir}/{name}".lstrip("/")
             if file_kind(rel) in ("tf", "tfvars", "config") and not is_ignored(rel, config.ignore):
-                full = Path(dirpath) / name
-                if full.is_symlink() and not _inside(full, root):
+                problem = link_problem(root, rel)
+                if problem is not None:
                     if skipped is not None:
-                        skipped.append((rel, f"{rel} is a symbolic link that leads outside the workspace or loops; it was skipped"))
+                        skipped.append((rel, problem))
                     continue
                 count += 1
                 if count > MAX_FILES:
@@ -74,6 +74,14 @@ def walk_workspace(root: Path, config: Config, skipped: list[tuple[str, str]] | 
                 yield rel
         if os.path.isfile(os.path.join(dirpath, MODULES_JSON)):
             yield from _installed_modules(root, rel_dir, config)
+
+
+def link_problem(root: Path, rel: str) -> str | None:
+    """Why ``rel`` must not be read: a symbolic link that leads out of ``root`` or loops (else None)."""
+    full = root / rel
+    if full.is_symlink() and not _inside(full, root.resolve()):
+        return f"{rel} is a symbolic link that leads outside the workspace or loops; it was skipped"
+    return None
 
 
 def _inside(path: Path, root: Path) -> bool:

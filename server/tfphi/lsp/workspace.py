@@ -24,7 +24,7 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..analysis import CONFIG_FILE, Analysis, file_kind
 from ..config import Config
 from ..features.locations import line_index as cached_line_index
-from ..loader import SKIPPED_DIRS, is_ignored, read_bytes, walk_workspace
+from ..loader import SKIPPED_DIRS, is_ignored, link_problem, read_bytes, walk_workspace
 from ..stir.workspace import module_dir_of
 from ..text import Encoding, LineIndex
 from .documents import Document, DocumentStore, TextChange
@@ -186,9 +186,11 @@ class LiveWorkspace:
             rels = [n for n in names if file_kind(n) in ("tf", "tfvars", "config") and os.path.isfile(folder.fs_path(n))]
             return rels[:LOOSE_FOLDER_LIMIT]
         rels = []
-        for rel in walk_workspace(root, folder.analysis.config):
+        skipped: list[tuple[str, str]] = []
+        for rel in walk_workspace(root, folder.analysis.config, skipped):
             if folder.owns(rel):
                 rels.append(rel)
+        rels.extend(rel for rel, _ in skipped if folder.owns(rel))  # ``_load`` reports them
         return rels
 
     def read_config(self, folder: Folder) -> None:
@@ -206,6 +208,9 @@ class LiveWorkspace:
     def _load(self, folder: Folder, rel: str) -> bool:
         path = folder.fs_path(rel)
         analysis = folder.analysis
+        if (problem := link_problem(Path(folder.root), rel)) is not None:  # never read through it
+            analysis.set_problem(rel, problem)
+            return True
         if not os.path.isfile(path):
             if file_kind(rel) == "config":
                 analysis.set_config(None, base=self.lsp_config)
