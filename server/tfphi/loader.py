@@ -77,9 +77,10 @@ def walk_workspace(root: Path, config: Config, skipped: list[tuple[str, str]] | 
 
 
 def link_problem(root: Path, rel: str) -> str | None:
-    """Why ``rel`` must not be read: a symbolic link that leads out of ``root`` or loops (else None)."""
+    """Why ``rel`` must not be read: it leads out of ``root`` through a symbolic link (of the file
+    or of a directory on its path), or the links loop (else None)."""
     full = root / rel
-    if full.is_symlink() and not _inside(full, root.resolve()):
+    if not _inside(full, root.resolve()):
         return f"{rel} is a symbolic link that leads outside the workspace or loops; it was skipped"
     return None
 
