@@ -198,11 +198,7 @@ def _in_resource(resource: Resource, body: Body, offset: int, dir: str) -> Targe
             content = next((b for b in inner.body.blocks if b.type == "content" and contains(b.span, offset)), None)
             if content is None or for_each is None:
                 return None
-            iterator_name = name
-            iterator_attr = inner.body.attributes.get("iterator")
-            if iterator_attr is not None and isinstance(iterator_attr.expr, ScopeTraversalExpr):
-                iterator_name = iterator_attr.expr.root
-            dynamics.append((iterator_name, for_each))
+            dynamics.append((inner.iterator_name(), for_each))
             field_path.append(name)
             body = content.body
         else:

@@ -6,7 +6,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis import CONFIG_FILE, Analysis, FieldTrace
-from ..stir.workspace import is_installed_dir, module_dir_of
+from ..stir.workspace import is_installed_dir
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
 from ..trace.values import to_hcl

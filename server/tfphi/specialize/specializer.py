@@ -43,10 +43,10 @@ from typing import Any, Iterable
 from .. import __version__
 from ..analysis import Analysis
 from ..stir.model import Module, Resource
-from ..syntax.expr import AttrStep, Expr, IndexStep, ScopeTraversalExpr, SplatStep, Span, TupleExpr, walk
+from ..syntax.expr import AttrStep, Expr, ScopeTraversalExpr, Span, TupleExpr, walk
 from ..syntax.hclfile import Attribute, Body
 from ..trace import conditions as C
-from ..trace.result import BOUNDED, RESOLVED, UNBOUNDED, Branch, TraceResult
+from ..trace.result import RESOLVED, UNBOUNDED, Branch, TraceResult
 from ..trace.values import hcl_string, to_hcl, to_json, value_key
 
 COMPILER_VERSION = f"tfphi {__version__}"

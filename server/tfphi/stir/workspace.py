@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 import posixpath
 from dataclasses import dataclass, field
-from typing import Iterator, Mapping
+from typing import Mapping
 
 from .model import Module
 
@@ -182,7 +182,3 @@ def _cycle_roots(modules, callers, roots) -> list[str]:
             reached.add(x)
             stack.extend(children.get(x, ()))
     return extra
-
-
-def iter_frames(path: CallPath) -> Iterator[Frame]:
-    yield from path

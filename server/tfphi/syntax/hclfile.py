@@ -129,6 +129,15 @@ class Block:
     def __repr__(self) -> str:
         return f"Block({self.type!r}, {self.labels!r})"
 
+    def iterator_name(self) -> str:
+        """For a ``dynamic`` block: the name its content uses, from ``iterator = x`` or else the label."""
+        from .expr import ScopeTraversalExpr
+
+        attr = self.body.attributes.get("iterator")
+        if attr is not None and isinstance(attr.expr, ScopeTraversalExpr):
+            return attr.expr.root
+        return self.labels[0] if self.labels else "dynamic"
+
 
 @dataclass(slots=True)
 class HclFile:

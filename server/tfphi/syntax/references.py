@@ -15,7 +15,6 @@ a large file reads that block again and shifts the others.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from functools import lru_cache
 
 from tree_sitter import Node, Query, QueryCursor

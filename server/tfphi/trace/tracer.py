@@ -40,7 +40,7 @@ from ..stir.model import Module, Resource, Variable
 from ..stir.workspace import CallPath, ModuleTree
 from . import conditions as C
 from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
-from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, kind_of, selector_of
+from .result import BOUNDED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, kind_of, selector_of
 from .types import convert, parse_type
 from .values import TfEvalError, Value, to_bool, to_hcl, to_number, to_string, value_key
 
@@ -838,11 +838,7 @@ def find_field(resource: Resource, field_path: Sequence[str]):
             for_each = dyn.body.attributes.get("for_each") if dyn else None
             if content is None or for_each is None:
                 return None
-            iterator_name = part
-            iterator_attr = dyn.body.attributes.get("iterator")
-            if iterator_attr is not None and isinstance(iterator_attr.expr, ScopeTraversalExpr):
-                iterator_name = iterator_attr.expr.root
-            dynamics.append((iterator_name, for_each))
+            dynamics.append((dyn.iterator_name(), for_each))
             body = content.body
         else:
             body = block.body
