@@ -91,10 +91,11 @@ class LineIndex:
 
     __slots__ = ("_source", "_starts", "_bom", "_tables")
 
-    def __init__(self, source: bytes):
+    def __init__(self, source: bytes, skip_bom: bool = True):
+        """``skip_bom=False`` for an editor's text, where a leading U+FEFF is a character like any other."""
         source = bytes(source)
         self._source = source
-        self._bom = 3 if source.startswith(_BOM) else 0
+        self._bom = 3 if skip_bom and source.startswith(_BOM) else 0
         if b"\r" in source:
             starts = [0]
             starts.extend(m.end() for m in _LINE_BREAK.finditer(source))

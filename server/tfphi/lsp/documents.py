@@ -61,7 +61,7 @@ class Document:
     def line_index(self) -> LineIndex:
         """The line index of the current text (rebuilt lazily after a change)."""
         if self._index is None:
-            self._index = LineIndex(self.source)
+            self._index = LineIndex(self.source, skip_bom=False)  # the client counts a leading U+FEFF
         return self._index
 
     @property
