@@ -32,7 +32,7 @@ from pygls.exceptions import (
     JsonRpcInvalidRequest,
     JsonRpcParseError,
 )
-from pygls.io_ import StdinAsyncReader, StdoutWriter
+from pygls.io_ import StdoutWriter
 
 from .guard import log_to_client
 
@@ -41,6 +41,48 @@ logger = logging.getLogger(__name__)
 _CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)", re.IGNORECASE)
 _HEADER = re.compile(rb"^[A-Za-z][A-Za-z0-9-]*[ \t]*:")
 MAX_MESSAGE = 512 * 1024 * 1024  # a larger Content-Length is a broken header, not a message
+
+
+class BufferedReader:
+    """Reads the client's bytes a chunk at a time (in a thread), and serves lines and bodies from memory.
+
+    Every message already received is handed over without returning to the event loop, so
+    a burst of changes is applied as a whole before the analysis runs once on the result
+    (SPEC 6: changes that arrive meanwhile are coalesced). Reading line by line through a
+    thread would hand the loop over between every two messages.
+    """
+
+    CHUNK = 1 << 16
+
+    def __init__(self, stream: BinaryIO, executor: Any):
+        self._read = getattr(stream, "read1", stream.read)
+        self._executor = executor
+        self._buffer = bytearray()
+        self._eof = False
+
+    async def _fill(self) -> None:
+        data = await asyncio.get_running_loop().run_in_executor(self._executor, self._read, self.CHUNK)
+        if data:
+            self._buffer += data
+        else:
+            self._eof = True
+
+    async def readline(self) -> bytes:
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0 or self._eof:
+                end = end + 1 if end >= 0 else len(self._buffer)
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end]
+                return line
+            await self._fill()
+
+    async def readexactly(self, n: int) -> bytes:
+        while len(self._buffer) < n and not self._eof:
+            await self._fill()
+        body = bytes(self._buffer[:n])
+        del self._buffer[:n]
+        return body
 
 
 async def read_messages(stop: threading.Event, reader: Any, protocol: Any, report: Callable[[str], None]) -> None:
@@ -147,7 +189,7 @@ def _reply_error(protocol: Any, raw: Any, error: JsonRpcException, report: Calla
 def serve_stdio(server: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """``LanguageServer.start_io`` with this module's message loop; returns the exit code."""
     server._stop_event = stop = threading.Event()
-    reader = StdinAsyncReader(stdin or sys.stdin.buffer, server.thread_pool)
+    reader = BufferedReader(stdin or sys.stdin.buffer, server.thread_pool)
     server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
     def report(message: str) -> None:
