@@ -15,7 +15,8 @@ from tree_sitter import Node
 
 from ..trace.values import Value, normalize_number
 
-MAX_NESTING = 200
+MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Python stack far above
+NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"
 
 
 @dataclass(frozen=True, slots=True)
@@ -208,11 +209,11 @@ class ExprConverter:
     def convert(self, node: Node, depth: int = 0) -> Expr:
         """Converts an ``expression`` (or any expression-term) node; never raises."""
         if depth > MAX_NESTING:
-            return InvalidExpr(self.span(node), f"expression nested more than {MAX_NESTING} levels deep")
+            return InvalidExpr(self.span(node), NESTED_TOO_DEEPLY)
         try:
             return self._convert(node, depth + 1)
-        except RecursionError:  # pragma: no cover - MAX_NESTING keeps us far from it
-            return InvalidExpr(self.span(node), "expression nested too deeply")
+        except RecursionError:  # a level can take several frames: the stack may still run out first
+            return InvalidExpr(self.span(node), NESTED_TOO_DEEPLY)
 
     def _convert(self, node: Node, depth: int) -> Expr:
         if node.has_error and node.type == "ERROR":
