@@ -321,3 +321,14 @@ def test_a_burst_of_requests_and_cancellations(server: RawServer, workspace: Pat
         response = server.wait_response(id, timeout=60)
         assert "result" in response or response["error"]["code"] in (-32800,), response
     assert_still_answers(server, workspace)
+
+
+def test_requests_before_initialize_are_refused(workspace: Path) -> None:
+    """LSP: a request before ``initialize`` gets ServerNotInitialized; a notification is dropped."""
+    uri = file_uri(workspace / "normal.tf")
+    with RawServer(cwd=workspace) as server:
+        server.notify("textDocument/didOpen", {"textDocument": {"uri": uri, "languageId": "terraform", "version": 1, "text": "x"}})
+        _error(server.request("textDocument/hover", {"textDocument": {"uri": uri}, "position": {"line": 0, "character": 0}}), -32002)
+        server.initialize(workspace)
+        server.wait_diagnostics(uri, lambda d: len(d) >= 2, timeout=60)  # the file on disk, not the dropped "x"
+        assert_still_answers(server, workspace)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidRequest
+from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
@@ -54,8 +54,11 @@ class TfphiProtocol(LanguageServerProtocol):
     - The documents live in tfphi's own store: pygls' copy is not kept (it would apply
       every change a second time, and it raises on a change to an unopened document).
     - The position encoding is tfphi's choice (UTF-8 whenever offered).
-    - A request after ``shutdown`` is answered with InvalidRequest instead of being dropped.
+    - A request after ``shutdown`` is answered with InvalidRequest instead of being dropped,
+      and one before ``initialize`` with ServerNotInitialized (LSP: notifications then are dropped).
     """
+
+    _seen_initialize = False
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
@@ -79,6 +82,14 @@ class TfphiProtocol(LanguageServerProtocol):
             yield handler, (params,), None
 
     def handle_message(self, message):
+        method = getattr(message, "method", None)
+        if method == types.INITIALIZE:
+            self._seen_initialize = True
+        elif not self._seen_initialize and method != types.EXIT:
+            if isinstance(message, RPCRequest):
+                error = JsonRpcServerNotInitialized(f"{method} before initialize")
+                self._send_response(message.id, None, error.to_response_error())
+            return None
         if self._shutdown and isinstance(message, RPCRequest) and getattr(message, "method", None) != types.EXIT:
             error = JsonRpcInvalidRequest(f"the server is shutting down; {message.method} was not run")
             self._send_response(message.id, None, error.to_response_error())
