@@ -168,9 +168,15 @@ class AnalysisScheduler:
                 if n % INDEX_REPORT_EVERY == 0:
                     progress.report(f"{n}/{total} files", int(100 * n / max(total, 1)))
                     await asyncio.sleep(0)
-            progress.report(f"{total}/{total} files", 100)
+            progress.report(f"{total}/{total} files: analysing", 100)
             folder.indexed = True
             self._freeze_heap()
+            # The progress ends when the first diagnostics of the whole folder are out, so a
+            # client (or a person) sees the work the first analysis still does. Edits that
+            # arrive meanwhile go first: each pass publishes the edited documents' modules first.
+            self.schedule()
+            while self._task is not None and not self._task.done() and not self.stopped:
+                await asyncio.sleep(0.01)
             progress.end(f"indexed {total} files")
         except Exception:  # noqa: BLE001
             logger.exception("indexing %s failed", folder.root)
