@@ -12,7 +12,7 @@ from typing import Sequence
 
 from . import __version__
 from .analysis import Analysis
-from .features.diagnostics import SEVERITY_RANK, Diagnostic, fix_texts, workspace_diagnostics
+from .features.diagnostics import SEVERITY_RANK, Diagnostic, fix_texts, suggested_values, workspace_diagnostics
 from .features.locations import human_range, location
 from .features.trace_json import trace_to_json
 from .loader import load_workspace
@@ -256,26 +256,15 @@ def render_trace_text(analysis: Analysis, result: TraceResult) -> str:
 
 
 def _fixes_for(analysis: Analysis, result: TraceResult) -> list[str]:
-    from .analysis import FieldTrace
-    from .config import FieldSpec
-
+    if result.unbounded is None:
+        return []
     parts = result.address.split(".")
     while parts and parts[0] == "module":
         parts = parts[2:]
     if parts and parts[0] == "data":
         parts = parts[1:]
     resource_type, field = parts[0], ".".join(parts[2:])
-    spec = analysis.config.field_spec(resource_type, field) or FieldSpec()
-
-    class _Resource:  # fix_texts only needs the address and type
-        type = resource_type
-
-    trace = FieldTrace(_Resource(), tuple(field.split(".")), spec, result)  # type: ignore[arg-type]
-    if result.unbounded is None:
-        return []
-    from .features.diagnostics import suggested_values
-
-    return fix_texts(trace, result.unbounded, suggested_values(analysis, trace, result.unbounded))
+    return fix_texts(resource_type, field, result.unbounded, suggested_values(analysis, resource_type, field, result.unbounded))
 
 
 # ---- specialize -----------------------------------------------------------------------------

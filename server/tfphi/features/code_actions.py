@@ -46,7 +46,7 @@ def quick_fixes(analysis: Analysis, path: str, span: Span, data: dict | None) ->
     var = _blocking_variable(analysis, trace, data)
     if var is not None:
         var_dir, variable = var
-        values = known_values(analysis, trace, var_dir, variable)
+        values = known_values(analysis, trace.resource.type, trace.field_name, var_dir, variable)
         if blocked.cause == "variable":
             actions.append(_add_validation(analysis, variable, values))
         if values:
@@ -91,9 +91,9 @@ def _blocking_variable(analysis: Analysis, trace: FieldTrace, data: dict | None)
     return (var_dir, var) if var is not None else None
 
 
-def known_values(analysis: Analysis, trace: FieldTrace, var_dir: str, var: Variable) -> list[Value]:
+def known_values(analysis: Analysis, resource_type: str, field_name: str, var_dir: str, var: Variable) -> list[Value]:
     """Candidate values for a variable: the field's universe, else tfvars and callers' arguments."""
-    spec = analysis.config.field_spec(trace.resource.type, trace.field_name)
+    spec = analysis.config.field_spec(resource_type, field_name)
     if spec is not None and spec.universe:
         return list(spec.universe)[:MAX_VALIDATION_VALUES]
     seen: dict[str, Value] = {}

@@ -128,28 +128,30 @@ def unbounded_message(analysis: Analysis, trace: FieldTrace) -> str:
              f"and the trace stops because {blocked.reason}."]
     if len(result.call_path) > 1:
         lines.append("Call path: " + " -> ".join(f"module.{c}" for c, _ in result.call_path[1:]) + ".")
-    fixes = fix_texts(trace, blocked, suggested_values(analysis, trace, blocked))
+    kind = trace.resource.type
+    fixes = fix_texts(kind, field, blocked, suggested_values(analysis, kind, field, blocked))
     if fixes:
         lines.append("Fix (any one works): " + " ".join(f"{i}. {f}" for i, f in enumerate(fixes, 1)))
     return "\n".join(lines)
 
 
-def suggested_values(analysis: Analysis, trace: FieldTrace, blocked: Unbounded) -> list:
+def suggested_values(analysis: Analysis, resource_type: str, field_name: str, blocked: Unbounded) -> list:
     """Values worth offering for the blocking variable: the field's universe, else tfvars and callers."""
+    spec = analysis.config.field_spec(resource_type, field_name)
+    universe = list(spec.universe) if spec is not None else []
     if blocked.variable is None:
-        return list(trace.spec.universe)
+        return universe
     from .code_actions import known_values  # code actions build on this module
 
     var_dir, name = blocked.variable
     module = analysis.modules.get(var_dir)
     var = module.variables.get(name) if module else None
-    return known_values(analysis, trace, var_dir, var) if var is not None else list(trace.spec.universe)
+    return known_values(analysis, resource_type, field_name, var_dir, var) if var is not None else universe
 
 
-def fix_texts(trace: FieldTrace, blocked: Unbounded, values: list | tuple = ()) -> list[str]:
+def fix_texts(resource_type: str, field: str, blocked: Unbounded, values: list | tuple = ()) -> list[str]:
     """The fixes for an Unbounded field, in the seed's order (default, validation, hardcode)."""
-    field = trace.field_name
-    values = list(values) or list(trace.spec.universe)
+    values = list(values)
     if blocked.variable is not None:
         name = blocked.variable[1]
         listed = ", ".join(to_hcl(v) for v in values[:4]) or '"value1", "value2"'
@@ -161,7 +163,7 @@ def fix_texts(trace: FieldTrace, blocked: Unbounded, values: list | tuple = ()) 
             f"hardcode {field} if it does not need to be configurable.",
         ]
     if blocked.cause == "data":
-        return [f'list the values in .tfphi.toml: [fields."{trace.resource.type}.{field}"] universe = [...];', f"hardcode {field}."]
+        return [f'list the values in .tfphi.toml: [fields."{resource_type}.{field}"] universe = [...];', f"hardcode {field}."]
     if blocked.cause == "apply-time":
         return [f"set {field} from a variable or a literal instead of another resource's attribute."]
     if blocked.cause == "opaque":

@@ -5,17 +5,15 @@ from __future__ import annotations
 import posixpath
 import re
 from dataclasses import dataclass
-from types import SimpleNamespace
 
 from ..analysis import Analysis
-from ..config import FieldSpec
 from ..stir.workspace import CallPath, module_dir_of
 from ..syntax.expr import Span
 from ..trace.conditions import materialize
 from ..trace.result import BOUNDED, RESOLVED, UNBOUNDED, TraceResult
 from ..trace.values import to_display, value_key
-from .cursor import Target, field_spec, locate, trace_target, via
-from .diagnostics import fix_texts
+from .cursor import Target, locate, trace_target, via
+from .diagnostics import fix_texts, suggested_values
 from .locations import human_position
 
 MAX_HOVER_BRANCHES = 12  # table rows per call path in a hover; the trace view shows them all
@@ -155,13 +153,11 @@ def _fixes(analysis: Analysis, target: Target, result: TraceResult) -> list[str]
     blocked = result.unbounded
     assert blocked is not None
     if target.kind == "field" and target.resource is not None:
-        spec = field_spec(analysis, target) or FieldSpec()
-        context = SimpleNamespace(field_name=".".join(target.field_path), spec=spec, resource=target.resource)
-        return fix_texts(context, blocked)  # type: ignore[arg-type]
+        kind, field = target.resource.type, ".".join(target.field_path)
+        return fix_texts(kind, field, blocked, suggested_values(analysis, kind, field, blocked))
     if blocked.cause in ("data",):
         return []
-    context = SimpleNamespace(field_name=target.label, spec=FieldSpec(), resource=SimpleNamespace(type=""))
-    return [f for f in fix_texts(context, blocked) if not f.startswith("hardcode")]  # type: ignore[arg-type]
+    return [f for f in fix_texts("", target.label, blocked) if not f.startswith("hardcode")]
 
 
 def _render_tfvars(analysis: Analysis, base: str, target: Target, results: list[TraceResult]) -> list[str]:
