@@ -250,7 +250,6 @@ class Analysis:
                     if dir in interface_changed:
                         self._findings.pop(caller, None)
         self._tracer = Tracer(SourceView(self._modules, self._tree, self.text), self.config.limits)
-        affected |= {module_dir_of(p) for p in self.problems}
         changed = affected | self._changed_dirs
         self._changed_dirs = set()
         return changed

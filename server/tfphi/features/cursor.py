@@ -84,13 +84,6 @@ def innermost_traversal(expr: Expr, offset: int) -> ScopeTraversalExpr | None:
     return best
 
 
-def reference_name(expr: ScopeTraversalExpr) -> str | None:
-    """``var.x``, ``local.x``, ``each.value``... the root and its first attribute step."""
-    if expr.steps and isinstance(expr.steps[0], AttrStep) and expr.steps[0].name:
-        return f"{expr.root}.{expr.steps[0].name}"
-    return None
-
-
 def locate(analysis: Analysis, path: str, offset: int) -> Target | None:
     """The traceable target at ``offset`` of ``path``, or None."""
     dir = module_dir_of(path)

@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import asyncio
 import gc
-import itertools
 import logging
 from typing import Awaitable, Callable
 
@@ -54,7 +53,6 @@ class AnalysisScheduler:
         self._task: asyncio.Task | None = None
         self._forced: set[str] = set()
         self._indexing: dict[Folder, asyncio.Task] = {}
-        self._ids = itertools.count(1)
         self.passes = 0  # completed passes (for tests and benchmarks)
         self.stopped = False
 

@@ -169,10 +169,6 @@ class LiveWorkspace:
         rel = folder.rel_path(fs)
         return (folder, rel) if rel is not None else None
 
-    def folder_of(self, uri: str) -> Folder | None:
-        found = self.locate(uri, create=False)
-        return found[0] if found else None
-
     # ---- reading the disk ------------------------------------------------------------------
 
     def scan(self, folder: Folder) -> list[str]:

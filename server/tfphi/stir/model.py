@@ -140,9 +140,6 @@ class Output:
         return f"output.{self.name}"
 
 
-Declaration = Variable | Local | Resource | ModuleCall | Output
-
-
 @dataclass(frozen=True)
 class Module:
     """All the declarations of one directory's ``.tf`` files."""

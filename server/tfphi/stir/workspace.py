@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Mapping
 
 from .model import Module
@@ -85,7 +85,6 @@ class ModuleTree:
     targets: Mapping[tuple[str, str], CallTarget]  # (module dir, call name) -> target
     callers: Mapping[str, tuple[tuple[str, str], ...]]  # module dir -> (caller dir, call name)
     roots: tuple[str, ...]
-    manifest_keys: Mapping[str, str] = field(default_factory=dict)  # installed dir -> its key
 
     def call_paths(self, dir: str) -> list[CallPath]:
         """Every call path from a root to ``dir`` (at most MAX_CALL_PATHS, shortest first)."""
@@ -117,7 +116,7 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
                 callers.setdefault(target.dir, []).append((dir, name))
     roots = [d for d in sorted(modules) if d not in callers and not is_installed_dir(d)]
     roots.extend(_cycle_roots(modules, callers, roots))
-    return ModuleTree(targets, {k: tuple(v) for k, v in callers.items()}, tuple(sorted(roots)), keys)
+    return ModuleTree(targets, {k: tuple(v) for k, v in callers.items()}, tuple(sorted(roots)))
 
 
 def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
