@@ -729,3 +729,31 @@ output "out" { value = var.v }
 
 def test_data_source_field_address():
     check_trace('variable "v" { default = "a" }\ndata "aws_x" "y" {\n  name = upper(var.v)\n}\n', "data.aws_x.y.name", 'resolved\n"A" <- true')
+
+
+def test_tfvars_values_do_not_narrow_a_trace():
+    """SPEC 2: tfvars are the customer's values at deployment; the trace stays what the code allows."""
+    fixture = """
+    #- main.tf
+    variable "size" {
+      type = string
+      validation {
+        condition = contains(["small", "large"], var.size)
+      }
+    }
+    variable "engine_version" { type = string }
+    resource "aws_db_instance" "x" {
+      instance_class = var.size
+      engine_version = var.engine_version
+    }
+    #- terraform.tfvars
+    size           = "small"
+    engine_version = "15.4"
+    """
+    check_trace(fixture, "aws_db_instance.x.instance_class", """
+        bounded
+        "small" <- Eq(var.size, "small")
+        "large" <- Eq(var.size, "large")
+    """)
+    result = trace(fixture, "aws_db_instance.x.engine_version")
+    assert result.kind == "unbounded" and "var.engine_version has no default value" in result.reason
