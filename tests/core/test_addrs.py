@@ -1,0 +1,56 @@
+"""Typed addresses print in Terraform's syntax and parse back (addrs)."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tfphi.addrs import AddressError, FieldAddress, ModuleInstance, ModuleStep, parse_field_address
+
+names = st.from_regex(r"[a-z_][a-z0-9_-]{0,8}", fullmatch=True)
+keys = st.one_of(st.none(), st.integers(0, 99), st.text(max_size=6))
+
+
+@given(
+    st.lists(st.tuples(names, keys), max_size=3),
+    st.sampled_from(["managed", "data"]),
+    names,
+    names,
+    keys,
+    st.lists(names, min_size=1, max_size=3),
+)
+def test_field_addresses_round_trip(modules, mode, type_, name, key, field):
+    address = FieldAddress(ModuleInstance(tuple(ModuleStep(n, k) for n, k in modules)), mode, type_, name, key, tuple(field))
+    assert parse_field_address(str(address)) == address
+
+
+@pytest.mark.parametrize(
+    "text, printed_module, resource, key, field",
+    [
+        ('module.cache["eu"].aws_elasticache_replication_group.this["jobs"].description',
+         'module.cache["eu"]', "aws_elasticache_replication_group.this", "jobs", ("description",)),
+        ("aws_instance.web[0].instance_type", "", "aws_instance.web", 0, ("instance_type",)),
+        ("data.aws_ssm_parameter.p.value", "", "data.aws_ssm_parameter.p", None, ("value",)),
+        ("aws_db_instance.app.restore_to_point_in_time.source_db_instance_identifier", "", "aws_db_instance.app", None,
+         ("restore_to_point_in_time", "source_db_instance_identifier")),
+    ],
+)
+def test_parts_of_an_address(text, printed_module, resource, key, field):
+    address = parse_field_address(text)
+    assert (str(address.module), address.resource, address.key, address.field) == (printed_module, resource, key, field)
+
+
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("module.a", "'module.a' names a module, not a field of a resource"),
+        ("aws_x.y", "'aws_x.y' names a resource, not one of its fields"),
+        ("x", "'x' is not a field address: expected <type>.<name>.<field>"),
+        ("aws_x.y[zz].f", "'aws_x.y[zz].f' is not a field address: unexpected '[zz].f'"),
+    ],
+)
+def test_bad_addresses_say_what_is_wrong(text, message):
+    with pytest.raises(AddressError) as error:
+        parse_field_address(text)
+    assert str(error.value) == message
