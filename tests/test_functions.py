@@ -489,56 +489,6 @@ def test_yamldecode():
     fails("yamldecode", "x: .nan")
 
 
-def test_yaml_fallback_parser():
-    text = (
-        "# comment\n"
-        "name: web  # trailing comment\n"
-        "count: 3\n"
-        "enabled: true\n"
-        "ratio: 0.5\n"
-        "empty:\n"
-        "quoted: 'it''s'\n"
-        'dq: "a: b"\n'
-        "tags:\n"
-        "  - a\n"
-        "  - b\n"
-        "nested:\n"
-        "  inner:\n"
-        "    k: v\n"
-        "items:\n"
-        "- name: x\n"
-        "  port: 80\n"
-        "- name: y\n"
-        "  port: 81\n"
-        "flow: [1, 2]\n"
-        "script: |\n"
-        "  line1\n"
-        "  line2\n"
-    )
-    assert fn_module._yaml_fallback(text) == {
-        "name": "web",
-        "count": 3,
-        "enabled": True,
-        "ratio": 0.5,
-        "empty": None,
-        "quoted": "it's",
-        "dq": "a: b",
-        "tags": ["a", "b"],
-        "nested": {"inner": {"k": "v"}},
-        "items": [{"name": "x", "port": 80}, {"name": "y", "port": 81}],
-        "flow": [1, 2],
-        "script": "line1\nline2\n",
-    }
-    assert fn_module._yaml_fallback('{"a": [1, 2]}') == {"a": [1, 2]}
-    assert fn_module._yaml_fallback("- 1\n- x\n") == [1, "x"]
-    assert fn_module._yaml_fallback("") is None
-
-
-def test_yaml_fallback_used_without_pyyaml(monkeypatch):
-    monkeypatch.setattr(fn_module, "_YAML_LOADER", None)
-    assert call("yamldecode", "a: 1\nb:\n  - x\n") == {"a": 1, "b": ["x"]}
-
-
 def test_csvdecode():
     assert call("csvdecode", "a,b\n1,2\n3,4\n") == [{"a": "1", "b": "2"}, {"a": "3", "b": "4"}]
     fails("csvdecode", "a,b\n1\n", match="wrong number of fields")

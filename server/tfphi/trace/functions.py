@@ -32,6 +32,8 @@ from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any, Callable
 
+import yaml  # PyYAML, a declared dependency: yamldecode
+
 from tfphi.trace.values import (
     TfEvalError,
     Value,
@@ -1357,11 +1359,6 @@ def _jsondecode(args: list[Value]) -> Value:
 
 
 def _make_yaml_loader() -> Any:
-    try:
-        import yaml  # type: ignore[import-untyped]
-    except ImportError:  # pragma: no cover - depends on the environment
-        return None
-
     class _Loader(yaml.SafeLoader):
         """YAML 1.2 core schema: only true/false are bools, no sexagesimal or 1.1 octal."""
 
@@ -1426,137 +1423,9 @@ def _make_yaml_loader() -> Any:
 _YAML_LOADER = _make_yaml_loader()
 
 
-def _yaml_scalar(text: str) -> Value:
-    text = text.strip()
-    if text in ("", "~", "null", "Null", "NULL"):
-        return None
-    if text in ("true", "True", "TRUE"):
-        return True
-    if text in ("false", "False", "FALSE"):
-        return False
-    if text[0] in "[{\"'":
-        if text[0] == "'" and text.endswith("'") and len(text) >= 2:
-            return text[1:-1].replace("''", "'")
-        try:
-            return json.loads(text, parse_constant=_reject_constant)
-        except ValueError:
-            raise TfEvalError(f"unsupported YAML value {text!r}") from None
-    if re.fullmatch(r"[-+]?[0-9]+", text):
-        return int(text)
-    if re.fullmatch(r"[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?", text):
-        return normalize_number(float(text))
-    return text
-
-
-def _strip_comment(line: str) -> str:
-    in_single = in_double = False
-    for i, char in enumerate(line):
-        if char == "'" and not in_double:
-            in_single = not in_single
-        elif char == '"' and not in_single:
-            in_double = not in_double
-        elif char == "#" and not in_single and not in_double and (i == 0 or line[i - 1] in " \t"):
-            return line[:i].rstrip()
-    return line.rstrip()
-
-
-_YAML_KEY = re.compile(r"""^("(?:[^"\\]|\\.)*"|'(?:[^']|'')*'|[^\s#'"\[\]{},][^:#]*?)\s*:(?:\s+(.*))?$""")
-
-
-def _yaml_fallback(text: str) -> Value:
-    """A small YAML subset: flow (JSON-like) values, block mappings and sequences, scalars."""
-    stripped = text.strip()
-    if stripped.startswith(("{", "[")):
-        try:
-            return json.loads(stripped, parse_constant=_reject_constant)
-        except ValueError:
-            pass
-    lines: list[tuple[int, str]] = []
-    for raw in text.splitlines():
-        if raw.strip() in ("---", "...") and not raw.startswith(" "):
-            continue
-        if "\t" in raw[: len(raw) - len(raw.lstrip())]:
-            raise TfEvalError("YAML indentation must not contain tabs")
-        line = _strip_comment(raw)
-        if line.strip():
-            lines.append((len(line) - len(line.lstrip(" ")), line.strip()))
-    if not lines:
-        return None
-    value, position = _yaml_block(lines, 0, lines[0][0])
-    if position != len(lines):
-        raise TfEvalError(f"unexpected YAML content: {lines[position][1]!r}")
-    return value
-
-
-def _yaml_key(text: str) -> str:
-    text = text.strip()
-    if text[:1] in ("'", '"'):
-        value = _yaml_scalar(text)
-        if isinstance(value, str):
-            return value
-    return text
-
-
-def _yaml_block(lines: list[tuple[int, str]], position: int, indent: int) -> tuple[Value, int]:
-    first = lines[position][1]
-    if first == "-" or first.startswith("- "):
-        items: list[Value] = []
-        while position < len(lines) and lines[position][0] == indent and (
-            lines[position][1] == "-" or lines[position][1].startswith("- ")
-        ):
-            rest = lines[position][1][1:].strip()
-            if not rest:
-                if position + 1 < len(lines) and lines[position + 1][0] > indent:
-                    value, position = _yaml_block(lines, position + 1, lines[position + 1][0])
-                else:
-                    value, position = None, position + 1
-                items.append(value)
-                continue
-            # An inline item: re-read it as a block at the item's content column.
-            inner_indent = indent + (len(lines[position][1]) - len(rest))
-            lines[position] = (inner_indent, rest)
-            value, position = _yaml_block(lines, position, inner_indent)
-            items.append(value)
-        return items, position
-    if _YAML_KEY.match(first) and not first.startswith(("{", "[")):
-        mapping: dict[str, Value] = {}
-        while position < len(lines) and lines[position][0] == indent:
-            match = _YAML_KEY.match(lines[position][1])
-            if match is None:
-                raise TfEvalError(f"invalid YAML mapping entry: {lines[position][1]!r}")
-            key = _yaml_key(match.group(1))
-            inline = match.group(2)
-            position += 1
-            if inline is not None and inline.strip() not in ("|", ">", "|-", ">-"):
-                mapping[key] = _yaml_scalar(inline)
-            elif inline is not None:
-                block: list[str] = []
-                while position < len(lines) and lines[position][0] > indent:
-                    block.append(lines[position][1])
-                    position += 1
-                joiner = "\n" if inline.strip().startswith("|") else " "
-                body = joiner.join(block)
-                mapping[key] = body if inline.strip().endswith("-") else body + "\n"
-            elif position < len(lines) and (
-                lines[position][0] > indent
-                or (lines[position][0] == indent and lines[position][1].startswith("- "))
-            ):
-                mapping[key], position = _yaml_block(lines, position, lines[position][0])
-            else:
-                mapping[key] = None
-        if position < len(lines) and lines[position][0] > indent:
-            raise TfEvalError(f"unexpected YAML indentation at {lines[position][1]!r}")
-        return mapping, position
-    return _yaml_scalar(first), position + 1
-
-
 @_fn("yamldecode", 1)
 def _yamldecode(args: list[Value]) -> Value:
     text = _str(args[0], "src")
-    if _YAML_LOADER is None:
-        return _normalize_decoded(_yaml_fallback(text))
-    import yaml  # type: ignore[import-untyped]
-
     try:
         decoded = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as exc:
