@@ -72,13 +72,13 @@ def test_trace_json_shape(seed):
     proc = run_cli("trace", str(seed), "module.database.aws_db_instance.app.engine_version", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert list(data) == ["address", "kind", "branches", "selector", "reason"]
+    assert list(data) == ["address", "kind", "exists", "branches", "selector", "reason"]
     assert data["address"] == "module.database.aws_db_instance.app.engine_version"
     assert data["kind"] == "bounded"
     assert data["selector"] == 'var.customer_env == "prod"'
     assert data["reason"] is None
     first, second = data["branches"]
-    assert list(first) == ["value", "condition", "gate", "trace", "source"]
+    assert list(first) == ["value", "condition", "gate", "instance", "trace", "source"]
     assert first["value"] == "15.4"
     assert first["condition"] == 'Existing(var.customer_env == "prod")'
     assert first["gate"] == 'var.customer_env == "prod"'
@@ -92,7 +92,7 @@ def test_trace_json_shape(seed):
     assert first["source"] == "main.tf:11:49"
     assert second["value"] == "14.9"
     assert second["condition"] == 'Not(Existing(var.customer_env == "prod"))'
-    assert second["gate"] == '!(var.customer_env == "prod")'
+    assert second["gate"] == 'var.customer_env != "prod"'
     assert second["source"] == "main.tf:11:58"
 
 

@@ -53,8 +53,17 @@ def test_examples_calling_the_repository_root_are_the_roots():
     """)
 
 
+def test_a_resource_that_count_rules_out_has_no_value():
+    # examples/minimal passes create = false: count = 0, the instance never exists (issue 10, defect 3).
+    fixture = EXAMPLES_CALL_THE_ROOT.replace("#- examples/complete/main.tf", "#- examples/z_complete/main.tf")
+    check_trace(fixture, "module.db.module.db_instance.aws_db_instance.this.engine_version", """
+        unbounded: aws_db_instance.this is never created: its count or for_each is empty for every assignment
+    """)
+
+
 def test_a_caller_that_omits_an_argument_gets_the_default_through_two_hops():
     fixture = EXAMPLES_CALL_THE_ROOT.replace("#- examples/complete/main.tf", "#- examples/z_complete/main.tf")
+    fixture = fixture.replace("  create = false\n", "  create = true\n")
     # Now examples/minimal comes first: it omits engine_version, so the root's default flows down.
     check_trace(fixture, "module.db.module.db_instance.aws_db_instance.this.engine_version", """
         resolved

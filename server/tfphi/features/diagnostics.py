@@ -93,7 +93,7 @@ def _unbounded_fields(analysis: Analysis, dir: str) -> list[Diagnostic]:
     for trace in analysis.field_traces(dir):
         result = trace.result
         key = (trace.resource.address, trace.field_path)
-        if result.kind != UNBOUNDED or key in reported or trace.spec.severity == "off" or result.expr_span is None:
+        if result.kind != UNBOUNDED or result.exists is None or key in reported or trace.spec.severity == "off" or result.expr_span is None:
             continue
         reported.add(key)
         out.append(unbounded_diagnostic(analysis, trace))

@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..analysis import Analysis
-from ..trace.conditions import materialize
-from ..trace.result import RESOLVED, TraceResult
+from ..trace.conditions import TrueCond, Cond, NotExpressible, root_gate
+from ..trace.result import RESOLVED, TraceResult, instance_of
 from ..trace.values import to_json
 from .locations import location
 
@@ -16,7 +16,8 @@ def trace_to_json(analysis: Analysis, result: TraceResult) -> dict[str, Any]:
         {
             "value": to_json(b.value),
             "condition": "true" if result.kind == RESOLVED else str(b.cond),
-            "gate": None if result.kind == RESOLVED else materialize(b.cond),
+            "gate": None if result.kind == RESOLVED else _gate(b.cond),
+            "instance": instance_of(b.cond, result.call_path, result.resource),
             "trace": list(b.path),
             "source": location(analysis, b.source),
         }
@@ -25,7 +26,27 @@ def trace_to_json(analysis: Analysis, result: TraceResult) -> dict[str, Any]:
     return {
         "address": result.address,
         "kind": result.kind,
+        "exists": exists_json(result.exists),
         "branches": branches,
         "selector": result.selector,
         "reason": result.reason,
     }
+
+
+def _gate(cond: Cond) -> str | None:
+    try:
+        return root_gate(cond)
+    except NotExpressible:
+        return None  # FIXME: the tracer should never hand out a branch whose gate cannot be written
+
+
+def exists_json(exists: Cond | None) -> bool | str:
+    """``true``, ``false`` or the gate under which the resource has at least one instance."""
+    if exists is None:
+        return False
+    if isinstance(exists, TrueCond):
+        return True
+    try:
+        return root_gate(exists) or True
+    except NotExpressible:
+        return str(exists)

@@ -11,6 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Union
 
+from ..addrs import ROOT_MODULE, ModuleInstance
 from .values import Value, to_hcl
 
 
@@ -22,23 +23,45 @@ class TrueCond:
 
 @dataclass(frozen=True, slots=True)
 class Existing:
+    """``text`` is true, evaluated in the module instance ``scope``.
+
+    Atoms are equal only when both the scope and the text are: a child's ``var.on`` is not
+    the root's. ``root_text`` is the same expression written in the root module (callers'
+    arguments substituted for the child's variables), which is what a gate prints.
+    """
+
     text: str  # the original expression text
     expr: Any = field(default=None, compare=False, hash=False, repr=False)
     precedence: int = field(default=0, compare=False, hash=False, repr=False)
+    scope: ModuleInstance = ROOT_MODULE
+    root_text: str | None = field(default=None, compare=False, hash=False, repr=False)
+
+    @property
+    def gate_text(self) -> str | None:
+        return self.text if self.scope.is_root else self.root_text
 
     def __str__(self) -> str:
-        return f"Existing({self.text})"
+        return f"Existing({_scoped(self.scope, self.text)})"
 
 
 @dataclass(frozen=True, slots=True)
 class Eq:
+    """The selector equals the value. Iteration atoms (``each.key``, ``count.index``) set ``iteration``."""
+
     selector: str
     value_key: str  # canonical identity of the value, for equality
     value: Any = field(compare=False, hash=False)
     expr: Any = field(default=None, compare=False, hash=False, repr=False)
+    scope: ModuleInstance = ROOT_MODULE
+    iteration: bool = False
+    root_selector: str | None = field(default=None, compare=False, hash=False, repr=False)
 
     def __str__(self) -> str:
-        return f"Eq({self.selector}, {to_hcl(self.value)})"
+        return f"Eq({_scoped(self.scope, self.selector)}, {to_hcl(self.value)})"
+
+
+def _scoped(scope: ModuleInstance, text: str) -> str:
+    return text if scope.is_root else f"{scope}: {text}"
 
 
 @dataclass(frozen=True, slots=True)
@@ -77,10 +100,12 @@ def _nest(name: str, items: tuple) -> str:
     return text
 
 
-def eq(selector: str, value: Value, expr: Any = None) -> Eq:
+def eq(
+    selector: str, value: Value, expr: Any = None, scope: ModuleInstance = ROOT_MODULE, iteration: bool = False, root_selector: str | None = None
+) -> Eq:
     from .values import value_key
 
-    return Eq(selector, value_key(value), value, expr)
+    return Eq(selector, value_key(value), value, expr, scope, iteration, root_selector)
 
 
 def negate(cond: Cond) -> Cond:
@@ -109,20 +134,18 @@ def conjoin(a: Cond, b: Cond) -> Cond | None:
 
 def _contradicts(literals: list[Cond]) -> bool:
     seen = set(literals)
-    eq_values: dict[str, str] = {}
+    eq_values: dict[tuple, str] = {}
     for lit in literals:
         if isinstance(lit, Not) and lit.inner in seen:
             return True
         if isinstance(lit, Eq):
-            previous = eq_values.setdefault(lit.selector, lit.value_key)
+            previous = eq_values.setdefault((lit.scope, lit.selector), lit.value_key)
             if previous != lit.value_key:
                 return True
-        if isinstance(lit, Not) and isinstance(lit.inner, Eq):
-            if eq_values.get(lit.inner.selector) == lit.inner.value_key:
-                return True
     for lit in literals:
-        if isinstance(lit, Not) and isinstance(lit.inner, Eq) and eq_values.get(lit.inner.selector) == lit.inner.value_key:
-            return True
+        if isinstance(lit, Not) and isinstance(lit.inner, Eq):
+            if eq_values.get((lit.inner.scope, lit.inner.selector)) == lit.inner.value_key:
+                return True
     return False
 
 
@@ -202,6 +225,39 @@ _BINARY_PREC = {
 }
 
 
+class NotExpressible(ValueError):
+    """A condition with an atom that cannot be written in the root module's scope."""
+
+
+def is_iteration(cond: Cond) -> bool:
+    """An iteration atom (``Eq(each.key, k)``, ``Eq(count.index, i)``) or its negation."""
+    inner = cond.inner if isinstance(cond, Not) else cond
+    return isinstance(inner, Eq) and inner.iteration
+
+
+def without_iteration(cond: Cond) -> Cond:
+    """The condition with its iteration atoms left out: what decides the value across instances."""
+    if is_iteration(cond):
+        return TRUE
+    if isinstance(cond, And):
+        out: Cond | None = TRUE
+        for item in cond.items:
+            out = conjoin(out, without_iteration(item)) if out is not None else None
+        return out if out is not None else cond
+    if isinstance(cond, Or):
+        return disjoin([without_iteration(item) for item in cond.items])
+    return cond
+
+
+def root_gate(cond: Cond) -> str | None:
+    """The gate: the condition in the root module's scope, iteration left out, negations normalized.
+
+    None when only the iteration decides (or always); raises NotExpressible when an atom
+    cannot be written in the root module.
+    """
+    return materialize(without_iteration(cond), normalize=True)
+
+
 def materialize(cond: Cond, normalize: bool = False) -> str | None:
     """The condition as a Terraform expression (None for ``true``).
 
@@ -225,9 +281,11 @@ def _materialize(cond: Cond, normalize: bool) -> tuple[str, int]:
     if isinstance(cond, TrueCond):
         return "true", PREC_ATOM
     if isinstance(cond, Existing):
-        return cond.text, _existing_precedence(cond)
+        return _gate_text(cond), _existing_precedence(cond)
     if isinstance(cond, Eq):
-        return f"{_selector_text(cond.selector)} == {to_hcl(cond.value)}", PREC_EQ
+        if isinstance(cond.value, bool):
+            return _bool_test(_eq_selector(cond), cond.value)
+        return f"{_selector_text(_eq_selector(cond))} == {to_hcl(cond.value)}", PREC_EQ
     if isinstance(cond, Not):
         if normalize:
             return _negated(cond.inner)
@@ -258,7 +316,9 @@ def _negated(cond: Cond) -> tuple[str, int]:
     if isinstance(cond, Not):
         return _materialize(cond.inner, True)
     if isinstance(cond, Eq):
-        return f"{_selector_text(cond.selector)} != {to_hcl(cond.value)}", PREC_EQ
+        if isinstance(cond.value, bool):
+            return _bool_test(_eq_selector(cond), not cond.value)
+        return f"{_selector_text(_eq_selector(cond))} != {to_hcl(cond.value)}", PREC_EQ
     if isinstance(cond, And):
         if not cond.items:
             return "false", PREC_ATOM
@@ -268,19 +328,42 @@ def _negated(cond: Cond) -> tuple[str, int]:
             return "true", PREC_ATOM
         return _join(" && ", [_negated(i) for i in cond.items], PREC_AND)
     if isinstance(cond, Existing):
-        parsed = _parse_expression(cond.text)
+        text = _gate_text(cond)
+        parsed = _parse_expression(text)
         if parsed is not None:
             expr, raw = parsed
             return _negate_expr(expr, raw)
-        return "!" + _wrap(cond.text, _existing_precedence(cond), PREC_UNARY), PREC_UNARY
+        return "!" + _wrap(text, _existing_precedence(cond), PREC_UNARY), PREC_UNARY
     raise TypeError(f"not a PhiCondition: {cond!r}")
+
+
+def _bool_test(selector: str, truth: bool) -> tuple[str, int]:
+    """``s == true`` as ``s`` and ``s == false`` as ``!s``: a bool value compares only with a bool selector."""
+    if truth:
+        return selector, _text_precedence(selector)
+    return "!" + _wrap(selector, _text_precedence(selector), PREC_UNARY), PREC_UNARY
+
+
+def _gate_text(cond: Existing) -> str:
+    text = cond.gate_text
+    if text is None:
+        raise NotExpressible(f"{cond} cannot be written in the root module")
+    return text
+
+
+def _eq_selector(cond: Eq) -> str:
+    if cond.scope.is_root or cond.iteration:
+        return cond.selector
+    if cond.root_selector is None:
+        raise NotExpressible(f"{cond} cannot be written in the root module")
+    return cond.root_selector
 
 
 def _existing_precedence(cond: Existing) -> int:
     """How tightly an Existing's text binds: what the tracer recorded, else read from the text."""
-    if cond.precedence:
+    if cond.precedence and cond.scope.is_root:
         return cond.precedence
-    return _text_precedence(cond.text)
+    return _text_precedence(_gate_text(cond))
 
 
 def _text_precedence(text: str) -> int:

@@ -47,6 +47,10 @@ class TraceResult:
     unbounded: Unbounded | None
     expr_span: Span | None
     call_path: tuple[tuple[str, str], ...] = ()
+    # When the resource (with every module instance around it) has at least one instance:
+    # TRUE, a condition, or None for never.
+    exists: Cond | None = TrueCond()
+    resource: str | None = None  # the resource's address in its module (``aws_db_instance.app``)
 
     @property
     def reason(self) -> str | None:
@@ -71,3 +75,39 @@ def kind_of(branches: tuple[Branch, ...]) -> str:
     if len(branches) == 1 and isinstance(branches[0].cond, TrueCond):
         return RESOLVED
     return BOUNDED
+
+
+def instance_of(cond: Cond, call_path: tuple[tuple[str, str], ...], resource: str | None) -> str | None:
+    """The instance a branch belongs to, from its iteration atoms (SPEC 1's ``instance``).
+
+    ``["jobs"]`` or ``[0]`` when only the resource iterates; the whole instance address
+    (``module.cache["eu"].aws_x.this["jobs"]``) when module calls iterate too; None when the
+    branch is not tied to one instance.
+    """
+    from ..addrs import ModuleInstance, ModuleStep, format_key
+
+    keys: dict[tuple, object] = {}
+    for atom in _positive_literals(cond):
+        if isinstance(atom, Eq) and atom.iteration and atom.selector in ("each.key", "count.index"):
+            keys[atom.scope.steps] = atom.value
+    if not keys:
+        return None
+    calls = [call for call, _ in call_path[1:]]
+    own = tuple(ModuleStep(c) for c in calls)
+    if set(keys) == {own}:
+        return format_key(keys[own])
+    steps = []
+    for i, call in enumerate(calls):
+        steps.append(ModuleStep(call, keys.get(tuple(ModuleStep(c) for c in calls[:i]))))
+    module = ModuleInstance(tuple(steps))
+    prefix = f"{module}." if steps else ""
+    return f"{prefix}{resource}{format_key(keys.get(own))}"
+
+
+def _positive_literals(cond: Cond):
+    from .conditions import And
+
+    if isinstance(cond, And):
+        yield from cond.items
+    else:
+        yield cond

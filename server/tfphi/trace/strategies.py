@@ -45,55 +45,80 @@ def elementwise(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
 
 
 def try_arms(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
-    """``try(a, b, ...)``: a known arm that evaluates wins; otherwise the arm-union, gated by ``can``."""
+    """``try(a, b, ...)``: the first arm that evaluates.
+
+    An arm known to always evaluate ends the list; one that fails for some of its
+    combinations is taken under ``Existing(can(arm))`` and the next arms under its negation;
+    one that always fails falls through. An arm whose trace is Unbounded makes the whole
+    ``try`` Unbounded: the tracer cannot know whether it fails, so the fallback is no answer.
+    """
     if not expr.args:
         return Unbounded("try() needs at least one argument", "error", expr.span)
     branches: list[Branch] = []
-    previous: list[C.Cond] = []
+    gate: C.Cond = C.TRUE
     for arm in expr.args:
-        result = tracer.trace(arm, env, depth, stack)
+        result, may_fail = tracer.trace_may_fail(arm, env, depth, stack)
         if isinstance(result, Unbounded):
             if result.cause == "error":
-                continue  # this arm fails to evaluate: try falls through to the next
-            return result
-        if not previous and len(result) == 1 and isinstance(result[0].cond, C.TrueCond):
-            return _prefix(result, "Call try (first arm)")
-        gate: C.Cond = C.TRUE
-        for failed in previous:
-            gate = C.conjoin(gate, C.Not(failed)) or gate
-        text = tracer.view.text(arm.span)
-        works = C.Existing(f"can({text})", None)
-        this_gate = C.conjoin(gate, works) if arm is not expr.args[-1] else gate
+                continue  # this arm always fails to evaluate: try falls through to the next
+            return Unbounded(
+                f"try() cannot tell whether {tracer.view.text(arm.span)} fails: {result.reason}", result.cause, result.span, result.variable
+            )
+        last = arm is expr.args[-1]
+        works = _can_atom(tracer, arm, env) if may_fail and not last else None
+        if may_fail and not last and works is None:
+            return Unbounded(
+                f"try() cannot tell in the root module whether {tracer.view.text(arm.span)} fails", "invalid", arm.span
+            )
+        this_gate = C.conjoin(gate, works) if works is not None else gate
         for b in result:
             joined = C.conjoin(this_gate or C.TRUE, b.cond)
             if joined is not None:
                 branches.append(Branch(b.value, joined, ("Call try",) + b.path, b.source))
-        previous.append(works)
+        if works is None:
+            break  # this arm always evaluates: the later ones are never reached
+        gate = C.conjoin(gate, C.Not(works)) or gate
     if not branches:
         return Unbounded("no argument of try() can be evaluated", "error", expr.span)
     return tracer.limit(tuple(branches), expr.span)
 
 
 def can_strategy(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
-    """``can(x)``: known when ``x`` is resolved (true) or always fails (false); otherwise both.
+    """``can(x)``: true when ``x`` always evaluates, false when it never does, else ``Existing(can(x))``.
 
     A bounded argument may fail for some of its combinations (they are dropped from its
-    branch set), so ``can`` is then true or false depending on ``Existing(can(x))``.
+    branch set); then ``can`` is true or false depending on an atom written in the root.
     """
     if len(expr.args) != 1:
         return Unbounded("can() takes exactly one argument", "error", expr.span)
-    result = tracer.trace(expr.args[0], env, depth, stack)
+    result, may_fail = tracer.trace_may_fail(expr.args[0], env, depth, stack)
     if isinstance(result, Unbounded):
         if result.cause == "error":
             return (Branch(False, C.TRUE, ("Call can",), expr.span),)
-        return result
-    if len(result) == 1 and isinstance(result[0].cond, C.TrueCond):
+        return Unbounded(
+            f"can() cannot tell whether {tracer.view.text(expr.args[0].span)} fails: {result.reason}", result.cause, result.span, result.variable
+        )
+    if not may_fail:
         return (Branch(True, C.TRUE, ("Call can",), expr.span),)
-    works = C.Existing(tracer.view.text(expr.span), expr)
+    works = _can_atom(tracer, expr.args[0], env)
+    if works is None:
+        return Unbounded(f"{tracer.view.text(expr.span)} cannot be written in the root module", "invalid", expr.span)
     return (
         Branch(True, works, ("Call can",), expr.span),
         Branch(False, C.Not(works), ("Call can",), expr.span),
     )
+
+
+def _can_atom(tracer, arm, env) -> "C.Existing | None":
+    """``Existing(can(arm))`` in the arm's module instance, or None when no gate in the root can test it."""
+    from .lift import lift, one_line
+
+    if env.bindings or env.iterators:
+        return None  # the arm may fail for some instances and not others
+    root_text = lift(tracer.view, arm, env.path)
+    if root_text is None:
+        return None
+    return C.Existing(f"can({one_line(tracer.view.text(arm.span))})", None, C.PREC_ATOM, env.scope, f"can({root_text})")
 
 
 def decode_literal(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:

@@ -9,7 +9,9 @@ in ``Unbounded`` with a reason that says which.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
+import posixpath
 from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence
 
@@ -34,13 +36,15 @@ from ..syntax.expr import (
     TupleExpr,
     UnaryOpExpr,
 )
+from ..addrs import ModuleInstance
 from ..config import Limits
 from ..syntax.hclfile import Attribute, Body
 from ..stir.model import Module, Resource, Variable
 from ..stir.workspace import CallPath, ModuleTree
 from . import conditions as C
+from .lift import lift, one_line
 from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
-from .result import BOUNDED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, kind_of, selector_of
+from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, kind_of, selector_of
 from .types import convert, parse_type
 from .values import TfEvalError, Value, to_bool, to_hcl, to_number, to_string, value_key
 
@@ -69,6 +73,15 @@ class Env:
     def dir(self) -> str:
         return self.path[-1][1]
 
+    @property
+    def scope(self) -> ModuleInstance:
+        """The module instance (configuration path) the expression is written in."""
+        return ModuleInstance.of_calls(call for call, _ in self.path[1:])
+
+    @property
+    def in_root(self) -> bool:
+        return len(self.path) == 1
+
     def with_iterators(self, iterators: Mapping[str, Iteration]) -> "Env":
         return Env(self.path, {**self.iterators, **iterators}, self.bindings)
 
@@ -90,14 +103,26 @@ class _MemoEntry:
     result: Result
     depth_needed: int
     touched: frozenset[str]
+    may_fail: bool  # some combination was dropped because Terraform rejects it
+
+
+# Expressions whose value is (one of) their operands' own value: a field's universe reaches a
+# variable only through these, since only then does the variable's value become the field's.
+_VALUE_PASSING = (LiteralExpr, ParenExpr, ConditionalExpr, ScopeTraversalExpr)
 
 
 class Tracer:
     """Traces expressions of one workspace snapshot; memoizes declaration-level results."""
 
-    def __init__(self, view: SourceView, limits: Limits = Limits()):
+    def __init__(self, view: SourceView, limits: Limits = Limits(), assignment: Mapping[str, Value] | None = None):
         self.view = view
         self.limits = limits
+        # Root variables set by a deployment's variable files: traced as their assigned value.
+        self.assignment = dict(assignment) if assignment is not None else None
+        self._assigned: dict[tuple, "Tracer"] = {}
+        # Set when a combination was dropped because it fails to evaluate: inside try()/can()
+        # such a failure is a fallback, not a rejected configuration.
+        self._may_fail = False
         self._memo: dict[tuple, _MemoEntry] = {}
         self._deepest = 0
         self._cycle_hits = 0
@@ -110,9 +135,25 @@ class Tracer:
     # ---- entry points -----------------------------------------------------------------
 
     def trace_field(
-        self, path: CallPath, resource: Resource, field_path: Sequence[str], universe: Sequence[Value] = (), label: str | None = None
+        self,
+        path: CallPath,
+        resource: Resource,
+        field_path: Sequence[str],
+        universe: Sequence[Value] = (),
+        label: str | None = None,
+        assignment: Mapping[str, Value] | None = None,
     ) -> tuple[TraceResult, frozenset[tuple[str, str]]]:
-        """Traces ``resource.<field_path>`` in the module instance ``path``; returns the result and the declarations it read."""
+        """Traces ``resource.<field_path>`` in the module instance ``path``; returns the result and the declarations it read.
+
+        With ``assignment`` (a deployment's root variable values), those root variables are
+        known: a Resolved answer is the value the field takes in that deployment.
+        """
+        if assignment is not None:
+            key = tuple(sorted((k, value_key(v)) for k, v in assignment.items()))
+            tracer = self._assigned.get(key)
+            if tracer is None:
+                tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment)
+            return tracer.trace_field(path, resource, field_path, universe, label)
         address = f"{resource.address}.{'.'.join(field_path)}"
         found = find_field(resource, field_path)
         if found is None:
@@ -121,7 +162,10 @@ class Tracer:
         attribute, iterators_of = found
         env = Env(path)
         env = env.with_iterators(iterators_of(env))
-        return self.trace_attribute(address, attribute, env, universe, label or address, owner=resource.address)
+        result, touched = self.trace_attribute(address, attribute, env, universe, label or address, owner=resource.address)
+        exists, exists_touched = self.existence(path, resource)
+        result = dataclasses.replace(with_existence(result, exists, self.limits), resource=resource.address)
+        return result, touched | exists_touched
 
     def trace_attribute(
         self, address: str, attribute: Attribute, env: Env, universe: Sequence[Value] = (), label: str = "", owner: str | None = None
@@ -131,9 +175,54 @@ class Tracer:
         self.universe_label = label
         self._touched = {(env.dir, owner)} if owner else set()
         self._deepest = 0
+        self._may_fail = False
         result = self.trace(attribute.expr, env, 0, ())
         result = _prepend(result, f"Field {address}")
         return finish(address, result, self.limits, attribute.expr.span, env.path), frozenset(self._touched)
+
+    def existence(self, path: CallPath, resource: Resource) -> tuple["C.Cond | None", frozenset[tuple[str, str]]]:
+        """When the resource has at least one instance: its own ``count``/``for_each`` and those of every call around it.
+
+        None means never (a count or collection that is empty for every assignment).
+        """
+        self._touched = set()
+        self.universe = ()
+        frames = [(resource.body, Env(path), resource.address)]
+        for i in range(len(path) - 1, 0, -1):
+            caller = self.view.modules.get(path[i - 1][1])
+            call = caller.calls.get(path[i][0]) if caller else None
+            if call is not None:
+                frames.append((call.body, Env(path[:i]), f"module.{path[i][0]}"))
+        exists: C.Cond | None = C.TRUE
+        for body, env, declaration in frames:
+            for kind in ("count", "for_each"):
+                attribute = body.attributes.get(kind)
+                if attribute is None:
+                    continue
+                self._touched.add((env.dir, declaration))
+                some = self._some_instance(kind, attribute, env)
+                exists = None if some is None or exists is None else C.conjoin(exists, some)
+        return exists, frozenset(self._touched)
+
+    def _some_instance(self, kind: str, attribute: Attribute, env: Env) -> "C.Cond | None":
+        """The condition under which a ``count``/``for_each`` gives at least one instance (None: never)."""
+        values = self.trace(attribute.expr, env, 0, ())
+        if isinstance(values, Unbounded):
+            test = f"{{}} > 0" if kind == "count" else "length({}) > 0"
+            text = test.format(one_line(self.view.text(attribute.expr.span)))
+            lifted = lift(self.view, attribute.expr, env.path)
+            root_text = test.format(lifted) if lifted is not None else None
+            return C.Existing(text, None, C.PREC_CMP, env.scope, root_text)
+        holding = []
+        for branch in values:
+            value = branch.value
+            try:
+                some = to_number(value) > 0 if kind == "count" else len(value) > 0
+            except (TfEvalError, TypeError):
+                some = True  # Terraform rejects such a count; do not claim the resource is absent
+            if some:
+                holding.append(branch.cond)
+        return C.disjoin(holding) if holding else None
 
     # ---- the walk ---------------------------------------------------------------------
 
@@ -142,7 +231,18 @@ class Tracer:
         method = _DISPATCH.get(type(expr))
         if method is None:
             return Unbounded(f"cannot trace {type(expr).__name__}", "invalid", expr.span)
+        if self.universe and not _passes_value(expr):
+            return self.without_universe(lambda: method(self, expr, env, depth, stack))
         return method(self, expr, env, depth, stack)
+
+    def without_universe(self, compute: Callable[[], Result]) -> Result:
+        """Traces with the field's universe set aside: it describes the field's value, not its operands'."""
+        saved = self.universe
+        self.universe = ()
+        try:
+            return compute()
+        finally:
+            self.universe = saved
 
     def _literal(self, expr: LiteralExpr, env, depth, stack) -> Result:
         return (Branch(expr.value, C.TRUE, (f"Prim {to_hcl(expr.value)}",), expr.span),)
@@ -190,9 +290,12 @@ class Tracer:
         return self.combine(results, build, "ObjectExpr", expr.span)
 
     def _conditional(self, expr: ConditionalExpr, env, depth, stack) -> Result:
-        cond = self.trace(expr.condition, env, depth, stack)
+        cond = self.without_universe(lambda: self.trace(expr.condition, env, depth, stack))
         cond_text = self.view.text(expr.condition.span)
         if isinstance(cond, Unbounded):
+            same = self._equal_arms(expr, env, depth, stack)
+            if same is not None:
+                return same  # every arm gives one value: the selector does not matter
             blocking = self.view.text(cond.span) if cond.span is not None else cond_text
             if cond.cause == "apply-time":
                 return Unbounded(f"the selector {cond_text} depends on an apply-time value ({blocking})", "apply-time", expr.condition.span)
@@ -215,49 +318,68 @@ class Tracer:
                 other_result = self.trace(other, env, depth, stack)
                 other_values = [] if isinstance(other_result, Unbounded) else [b.value for b in other_result]
                 return _unify_arms(result, other_values, expr.span)
-        if env.bindings and _mentions(expr.condition, env.bindings):
-            # The condition reads a `for` expression's iteration variable: the same text means a
-            # different thing in every iteration, so it cannot be an Existing atom. Fork on the
-            # condition's own branches instead.
-            if isinstance(cond, Unbounded):
-                return cond
+            # The condition's own branches already say when it holds, in the root's terms and
+            # per instance. An Existing atom is kept for conditions nothing else describes: one
+            # over the same variables would not be seen to contradict their Eq atoms.
             return self._fork_on_branches(expr, cond, env, depth, stack)
-        existing = existing_cond(expr.condition, cond_text)
+        if _mentions(expr.condition, {**env.bindings, **env.iterators}):
+            return cond  # unknown, and different in every iteration
+        root_text = lift(self.view, expr.condition, env.path)
+        if root_text is None:
+            return Unbounded(
+                f"the selector {cond_text} in {env.scope} cannot be written in the root module "
+                f"(it depends on {cond.reason})", cond.cause, expr.condition.span, cond.variable,
+            )
+        existing = existing_cond(expr.condition, cond_text, env.scope, root_text)
         true_arm = _prepend(self.trace(expr.true_result, env, depth, stack), "ConditionalExpr true arm")
         false_arm = _prepend(self.trace(expr.false_result, env, depth, stack), "ConditionalExpr false arm")
-        # An arm that always fails to evaluate contributes no branch: Terraform rejects the
-        # configurations that take it, and the other arm still gives its values.
-        failed = [arm for arm in (true_arm, false_arm) if isinstance(arm, Unbounded) and arm.cause == "error"]
-        if len(failed) == 1:
-            true_arm = () if true_arm is failed[0] else true_arm
-            false_arm = () if false_arm is failed[0] else false_arm
-        if isinstance(true_arm, Unbounded):
-            return true_arm
-        if isinstance(false_arm, Unbounded):
-            return false_arm
-        branches = _gate(true_arm, existing) + _gate(false_arm, C.Not(existing))
+        return self._join_arms(expr, [(true_arm, existing), (false_arm, C.Not(existing))])
+
+    def _join_arms(self, expr: ConditionalExpr, arms: list[tuple[Result, C.Cond]]) -> Result:
+        """The arms' branches under their gates. An arm that always fails is dropped: Terraform rejects the configurations that take it."""
+        failed = [arm for arm, _ in arms if isinstance(arm, Unbounded) and arm.cause == "error"]
+        if failed and len(failed) < len(arms):
+            self._may_fail = True
+            arms = [(arm, gate) for arm, gate in arms if not (isinstance(arm, Unbounded) and arm.cause == "error")]
+        for arm, _ in arms:
+            if isinstance(arm, Unbounded):
+                return arm
+        branches: tuple[Branch, ...] = ()
+        for arm, gate in arms:
+            branches += _gate(arm, gate)  # type: ignore[arg-type]
+        if not failed and len({value_key(b.value) for b in branches}) == 1:
+            # One value under gates that cover every case: the selector does not matter.
+            first = branches[0]
+            branches = (Branch(first.value, C.TRUE, first.path, first.source),)
         unified = _unify_arms(branches, [], expr.span)
         if isinstance(unified, Unbounded):
             return unified
+        if len(unified) > self.limits.branches:
+            unified = _coalesce(unified)  # a fork on many selector values often gives few distinct values
         return self.limit(unified, expr.span)
 
+    def _equal_arms(self, expr: ConditionalExpr, env, depth, stack) -> Result | None:
+        """The common value when both arms are resolved to the same value, else None."""
+        arms = [self.trace(arm, env, depth, stack) for arm in (expr.true_result, expr.false_result)]
+        if any(isinstance(arm, Unbounded) or len(arm) != 1 or not isinstance(arm[0].cond, C.TrueCond) for arm in arms):
+            return None
+        (first,), (second,) = arms  # type: ignore[misc]
+        if value_key(first.value) != value_key(second.value):
+            return None
+        return (Branch(first.value, C.TRUE, ("ConditionalExpr equal arms",) + first.path, first.source),)
+
     def _fork_on_branches(self, expr: ConditionalExpr, cond: tuple[Branch, ...], env, depth, stack) -> Result:
-        arms = {
-            True: _prepend(self.trace(expr.true_result, env, depth, stack), "ConditionalExpr true arm"),
-            False: _prepend(self.trace(expr.false_result, env, depth, stack), "ConditionalExpr false arm"),
-        }
-        branches: list[Branch] = []
+        """Each arm under each of the condition's branches where it is true, resp. false."""
+        traced: dict[bool, Result] = {}
+        arms = []
         for cb in cond:
-            arm = arms[to_bool(cb.value)]
-            if isinstance(arm, Unbounded):
-                if arm.cause == "error":
-                    continue
-                return arm
-            branches.extend(_gate(arm, cb.cond))
-        if not branches:
-            return Unbounded("no arm of the conditional can be evaluated", "error", expr.span)
-        unified = _unify_arms(tuple(branches), [], expr.span)
-        return unified if isinstance(unified, Unbounded) else self.limit(unified, expr.span)
+            truth = to_bool(cb.value)
+            if truth not in traced:
+                label = "true" if truth else "false"
+                arm_expr = expr.true_result if truth else expr.false_result
+                traced[truth] = _prepend(self.trace(arm_expr, env, depth, stack), f"ConditionalExpr {label} arm")
+            arms.append((traced[truth], cb.cond))
+        return self._join_arms(expr, arms)
 
     def _call(self, expr: FunctionCallExpr, env, depth, stack) -> Result:
         from .strategies import strategy_for
@@ -308,6 +430,8 @@ class Tracer:
                     k = to_string(values[i])
                     if grouping:
                         result.setdefault(k, []).append(values[i + 1])
+                    elif k in result:
+                        raise TfEvalError(f'duplicate object key "{k}" (use the ... grouping mode to collect values)')
                     else:
                         result[k] = values[i + 1]
                 return result
@@ -337,16 +461,16 @@ class Tracer:
             var = module.variables.get(name)
             if var is None:
                 return Unbounded(f"var.{name} is not declared", "undefined", expr.span)
-            result = self.hop(("var", env.path, name, self.universe), f"var.{name}", depth, stack, expr.span,
-                              lambda d, s: self.trace_variable(var, env, d, s))
+            result = self._value_of(steps, lambda: self.hop(("var", env.path, name, self.universe), f"var.{name}", depth, stack, expr.span,
+                                                           lambda d, s: self.trace_variable(var, env, d, s)))
             return self.apply_steps(_prepend(result, f"NameRef var.{name}"), steps[1:], env, depth, stack, expr.span)
         if root == "local" and name:
             local = module.locals.get(name)
             if local is None:
                 return Unbounded(f"local.{name} is not declared", "undefined", expr.span)
             plain_env = Env(env.path)
-            result = self.hop(("local", env.path, name, self.universe), f"local.{name}", depth, stack, expr.span,
-                              lambda d, s: self.trace(local.attribute.expr, plain_env, d, s))
+            result = self._value_of(steps, lambda: self.hop(("local", env.path, name, self.universe), f"local.{name}", depth, stack, expr.span,
+                                                           lambda d, s: self.trace(local.attribute.expr, plain_env, d, s)))
             return self.apply_steps(_prepend(result, f"NameRef local.{name}"), steps[1:], env, depth, stack, expr.span)
         if root == "module" and name:
             return self.trace_module_ref(module, name, steps[1:], env, depth, stack, expr)
@@ -358,7 +482,8 @@ class Tracer:
             return self.trace_data(module, steps, env, text, expr)
         if root == "path":
             if name == "module":
-                return (Branch(env.dir or ".", C.TRUE, ("Prim path.module",), expr.span),)
+                relative = posixpath.relpath(env.dir or ".", env.path[0][1] or ".")
+                return (Branch(relative, C.TRUE, ("Prim path.module",), expr.span),)
             if name == "root":
                 return (Branch(".", C.TRUE, ("Prim path.root",), expr.span),)
             return Unbounded(f"{text} depends on where Terraform runs", "invalid", expr.span)
@@ -371,6 +496,10 @@ class Tracer:
         if name and f"{root}.{name}" in module.resources:
             return Unbounded(f"depends on an apply-time value ({text})", "apply-time", expr.span)
         return Unbounded(f"{text} is not declared", "undefined", expr.span)
+
+    def _value_of(self, steps, lookup: Callable[[], Result]) -> Result:
+        """A declaration's values; when attributes or indexes are read from it, not its own value: no universe."""
+        return self.without_universe(lookup) if len(steps) > 1 else lookup()
 
     # ---- references -------------------------------------------------------------------
 
@@ -391,17 +520,29 @@ class Tracer:
         if entry is not None and depth + entry.depth_needed <= self.limits.depth:
             self._touched |= entry.touched
             self._deepest = max(self._deepest, depth + entry.depth_needed)
+            self._may_fail = self._may_fail or entry.may_fail
             return entry.result
-        outer_deepest, outer_cycles, outer_touched = self._deepest, self._cycle_hits, self._touched
-        self._deepest, self._touched = depth, set()
+        outer_deepest, outer_cycles, outer_touched, outer_may_fail = self._deepest, self._cycle_hits, self._touched, self._may_fail
+        self._deepest, self._touched, self._may_fail = depth, set(), False
         result = compute(depth, stack + ((key, label),))
         needed = self._deepest - depth
         touched = frozenset(self._touched)
+        may_fail = self._may_fail
         if self._cycle_hits == outer_cycles and not (isinstance(result, Unbounded) and result.cause == "depth"):
-            self._memo[key] = _MemoEntry(result, needed, touched)
+            self._memo[key] = _MemoEntry(result, needed, touched, may_fail)
         self._deepest = max(outer_deepest, self._deepest)
         self._touched = outer_touched | touched
+        self._may_fail = outer_may_fail or may_fail
         return result
+
+    def trace_may_fail(self, expr: Expr, env: Env, depth: int, stack) -> tuple[Result, bool]:
+        """Traces ``expr`` and says whether a failing combination was dropped on the way (for ``try``/``can``)."""
+        outer = self._may_fail
+        self._may_fail = False
+        result = self.trace(expr, env, depth, stack)
+        may_fail = self._may_fail
+        self._may_fail = outer or may_fail
+        return result, may_fail
 
     def trace_variable(self, var: Variable, env: Env, depth: int, stack) -> Result:
         """A variable's values: the caller's argument in a child module, else the root rules."""
@@ -420,7 +561,9 @@ class Tracer:
                     self.trace(argument.expr, caller_env, depth, stack), f"ModCall module.{call_name} argument {var.name}"
                 )
                 if isinstance(result, Unbounded) and result.cause in ("variable", "data", "function", "opaque"):
-                    universe = self.validation_universe(var, env, var_type)
+                    # Terraform checks a child's validation block too: only the values it lists pass.
+                    selector = lift(self.view, argument.expr, env.path[:-1])
+                    universe = self.validation_universe(var, env, var_type, selector) if selector is not None else None
                     if universe is not None:
                         return universe
                 return _convert_all(result, var_type, f"var.{var.name}", argument.expr.span)
@@ -432,15 +575,25 @@ class Tracer:
                 call.label_span if call else var.label_span,
                 (env.dir, var.name),
             )
-        universe = self.validation_universe(var, env, var_type)
+        if self.assignment is not None and var.name in self.assignment:
+            assigned = (Branch(self.assignment[var.name], C.TRUE, (f"Deployment var.{var.name}",), var.label_span),)
+            return _convert_all(assigned, var_type, f"var.{var.name}", var.label_span)
+        universe = self.validation_universe(var, env, var_type, f"var.{var.name}")
         if universe is not None:
             return universe
         if var.default is not None:
             return _convert_all(_prepend(self.trace(var.default.expr, Env(env.path), depth, stack), f"Default var.{var.name}"), var_type, f"var.{var.name}", var.default.expr.span)
         if self.universe:
+            try:
+                values = [convert(v, var_type) for v in self.universe]
+            except TfEvalError as exc:
+                return Unbounded(
+                    f"var.{var.name} has no default value, and the values configured for {self.universe_label} "
+                    f"do not fit its type ({exc})", "variable", var.label_span, (env.dir, var.name),
+                )
             return tuple(
                 Branch(v, C.eq(f"var.{var.name}", v, _var_expr(var)), (f"Universe {self.universe_label}", f"Prim {to_hcl(v)}"), var.label_span)
-                for v in self.universe
+                for v in values
             )
         if var_type.kind == "bool":
             return tuple(
@@ -454,8 +607,8 @@ class Tracer:
             (env.dir, var.name),
         )
 
-    def validation_universe(self, var: Variable, env: Env, var_type) -> Result | None:
-        """One branch per value a validation block allows, gated ``Eq(var.x, v)``."""
+    def validation_universe(self, var: Variable, env: Env, var_type, root_selector: str) -> Result | None:
+        """One branch per value a validation block allows, gated ``Eq(var.x, v)``; ``root_selector`` is var.x in the root's terms."""
         lifted = lift_validation_universe(var)
         if lifted is None:
             return None
@@ -465,7 +618,8 @@ class Tracer:
                 value = convert(value, var_type)
             except TfEvalError:
                 continue
-            branches.append(Branch(value, C.eq(f"var.{var.name}", value, _var_expr(var)), (f"Validation var.{var.name}", f"Prim {to_hcl(value)}"), span))
+            atom = C.eq(f"var.{var.name}", value, _var_expr(var), env.scope, root_selector=root_selector)
+            branches.append(Branch(value, atom, (f"Validation var.{var.name}", f"Prim {to_hcl(value)}"), span))
         return self.limit(tuple(branches), var.label_span)
 
     def trace_module_ref(self, module: Module, call_name: str, steps: tuple[Step, ...], env: Env, depth, stack, expr) -> Result:
@@ -491,8 +645,8 @@ class Tracer:
         if any(frame[1] == target.dir for frame in env.path):
             return Unbounded(f"cycle through module.{call_name} ({target.dir} calls itself)", "cycle", expr.span)
         label = f"module.{call_name}.{output_name}"
-        result = self.hop(("output", child_path, output_name, self.universe), label, depth, stack, expr.span,
-                          lambda d, s: self._trace_output(output.value.expr, child_path, d, s))
+        result = self._value_of(rest, lambda: self.hop(("output", child_path, output_name, self.universe), label, depth, stack, expr.span,
+                                                       lambda d, s: self._trace_output(output.value.expr, child_path, d, s)))
         result = _prepend(result, f"Output {label}")
         return self.apply_steps(result, tuple(rest[1:]), env, depth, stack, expr.span)
 
@@ -507,7 +661,7 @@ class Tracer:
             return Unbounded(f"{self.view.text(expr.span)} is not an iterator attribute", "invalid", expr.span)
         label = f"{root}.{attr}"
         result = self.hop(("iter", root, id(iteration.attribute), env.path), f"{root}.{'key' if attr == 'value' else attr}", depth, stack, expr.span,
-                          lambda d, s: self._iterate(iteration, root, d, s))
+                          lambda d, s: self.without_universe(lambda: self._iterate(iteration, root, d, s)))
         if isinstance(result, Unbounded):
             return result
         picked = tuple(
@@ -559,7 +713,7 @@ class Tracer:
                 entries.extend((k, v, branch.cond, branch.path, branch.source) for k, v in items)
         gated = []
         for key, value, cond, path, source in entries:
-            full = C.conjoin(cond, C.eq(selector, key))
+            full = C.conjoin(cond, C.eq(selector, key, None, iteration.env.scope, iteration=True))
             if full is not None:
                 gated.append((key, value, full, path, source))
         if len(gated) > self.limits.branches:
@@ -572,10 +726,16 @@ class Tracer:
             self._touched.add((env.dir, f"data.{names[0]}.{names[1]}"))
         if len(names) < 2 or f"{names[0]}.{names[1]}" not in module.data:
             return Unbounded(f"{text} is not declared", "undefined", expr.span)
-        if self.universe:
+        if self.universe and env.in_root:
             return tuple(
                 Branch(v, C.eq(text, v, expr), (f"Data {text}", f"Universe {self.universe_label}", f"Prim {to_hcl(v)}"), expr.span)
                 for v in self.universe
+            )
+        if self.universe:
+            return Unbounded(
+                f"{text} is read from the provider inside {env.scope}, where a gate in the root module cannot read it",
+                "data",
+                expr.span,
             )
         return Unbounded(
             f"{text} is read from the provider at plan time; configure a universe for this field to trace it",
@@ -647,11 +807,12 @@ class Tracer:
             try:
                 value = fn([b.value for b in combo])
             except TfEvalError as exc:
+                # Terraform rejects this combination; other exceptions are our bugs and reach the guard.
                 error = error or str(exc)
+                self._may_fail = True
                 continue
-            except (ValueError, TypeError, OverflowError, RecursionError) as exc:
-                error = error or f"{type(exc).__name__}: {exc}"
-                continue
+            except (RecursionError, OverflowError) as exc:
+                return Unbounded(f"{label} cannot be evaluated here ({type(exc).__name__})", "invalid", span)
             path: tuple[str, ...] = () if silent else (label,)
             for b in combo:
                 path += b.path
@@ -717,6 +878,17 @@ def _unify_arms(branches: tuple[Branch, ...], others: list[Value], span: Span) -
     return tuple(Branch(v, b.cond, b.path, b.source) for v, b in zip(unified, branches))
 
 
+def _coalesce(branches: tuple[Branch, ...]) -> tuple[Branch, ...]:
+    """Branches with equal values merged, their conditions joined with Or (the first one's path kept)."""
+    groups: dict[str, list[Branch]] = {}
+    for branch in branches:
+        groups.setdefault(value_key(branch.value), []).append(branch)
+    return tuple(
+        Branch(bs[0].value, C.disjoin([b.cond for b in bs]) if len(bs) > 1 else bs[0].cond, bs[0].path, bs[0].source)
+        for bs in groups.values()
+    )
+
+
 def _gate(branches: tuple[Branch, ...], cond: C.Cond) -> tuple[Branch, ...]:
     out = []
     for b in branches:
@@ -753,8 +925,15 @@ _PRECEDENCE = {
 }
 
 
-def existing_cond(expr: Expr, text: str) -> C.Existing:
-    """``Existing(expr)``, remembering how tightly the expression binds for materialization."""
+def _passes_value(expr: Expr) -> bool:
+    """Whether ``expr``'s value is one of its operands' own values (``"${x}"`` included)."""
+    if isinstance(expr, _VALUE_PASSING):
+        return True
+    return isinstance(expr, TemplateExpr) and len(expr.parts) == 1 and isinstance(expr.parts[0], Expr)
+
+
+def existing_cond(expr: Expr, text: str, scope: ModuleInstance, root_text: str | None) -> C.Existing:
+    """``Existing(expr)`` in ``scope``, remembering how tightly the expression binds for materialization."""
     prec = C.PREC_ATOM
     if isinstance(expr, BinaryOpExpr):
         prec = _PRECEDENCE.get(expr.op, C.PREC_ATOM)
@@ -762,7 +941,7 @@ def existing_cond(expr: Expr, text: str) -> C.Existing:
         prec = C.PREC_UNARY
     elif isinstance(expr, ConditionalExpr):
         prec = 0
-    return C.Existing(" ".join(text.split()) if "\n" in text else text, expr, prec)
+    return C.Existing(one_line(text), expr, prec, scope, root_text)
 
 
 def lift_validation_universe(var: Variable) -> list[tuple[Value, Span]] | None:
@@ -858,16 +1037,17 @@ def find_field(resource: Resource, field_path: Sequence[str]):
 
 
 def finish(address: str, result: Result, limits: Limits, span: Span | None, path: CallPath) -> TraceResult:
-    """Coalesces equal values (joining their conditions with Or) and classifies the result."""
+    """Coalesces equal values (joining their conditions with Or) and classifies the result.
+
+    One distinct value is Resolved whatever the conditions: the branches are exhaustive, so
+    every configuration Terraform accepts gives that value.
+    """
     if isinstance(result, Unbounded):
         return TraceResult(address, UNBOUNDED, (), None, result, span, path)
-    groups: dict[str, list[Branch]] = {}
-    for branch in result:
-        groups.setdefault(value_key(branch.value), []).append(branch)
-    coalesced = tuple(
-        Branch(bs[0].value, C.disjoin([b.cond for b in bs]) if len(bs) > 1 else bs[0].cond, bs[0].path, bs[0].source)
-        for bs in groups.values()
-    )
+    coalesced = _coalesce(result)
+    if len(coalesced) == 1:
+        first = coalesced[0]
+        return TraceResult(address, RESOLVED, (Branch(first.value, C.TRUE, first.path, first.source),), None, None, span, path)
     if not coalesced:
         empty = Unbounded("the expression has no value under any condition", "error", span)
         return TraceResult(address, UNBOUNDED, (), None, empty, span, path)
@@ -876,3 +1056,20 @@ def finish(address: str, result: Result, limits: Limits, span: Span | None, path
         return TraceResult(address, UNBOUNDED, (), None, too_large, span, path)
     kind = kind_of(coalesced)
     return TraceResult(address, kind, coalesced, selector_of(coalesced) if kind == BOUNDED else None, None, span, path)
+
+
+def with_existence(result: TraceResult, exists: "C.Cond | None", limits: Limits) -> TraceResult:
+    """Adds when the resource exists; branches that contradict it are never taken.
+
+    A resource that never exists has no value: Unbounded, saying why it is not created.
+    """
+    if exists is None:
+        never = Unbounded(f"{result.address.rsplit('.', 1)[0]} is never created: its count or for_each is empty for every assignment", "absent", result.expr_span)
+        return dataclasses.replace(result, kind=UNBOUNDED, branches=(), selector=None, unbounded=never, exists=None)
+    if result.kind != BOUNDED or isinstance(exists, C.TrueCond):
+        return dataclasses.replace(result, exists=exists)
+    kept = tuple(b for b in result.branches if C.conjoin(b.cond, exists) is not None)
+    if len(kept) == len(result.branches):
+        return dataclasses.replace(result, exists=exists)
+    redone = finish(result.address, kept, limits, result.expr_span, result.call_path)
+    return dataclasses.replace(redone, exists=exists)

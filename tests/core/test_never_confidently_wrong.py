@@ -1,0 +1,182 @@
+"""Issue 10's defects, each reproduced: answers Terraform contradicts are now right, or Unbounded.
+
+Expected values were checked with the real Terraform (``terraform console``/``plan`` on the
+same configurations with terraform_data stand-ins); the oracle tests in tests/oracle run such
+checks mechanically.
+"""
+
+from phi_fixture import check_trace
+
+# Defect 1: a child's var.on is what the caller passes, not the root's var.on.
+SCOPED = """
+#- main.tf
+variable "on" { type = bool }
+module "m" {
+  source = "./m"
+  on     = !var.on
+  v      = var.on ? "a" : "b"
+}
+#- m/main.tf
+variable "on" { type = bool }
+variable "v" { type = string }
+resource "aws_db_instance" "x" {
+  engine_version = var.on ? var.v : "c"
+}
+"""
+
+
+def test_a_childs_condition_is_not_the_roots_atom():
+    # Terraform: "c" when the root's on is true, "b" when it is false.
+    check_trace(SCOPED, "module.m.aws_db_instance.x.engine_version", """
+        bounded
+        "c" <- Eq(var.on, true)
+        "b" <- Eq(var.on, false)
+    """)
+
+
+CHILD_LOCAL = """
+#- main.tf
+variable "tier" { type = string }
+module "settings" {
+  source = "./settings"
+  tier   = var.tier
+}
+#- settings/main.tf
+variable "tier" { type = string }
+locals {
+  premium = var.tier == "premium"
+}
+resource "aws_db_instance" "x" {
+  instance_class = local.premium ? "db.r6g.large" : "db.t4g.micro"
+}
+"""
+
+
+def test_a_childs_unknown_condition_is_scoped_and_its_gate_is_written_in_the_root():
+    result = check_trace(CHILD_LOCAL, "module.settings.aws_db_instance.x.instance_class", """
+        bounded
+        "db.r6g.large" <- Existing(module.settings: local.premium)
+        "db.t4g.micro" <- Not(Existing(module.settings: local.premium))
+    """)
+    from tfphi.trace.conditions import root_gate
+
+    assert [root_gate(b.cond) for b in result.branches] == ['var.tier == "premium"', 'var.tier != "premium"']
+
+
+# Defect 2: a field's universe is not a value for variables that are not the field's value.
+UNIVERSE_THROUGH_TRY = """
+#- main.tf
+variable "cfg" { type = any }
+resource "aws_db_instance" "x" {
+  engine = try(var.cfg.engine, "mysql")
+}
+"""
+
+
+def test_a_universe_does_not_reach_a_variable_read_through_an_attribute():
+    check_trace(UNIVERSE_THROUGH_TRY, "aws_db_instance.x.engine", """
+        unbounded: try() cannot tell whether var.cfg.engine fails: var.cfg has no default value, and no validation block lists the allowed values
+    """, universe=["mysql", "postgres"])
+
+
+UNIVERSE_THROUGH_EACH = """
+#- main.tf
+variable "items" { type = any }
+resource "aws_db_instance" "x" {
+  for_each = var.items
+  engine   = try(each.value.engine, "mysql")
+}
+"""
+
+
+def test_a_universe_does_not_reach_a_for_each_collection():
+    check_trace(UNIVERSE_THROUGH_EACH, "aws_db_instance.x.engine", """
+        unbounded: try() cannot tell whether each.value.engine fails: var.items has no default value, and no validation block lists the allowed values
+    """, universe=["mysql", "postgres"])
+
+
+def test_a_universe_still_reaches_a_variable_that_is_the_fields_value():
+    check_trace(UNIVERSE_THROUGH_TRY.replace('try(var.cfg.engine, "mysql")', "var.cfg"), "aws_db_instance.x.engine", """
+        bounded
+        "mysql" <- Eq(var.cfg, "mysql")
+        "postgres" <- Eq(var.cfg, "postgres")
+    """, universe=["mysql", "postgres"])
+
+
+# Defect 3: count = 0 on the resource or a module call around it.
+COUNTED = """
+#- main.tf
+variable "create" { type = bool }
+variable "env" {
+  type = string
+  validation {
+    condition     = contains(["prod", "dev"], var.env)
+    error_message = "prod or dev"
+  }
+}
+module "m" {
+  source = "./m"
+  count  = %s
+  env    = var.env
+}
+#- m/main.tf
+variable "env" { type = string }
+resource "aws_db_instance" "x" {
+  engine_version = var.env == "prod" ? "15.4" : "14.9"
+}
+"""
+
+
+def test_a_module_call_with_count_zero_never_creates_its_resources():
+    check_trace(COUNTED % "0", "module.m.aws_db_instance.x.engine_version", """
+        unbounded: aws_db_instance.x is never created: its count or for_each is empty for every assignment
+    """)
+
+
+def test_existence_removes_the_branches_of_instances_that_do_not_exist():
+    result = check_trace(COUNTED % 'var.env == "prod" ? 1 : 0', "module.m.aws_db_instance.x.engine_version", """
+        resolved
+        "15.4" <- true
+    """)
+    from tfphi.features.trace_json import exists_json
+
+    assert exists_json(result.exists) == 'var.env == "prod"'
+
+
+# Defect 4: precision where Terraform knows.
+EQUAL_ARMS = """
+#- main.tf
+variable "engine_version" {
+  type    = string
+  default = null
+}
+resource "aws_db_instance" "master" {
+  engine = "postgres"
+}
+locals {
+  in_replication_group = aws_db_instance.master.arn != ""
+}
+resource "aws_db_instance" "x" {
+  engine_version = local.in_replication_group ? null : var.engine_version
+}
+"""
+
+
+def test_equal_arms_collapse_whatever_the_selector():
+    check_trace(EQUAL_ARMS, "aws_db_instance.x.engine_version", """
+        resolved
+        null <- true
+    """)
+
+
+# Defect 5: an object for expression with a duplicate key is a Terraform error, not a value.
+def test_a_duplicate_key_in_an_object_for_is_an_error():
+    fixture = """
+#- main.tf
+resource "aws_db_instance" "x" {
+  engine = {for k in ["a", "a"] : k => 1}
+}
+"""
+    check_trace(fixture, "aws_db_instance.x.engine", """
+        unbounded: ForExpr fails: duplicate object key "a" (use the ... grouping mode to collect values)
+    """)
