@@ -207,7 +207,7 @@ def test_too_large_universe_offers_hardcode_of_its_first_value():
       name = "/db/engine"
     }
     resource "aws_db_instance" "app" {
-      engine = lower(data.aws_ssm_parameter.engine.value)
+      engine = data.aws_ssm_parameter.engine.value
     }
     """
     analysis, _, diag, actions = actions_for(fixture)

@@ -28,7 +28,8 @@ def test_existing_reuses_the_original_text():
 def test_eq_compares_with_a_literal():
     assert materialize(eq("var.size", "small")) == 'var.size == "small"'
     assert materialize(eq("var.replicas", 3)) == "var.replicas == 3"
-    assert materialize(eq("var.flag", True)) == "var.flag == true"
+    assert materialize(eq("var.flag", True)) == "var.flag"  # a bool value only equals a bool selector
+    assert materialize(eq("var.flag", False)) == "!var.flag"
     assert materialize(eq("var.v", None)) == "var.v == null"
     assert materialize(eq("var.s", 'a"b${x}')) == r'var.s == "a\"b$${x}"'
 

@@ -109,8 +109,11 @@ def eq(
 
 
 def negate(cond: Cond) -> Cond:
+    """The complement: ``Eq(s, true)`` and ``Eq(s, false)`` are each other's, a bool selector having no third value."""
     if isinstance(cond, Not):
         return cond.inner
+    if isinstance(cond, Eq) and isinstance(cond.value, bool):
+        return eq(cond.selector, not cond.value, cond.expr, cond.scope, cond.iteration, cond.root_selector)
     return Not(cond)
 
 
