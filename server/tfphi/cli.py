@@ -56,7 +56,8 @@ def build_parser() -> argparse.ArgumentParser:
     spec = sub.add_parser("specialize", help="preview the count-gated specialization of a field")
     spec.add_argument("dir")
     spec.add_argument("address")
-    spec.add_argument("--out", help="write the generated Terraform and provenance JSON into this directory")
+    spec.add_argument("--out", metavar="OUTDIR", help="write the whole specialized configuration (a copy of the root configuration, "
+                      "the generated modules, moved/<deployment>.tf, provenance.json) into this new or empty directory")
     spec.add_argument("--json", action="store_true", help="print the provenance records as JSON")
     return parser
 
@@ -279,14 +280,18 @@ def run_specialize(args) -> int:
         print(f"tfphi: error: {args.address} names no field in {args.dir}", file=sys.stderr)
         return EXIT_USAGE
     if args.out:
-        out = Path(args.out)
-        out.mkdir(parents=True, exist_ok=True)
-        for rel, text in getattr(preview, "files", {}).items():  # each generated/rewritten file, by path
-            (out / rel).parent.mkdir(parents=True, exist_ok=True)
-            (out / rel).write_text(text, encoding="utf-8")
-        (out / "specialized.tf").write_text(preview.hcl, encoding="utf-8")
-        (out / "provenance.json").write_text(json.dumps(preview.provenance, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-        print(f"wrote {out / 'specialized.tf'} and {out / 'provenance.json'}")
+        from .specialize.outdir import OutdirError, write_outdir
+
+        if getattr(preview, "blocked", False):
+            print(preview.hcl, end="")
+            return EXIT_FINDINGS
+        try:
+            written = write_outdir(Path(args.dir), preview, Path(args.out))
+        except OutdirError as exc:
+            raise UsageError(str(exc)) from exc
+        print(f"wrote {args.out}: a copy of the configuration with {len(written)} files rewritten or generated:")
+        for rel in written:
+            print(f"  {rel}")
     elif args.json:
         print(json.dumps(preview.provenance, indent=2, ensure_ascii=False))
     else:

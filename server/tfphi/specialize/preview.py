@@ -2,25 +2,35 @@
 
 from __future__ import annotations
 
+import json
+import posixpath
 from dataclasses import dataclass, field
 
 from ..analysis import Analysis, FieldTrace
 from ..config import FieldSpec
 from ..stir.model import Resource
 from ..trace.result import UNBOUNDED, TraceResult
+from .moves import DeploymentBranch, deployment_branches, moved_file
 from .specializer import COMPILER_VERSION, Plan, specialize
 
 
 @dataclass
 class Preview:
-    """``hcl``: every generated or rewritten file, each under a ``# ==== path ====`` header;
-    ``files``: the same, path -> text; ``provenance``: one JSON record per specialization."""
+    """What ``specialize --out`` writes over a copy of the root configuration, and its listing.
+
+    ``files``: every rewritten or generated file, the ``moved/<deployment>.tf`` files and
+    ``provenance.json``, by path in OUTDIR; ``hcl``: the same files one after the other, each
+    under a ``# ==== path ====`` header (what ``specialize`` prints and the editor previews);
+    ``base``: the workspace directory OUTDIR mirrors (the root's, unless the root calls modules
+    outside it); ``provenance``: one JSON record per specialization."""
 
     hcl: str
     provenance: list[dict]
     title: str
     files: dict[str, str] = field(default_factory=dict)
     blocked: bool = False
+    base: str = ""
+    root: str = ""  # the root module's directory in OUTDIR ("" when it is OUTDIR itself)
 
 
 def resolve_address(analysis: Analysis, address: str) -> tuple[TraceResult, Resource, str] | None:
@@ -52,20 +62,52 @@ def specialize_address(analysis: Analysis, address: str) -> Preview | None:
     plan = specialize(analysis, result, resource, field_name)
     if plan.blocked is not None:
         return _blocked_preview(analysis, plan, result, resource, field_name)
-    return render(plan)
+    branches = deployment_branches(analysis, result, resource, field_name, plan.specializations) if plan.call_path else []
+    return render(plan, branches)
 
 
-def render(plan: Plan) -> Preview:
+def output_base(plan: Plan) -> str:
+    """The workspace directory OUTDIR mirrors: the root's, or above it when a called module lies outside."""
+    root = plan.call_path[0][1] if plan.call_path else ""
+    parts = root.split("/") if root else []
+    for path in plan.files:
+        dirs = posixpath.dirname(path).split("/") if posixpath.dirname(path) else []
+        n = 0
+        while n < min(len(parts), len(dirs)) and parts[n] == dirs[n]:
+            n += 1
+        parts = parts[:n]
+    return "/".join(parts)
+
+
+def render(plan: Plan, branches: list[DeploymentBranch]) -> Preview:
+    """The preview of a plan: OUTDIR's files (rewritten, generated, moves, provenance) and their listing."""
+    base = output_base(plan)
+    root_dir = plan.call_path[0][1] if plan.call_path else ""
+    root = posixpath.relpath(root_dir, base) if root_dir != base else ""
+    files = {(posixpath.relpath(path, base) if base else path): text for path, text in plan.files.items()}
+    for branch in branches:
+        files[posixpath.join(root, "moved", f"{branch.deployment.name}.tf")] = moved_file(plan, branch)
+    served: dict[str, list[str]] = {}
+    for branch in branches:
+        if branch.spec is not None:
+            served.setdefault(branch.spec.name, []).append(branch.deployment.file)
+    provenance = [{**record, "deployments": served.get(record["module"], [])} for record in plan.provenance]
+    files["provenance.json"] = json.dumps(provenance, indent=2, ensure_ascii=False) + "\n"
     names = [s.name for s in plan.specializations]
     count = len(names)
     title = f"{plan.address}: {count} specialization{'s' if count != 1 else ''} ({', '.join(names)})"
     out = [f"# tfphi specialize {plan.address}", f"# {count} specialization{'s' if count != 1 else ''}: {', '.join(names)} - {COMPILER_VERSION}"]
+    if branches:
+        out.append("# deployments: " + ", ".join(
+            f"{b.deployment.file} -> {b.spec.name if b.spec else 'undecided'}" for b in branches))
+    elif any(s.gate is not None for s in plan.specializations):
+        out.append("# deployments: none (no variable files in the root), so no moved/<deployment>.tf is written")
     out += [f"# note: {n}" for n in plan.notes]
-    for path, text in plan.files.items():
+    for path, text in files.items():
         out.append("")
         out.append(f"# ==== {path} ====")
         out.append(text.rstrip("\n"))
-    return Preview("\n".join(out) + "\n", plan.provenance, title, dict(plan.files))
+    return Preview("\n".join(out) + "\n", provenance, title, files, base=base, root=root)
 
 
 def _blocked_preview(analysis: Analysis, plan: Plan, result: TraceResult, resource: Resource, field_name: str) -> Preview:

@@ -27,9 +27,8 @@ Shape of the output, for a field of resource ``T.N`` declared in module director
   naming ``T.N`` list every branch module.
 * ``moved`` blocks: Terraform accepts one ``moved`` block per ``from`` address, and which branch
   a deployment takes is only known at its plan. So a Resolved field gets its single ``moved``
-  block inline, and a Bounded field gets one file per branch under ``H/.tfphi/moved/`` (not
-  loaded by Terraform, being outside any module directory that is called); a deployment copies
-  into ``H`` the one file whose gate holds for it. The inline provenance comment names it.
+  block inline, and a Bounded field gets, per deployment of the root, a root-module file
+  ``moved/<deployment>.tf`` (``specialize.moves``) with the move to the branch it activates.
 * provenance: an inline comment above each module and a JSON record per specialization.
 """
 
@@ -41,6 +40,7 @@ from dataclasses import dataclass, field
 from typing import Any, Iterable
 
 from .. import __version__
+from .fmt import align
 from ..analysis import Analysis
 from ..stir.model import Module, Resource
 from ..syntax.expr import AttrStep, Expr, ScopeTraversalExpr, Span, TupleExpr, walk
@@ -51,7 +51,6 @@ from ..trace.values import hcl_string, to_hcl, to_json, value_key
 
 COMPILER_VERSION = f"tfphi {__version__}"
 SPECIALIZED_DIR = ".tfphi/specialized"
-MOVED_DIR = ".tfphi/moved"
 GATES_FILE = "tfphi_gates.tf"
 INDENT = "  "
 
@@ -66,9 +65,8 @@ class Specialization:
     gate: str | None  # materialized in the host module's scope; None when ungated
     branches: tuple[Branch, ...]
     source_dir: str  # workspace-relative directory of the generated sub-module
-    moved_from: str | None
+    moved_from: str | None  # root-module addresses of the move (None for a data source)
     moved_to: str | None
-    moved_file: str | None  # per-branch moved file (Bounded), None when inline or not applicable
 
 
 @dataclass
@@ -80,6 +78,7 @@ class Plan:
     kind: str
     resource: Resource | None = None
     host_dir: str = ""
+    call_path: tuple[tuple[str, str], ...] = ()
     specializations: list[Specialization] = field(default_factory=list)
     files: dict[str, str] = field(default_factory=dict)  # workspace-relative path -> full text
     provenance: list[dict] = field(default_factory=list)
@@ -197,6 +196,7 @@ class _Builder:
         self.host_dir = self.path[-1][1]
         self.host: Module = analysis.modules[self.host_dir]
         plan.host_dir = self.host_dir
+        plan.call_path = tuple(self.path)
         self.iterated = resource.count is not None or resource.for_each is not None
         self.edits: dict[str, list[tuple[int, int, str]]] = {}  # file -> edits on the original text
         self.threaded: dict[tuple[int, str], str] = {}  # (frame, reference text) -> variable name
@@ -230,13 +230,12 @@ class _Builder:
         for (value, cond, members), name in zip(groups, names):
             gate = self.gate_text(cond) if gated else None
             source_dir = posixpath.join(self.host_dir, SPECIALIZED_DIR, name) if self.host_dir else f"{SPECIALIZED_DIR}/{name}"
-            moved_from = moved_to = moved_file = None
+            moved_from = moved_to = None
             if self.res.mode == "managed":
-                moved_from = self.res.address
-                moved_to = f"module.{name}{'[0]' if gated else ''}.{self.res.address}"
-                if gated:
-                    moved_file = posixpath.join(self.host_dir, MOVED_DIR, f"{name}.tf")
-            specs.append(Specialization(name, value, cond, gate, members, source_dir, moved_from, moved_to, moved_file))
+                prefix = "".join(f"module.{call}." for call, _ in self.path[1:])
+                moved_from = prefix + self.res.address
+                moved_to = f"{prefix}module.{name}{'[0]' if gated else ''}.{self.res.address}"
+            specs.append(Specialization(name, value, cond, gate, members, source_dir, moved_from, moved_to))
         self.plan.specializations = specs
         inputs, outputs = self.interface()
         self.replace_resource(specs, inputs)
@@ -251,11 +250,8 @@ class _Builder:
         gates = self.gates_file()
         if gates:
             files[posixpath.join(self.host_dir, GATES_FILE)] = gates
-        for spec in specs:
-            if spec.moved_file:
-                files[spec.moved_file] = self.moved_file(spec)
         files.update(self.plan.files)
-        self.plan.files = files
+        self.plan.files = {path: align(text) for path, text in files.items()}
         self.plan.provenance = [self.record(spec) for spec in specs]
 
     # -- gates --
@@ -517,8 +513,6 @@ class _Builder:
         depends = self.res.body.attributes.get("depends_on")
         for spec in specs:
             lines = [self.comment(spec)]
-            if spec.moved_file:
-                lines.append(f"# moved: {spec.moved_file} - copy it next to this file in deployments where this gate holds")
             lines.append(f'module "{spec.name}" {{')
             if spec.gate is not None:
                 lines.append(f"{INDENT}count  = {spec.gate} ? 1 : 0")
@@ -536,12 +530,10 @@ class _Builder:
                 lines.append("")
                 lines.append(f"{INDENT}depends_on = {_collapse(self.text(depends.expr.span))}")
             lines.append("}")
-            if spec.moved_file is None and spec.moved_from is not None:
-                lines += ["", "moved {", f"{INDENT}from = {spec.moved_from}", f"{INDENT}to   = {spec.moved_to}", "}"]
+            if spec.gate is None and spec.moved_from is not None:  # the same move in every deployment: inline
+                moved_to = f"module.{spec.name}.{self.res.address}"
+                lines += ["", "moved {", f"{INDENT}from = {self.res.address}", f"{INDENT}to   = {moved_to}", "}"]
             blocks.append("\n".join(lines))
-        if len(specs) > 1 and any(s.moved_file for s in specs):
-            blocks.insert(0, "# tfphi: Terraform accepts one moved block per address, and each deployment activates one\n"
-                             "# branch below, so each branch's moved block is in its own file under .tfphi/moved/.")
         self.edit(self.res.span.file, self.res.span.start, self.res.span.end, "\n\n".join(blocks))
 
     def comment(self, spec: Specialization) -> str:
@@ -574,14 +566,6 @@ class _Builder:
             parts.append(f'output "{out}" {{\n{INDENT}value = {value}\n}}\n')
         return _join_blocks(parts)
 
-    def moved_file(self, spec: Specialization) -> str:
-        return (
-            f"# Generated by {COMPILER_VERSION}. Copy this file into {self.host_dir or '.'}/ only in deployments where\n"
-            f"# {spec.gate} holds (module.{spec.name} is the active branch there); Terraform accepts one\n"
-            f"# moved block per address, so the other branches' files must stay out.\n"
-            f"moved {{\n{INDENT}from = {spec.moved_from}\n{INDENT}to   = {spec.moved_to}\n}}\n"
-        )
-
     def record(self, spec: Specialization) -> dict:
         first = spec.branches[0]
         frames = [f"module.{call}." for call, _ in self.path[1:]]
@@ -597,7 +581,7 @@ class _Builder:
             "source_span": self.lines(self.res.span),
             "value_source": _location(self.a, first.source),
             "module_source": spec.source_dir,
-            "moved": None if spec.moved_from is None else {"from": spec.moved_from, "to": spec.moved_to, "file": spec.moved_file},
+            "moved": None if spec.moved_from is None else {"from": spec.moved_from, "to": spec.moved_to},
             "compiler_version": COMPILER_VERSION,
         }
 

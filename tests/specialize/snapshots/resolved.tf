@@ -33,3 +33,31 @@ resource "aws_db_instance" "app" {
 output "endpoint" {
   value = aws_db_instance.app.endpoint
 }
+
+# ==== provenance.json ====
+[
+  {
+    "module": "app_v15_4",
+    "address": "module.app_v15_4",
+    "source_field": "aws_db_instance.app.engine_version",
+    "branch_value": "15.4",
+    "gate": null,
+    "gate_hcl": null,
+    "trace_path": [
+      "Field aws_db_instance.app.engine_version",
+      "NameRef var.postgres_version",
+      "Default var.postgres_version",
+      "Prim \"15.4\""
+    ],
+    "trace_paths": null,
+    "source_span": "main.tf:6-9",
+    "value_source": "main.tf:3:13",
+    "module_source": ".tfphi/specialized/app_v15_4",
+    "moved": {
+      "from": "aws_db_instance.app",
+      "to": "module.app_v15_4.aws_db_instance.app"
+    },
+    "compiler_version": "tfphi 0.1.0",
+    "deployments": []
+  }
+]

@@ -1,0 +1,155 @@
+"""A root's deployments, and the value a field takes under each (SPEC section 2).
+
+A deployment is a variable assignment: Terraform applies ``terraform.tfvars`` and
+``*.auto.tfvars`` (in lexical order), then the ``-var-file`` on top. The specializer needs two
+things from it: which branch a deployment activates (its ``moved`` blocks, the code lens) and,
+when its values do not decide that, which variable is missing.
+
+FIXME(issue 11): ``stir/deployments.py`` (workspace helper) will own the discovery and layering;
+``root_deployments`` then delegates to it. The interface here is the small one the specializer
+needs: a name, a file and ``{variable: value}``.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from dataclasses import dataclass, field
+from typing import Mapping
+
+from ..analysis import Analysis
+from ..stir.model import Resource, Variable
+from ..trace import conditions as C
+from ..trace.result import UNBOUNDED, Branch, TraceResult, Unbounded
+from ..trace.tracer import Env, Result, SourceView, Tracer, _convert_all, _prepend
+from ..trace.types import convert, parse_type
+from ..trace.values import TfEvalError, Value, to_hcl
+
+AUTO_LOADED = "terraform.tfvars"
+
+
+@dataclass(frozen=True)
+class Deployment:
+    """One way the root is planned: ``terraform plan -var-file=<file>`` (or a plain plan)."""
+
+    file: str  # relative to the root module's directory
+    values: Mapping[str, Value] = field(default_factory=dict)
+    unreadable: tuple[str, ...] = ()  # variables the files set to something tfphi cannot evaluate
+
+    @property
+    def auto_loaded(self) -> bool:
+        """Whether a plain ``terraform plan`` is this deployment (``terraform.tfvars``, ``*.auto.tfvars``)."""
+        return "/" not in self.file and (self.file == AUTO_LOADED or self.file.endswith(".auto.tfvars"))
+
+    @property
+    def name(self) -> str:
+        """``env/prod.tfvars`` -> ``env_prod`` (the name of its ``moved/<name>.tf``)."""
+        stem = re.sub(r"\.tfvars(\.json)?$", "", self.file)
+        return stem.replace("/", "_")
+
+
+def root_deployments(analysis: Analysis, root: str) -> list[Deployment]:
+    """The root's variable files as deployments, each layered over the auto-loaded ones."""
+    auto: list[str] = []
+    chosen: list[str] = []
+    for path in sorted(analysis.tfvars):
+        rel = posixpath.relpath(path, root or ".") if root else path
+        if rel.startswith("../"):
+            continue
+        dir, base = posixpath.split(rel)
+        if dir and (any(module_dir == posixpath.join(root, dir) if root else module_dir == dir for module_dir in analysis.modules)):
+            continue  # a module directory's tfvars are that module's, not this root's
+        if not dir and (base == AUTO_LOADED or base.endswith(".auto.tfvars")):
+            auto.append(rel)
+        else:
+            chosen.append(rel)
+    auto.sort(key=lambda rel: (rel != AUTO_LOADED, rel))  # terraform.tfvars first, then *.auto.tfvars
+    layers = {rel: _assignments(analysis, root, rel) for rel in auto + chosen}
+    base_values: dict[str, Value] = {}
+    base_unreadable: set[str] = set()
+    for rel in auto:
+        values, unreadable = layers[rel]
+        base_values.update(values)
+        base_unreadable = (base_unreadable - set(values)) | unreadable
+    out = []
+    if auto:
+        out.append(Deployment(auto[0], dict(base_values), tuple(sorted(base_unreadable))))
+    for rel in chosen:
+        values, unreadable = layers[rel]
+        merged = {**base_values, **values}
+        out.append(Deployment(rel, merged, tuple(sorted((base_unreadable - set(values)) | unreadable))))
+    return out
+
+
+def _assignments(analysis: Analysis, root: str, rel: str) -> tuple[dict[str, Value], set[str]]:
+    hcl = analysis.tfvars[posixpath.join(root, rel) if root else rel]
+    values: dict[str, Value] = {}
+    unreadable: set[str] = set()
+    for name, attr in hcl.body.attributes.items():
+        results = analysis.trace_expression(attr, root)
+        if len(results) == 1 and results[0].kind != UNBOUNDED and len({to_hcl(b.value) for b in results[0].branches}) == 1:
+            values[name] = results[0].branches[0].value
+        else:
+            unreadable.add(name)
+    return values, unreadable
+
+
+# ---- tracing under a deployment ---------------------------------------------------------------
+
+
+class _AssignedTracer(Tracer):
+    """The tracer with the root module's variables set as Terraform sets them for one deployment:
+    the file's value, else the default, else nothing (the deployment does not decide)."""
+
+    def __init__(self, view: SourceView, limits, deployment: Deployment):
+        super().__init__(view, limits)
+        self.deployment = deployment
+
+    def trace_variable(self, var: Variable, env: Env, depth: int, stack) -> Result:
+        if len(env.path) > 1:
+            return super().trace_variable(var, env, depth, stack)
+        var_type = parse_type(var.type_expr, self._constant)
+        if var.name in self.deployment.values:
+            value = self.deployment.values[var.name]
+            try:
+                value = convert(value, var_type)
+            except TfEvalError as exc:
+                return Unbounded(f"{self.deployment.file} sets var.{var.name} to {to_hcl(value)}: {exc}", "invalid", var.label_span)
+            return (Branch(value, C.TRUE, (f"Deployment {self.deployment.file}", f"Prim {to_hcl(value)}"), var.label_span),)
+        if var.default is not None:
+            result = _prepend(self.trace(var.default.expr, Env(env.path), depth, stack), f"Default var.{var.name}")
+            return _convert_all(result, var_type, f"var.{var.name}", var.default.expr.span)
+        if var.name in self.deployment.unreadable:
+            return Unbounded(f"{self.deployment.file} sets var.{var.name} to a value tfphi cannot evaluate", "unassigned",
+                             var.label_span, (env.dir, var.name))
+        return Unbounded(f"{self.deployment.file} does not set var.{var.name}", "unassigned", var.label_span, (env.dir, var.name))
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What a field is under one deployment: its value, or why the deployment does not decide it."""
+
+    deployment: Deployment
+    decided: bool
+    value: Value = None
+    missing: tuple[str, ...] = ()  # root variables the deployment would have to set
+    reason: str | None = None
+
+
+def field_under(analysis: Analysis, trace: TraceResult, resource: Resource, field_path: tuple[str, ...],
+                deployment: Deployment) -> Outcome:
+    """The value ``trace``'s field takes when the root is planned with ``deployment``."""
+    tracer = _AssignedTracer(SourceView(analysis.modules, analysis.tree, analysis.text), analysis.config.limits, deployment)
+    result, _ = tracer.trace_field(trace.call_path, resource, field_path)
+    values = {to_hcl(b.value): b.value for b in result.branches}
+    if result.kind != UNBOUNDED and len(values) == 1:
+        return Outcome(deployment, True, next(iter(values.values())))
+    missing = tuple(sorted(set(_unassigned(tracer, result))))
+    reason = result.reason if result.kind == UNBOUNDED else f"the value still depends on {result.selector or 'a condition'}"
+    return Outcome(deployment, False, missing=missing, reason=reason)
+
+
+def _unassigned(tracer: _AssignedTracer, result: TraceResult) -> list[str]:
+    """Every root variable the trace met that the deployment leaves unset (not only the first)."""
+    found = [result.unbounded] + [entry.result for entry in tracer._memo.values()]
+    return [u.variable[1] for u in found if isinstance(u, Unbounded) and u.cause == "unassigned" and u.variable]
