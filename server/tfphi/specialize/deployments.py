@@ -97,7 +97,7 @@ def _assignments(analysis: Analysis, root: str, rel: str) -> tuple[dict[str, Val
 # ---- tracing under a deployment ---------------------------------------------------------------
 
 
-class _AssignedTracer(Tracer):
+class AssignedTracer(Tracer):
     """The tracer with the root module's variables set as Terraform sets them for one deployment:
     the file's value, else the default, else nothing (the deployment does not decide)."""
 
@@ -139,17 +139,17 @@ class Outcome:
 def field_under(analysis: Analysis, trace: TraceResult, resource: Resource, field_path: tuple[str, ...],
                 deployment: Deployment) -> Outcome:
     """The value ``trace``'s field takes when the root is planned with ``deployment``."""
-    tracer = _AssignedTracer(SourceView(analysis.modules, analysis.tree, analysis.text), analysis.config.limits, deployment)
+    tracer = AssignedTracer(SourceView(analysis.modules, analysis.tree, analysis.text), analysis.config.limits, deployment)
     result, _ = tracer.trace_field(trace.call_path, resource, field_path)
     values = {to_hcl(b.value): b.value for b in result.branches}
     if result.kind != UNBOUNDED and len(values) == 1:
         return Outcome(deployment, True, next(iter(values.values())))
-    missing = tuple(sorted(set(_unassigned(tracer, result))))
+    missing = tuple(sorted(set(unassigned(tracer, result))))
     reason = result.reason if result.kind == UNBOUNDED else f"the value still depends on {result.selector or 'a condition'}"
     return Outcome(deployment, False, missing=missing, reason=reason)
 
 
-def _unassigned(tracer: _AssignedTracer, result: TraceResult) -> list[str]:
+def unassigned(tracer: AssignedTracer, result: TraceResult) -> list[str]:
     """Every root variable the trace met that the deployment leaves unset (not only the first)."""
     found = [result.unbounded] + [entry.result for entry in tracer._memo.values()]
     return [u.variable[1] for u in found if isinstance(u, Unbounded) and u.cause == "unassigned" and u.variable]

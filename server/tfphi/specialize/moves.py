@@ -3,8 +3,14 @@
 Terraform accepts one ``moved`` block per address, and the branch that is active depends on the
 variables a deployment sets. So each deployment gets ``moved/<deployment>.tf`` with the move to
 the branch its values select; copied into the root with the state of the original
-configuration, the first plan shows only moves. A deployment whose values do not decide the
-branch gets a comment that names what is missing, never a guess.
+configuration, the first plan shows only moves.
+
+The branch is found as Terraform finds it: the generated ``count = <gate> ? 1 : 0`` expressions
+are traced in the specialized configuration with the deployment's values. The field itself is
+traced with the same values in the original, and the two must agree: a move is written only
+when exactly one gate holds and its module carries the value the original takes. Otherwise the
+file says why (which variable is missing, or which value no specialization covers), never a
+guess: a move to the wrong branch plans a destroy and a create.
 """
 
 from __future__ import annotations
@@ -13,67 +19,123 @@ from dataclasses import dataclass
 
 from ..analysis import Analysis
 from ..stir.model import Resource
-from ..trace.result import TraceResult
+from ..trace.result import RESOLVED, TraceResult
+from ..trace.tracer import Env, SourceView
 from ..trace.values import to_hcl, value_key
-from .deployments import Deployment, Outcome, field_under, root_deployments
+from .deployments import AssignedTracer, Deployment, Outcome, field_under, root_deployments, unassigned
 from .fmt import align
 from .specializer import COMPILER_VERSION, INDENT, Plan, Specialization
 
 
 @dataclass(frozen=True)
 class DeploymentBranch:
-    """One deployment, what the field is under it, and the specialization that serves it (or None)."""
+    """One deployment and the specialization it activates (``spec``), or why none is moved to (``problem``)."""
 
-    outcome: Outcome
+    deployment: Deployment
+    outcome: Outcome  # the original field under the deployment
     spec: Specialization | None
-
-    @property
-    def deployment(self) -> Deployment:
-        return self.outcome.deployment
+    problem: tuple[str, ...] = ()  # comment lines when no move is written
 
 
-def deployment_branches(analysis: Analysis, trace: TraceResult, resource: Resource, field_name: str,
-                        specs: list[Specialization]) -> list[DeploymentBranch]:
-    """Every deployment of the field's root, with the specialization its values activate."""
+def deployment_values(analysis: Analysis, trace: TraceResult, resource: Resource, field_name: str) -> list[Outcome]:
+    """The field's value under every deployment of its root (what the code lens shows)."""
     root = trace.call_path[0][1] if trace.call_path else ""
-    by_value = {value_key(spec.value): spec for spec in specs}
-    out = []
-    for deployment in root_deployments(analysis, root):
-        outcome = field_under(analysis, trace, resource, tuple(field_name.split(".")), deployment)
-        spec = by_value.get(value_key(outcome.value)) if outcome.decided else None
-        out.append(DeploymentBranch(outcome, spec))
+    path = tuple(field_name.split("."))
+    return [field_under(analysis, trace, resource, path, d) for d in root_deployments(analysis, root)]
+
+
+def served_by(specs: list[Specialization], outcomes: list[Outcome]) -> dict[str, list[str]]:
+    """Specialization name -> the deployment files whose values give its value."""
+    by_value = {value_key(spec.value): spec.name for spec in specs}
+    out: dict[str, list[str]] = {}
+    for outcome in outcomes:
+        name = by_value.get(value_key(outcome.value)) if outcome.decided else None
+        if name is not None:
+            out.setdefault(name, []).append(outcome.deployment.file)
     return out
+
+
+def deployment_branches(analysis: Analysis, plan: Plan, trace: TraceResult, resource: Resource,
+                        field_name: str) -> list[DeploymentBranch]:
+    """Every deployment of the field's root with the branch whose gate holds under its values."""
+    outcomes = deployment_values(analysis, trace, resource, field_name)
+    gated = [s for s in plan.specializations if s.gate is not None]
+    if not outcomes:
+        return []
+    if not gated:  # one ungated module: every deployment is served by it
+        return [DeploymentBranch(o.deployment, o, plan.specializations[0]) for o in outcomes]
+    specialized = _specialized_analysis(analysis, plan)
+    return [_branch(specialized, plan, outcome) for outcome in outcomes]
+
+
+def _specialized_analysis(analysis: Analysis, plan: Plan) -> Analysis:
+    """The workspace as it is after specialization (in memory: nothing is written)."""
+    out = Analysis(analysis.config)
+    for path, hcl in analysis.files.items():
+        if path not in plan.files:
+            out.set_parsed(hcl)
+    for path, text in plan.files.items():
+        out.set_source(path, text.encode("utf-8"))
+    return out
+
+
+def _branch(specialized: Analysis, plan: Plan, outcome: Outcome) -> DeploymentBranch:
+    deployment = outcome.deployment
+    tracer = AssignedTracer(SourceView(specialized.modules, specialized.tree, specialized.text), specialized.config.limits, deployment)
+    host = specialized.modules[plan.host_dir]
+    active: list[Specialization] = []
+    missing: set[str] = set()
+    for spec in plan.specializations:
+        count = host.calls[spec.name].body.attributes["count"]
+        result, _ = tracer.trace_attribute(f"module.{spec.name}.count", count, Env(plan.call_path))
+        if result.kind == RESOLVED and result.branches[0].value in (0, 1):
+            if result.branches[0].value == 1:
+                active.append(spec)
+        else:
+            missing |= set(unassigned(tracer, result)) or {"?"}
+    file = deployment.file
+    if missing:
+        names = sorted(missing - {"?"}) or sorted(outcome.missing)
+        unset = [n for n in names if n not in deployment.unreadable]
+        unreadable = [n for n in names if n in deployment.unreadable]
+        lines = [f"No moved block: which specialization of {plan.address} is active depends on"]
+        if unset:
+            lines.append(f"{', '.join(f'var.{n}' for n in unset)}, which {file} does not set.")
+        if unreadable:
+            lines.append(f"{', '.join(f'var.{n}' for n in unreadable)}, which {file} sets to a value tfphi cannot evaluate.")
+        if not names:
+            lines.append(f"values {file} does not decide ({outcome.reason or 'unknown'}).")
+        lines.append("Set a literal value there and run tfphi specialize again.")
+        return DeploymentBranch(deployment, outcome, None, tuple(lines))
+    if not active:
+        value = f"the value {to_hcl(outcome.value)}" if outcome.decided else "values"
+        return DeploymentBranch(deployment, outcome, None, (
+            f"No moved block: no specialization's gate holds for {file}: it gives {plan.address}",
+            f"{value} outside the ones the trace found.",
+        ))
+    if len(active) > 1 or (outcome.decided and value_key(outcome.value) != value_key(active[0].value)):
+        names = ", ".join(f"module.{s.name}" for s in active)
+        took = f"{plan.address} is {to_hcl(outcome.value)} there" if outcome.decided else "the field is undecided there"
+        return DeploymentBranch(deployment, outcome, None, (
+            f"No moved block: with {file}'s values the gates activate {names}, but {took}.",
+            "This is a tfphi bug (please report it); moving to the wrong branch would destroy and recreate.",
+        ))
+    return DeploymentBranch(deployment, outcome, active[0])
 
 
 def moved_file(plan: Plan, branch: DeploymentBranch) -> str:
     """The text of ``moved/<deployment>.tf``: the move to the active branch, or why there is none."""
     file = branch.deployment.file
-    outcome = branch.outcome
-    plan_command = "terraform plan" if branch.deployment.auto_loaded else f"terraform plan -var-file={file}"
-    head = f"# Generated by {COMPILER_VERSION} for {file} ({plan_command}).\n"
-    if branch.spec is not None:
-        spec = branch.spec
-        if spec.moved_from is None:
-            return head + f"# {plan.address} is a data source: there is no state to move.\n"
-        return align(
-            head
-            + f"# {plan.address} is {to_hcl(spec.value)} there, so module.{spec.name} is the active branch. Copy this\n"
-            + "# file into the root module before the first plan: the state moves, nothing is destroyed.\n"
-            + f"moved {{\n{INDENT}from = {spec.moved_from}\n{INDENT}to = {spec.moved_to}\n}}\n"
-        )
-    if outcome.decided:
-        return head + (
-            f"# No moved block: {file} gives {plan.address} the value {to_hcl(outcome.value)}, which no\n"
-            "# specialization covers (it is outside the values the trace found).\n"
-        )
-    if outcome.missing:
-        unset = [name for name in outcome.missing if name not in branch.deployment.unreadable]
-        unreadable = [name for name in outcome.missing if name in branch.deployment.unreadable]
-        lines = [f"# No moved block: which specialization of {plan.address} is active depends on"]
-        if unset:
-            lines.append(f"# {', '.join(f'var.{n}' for n in unset)}, which {file} does not set.")
-        if unreadable:
-            lines.append(f"# {', '.join(f'var.{n}' for n in unreadable)}, which {file} sets to a value tfphi cannot evaluate.")
-        lines.append("# Set a literal value there and run tfphi specialize again.")
-        return head + "\n".join(lines) + "\n"
-    return head + f"# No moved block: {file} does not decide {plan.address}: {outcome.reason}.\n"
+    command = "terraform plan" if branch.deployment.auto_loaded else f"terraform plan -var-file={file}"
+    head = f"# Generated by {COMPILER_VERSION} for {file} ({command}).\n"
+    spec = branch.spec
+    if spec is None:
+        return head + "".join(f"# {line}\n" for line in branch.problem)
+    if spec.moved_from is None:
+        return head + f"# {plan.address} is in a data source: there is no state to move.\n"
+    return align(
+        head
+        + f"# {plan.address} is {to_hcl(spec.value)} there, so module.{spec.name} is the active branch. Copy this\n"
+        + "# file into the root module before the first plan: the state moves, nothing is destroyed.\n"
+        + f"moved {{\n{INDENT}from = {spec.moved_from}\n{INDENT}to = {spec.moved_to}\n}}\n"
+    )

@@ -10,7 +10,7 @@ from ..analysis import Analysis, FieldTrace
 from ..config import FieldSpec
 from ..stir.model import Resource
 from ..trace.result import UNBOUNDED, TraceResult
-from .moves import DeploymentBranch, deployment_branches, moved_file
+from .moves import DeploymentBranch, deployment_branches, moved_file, served_by
 from .specializer import COMPILER_VERSION, Plan, specialize
 
 
@@ -62,7 +62,7 @@ def specialize_address(analysis: Analysis, address: str) -> Preview | None:
     plan = specialize(analysis, result, resource, field_name)
     if plan.blocked is not None:
         return _blocked_preview(analysis, plan, result, resource, field_name)
-    branches = deployment_branches(analysis, result, resource, field_name, plan.specializations) if plan.call_path else []
+    branches = deployment_branches(analysis, plan, result, resource, field_name) if plan.call_path else []
     return render(plan, branches)
 
 
@@ -85,12 +85,10 @@ def render(plan: Plan, branches: list[DeploymentBranch]) -> Preview:
     root_dir = plan.call_path[0][1] if plan.call_path else ""
     root = posixpath.relpath(root_dir, base) if root_dir != base else ""
     files = {(posixpath.relpath(path, base) if base else path): text for path, text in plan.files.items()}
-    for branch in branches:
+    gated = any(s.gate is not None for s in plan.specializations)
+    for branch in branches if gated else ():  # ungated: the one move is inline, the same everywhere
         files[posixpath.join(root, "moved", f"{branch.deployment.name}.tf")] = moved_file(plan, branch)
-    served: dict[str, list[str]] = {}
-    for branch in branches:
-        if branch.spec is not None:
-            served.setdefault(branch.spec.name, []).append(branch.deployment.file)
+    served = served_by(plan.specializations, [b.outcome for b in branches])
     provenance = [{**record, "deployments": served.get(record["module"], [])} for record in plan.provenance]
     files["provenance.json"] = json.dumps(provenance, indent=2, ensure_ascii=False) + "\n"
     names = [s.name for s in plan.specializations]
@@ -99,8 +97,8 @@ def render(plan: Plan, branches: list[DeploymentBranch]) -> Preview:
     out = [f"# tfphi specialize {plan.address}", f"# {count} specialization{'s' if count != 1 else ''}: {', '.join(names)} - {COMPILER_VERSION}"]
     if branches:
         out.append("# deployments: " + ", ".join(
-            f"{b.deployment.file} -> {b.spec.name if b.spec else 'undecided'}" for b in branches))
-    elif any(s.gate is not None for s in plan.specializations):
+            f"{b.deployment.file} -> {b.spec.name if b.spec else 'no move'}" for b in branches))
+    elif gated:
         out.append("# deployments: none (no variable files in the root), so no moved/<deployment>.tf is written")
     out += [f"# note: {n}" for n in plan.notes]
     for path, text in files.items():
