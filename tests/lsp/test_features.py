@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
+
 from pathlib import Path
 
 import pytest
@@ -190,6 +193,13 @@ async def test_code_lens_and_preview_specialization(session: Session, workspace:
         command="tfphi.previewSpecialization", arguments=commands[0].arguments))
     assert isinstance(by_address["hcl"], str) and isinstance(by_address["provenance"], list)
     assert "title" in by_address
+    # The editor previews exactly what `tfphi specialize` prints (and `--out` writes), and the lens
+    # names the deployment each specialization serves.
+    cli = subprocess.run([sys.executable, "-m", "tfphi", "specialize", str(workspace), arg["address"]],
+                         capture_output=True, text=True, timeout=60)
+    assert by_address["hcl"] == cli.stdout
+    assert "moved/terraform.tf" in by_address["files"] and "provenance.json" in by_address["files"]
+    assert commands[0].title.startswith("2 specializations: app_v15_4 (terraform.tfvars), app_v14_9")
     by_position = await session.client.workspace_execute_command_async(types.ExecuteCommandParams(
         command="tfphi.previewSpecialization",
         arguments=[{"uri": postgres, "position": _json(lenses[0].range.start)}]))

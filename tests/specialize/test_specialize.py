@@ -275,7 +275,7 @@ def test_code_lenses():
     lenses = code_lenses(analysis, "modules/postgres/main.tf")
     by_address = {lens.address: lens for lens in lenses}
     lens = by_address["module.database.aws_db_instance.app.engine_version"]
-    assert lens.title.startswith("2 specializations: app_v15_4, app_v14_9")
+    assert lens.title == "2 specializations: app_v15_4 (terraform.tfvars), app_v14_9 (module.database)"
     assert analysis.text(lens.span).startswith("engine_version")
     assert code_lenses(analysis, "main.tf") == []  # the lambda runtime is resolved: no lens
     assert code_lenses(analysis, "nope/main.tf") == []

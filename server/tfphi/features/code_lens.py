@@ -1,4 +1,6 @@
-"""Code lenses: "N specializations: a, b" above each registered field whose trace is Bounded."""
+"""Code lenses: "N specializations: a (env/prod.tfvars), b (terraform.tfvars)" above each registered
+field whose trace is Bounded: the modules the specializer would generate, each with the deployments
+whose values activate it."""
 
 from __future__ import annotations
 
@@ -18,7 +20,8 @@ class CodeLens:
 
 
 def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
-    from ..specialize.specializer import names_for
+    from ..specialize.moves import deployment_values, served_by
+    from ..specialize.specializer import group_branches, names_for
     from ..trace.tracer import find_field
 
     dir = module_dir_of(path)
@@ -38,7 +41,10 @@ def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
         found = find_field(trace.resource, trace.field_path)
         span = found[0].span if found else result.expr_span
         names = names_for(analysis, result, trace.resource)
-        title = f"{len(names)} specialization{'s' if len(names) != 1 else ''}: {', '.join(names)}"
+        values = [value for value, _, _ in group_branches(result)]
+        served = served_by(list(zip(names, values)), deployment_values(analysis, result, trace.resource, trace.field_name))
+        listed = [f"{name} ({', '.join(served[name])})" if served.get(name) else name for name in names]
+        title = f"{len(names)} specialization{'s' if len(names) != 1 else ''}: {', '.join(listed)}"
         if len(result.call_path) > 1:
             title += f" ({frames.rstrip('.')})"
         lenses.append(CodeLens(span, title, address))

@@ -21,7 +21,7 @@ from ..analysis import Analysis
 from ..stir.model import Resource
 from ..trace.result import RESOLVED, TraceResult
 from ..trace.tracer import Env, SourceView
-from ..trace.values import to_hcl, value_key
+from ..trace.values import Value, to_hcl, value_key
 from .deployments import AssignedTracer, Deployment, Outcome, field_under, root_deployments, unassigned
 from .fmt import align
 from .specializer import COMPILER_VERSION, INDENT, Plan, Specialization
@@ -44,9 +44,9 @@ def deployment_values(analysis: Analysis, trace: TraceResult, resource: Resource
     return [field_under(analysis, trace, resource, path, d) for d in root_deployments(analysis, root)]
 
 
-def served_by(specs: list[Specialization], outcomes: list[Outcome]) -> dict[str, list[str]]:
-    """Specialization name -> the deployment files whose values give its value."""
-    by_value = {value_key(spec.value): spec.name for spec in specs}
+def served_by(named_values: list[tuple[str, Value]], outcomes: list[Outcome]) -> dict[str, list[str]]:
+    """Specialization name -> the deployment files whose values give the field its value."""
+    by_value = {value_key(value): name for name, value in named_values}
     out: dict[str, list[str]] = {}
     for outcome in outcomes:
         name = by_value.get(value_key(outcome.value)) if outcome.decided else None

@@ -88,7 +88,7 @@ def render(plan: Plan, branches: list[DeploymentBranch]) -> Preview:
     gated = any(s.gate is not None for s in plan.specializations)
     for branch in branches if gated else ():  # ungated: the one move is inline, the same everywhere
         files[posixpath.join(root, "moved", f"{branch.deployment.name}.tf")] = moved_file(plan, branch)
-    served = served_by(plan.specializations, [b.outcome for b in branches])
+    served = served_by([(s.name, s.value) for s in plan.specializations], [b.outcome for b in branches])
     provenance = [{**record, "deployments": served.get(record["module"], [])} for record in plan.provenance]
     files["provenance.json"] = json.dumps(provenance, indent=2, ensure_ascii=False) + "\n"
     names = [s.name for s in plan.specializations]

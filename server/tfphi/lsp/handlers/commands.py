@@ -79,4 +79,6 @@ def register(server: "TfphiServer") -> None:
         preview = specialize_address(ctx.analysis, address)
         if preview is None:
             return None
-        return {"title": f"Specialization of {address}", "hcl": preview.hcl, "provenance": list(preview.provenance)}
+        # The same files `tfphi specialize` prints and `--out` writes (hcl lists them one after the other).
+        return {"title": f"Specialization of {address}", "hcl": preview.hcl, "provenance": list(preview.provenance),
+                "files": dict(preview.files)}
