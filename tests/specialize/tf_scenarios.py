@@ -17,6 +17,7 @@ class Scenario:
     files: dict[str, str]
     address: str
     expected: dict[str, str | None]  # deployment file -> active specialization (None: undecided)
+    root: str = ""  # the root module's directory among the files (DIR of tfphi specialize)
 
 
 RESOLVED = Scenario(
@@ -270,6 +271,36 @@ output "first" {
     {"env/premium.tfvars": "node_premium", "env/standard.tfvars": "node_standard"},
 )
 
+# The root calls a module outside its own directory (envs/prod -> ../../modules/db): OUTDIR
+# mirrors their common ancestor, and the root sits at envs/prod inside it.
+OUTSIDE_ROOT = Scenario(
+    {
+        "envs/prod/.tfphi.toml": TOML,
+        "envs/prod/main.tf": '''variable "ha" {
+  type = bool
+}
+
+module "db" {
+  source = "../../modules/db"
+  size   = var.ha ? "large" : "small"
+}
+''',
+        "envs/prod/terraform.tfvars": "ha = true\n",
+        "envs/prod/single.tfvars": "ha = false\n",
+        "modules/db/main.tf": '''variable "size" {
+  type = string
+}
+
+resource "terraform_data" "db" {
+  input = var.size
+}
+''',
+    },
+    "module.db.terraform_data.db.input",
+    {"terraform.tfvars": "db_large", "single.tfvars": "db_small"},
+    root="envs/prod",
+)
+
 SCENARIOS = {
     "resolved": RESOLVED,
     "conditional": CONDITIONAL,
@@ -278,4 +309,5 @@ SCENARIOS = {
     "references": REFERENCES,
     "wrapped_for_each": WRAPPED_FOR_EACH,
     "wrapped_count": WRAPPED_COUNT,
+    "outside_root": OUTSIDE_ROOT,
 }

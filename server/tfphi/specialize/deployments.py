@@ -57,8 +57,10 @@ def root_deployments(analysis: Analysis, root: str) -> list[Deployment]:
         if rel.startswith("../"):
             continue
         dir, base = posixpath.split(rel)
-        if dir and (any(module_dir == posixpath.join(root, dir) if root else module_dir == dir for module_dir in analysis.modules)):
-            continue  # a module directory's tfvars are that module's, not this root's
+        parts = dir.split("/") if dir else []
+        below = [posixpath.join(root, *parts[:n]) if root else "/".join(parts[:n]) for n in range(1, len(parts) + 1)]
+        if any(d in analysis.modules for d in below):
+            continue  # below another module directory: that module's variable files, not this root's
         if not dir and (base == AUTO_LOADED or base.endswith(".auto.tfvars")):
             auto.append(rel)
         else:

@@ -1,0 +1,108 @@
+"""The pieces of --out: fmt alignment (against terraform fmt), deployments, the OUTDIR copy."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from tfphi.loader import load_workspace
+from tfphi.specialize.deployments import Deployment, root_deployments
+from tfphi.specialize.fmt import align
+
+from .terraform_support import Terraform, terraform_binary
+
+# Lines fmt aligns and lines it does not: chains broken by blank lines, comments, blocks and
+# multi-line values; trailing comments; a heredoc; "=" inside strings and operators.
+UNALIGNED = '''resource "terraform_data" "x" {
+  input = 1
+  triggers_replace = "x" # c1
+  ccc = { a = 1 } # a longer comment
+  tags = {
+    Name = "x"
+    longer_name = var.x == "a" ? 1 : 0
+  }
+  d = 2
+  h = <<EOT
+hello = world
+EOT
+  after = 3
+  list = [
+    1,
+  ]
+  e = "${var.a}=${var.b}"
+  ffff = 1 >= 0
+  # a comment breaks the chain
+  g = 1
+}
+
+module "m" {
+  source = "./x"
+  name = var.n
+  customer_env = var.customer_env # threaded
+  x = 1 # y
+
+  depends_on = [terraform_data.x]
+}
+'''
+
+
+def test_align_matches_terraform_fmt(tmp_path: Path):
+    terraform = Terraform(terraform_binary(), tmp_path)
+    (tmp_path / "a.tf").write_text(UNALIGNED, encoding="utf-8")
+    terraform.run(tmp_path, "fmt", "a.tf")
+    formatted = (tmp_path / "a.tf").read_text(encoding="utf-8")
+    assert formatted != UNALIGNED
+    assert align(UNALIGNED) == formatted
+    assert align(formatted) == formatted
+
+
+def test_align_is_idempotent_on_every_snapshot():
+    for path in sorted((Path(__file__).parent / "snapshots").rglob("*.tf")):
+        for section in path.read_text(encoding="utf-8").split("\n# ==== ")[1:]:
+            name, _, text = section.partition(" ====\n")
+            if name.endswith(".tf"):
+                assert align(text) == text, f"{path.name}: {name}"
+
+
+def test_deployments_layer_over_the_auto_loaded_files(workspace):
+    analysis = workspace({
+        "main.tf": 'variable "a" {}\nvariable "b" {}\nvariable "c" {}\n',
+        "terraform.tfvars": 'a = "base"\nb = "base"\n',
+        "x.auto.tfvars": 'b = "auto"\n',
+        "env/prod.tfvars": 'a = "prod"\nc = upper("p")\n',
+        "env/odd.tfvars": "c = var.a\n",
+        "child/main.tf": 'variable "a" {}\n',
+        "child/env/dev.tfvars": 'a = "child"\n',  # the child module's, not this root's
+    })
+    assert root_deployments(analysis, "") == [
+        Deployment("terraform.tfvars", {"a": "base", "b": "auto"}),
+        Deployment("env/odd.tfvars", {"a": "base", "b": "auto"}, ("c",)),
+        Deployment("env/prod.tfvars", {"a": "prod", "b": "auto", "c": "P"}),
+    ]
+    assert [d.name for d in root_deployments(analysis, "")] == ["terraform", "env_odd", "env_prod"]
+    assert [d.auto_loaded for d in root_deployments(analysis, "")] == [True, False, False]
+
+
+def test_outdir_copies_the_configuration_but_not_state_and_refuses_a_full_directory(tmp_path: Path):
+    root = tmp_path / "ws"
+    for rel, text in {
+        "main.tf": 'variable "on" {\n  type = bool\n}\n\nresource "terraform_data" "x" {\n  input = var.on ? "a" : "b"\n}\n',
+        "files/script.sh": "echo hi\n",
+        "terraform.tfstate": "{}",
+        ".terraform/modules/modules.json": '{"Modules": []}',
+        ".git/HEAD": "ref",
+    }.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text, encoding="utf-8")
+    out = root / "out"  # inside the configuration: not copied into itself
+    run = subprocess.run([sys.executable, "-m", "tfphi", "specialize", str(root), "terraform_data.x.input", "--out", str(out)],
+                         capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    copied = sorted(str(p.relative_to(out)) for p in out.rglob("*") if p.is_file())
+    assert copied == [".tfphi/specialized/x_a/main.tf", ".tfphi/specialized/x_b/main.tf", "files/script.sh", "main.tf",
+                      "provenance.json"]
+    again = subprocess.run([sys.executable, "-m", "tfphi", "specialize", str(root), "terraform_data.x.input", "--out", str(out)],
+                           capture_output=True, text=True, timeout=60)
+    assert again.returncode == 2 and "is not an empty directory" in again.stderr
+
