@@ -36,6 +36,9 @@ import yaml  # PyYAML, a declared dependency: yamldecode
 
 from tfphi.trace.values import (
     TfEvalError,
+    TfSet,
+    TfUnrepresentable,
+    arithmetic,
     Value,
     format_number,
     is_number,
@@ -74,8 +77,10 @@ FUNCTIONS: dict[str, FunctionSpec] = {}
 def call_function(name: str, args: list[Value]) -> Value:
     """Call the built-in ``name`` on evaluated ``args``.
 
-    Raises :class:`UnknownFunction` for names not in :data:`FUNCTIONS` and :class:`TfEvalError`
-    for a wrong number of arguments or invalid argument types/values.
+    Raises :class:`UnknownFunction` for names not in :data:`FUNCTIONS`, :class:`TfEvalError`
+    where Terraform rejects the call (a wrong number of arguments, invalid argument types or
+    values) and :class:`TfUnrepresentable` where Terraform has a value tfphi cannot hold. Any
+    other exception is a bug in tfphi, never read as "Terraform rejects this".
     """
     spec = FUNCTIONS.get(name)
     if spec is None:
@@ -90,8 +95,6 @@ def call_function(name: str, args: list[Value]) -> Value:
         if message.startswith(f"{name}: "):
             raise
         raise TfEvalError(f"{name}: {message}") from None
-    except (ValueError, OverflowError, ZeroDivisionError, ArithmeticError, RecursionError) as exc:
-        raise TfEvalError(f"{name}: {exc}") from None
 
 
 def _arity_text(spec: FunctionSpec) -> str:
@@ -189,6 +192,14 @@ def _list(value: Value, what: str = "argument") -> list:
     return value
 
 
+def _sequence(value: Value, what: str = "argument") -> list:
+    """A list or tuple: Terraform rejects a set where an element's position matters."""
+    items = _list(value, what)
+    if isinstance(items, TfSet):
+        raise TfEvalError(f"{what} must be a list or tuple, not a set (a set's elements have no position)")
+    return items
+
+
 def _obj(value: Value, what: str = "argument") -> dict:
     _not_null(value, what)
     if not isinstance(value, dict):
@@ -226,7 +237,17 @@ def _unify(values: list[Value], what: str) -> list[Value]:
     raise TfEvalError(f"{what}: all elements must have the same type, got {', '.join(sorted(kinds))}")
 
 
-def _set_sorted(values: list[Value]) -> list[Value]:
+def _unify_all(lists: list[list[Value]]) -> list[list[Value]]:
+    """Several collections converted to one element type (set functions compare across them)."""
+    flat = _unify([v for items in lists for v in items], "sets")
+    out, start = [], 0
+    for items in lists:
+        out.append(flat[start : start + len(items)])
+        start += len(items)
+    return out
+
+
+def _set_sorted(values: list[Value]) -> TfSet:
     """Deduplicate (Terraform equality) and order like Terraform set iteration where defined."""
     seen: set[str] = set()
     out: list[Value] = []
@@ -241,7 +262,7 @@ def _set_sorted(values: list[Value]) -> list[Value]:
         out.sort()
     elif out and all(isinstance(v, bool) for v in out):
         out.sort()
-    return out
+    return TfSet(out)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -360,7 +381,9 @@ def _strrev(args: list[Value]) -> Value:
 @_fn("indent", 2)
 def _indent(args: list[Value]) -> Value:
     spaces = _int(args[0], "spaces")
-    return _str(args[1], "str").replace("\n", "\n" + " " * max(spaces, 0))
+    if spaces < 0:
+        raise TfEvalError("spaces must not be negative")
+    return _str(args[1], "str").replace("\n", "\n" + " " * spaces)
 
 
 @_fn("startswith", 2)
@@ -763,6 +786,9 @@ def _format_verb(verb: str, flags: str, width: int | None, precision: int | None
 
 @_fn("format", 1, None)
 def _format_fn(args: list[Value]) -> Value:
+    if any(arg is None for arg in args[1:]):
+        # Terraform leaves format() of a null argument unknown at plan time
+        raise TfUnrepresentable("format() with a null argument is only known when Terraform applies")
     return _format(_str(args[0], "format"), args[1:])
 
 
@@ -805,6 +831,8 @@ def _tonumber(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
         return None
+    if isinstance(value, str) and value.lstrip("+-") in ("inf", "Inf"):
+        raise TfUnrepresentable(f'tonumber("{value}") is an infinite number')
     if isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value):
         raise TfEvalError(f'cannot convert "{value}" to number: string must be a decimal representation of a number')
     if isinstance(value, bool) or isinstance(value, (list, dict)):
@@ -871,7 +899,8 @@ def _nonsensitive(args: list[Value]) -> Value:
 
 @_fn("issensitive", 1)
 def _issensitive(args: list[Value]) -> Value:
-    return False
+    # tfphi does not track sensitivity: whether a value is sensitive is not known here
+    raise TfUnrepresentable("issensitive(): tfphi does not track which values are sensitive")
 
 
 @_fn("ephemeralasnull", 1)
@@ -897,7 +926,7 @@ def _coalesce(args: list[Value]) -> Value:
 def _coalescelist(args: list[Value]) -> Value:
     for index, value in enumerate(args):
         if value is None:
-            continue
+            raise TfEvalError(f"argument {index + 1} must not be null")
         if _list(value, f"argument {index + 1}"):
             return value
     raise TfEvalError("no non-null arguments")
@@ -916,7 +945,7 @@ def _lookup(args: list[Value]) -> Value:
 
 @_fn("element", 2)
 def _element(args: list[Value]) -> Value:
-    items = _list(args[0], "list")
+    items = _sequence(args[0], "list")
     index = _int(args[1], "index")
     if not items:
         raise TfEvalError("cannot use element function with an empty list")
@@ -928,6 +957,7 @@ def _element(args: list[Value]) -> Value:
 @_fn("contains", 2)
 def _contains(args: list[Value]) -> Value:
     items = _list(args[0], "list")
+    _not_null(args[1], "value")
     return any(values_equal(item, args[1]) for item in items)
 
 
@@ -944,7 +974,7 @@ def _index(args: list[Value]) -> Value:
 def _concat(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
-        out.extend(_list(value, f"argument {index + 1}"))
+        out.extend(_sequence(value, f"argument {index + 1}"))
     return out
 
 
@@ -984,7 +1014,7 @@ def _length(args: list[Value]) -> Value:
 def _distinct(args: list[Value]) -> Value:
     seen: set[str] = set()
     out: list[Value] = []
-    for item in _list(args[0], "list"):
+    for item in _unify(_list(args[0], "list"), "list"):
         key = value_key(item)
         if key not in seen:
             seen.add(key)
@@ -1057,9 +1087,10 @@ def _range(args: list[Value]) -> Value:
     step = numbers[2] if len(numbers) == 3 else (1 if start <= limit else -1)
     if step == 0:
         raise TfEvalError("step must not be zero")
-    if (step > 0 and start > limit) or (step < 0 and start < limit):
-        if len(numbers) == 3:
-            return []
+    if step < 0 and start < limit:
+        raise TfEvalError("step must be positive when start is less than limit")
+    if step > 0 and start > limit:
+        raise TfEvalError("step must be negative when start is greater than limit")
     out: list[Value] = []
     index = 0
     while True:
@@ -1101,6 +1132,9 @@ def _matchkeys(args: list[Value]) -> Value:
     search = _list(args[2], "searchset")
     if len(values) != len(keys):
         raise TfEvalError("length of keys and values should be equal")
+    # keys and searchset are converted to one element type first (["1"] matches [1])
+    unified = _unify(list(keys) + list(search), "keys and searchset")
+    keys, search = unified[: len(keys)], unified[len(keys) :]
     wanted = {value_key(v) for v in search}
     return [value for value, key in zip(values, keys) if value_key(key) in wanted]
 
@@ -1145,7 +1179,7 @@ def _setunion(args: list[Value]) -> Value:
 
 @_fn("setintersection", 1, None)
 def _setintersection(args: list[Value]) -> Value:
-    sets = [_list(value, f"argument {i + 1}") for i, value in enumerate(args)]
+    sets = _unify_all([_list(value, f"argument {i + 1}") for i, value in enumerate(args)])
     keys = [{value_key(v) for v in s} for s in sets]
     common = set.intersection(*keys)
     return _set_sorted([v for v in sets[0] if value_key(v) in common])
@@ -1153,8 +1187,8 @@ def _setintersection(args: list[Value]) -> Value:
 
 @_fn("setsubtract", 2)
 def _setsubtract(args: list[Value]) -> Value:
-    first = _list(args[0], "a")
-    remove = {value_key(v) for v in _list(args[1], "b")}
+    first, second = _unify_all([_list(args[0], "a"), _list(args[1], "b")])
+    remove = {value_key(v) for v in second}
     return _set_sorted([v for v in first if value_key(v) not in remove])
 
 
@@ -1215,6 +1249,8 @@ def _floor(args: list[Value]) -> Value:
 @_fn("signum", 1)
 def _signum(args: list[Value]) -> Value:
     number = _num(args[0], "num")
+    if isinstance(number, float) or not -(2**63) <= number < 2**63:  # Terraform takes an int64
+        raise TfEvalError(f"num must be a whole number in the 64-bit range, got {format_number(number)}")
     return (number > 0) - (number < 0)
 
 
@@ -1222,20 +1258,30 @@ def _signum(args: list[Value]) -> Value:
 def _pow(args: list[Value]) -> Value:
     base = _num(args[0], "num")
     exponent = _num(args[1], "power")
-    if isinstance(base, int) and isinstance(exponent, int) and 0 <= exponent <= 4096:
-        return base**exponent
-    return _number_result(math.pow(base, exponent))
+    # Terraform computes pow with 64-bit floats (Go's math.Pow)
+    try:
+        return _number_result(math.pow(base, exponent))
+    except OverflowError:
+        raise TfUnrepresentable("pow(): the result is an infinite number") from None
+    except ValueError:
+        raise TfEvalError("pow(): the result is not a number (NaN)") from None
 
 
 @_fn("log", 2)
 def _log(args: list[Value]) -> Value:
     number = _num(args[0], "num")
     base = _num(args[1], "base")
-    if number < 0 or base <= 0 or base == 1:
-        raise TfEvalError("logarithm is undefined for these arguments")
-    if number == 0:
-        return -math.inf
-    return _number_result(math.log(number) / math.log(base))
+    # Go's math.Log(num) / math.Log(base) in 64-bit floats: zero gives an infinity, 1 as the
+    # base divides by zero; an infinite result is Terraform's, not an error, but not tfphi's to hold
+    if number < 0 or base < 0:
+        raise TfEvalError("logarithm is undefined for these arguments (NaN)")
+    top = -math.inf if number == 0 else math.log(number)
+    bottom = -math.inf if base == 0 else math.log(base)
+    if bottom == 0 or math.isinf(top):
+        if top == 0 or (math.isinf(top) and math.isinf(bottom)):
+            raise TfEvalError("logarithm is undefined for these arguments (NaN)")
+        raise TfUnrepresentable("log(): the result is an infinite number")
+    return _number_result(top / bottom)
 
 
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
@@ -1270,8 +1316,8 @@ def _sum(args: list[Value]) -> Value:
         raise TfEvalError("cannot sum an empty list")
     total: int | float = 0
     for number in numbers:
-        total += number
-    return _number_result(total)
+        total = arithmetic("+", total, number)
+    return total
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1313,11 +1359,13 @@ def _json_encode(value: Value) -> str:
 
 
 def _normalize_decoded(value: Any) -> Value:
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    if isinstance(value, str):  # a lone surrogate (JSON "\\ud800") decodes as U+FFFD, as in Go
+        return re.sub("[\ud800-\udfff]", "\ufffd", value)
+    if isinstance(value, bool) or value is None:
         return value
     if isinstance(value, (int, float)):
         if isinstance(value, float) and not math.isfinite(value):
-            raise TfEvalError("number out of range")
+            raise TfUnrepresentable("an infinite number")
         return normalize_number(value)
     if isinstance(value, list):
         return [_normalize_decoded(v) for v in value]
@@ -1356,92 +1404,202 @@ def _jsondecode(args: list[Value]) -> Value:
 
 
 # --- YAML --------------------------------------------------------------------------------------
+#
+# Terraform's yamldecode (go-cty-yaml) has its own scalar rules: YAML 1.1's bools and timestamps,
+# YAML 1.2's core-schema numbers. PyYAML parses; the rules below decide what each scalar means
+# (measured with `terraform console`, and checked against it in tests/oracle):
+# - a plain scalar is looked up first: y/yes/on/true and n/no/off/false (in three casings) are
+#   bools, "", ~ and null/Null/NULL are null, [+-].inf/.Inf/.INF are infinities, .nan is an error;
+# - then one that starts with four digits and a dash may be a timestamp (YYYY-M-D, optionally with
+#   a time), normalized to RFC 3339 ("2001-12-14" is "2001-12-14T00:00:00Z");
+# - then YAML 1.2 core numbers: [-+]?[0-9]+ (so 010 is ten), 0o[0-7]+, 0x[0-9a-fA-F]+ (at most
+#   64 bits), and decimals with an optional exponent; 1_000, 0b101, -0x1F and 0X1F stay strings;
+# - an explicit tag (!!int, !!bool, ...) first tries the same lookup and numbers, then its own
+#   parse (!!int takes underscores and 0b); !!str and !!binary keep the text; other tags fail;
+# - quoted scalars are strings; mapping keys become strings (`y:` is the key "true");
+# - an empty document, several documents and a %YAML directive other than 1.1 are errors.
+
+_YAML_TAG = "tag:yaml.org,2002:"
+_YAML_PLAIN = "tag:tfphi:plain"  # an untagged plain scalar, resolved by _yaml_plain
+_YAML_WORDS: dict[str, Value] = {
+    **{w: True for w in ("y", "Y", "yes", "Yes", "YES", "on", "On", "ON", "true", "True", "TRUE")},
+    **{w: False for w in ("n", "N", "no", "No", "NO", "off", "Off", "OFF", "false", "False", "FALSE")},
+    **{w: None for w in ("", "~", "null", "Null", "NULL")},
+    **{w: math.inf for w in (".inf", ".Inf", ".INF", "+.inf", "+.Inf", "+.INF")},
+    **{w: -math.inf for w in ("-.inf", "-.Inf", "-.INF")},
+}
+_YAML_NAN = (".nan", ".NaN", ".NAN")
+_YAML_DECIMAL = re.compile(r"[-+]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][-+]?[0-9]+)?")
+_YAML_TIMESTAMP = re.compile(
+    r"(\d{4})-(\d{1,2})-(\d{1,2})"
+    r"(?:(?:[Tt](\d{1,2}):(\d{1,2}):(\d{1,2})(\.\d+)?(Z|[-+]\d{2}:\d{2}))"
+    r"|(?: (\d{1,2}):(\d{1,2}):(\d{1,2})(\.\d+)?))?"
+)
 
 
-def _make_yaml_loader() -> Any:
-    class _Loader(yaml.SafeLoader):
-        """YAML 1.2 core schema: only true/false are bools, no sexagesimal or 1.1 octal."""
-
-        def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
-            # Keys become Terraform attribute names (strings) before they can collide
-            # (Python's True == 1 would merge `true:` and `1:`).
-            if isinstance(node, yaml.MappingNode):
-                self.flatten_mapping(node)
-            mapping: dict[str, Any] = {}
-            for key_node, value_node in node.value:
-                key = _decoded_key(self.construct_object(key_node, deep=True))
-                mapping[key] = self.construct_object(value_node, deep=deep)
-            return mapping
-
-    dropped = {
-        "tag:yaml.org,2002:bool",
-        "tag:yaml.org,2002:int",
-        "tag:yaml.org,2002:float",
-        "tag:yaml.org,2002:timestamp",
-    }
-    _Loader.yaml_implicit_resolvers = {
-        first: [(tag, rx) for tag, rx in resolvers if tag not in dropped]
-        for first, resolvers in yaml.SafeLoader.yaml_implicit_resolvers.items()
-    }
-    _Loader.add_implicit_resolver(
-        "tag:yaml.org,2002:bool", re.compile(r"^(?:true|True|TRUE|false|False|FALSE)$"), list("tTfF")
-    )
-    _Loader.add_implicit_resolver(
-        "tag:yaml.org,2002:int",
-        re.compile(r"^(?:[-+]?[0-9]+|0o[0-7]+|0x[0-9a-fA-F]+)$"),
-        list("-+0123456789"),
-    )
-    _Loader.add_implicit_resolver(
-        "tag:yaml.org,2002:float",
-        re.compile(
-            r"^(?:[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?"
-            r"|[-+]?\.(?:inf|Inf|INF)|\.(?:nan|NaN|NAN))$"
-        ),
-        list("-+0123456789."),
-    )
-
-    def construct_int(loader: Any, node: Any) -> int:
-        text = loader.construct_scalar(node)
-        if text.startswith("0o"):
-            return int(text[2:], 8)
-        if text.startswith("0x"):
-            return int(text[2:], 16)
-        return int(text, 10)
-
-    def construct_timestamp(loader: Any, node: Any) -> str:
-        return loader.construct_scalar(node)
-
-    def construct_binary(loader: Any, node: Any) -> str:
-        return "".join(loader.construct_scalar(node).split())
-
-    _Loader.add_constructor("tag:yaml.org,2002:int", construct_int)
-    _Loader.add_constructor("tag:yaml.org,2002:timestamp", construct_timestamp)
-    _Loader.add_constructor("tag:yaml.org,2002:binary", construct_binary)
-    return _Loader
+def _yaml_number(text: str) -> Value | None:
+    """A YAML 1.2 core-schema number, or None."""
+    if re.fullmatch(r"[-+]?[0-9]+", text):
+        return int(text)
+    if re.fullmatch(r"0o[0-7]+|0x[0-9a-fA-F]+", text):
+        value = int(text[2:], 8 if text[1] == "o" else 16)
+        if value >= 2**64:
+            raise TfEvalError(f"cannot parse {text!r} as !!int")
+        return value
+    if _YAML_DECIMAL.fullmatch(text):
+        return normalize_number(float(Decimal(text)))
+    return None
 
 
-_YAML_LOADER = _make_yaml_loader()
+def _yaml_go_int(text: str) -> Value | None:
+    """Go's strconv.ParseInt(text, 0, 64) or ParseUint: 0x, 0o, 0b and leading-0 octal."""
+    match = re.fullmatch(r"([-+]?)(0[xX][0-9a-fA-F]+|0[oO][0-7]+|0[bB][01]+|0[0-7]+|[0-9]+)", text)
+    if match is None:
+        return None
+    sign, body = match.groups()
+    if body[:2].lower() in ("0x", "0o", "0b"):
+        value = int(body, 0)
+    else:
+        value = int(body, 8) if len(body) > 1 and body[0] == "0" else int(body)
+    value = -value if sign == "-" else value
+    return value if -(2**63) <= value < 2**64 else None
+
+
+def _yaml_timestamp(text: str) -> str | None:
+    match = _YAML_TIMESTAMP.fullmatch(text)
+    if match is None:
+        return None
+    year, month, day = (int(g) for g in match.group(1, 2, 3))
+    clock = match.group(4, 5, 6) if match.group(4) else match.group(9, 10, 11) if match.group(9) else ("0", "0", "0")
+    hour, minute, second = (int(g) for g in clock)
+    zone = match.group(8) or "Z"
+    try:
+        _dt.datetime(year, month, day, hour, minute, second)
+    except ValueError:
+        return None
+    if zone != "Z":
+        hours, minutes = int(zone[1:3]), int(zone[4:6])
+        if hours > 23 or minutes > 59:
+            return None
+        zone = "Z" if hours == minutes == 0 else zone
+    return f"{year:04d}-{month:02d}-{day:02d}T{hour:02d}:{minute:02d}:{second:02d}{zone}"
+
+
+def _yaml_plain(text: str) -> Value:
+    """What an untagged plain scalar means to Terraform."""
+    if text in _YAML_WORDS:
+        return _YAML_WORDS[text]
+    if text in _YAML_NAN:
+        raise TfEvalError("floating point NaN is not supported")
+    stamp = _yaml_timestamp(text)
+    if stamp is not None:
+        return stamp
+    number = _yaml_number(text)
+    return text if number is None else number
+
+
+def _yaml_tagged(tag: str, text: str) -> Value:
+    """A scalar with an explicit standard tag (``!!int 0x10``)."""
+    if tag == "binary":
+        try:
+            base64.b64decode(text, validate=True)
+        except ValueError:
+            raise TfEvalError(f"cannot parse {text!r} as !!binary: not valid base64") from None
+    if tag in ("str", "binary"):
+        return text
+    if text in _YAML_WORDS:
+        return _YAML_WORDS[text]
+    if text in _YAML_NAN:
+        raise TfEvalError("floating point NaN is not supported")
+    number = _yaml_number(text)
+    if number is not None:
+        return number
+    if tag == "null":
+        return None
+    if tag == "timestamp" and _yaml_timestamp(text) is not None:
+        return _yaml_timestamp(text)
+    if tag in ("int", "float"):
+        plain = text.replace("_", "")
+        number = _yaml_number(plain) if _YAML_DECIMAL.fullmatch(plain) else _yaml_go_int(plain)
+        if number is not None:
+            return number
+    raise TfEvalError(f"cannot parse {text!r} as !!{tag}")
+
+
+class _YamlLoader(yaml.SafeLoader):
+    """PyYAML's parser with Terraform's scalar resolution (above) and string keys."""
+
+    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+        if kind is yaml.ScalarNode and implicit[0]:
+            return f"{_YAML_TAG}merge" if value == "<<" else _YAML_PLAIN
+        if kind is yaml.ScalarNode:
+            return f"{_YAML_TAG}str"
+        return super().resolve(kind, value, implicit)
+
+    def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
+        # Keys become Terraform attribute names (strings) before they can collide
+        # (Python's True == 1 would merge `true:` and `1:`).
+        if isinstance(node, yaml.MappingNode):
+            self.flatten_mapping(node)
+        mapping: dict[str, Any] = {}
+        for key_node, value_node in node.value:
+            key = _decoded_key(self.construct_object(key_node, deep=True))
+            mapping[key] = self.construct_object(value_node, deep=deep)
+        return mapping
+
+
+def _construct_plain(loader: Any, node: Any) -> Value:
+    return _yaml_plain(loader.construct_scalar(node))
+
+
+def _construct_tagged(tag: str) -> Callable[[Any, Any], Value]:
+    return lambda loader, node: _yaml_tagged(tag, loader.construct_scalar(node))
+
+
+def _construct_unsupported(loader: Any, node: Any) -> Value:
+    raise TfEvalError(f"unsupported tag {node.tag}")
+
+
+_YamlLoader.add_constructor(_YAML_PLAIN, _construct_plain)
+for _tag in ("str", "binary", "bool", "null", "timestamp", "int", "float"):
+    _YamlLoader.add_constructor(f"{_YAML_TAG}{_tag}", _construct_tagged(_tag))
+for _tag in ("omap", "pairs", "set"):
+    _YamlLoader.add_constructor(f"{_YAML_TAG}{_tag}", _construct_unsupported)
+_YamlLoader.add_constructor(None, _construct_unsupported)
 
 
 @_fn("yamldecode", 1)
 def _yamldecode(args: list[Value]) -> Value:
     text = _str(args[0], "src")
+    loader = _YamlLoader(text)
     try:
-        decoded = yaml.load(text, Loader=_YAML_LOADER)  # noqa: S506 - a SafeLoader subclass
+        node = loader.get_single_node()
+        if node is None:
+            raise TfEvalError("the YAML source contains no document")
+        if loader.yaml_version not in (None, (1, 1)):
+            raise TfEvalError(f"unsupported YAML version {loader.yaml_version}")
+        decoded = loader.construct_document(node)
     except yaml.YAMLError as exc:
         raise TfEvalError(f"invalid YAML: {exc}") from None
     except RecursionError:
         raise TfEvalError("invalid YAML: cyclic or too deeply nested structure") from None
+    finally:
+        loader.dispose()
     return _normalize_decoded(decoded)
 
 
 @_fn("csvdecode", 1)
 def _csvdecode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
-    rows = list(csv.reader(io.StringIO(text), strict=True))
+    try:
+        rows = list(csv.reader(io.StringIO(text), strict=True))
+    except csv.Error as exc:
+        raise TfEvalError(f"invalid CSV: {exc}") from None
     if not rows:
         raise TfEvalError("missing header line")
     header = rows[0]
+    if len(set(header)) != len(header):
+        raise TfEvalError("duplicate column name in the header line")
     out: list[Value] = []
     for number, row in enumerate(rows[1:], start=2):
         if len(row) != len(header):
@@ -1458,8 +1616,8 @@ def _base64encode(args: list[Value]) -> Value:
 @_fn("base64decode", 1)
 def _base64decode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
-    try:
-        raw = base64.b64decode(text, validate=True)
+    try:  # Go's decoder skips line breaks
+        raw = base64.b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
     except ValueError:
         raise TfEvalError("failed to decode base64 data") from None
     try:
@@ -1473,6 +1631,9 @@ def _textencodebase64(args: list[Value]) -> Value:
     text = _str(args[0], "string")
     encoding = _str(args[1], "encoding")
     try:
+        if encoding.lower().replace("_", "-") in ("utf-16", "utf16"):
+            # Go's UTF-16 encoder writes a byte-order mark and big-endian code units
+            return base64.b64encode(b"\xfe\xff" + text.encode("utf-16-be")).decode("ascii")
         return base64.b64encode(text.encode(encoding)).decode("ascii")
     except LookupError:
         raise TfEvalError(f'"{encoding}" is not a supported IANA encoding name') from None
@@ -1551,6 +1712,8 @@ def _uuidv5(args: list[Value]) -> Value:
 
 def _network(prefix: Value) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
     text = _str(prefix, "prefix")
+    if "/" not in text:  # Go's ParseCIDR needs the prefix length
+        raise TfEvalError(f'invalid CIDR expression "{text}"')
     try:
         return ipaddress.ip_network(text, strict=False)
     except ValueError:
@@ -1583,6 +1746,10 @@ def _subnet(network: ipaddress.IPv4Network | ipaddress.IPv6Network, newbits: int
 
 @_fn("cidrsubnet", 3)
 def _cidrsubnet(args: list[Value]) -> Value:
+    if _int(args[2], "netnum") < 0:
+        # Terraform accepts a negative netnum with an unexpected result (cidrsubnet("10.0.0.0/8",
+        # 2, -1) is "0.64.0.0/10"): not a value tfphi reproduces
+        raise TfUnrepresentable("cidrsubnet() with a negative netnum")
     return _subnet(_network(args[0]), _int(args[1], "newbits"), _int(args[2], "netnum"))
 
 
@@ -1786,9 +1953,9 @@ def _bcrypt(args: list[Value]) -> Value:
     _str(args[0], "str")
     if len(args) == 2:
         cost = _int(args[1], "cost")
-        if not 4 <= cost <= 31:
-            raise TfEvalError(f"cost must be between 4 and 31, got {cost}")
-    raise TfEvalError("the result of bcrypt() is not known until apply (it uses a random salt)")
+        if cost > 31:  # below 4, Go's bcrypt uses its default cost (10)
+            raise TfEvalError(f"cost must be at most 31, got {cost}")
+    raise TfUnrepresentable("the result of bcrypt() is not known until apply (it uses a random salt)")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -1848,11 +2015,23 @@ for _name in ("sha256", "sha512"):
 def _fileset(args: list[Value]) -> Value:
     root = os.path.expanduser(_str(args[0], "path"))
     pattern = _str(args[1], "pattern")
-    matches = glob.glob(os.path.join(glob.escape(root), pattern), recursive=True)
-    out = {
-        os.path.relpath(match, root).replace(os.sep, "/") for match in matches if os.path.isfile(match)
-    }
-    return sorted(out)
+    if pattern.count("[") != pattern.count("]") or pattern.count("{") != pattern.count("}"):
+        raise TfEvalError(f'invalid pattern "{pattern}"')
+    out = set()
+    for alternative in _expand_braces(pattern):
+        for match in glob.glob(os.path.join(glob.escape(root), alternative), recursive=True):
+            if os.path.isfile(match):
+                out.add(os.path.relpath(match, root).replace(os.sep, "/"))
+    return TfSet(sorted(out))
+
+
+def _expand_braces(pattern: str) -> list[str]:
+    """``{a,b}`` alternatives (doublestar's syntax) as separate glob patterns."""
+    match = re.search(r"\{([^{}]*)\}", pattern)
+    if match is None:
+        return [pattern]
+    head, tail = pattern[: match.start()], pattern[match.end() :]
+    return [p for option in match.group(1).split(",") for p in _expand_braces(head + option + tail)]
 
 
 @_fn("basename", 1)

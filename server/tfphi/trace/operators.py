@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from .values import TfEvalError, Value, is_number, normalize_number, to_bool, to_number, to_string, values_equal
+from .values import TfEvalError, TfSet, Value, arithmetic, is_number, normalize_number, to_bool, to_number, to_string, values_equal
 
 
 def apply_binary(op: str, left: Value, right: Value) -> Value:
@@ -19,20 +19,16 @@ def apply_binary(op: str, left: Value, right: Value) -> Value:
     if left is None or right is None:
         raise TfEvalError(f"null operand for {op}")
     a, b = to_number(left), to_number(right)
-    if op == "+":
-        return normalize_number(a + b)
-    if op == "-":
-        return normalize_number(a - b)
-    if op == "*":
-        return normalize_number(a * b)
+    if op in ("+", "-", "*"):
+        return arithmetic(op, a, b)
     if op == "/":
         if b == 0:
             raise TfEvalError("division by zero")
-        return normalize_number(a / b)
+        return arithmetic(op, a, b)
     if op == "%":
         if b == 0:
             raise TfEvalError("modulo by zero")
-        return normalize_number(a - b * int(a / b))  # Terraform's % truncates toward zero
+        return arithmetic(op, a, b)
     if op == "<":
         return a < b
     if op == ">":
@@ -63,6 +59,8 @@ def get_attribute(value: Value, name: str) -> Value:
 
 
 def get_index(value: Value, key: Value) -> Value:
+    if isinstance(value, TfSet):
+        raise TfEvalError("elements of a set are identified only by their value and have no index")
     if isinstance(value, list):
         index = to_number(key)
         if not isinstance(index, int) or index < 0 or index >= len(value):

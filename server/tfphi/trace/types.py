@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..syntax.expr import Expr, FunctionCallExpr, LiteralExpr, ObjectExpr, ScopeTraversalExpr, TupleExpr
-from .values import TfEvalError, Value, to_bool, to_number, to_string, value_key
+from .values import TfEvalError, TfSet, Value, to_bool, to_number, to_string, value_key
 
 PRIMITIVES = ("string", "number", "bool", "any")
 
@@ -79,7 +79,7 @@ def convert(value: Value, spec: TypeSpec) -> Value:
                 if key not in seen:
                     seen.add(key)
                     unique.append(item)
-            items = sorted(unique, key=value_key) if all(isinstance(i, str) for i in unique) else unique
+            items = TfSet(sorted(unique, key=value_key) if all(isinstance(i, str) for i in unique) else unique)
         return items
     if kind == "map":
         if not isinstance(value, dict):

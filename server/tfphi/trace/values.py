@@ -10,13 +10,65 @@ from __future__ import annotations
 
 import json
 import math
+from decimal import Context, Decimal
 from typing import Any, Union
 
 Value = Union[str, bool, int, float, None, list, dict]
 
 
 class TfEvalError(Exception):
-    """A Terraform evaluation error (type mismatch, bad argument, ...): the value does not exist."""
+    """A Terraform evaluation error (type mismatch, bad argument, ...): the value does not exist.
+
+    Only this exception means "Terraform rejects this". A Python error (TypeError, KeyError,
+    ValueError, ...) raised while evaluating is a bug in tfphi and must never be read as one.
+    """
+
+
+class TfUnrepresentable(Exception):
+    """Terraform evaluates this without error, but tfphi cannot hold the result: an infinite
+    number, or a value Terraform itself leaves unknown until apply (``format("%v", null)``).
+    Not a TfEvalError: the answer is Unbounded, never "Terraform rejects this"."""
+
+
+class TfSet(list):
+    """A Terraform set value. It reads like a list (iteration, length, membership), but Terraform
+    has no position in a set: ``s[0]``, ``element(s, 0)`` and ``concat(s)`` reject it."""
+
+
+# Terraform numbers are arbitrary-precision decimals (512-bit floats): 0.1 + 0.2 is 0.3. tfphi
+# keeps floats, but does + - * / % on the decimals they were written as, so results agree.
+_ARITHMETIC = Context(prec=100)
+
+
+def exact_decimal(value: int | float) -> Decimal:
+    """The decimal a number was written as (the shortest repr of a float)."""
+    return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+
+
+def from_decimal(value: Decimal) -> int | float:
+    """A decimal result as a tfphi number; beyond a float's range it cannot be held."""
+    if value == value.to_integral_value():
+        return int(value)
+    result = float(value)
+    if not math.isfinite(result):
+        raise TfUnrepresentable(f"the number {value} is beyond what tfphi represents")
+    return normalize_number(result)
+
+
+def arithmetic(op: str, a: int | float, b: int | float) -> int | float:
+    """``a op b`` for op in + - * / %, as Terraform computes it (division by zero is the caller's)."""
+    x, y = exact_decimal(a), exact_decimal(b)
+    if op == "+":
+        return from_decimal(_ARITHMETIC.add(x, y))
+    if op == "-":
+        return from_decimal(_ARITHMETIC.subtract(x, y))
+    if op == "*":
+        return from_decimal(_ARITHMETIC.multiply(x, y))
+    if op == "/":
+        return from_decimal(_ARITHMETIC.divide(x, y))
+    if op == "%":
+        return from_decimal(_ARITHMETIC.remainder(x, y))  # truncated toward zero, as Terraform's
+    raise TfEvalError(f"unknown operator {op}")
 
 
 def is_number(value: Any) -> bool:
