@@ -66,6 +66,8 @@ def selector_of(branches: tuple[Branch, ...]) -> str | None:
     for branch in branches:
         for atom in atoms(branch.cond):
             text = atom.text if isinstance(atom, Existing) else atom.selector if isinstance(atom, Eq) else None
+            if text is not None and not atom.scope.is_root:
+                text = f"{atom.scope}: {text}"  # a child's name is not the root's
             if text is not None and text not in seen:
                 seen.append(text)
     return ", ".join(seen) if seen else None
