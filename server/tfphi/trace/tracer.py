@@ -292,8 +292,17 @@ class Tracer:
     def _conditional(self, expr: ConditionalExpr, env, depth, stack) -> Result:
         cond = self.without_universe(lambda: self.trace(expr.condition, env, depth, stack))
         cond_text = self.view.text(expr.condition.span)
+        traced: dict[bool, Result] = {}
+
+        def arm(truth: bool) -> Result:
+            # Each arm is traced once: nested conditionals would otherwise cost 2^depth.
+            if truth not in traced:
+                label = "true" if truth else "false"
+                traced[truth] = _prepend(self.trace(expr.true_result if truth else expr.false_result, env, depth, stack), f"ConditionalExpr {label} arm")
+            return traced[truth]
+
         if isinstance(cond, Unbounded):
-            same = self._equal_arms(expr, env, depth, stack)
+            same = _equal_arms(arm(True), arm(False))
             if same is not None:
                 return same  # every arm gives one value: the selector does not matter
             blocking = self.view.text(cond.span) if cond.span is not None else cond_text
@@ -310,18 +319,18 @@ class Tracer:
                 return Unbounded(f"the condition {cond_text} is not a bool: {exc}", "error", expr.condition.span)
             if len(truths) == 1:
                 taken_true = truths.pop()
-                arm, other = (expr.true_result, expr.false_result) if taken_true else (expr.false_result, expr.true_result)
-                result = _prepend(self.trace(arm, env, depth, stack), f"ConditionalExpr {'true' if taken_true else 'false'} arm (constant)")
+                taken = expr.true_result if taken_true else expr.false_result
+                result = _prepend(self.trace(taken, env, depth, stack), f"ConditionalExpr {'true' if taken_true else 'false'} arm (constant)")
                 if isinstance(result, Unbounded):
                     return result
                 # HCL still unifies the result with the other arm's type ("1" for `true ? 1 : "s"`).
-                other_result = self.trace(other, env, depth, stack)
+                other_result = arm(not taken_true)
                 other_values = [] if isinstance(other_result, Unbounded) else [b.value for b in other_result]
                 return _unify_arms(result, other_values, expr.span)
             # The condition's own branches already say when it holds, in the root's terms and
             # per instance. An Existing atom is kept for conditions nothing else describes: one
             # over the same variables would not be seen to contradict their Eq atoms.
-            return self._fork_on_branches(expr, cond, env, depth, stack)
+            return self._join_arms(expr, [(arm(to_bool(cb.value)), cb.cond) for cb in cond])
         if _mentions(expr.condition, {**env.bindings, **env.iterators}):
             return cond  # unknown, and different in every iteration
         root_text = lift(self.view, expr.condition, env.path)
@@ -331,9 +340,7 @@ class Tracer:
                 f"(it depends on {cond.reason})", cond.cause, expr.condition.span, cond.variable,
             )
         existing = existing_cond(expr.condition, cond_text, env.scope, root_text)
-        true_arm = _prepend(self.trace(expr.true_result, env, depth, stack), "ConditionalExpr true arm")
-        false_arm = _prepend(self.trace(expr.false_result, env, depth, stack), "ConditionalExpr false arm")
-        return self._join_arms(expr, [(true_arm, existing), (false_arm, C.Not(existing))])
+        return self._join_arms(expr, [(arm(True), existing), (arm(False), C.Not(existing))])
 
     def _join_arms(self, expr: ConditionalExpr, arms: list[tuple[Result, C.Cond]]) -> Result:
         """The arms' branches under their gates. An arm that always fails is dropped: Terraform rejects the configurations that take it."""
@@ -357,29 +364,6 @@ class Tracer:
         if len(unified) > self.limits.branches:
             unified = _coalesce(unified)  # a fork on many selector values often gives few distinct values
         return self.limit(unified, expr.span)
-
-    def _equal_arms(self, expr: ConditionalExpr, env, depth, stack) -> Result | None:
-        """The common value when both arms are resolved to the same value, else None."""
-        arms = [self.trace(arm, env, depth, stack) for arm in (expr.true_result, expr.false_result)]
-        if any(isinstance(arm, Unbounded) or len(arm) != 1 or not isinstance(arm[0].cond, C.TrueCond) for arm in arms):
-            return None
-        (first,), (second,) = arms  # type: ignore[misc]
-        if value_key(first.value) != value_key(second.value):
-            return None
-        return (Branch(first.value, C.TRUE, ("ConditionalExpr equal arms",) + first.path, first.source),)
-
-    def _fork_on_branches(self, expr: ConditionalExpr, cond: tuple[Branch, ...], env, depth, stack) -> Result:
-        """Each arm under each of the condition's branches where it is true, resp. false."""
-        traced: dict[bool, Result] = {}
-        arms = []
-        for cb in cond:
-            truth = to_bool(cb.value)
-            if truth not in traced:
-                label = "true" if truth else "false"
-                arm_expr = expr.true_result if truth else expr.false_result
-                traced[truth] = _prepend(self.trace(arm_expr, env, depth, stack), f"ConditionalExpr {label} arm")
-            arms.append((traced[truth], cb.cond))
-        return self._join_arms(expr, arms)
 
     def _call(self, expr: FunctionCallExpr, env, depth, stack) -> Result:
         from .strategies import strategy_for
@@ -876,6 +860,17 @@ def _unify_arms(branches: tuple[Branch, ...], others: list[Value], span: Span) -
     except TfEvalError as exc:
         return Unbounded(f"the conditional's arms have no common type: {exc}", "error", span)
     return tuple(Branch(v, b.cond, b.path, b.source) for v, b in zip(unified, branches))
+
+
+def _equal_arms(true_arm: Result, false_arm: Result) -> Result | None:
+    """The common value when both arms are resolved to the same value, else None."""
+    arms = (true_arm, false_arm)
+    if any(isinstance(a, Unbounded) or len(a) != 1 or not isinstance(a[0].cond, C.TrueCond) for a in arms):
+        return None
+    (first,), (second,) = arms  # type: ignore[misc]
+    if value_key(first.value) != value_key(second.value):
+        return None
+    return (Branch(first.value, C.TRUE, first.path, first.source),)
 
 
 def _coalesce(branches: tuple[Branch, ...]) -> tuple[Branch, ...]:
