@@ -275,7 +275,7 @@ def run_specialize(args) -> int:
     from .specialize.preview import specialize_address
 
     analysis = _load(args.dir)
-    preview = specialize_address(analysis, args.address)
+    preview = specialize_address(analysis, args.address, Path(os.path.abspath(args.dir)).parts)
     if preview is None:
         print(f"tfphi: error: {args.address} names no field in {args.dir}", file=sys.stderr)
         return EXIT_USAGE

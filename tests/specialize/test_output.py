@@ -106,3 +106,21 @@ def test_outdir_copies_the_configuration_but_not_state_and_refuses_a_full_direct
                            capture_output=True, text=True, timeout=60)
     assert again.returncode == 2 and "is not an empty directory" in again.stderr
 
+
+
+def test_layout_of_a_root_calling_modules_above_the_workspace():
+    """DIR=envs/prod calling ../../modules/db: OUTDIR mirrors their common ancestor, named from DIR's path."""
+    from tfphi.specialize.preview import output_layout
+    from tfphi.specialize.specializer import Plan
+
+    plan = Plan("module.db.terraform_data.db.input", "input", "bounded", call_path=(("", ""), ("db", "../../modules/db")))
+    plan.files = {"main.tf": "", "../../modules/db/main.tf": "", "../../modules/db/.tfphi/specialized/db_a/main.tf": ""}
+    base, root, placed = output_layout(plan, ("/", "repo", "envs", "prod"), ["", "../../modules/db"])
+    assert (base, root) == ("../..", "envs/prod")
+    assert placed == {"main.tf": "envs/prod/main.tf", "../../modules/db/main.tf": "modules/db/main.tf",
+                      "../../modules/db/.tfphi/specialized/db_a/main.tf": "modules/db/.tfphi/specialized/db_a/main.tf",
+                      "": "envs/prod", "../../modules/db": "modules/db"}
+    # Everything below the workspace: OUTDIR is the root's directory itself.
+    plan = Plan("a.b.c", "c", "bounded", call_path=(("", ""),))
+    plan.files = {"main.tf": "", ".tfphi/specialized/b_x/main.tf": ""}
+    assert output_layout(plan, ("/", "ws"), ["", "modules/x"])[:2] == ("", "")

@@ -1,8 +1,9 @@
 """``tfphi specialize --out OUTDIR``: the whole specialized configuration on disk (SPEC section 7).
 
-The one place the specializer writes, called only by the CLI: a copy of the directory the
-preview mirrors (the root module's, with everything in it: modules, templates, archives), then
-every file of the preview over it: rewritten files, generated modules, ``moved/<deployment>.tf``
+The one place the specializer writes, called only by the CLI: a copy of the root configuration
+(the root module's directory and every module directory its calls reach, with everything in
+them: templates, archives), each at its place below the directory OUTDIR mirrors, then every
+file of the preview over it: rewritten files, generated modules, ``moved/<deployment>.tf``
 and ``provenance.json``. Terraform's working data (``.terraform``, state, lock info) and version
 control are left behind: OUTDIR is a configuration to init and plan, not a copy of a workspace.
 """
@@ -26,15 +27,16 @@ class OutdirError(Exception):
 
 def write_outdir(workspace: Path, preview: Preview, outdir: Path) -> list[str]:
     """Copies the configuration ``preview`` mirrors into ``outdir`` and writes its files; returns their paths."""
-    source = (workspace / preview.base).resolve() if preview.base else workspace.resolve()
-    target = outdir.resolve()
+    target = Path(os.path.abspath(outdir))
     if target.exists() and (not target.is_dir() or any(target.iterdir())):
         raise OutdirError(f"{outdir} exists and is not an empty directory; pass a new or empty one")
-    if target == source or source in target.parents:
-        inside = target.relative_to(source).parts[0]
-    else:
-        inside = None
-    shutil.copytree(source, target, symlinks=True, dirs_exist_ok=True, ignore=_ignore(source, inside))
+    for src_rel, dst_rel in (preview.copies or {"": ""}).items():
+        source = Path(os.path.normpath(os.path.join(os.path.abspath(workspace), src_rel)))
+        if target == source or source in target.parents:
+            inside = target.relative_to(source).parts[0] if target != source else None
+        else:
+            inside = None
+        shutil.copytree(source, target / dst_rel, symlinks=True, dirs_exist_ok=True, ignore=_ignore(source, inside))
     written = []
     for rel, text in preview.files.items():
         path = target / rel

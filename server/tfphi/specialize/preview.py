@@ -31,6 +31,7 @@ class Preview:
     blocked: bool = False
     base: str = ""
     root: str = ""  # the root module's directory in OUTDIR ("" when it is OUTDIR itself)
+    copies: dict[str, str] = field(default_factory=dict)  # workspace dir -> OUTDIR dir: the root configuration
 
 
 def resolve_address(analysis: Analysis, address: str) -> tuple[TraceResult, Resource, str] | None:
@@ -54,7 +55,11 @@ def resolve_address(analysis: Analysis, address: str) -> tuple[TraceResult, Reso
     return result, resource, ".".join(parts[2:])
 
 
-def specialize_address(analysis: Analysis, address: str) -> Preview | None:
+def specialize_address(analysis: Analysis, address: str, anchor: tuple[str, ...] = ()) -> Preview | None:
+    """The specialization of the field ``address`` names, or None when it names none.
+
+    ``anchor``: the workspace directory's absolute path as names (``Path.resolve().parts``), so
+    that a root calling modules above the workspace gets its files named inside OUTDIR."""
     found = resolve_address(analysis, address)
     if found is None:
         return None
@@ -63,28 +68,74 @@ def specialize_address(analysis: Analysis, address: str) -> Preview | None:
     if plan.blocked is not None:
         return _blocked_preview(analysis, plan, result, resource, field_name)
     branches = deployment_branches(analysis, plan, result, resource, field_name) if plan.call_path else []
-    return render(plan, branches)
+    return render(plan, branches, anchor, configuration_dirs(analysis, plan.call_path[0][1]) if plan.call_path else [])
 
 
-def output_base(plan: Plan) -> str:
-    """The workspace directory OUTDIR mirrors: the root's, or above it when a called module lies outside."""
+def _parts(anchor: tuple[str, ...], path: str) -> tuple[str, ...]:
+    """A workspace-relative path (``../`` allowed) as names below the filesystem root."""
+    parts = list(anchor)
+    for name in path.split("/") if path else ():
+        if name == "..":
+            parts = parts[:-1]
+        elif name not in ("", "."):
+            parts.append(name)
+    return tuple(parts)
+
+
+def configuration_dirs(analysis: Analysis, root: str) -> list[str]:
+    """The root's directory and every module directory its calls reach, outermost first (no nesting)."""
+    reached, todo = {root}, [root]
+    while todo:
+        dir = todo.pop()
+        for (caller, _), target in analysis.tree.targets.items():
+            if caller == dir and target.dir is not None and target.dir not in reached:
+                reached.add(target.dir)
+                todo.append(target.dir)
+    ordered = sorted(reached, key=lambda d: (d.count("/") if d else -1, d))
+    return [d for d in ordered if not any(_inside(d, other) for other in ordered if other != d)]
+
+
+def _inside(dir: str, other: str) -> bool:
+    if other.startswith("..") != dir.startswith(".."):
+        return False
+    return other == "" and not dir.startswith("..") or dir.startswith(other + "/")
+
+
+def output_layout(plan: Plan, anchor: tuple[str, ...], dirs: list[str] = ()) -> tuple[str, str, dict[str, str]]:
+    """Where OUTDIR's copy starts and what each file is called in it.
+
+    OUTDIR mirrors the deepest directory that holds the root and every file the plan changes: the
+    root's own directory, unless it calls a module outside it (``../../modules/db``). Returns that
+    directory relative to the workspace (``../..`` when above it), the root's place in OUTDIR, and
+    workspace path -> OUTDIR path. ``anchor`` is the workspace's absolute path as names (only
+    names: nothing is read), needed to name directories above it.
+    """
     root = plan.call_path[0][1] if plan.call_path else ""
-    parts = root.split("/") if root else []
-    for path in plan.files:
-        dirs = posixpath.dirname(path).split("/") if posixpath.dirname(path) else []
+    if not anchor:
+        depth = max([p.split("/").count("..") for p in [root, *plan.files, *dirs]] + [0])
+        anchor = tuple(f"<up{i}>" for i in range(depth))  # stand-in names, never shown in practice
+    root_parts = _parts(anchor, root)
+    base = list(root_parts)
+    for path in [*plan.files, *(f"{d}/x" if d else "x" for d in dirs)]:
+        dir_parts = _parts(anchor, path)[:-1]
         n = 0
-        while n < min(len(parts), len(dirs)) and parts[n] == dirs[n]:
+        while n < min(len(base), len(dir_parts)) and base[n] == dir_parts[n]:
             n += 1
-        parts = parts[:n]
-    return "/".join(parts)
+        base = base[:n]
+    base_parts = tuple(base)
+    up = len(anchor) - len(base_parts)
+    if up > 0:
+        base_rel = "/".join([".."] * up)
+    else:
+        base_rel = "/".join(base_parts[len(anchor):])
+    names = {path: "/".join(_parts(anchor, path)[len(base_parts):]) for path in [*plan.files, *dirs]}
+    return base_rel, "/".join(root_parts[len(base_parts):]), names
 
 
-def render(plan: Plan, branches: list[DeploymentBranch]) -> Preview:
+def render(plan: Plan, branches: list[DeploymentBranch], anchor: tuple[str, ...] = (), dirs: list[str] = ()) -> Preview:
     """The preview of a plan: OUTDIR's files (rewritten, generated, moves, provenance) and their listing."""
-    base = output_base(plan)
-    root_dir = plan.call_path[0][1] if plan.call_path else ""
-    root = posixpath.relpath(root_dir, base) if root_dir != base else ""
-    files = {(posixpath.relpath(path, base) if base else path): text for path, text in plan.files.items()}
+    base, root, placed = output_layout(plan, anchor, dirs)
+    files = {placed[path]: text for path, text in plan.files.items()}
     gated = any(s.gate is not None for s in plan.specializations)
     for branch in branches if gated else ():  # ungated: the one move is inline, the same everywhere
         files[posixpath.join(root, "moved", f"{branch.deployment.name}.tf")] = moved_file(plan, branch)
@@ -105,7 +156,8 @@ def render(plan: Plan, branches: list[DeploymentBranch]) -> Preview:
         out.append("")
         out.append(f"# ==== {path} ====")
         out.append(text.rstrip("\n"))
-    return Preview("\n".join(out) + "\n", provenance, title, files, base=base, root=root)
+    return Preview("\n".join(out) + "\n", provenance, title, files, base=base, root=root,
+                   copies={d: placed[d] for d in dirs})
 
 
 def _blocked_preview(analysis: Analysis, plan: Plan, result: TraceResult, resource: Resource, field_name: str) -> Preview:

@@ -7,6 +7,7 @@ plain JSON (``{"title", "markdown"}`` / ``{"title", "hcl", "provenance"}``) or n
 from __future__ import annotations
 
 from collections.abc import Mapping
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
@@ -76,7 +77,7 @@ def register(server: "TfphiServer") -> None:
                 return None
         elif not isinstance(address, str):
             raise BadRequest('"address" must be a string')
-        preview = specialize_address(ctx.analysis, address)
+        preview = specialize_address(ctx.analysis, address, Path(ctx.folder.fs_path("")).absolute().parts)
         if preview is None:
             return None
         # The same files `tfphi specialize` prints and `--out` writes (hcl lists them one after the other).
