@@ -11,6 +11,7 @@ deployment activates. Every output also validates and is formatted as ``terrafor
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 import sys
@@ -51,10 +52,11 @@ def tfphi(*args: str) -> subprocess.CompletedProcess:
 def state_instances(state_file: Path, resource: str) -> list[str]:
     """Addresses of the state's instances of ``resource`` (``[module.x.]type.name``), keys included."""
     state = json.loads(state_file.read_text())
+    unkeyed = re.compile(r"\[[^\]]*\]")
     out = []
     for res in state["resources"]:
         address = f"{res.get('module') + '.' if res.get('module') else ''}{res['type']}.{res['name']}"
-        if address != resource:
+        if unkeyed.sub("", address) != resource:
             continue
         for instance in res["instances"]:
             key = instance.get("index_key")
@@ -62,9 +64,11 @@ def state_instances(state_file: Path, resource: str) -> list[str]:
     return sorted(out)
 
 
-def specialized_address(instance: str, module_prefix: str, name: str, gated: bool) -> str:
-    """Where an instance lands: ``module.x.terraform_data.db`` -> ``module.x.module.db_v15_4[0].terraform_data.db``."""
-    return f"{module_prefix}module.{name}{'[0]' if gated else ''}.{instance[len(module_prefix):]}"
+def specialized_address(instance: str, resource: str, name: str, gated: bool) -> str:
+    """Where an instance lands: ``module.x["k"].terraform_data.db[0]`` -> ``module.x["k"].module.db_v15_4[0].terraform_data.db[0]``."""
+    local = ".".join(resource.split(".")[-2:])
+    at = instance.rindex(local)
+    return f"{instance[:at]}module.{name}{'[0]' if gated else ''}.{instance[at:]}"
 
 
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
@@ -107,7 +111,6 @@ def test_specialized_configuration_plans_only_moves(name: str, tmp_path: Path, t
     # One plugin-free init per configuration: the copies below carry its .terraform along.
     terraform.init(workspace / scenario.root)
     resource = scenario.address.rsplit(".", 1)[0]
-    module_prefix = resource[: len(resource) - len(".".join(resource.split(".")[-2:]))]
 
     for deployment, module in scenario.expected.items():
         moved_file = out / "moved" / (deployment.removesuffix(".tfvars").replace("/", "_") + ".tf")
@@ -137,7 +140,7 @@ def test_specialized_configuration_plans_only_moves(name: str, tmp_path: Path, t
         outputs = {k: v["actions"] for k, v in plan.get("output_changes", {}).items() if v["actions"] != ["no-op"]}
         assert outputs == {}, f"{deployment}: outputs change {outputs}"
         moves = {c["previous_address"]: c["address"] for c in changes if c.get("previous_address")}
-        assert moves == {i: specialized_address(i, module_prefix, module, gated) for i in instances}, deployment
+        assert moves == {i: specialized_address(i, resource, module, gated) for i in instances}, deployment
 
 
 def test_a_deployment_the_gates_disagree_with_gets_no_move(tmp_path: Path):

@@ -301,6 +301,55 @@ resource "terraform_data" "db" {
     root="envs/prod",
 )
 
+# The resource's module is called with for_each: a moved block without the instance keys is
+# ignored by Terraform (it planned 2 to add, 2 to destroy), so each instance gets its own.
+ITERATED_MODULE = Scenario(
+    {
+        ".tfphi.toml": TOML,
+        "main.tf": '''variable "ha" {
+  type = bool
+}
+
+variable "regions" {
+  type    = set(string)
+  default = ["eu-west-1", "us-east-1"]
+}
+
+module "app" {
+  for_each = var.regions
+  source   = "./modules/app"
+  region   = each.key
+  size     = var.ha ? "large" : "small"
+}
+
+output "ids" {
+  value = { for region, app in module.app : region => app.id }
+}
+''',
+        "modules/app/main.tf": '''variable "region" {
+  type = string
+}
+
+variable "size" {
+  type = string
+}
+
+resource "terraform_data" "db" {
+  input            = var.size
+  triggers_replace = [var.region]
+}
+
+output "id" {
+  value = terraform_data.db.id
+}
+''',
+        "terraform.tfvars": "ha = true\n",
+        "env/eu.tfvars": 'ha      = false\nregions = ["eu-west-1"]\n',
+    },
+    "module.app.terraform_data.db.input",
+    {"terraform.tfvars": "db_large", "env/eu.tfvars": "db_small"},
+)
+
 SCENARIOS = {
     "resolved": RESOLVED,
     "conditional": CONDITIONAL,
@@ -310,4 +359,5 @@ SCENARIOS = {
     "wrapped_for_each": WRAPPED_FOR_EACH,
     "wrapped_count": WRAPPED_COUNT,
     "outside_root": OUTSIDE_ROOT,
+    "iterated_module": ITERATED_MODULE,
 }
