@@ -124,3 +124,21 @@ def test_layout_of_a_root_calling_modules_above_the_workspace():
     plan = Plan("a.b.c", "c", "bounded", call_path=(("", ""),))
     plan.files = {"main.tf": "", ".tfphi/specialized/b_x/main.tf": ""}
     assert output_layout(plan, ("/", "ws"), ["", "modules/x"])[:2] == ("", "")
+
+
+def test_every_aws_scenario_output_is_formatted(tmp_path: Path):
+    """fmt needs no provider: the AWS-shaped scenarios' outputs pass terraform fmt -check as well."""
+    from tfphi.specialize.preview import specialize_address
+
+    from .conftest import ROOT, write_workspace
+    from .scenarios import SCENARIOS as AWS_SCENARIOS
+
+    terraform = Terraform(terraform_binary(), tmp_path)
+    for name, (files, address, _) in sorted(AWS_SCENARIOS.items()):
+        analysis = load_workspace(ROOT / "examples" / "vendor-stack") if files is None else write_workspace(tmp_path / name, files)
+        preview = specialize_address(analysis, address)
+        out = tmp_path / f"{name}-out"
+        for rel, text in preview.files.items():
+            (out / rel).parent.mkdir(parents=True, exist_ok=True)
+            (out / rel).write_text(text, encoding="utf-8")
+        assert terraform.fmt_check(out) == [], name
