@@ -29,7 +29,7 @@ from typing import Any
 
 from harness import Harness
 from terraform import scratch_dir, terraform_binary
-from workspaces import generate
+from workspaces import fixed_workspaces, generate
 from tfphi.features.trace_json import trace_to_json
 from tfphi.loader import load_workspace
 
@@ -70,9 +70,8 @@ def test_tracer_is_sound_against_terraform():
     traced: dict[str, dict[str, dict]] = {}  # workspace -> field -> trace json
     gates: dict[str, dict[str, str]] = {}  # workspace -> gate text -> output name
     stats: Counter = Counter()
-    for index in range(WORKSPACES):
-        seed = FIRST_SEED + index
-        ws = generate(seed)
+    for ws in fixed_workspaces() + [generate(FIRST_SEED + index) for index in range(WORKSPACES)]:
+        seed = ws.seed
         name = f"w{seed}"
         directory = scratch / "workspaces" / name
         ws.write(directory)

@@ -263,3 +263,82 @@ def generate(seed: int, max_assignments: int = 8) -> Workspace:
     r.shuffle(combos)
     ws.assignments = [dict(zip(names, combo)) for combo in combos[:max_assignments]]
     return ws
+
+
+def _fixed(seed: int, files: dict[str, str], fields: list[str], universes: dict[str, list]) -> Workspace:
+    ws = Workspace(seed, dict(files), list(fields))
+    ws.files[".tfphi.toml"] = '[fields."terraform_data.input"]\nseverity = "warning"\n'
+    names = list(universes)
+    ws.assignments = [dict(zip(names, combo)) for combo in itertools.product(*universes.values())]
+    return ws
+
+
+# Expressions the evaluator-based property once found unsound (they are kept, now against Terraform).
+REGRESSIONS = [
+    "var.region",  # string literals kept their edge whitespace (" x ")
+    '"${var.region}-${var.env} "',
+    'var.env == "a" ? "a" : var.env == "1" ? "b" : "c"',  # right-associative conditionals
+    'join(",", [for s in ["1", "a"] : s == var.env ? "y" : "n"])',  # a condition on a for binding
+    'can(tonumber(var.env)) ? "num" : "str"',
+    'try(tonumber(var.env), "str")',
+    'var.env == "1" ? 5 : "x"',
+    'var.flag ? [1] : ["a"]',  # tuple arms unify
+    "var.flag ? local.l0 : upper(local.l0)",
+]
+
+
+def fixed_workspaces() -> list[Workspace]:
+    """Hand-written workspaces: the regressions above and the defects of issue 10."""
+    variables = "".join(
+        _variable(name, "string", universe) for name, universe in (("env", ["1", "a"]), ("region", ["prod", " x "]))
+    ) + _variable("flag", "bool", [])
+    regressions = _fixed(
+        1,
+        {"main.tf": variables + 'locals {\n  l0 = var.flag ? var.env : "l"\n}\n'
+         + "".join(f'resource "terraform_data" "e{i}" {{\n  input = {e}\n}}\n' for i, e in enumerate(REGRESSIONS))},
+        [f"terraform_data.e{i}.input" for i in range(len(REGRESSIONS))],
+        {"env": ["1", "a"], "region": ["prod", " x "], "flag": [True, False]},
+    )
+    # Defect 1: a child's var.on is whatever the caller passes, not the root's var.on.
+    scoping = _fixed(
+        2,
+        {
+            "main.tf": _variable("on", "bool", [])
+            + 'module "settings" {\n  source = "./modules/settings"\n  on     = !var.on\n'
+            '  v      = var.on ? "a" : "b"\n}\n',
+            "modules/settings/main.tf": 'variable "on" {\n  type = bool\n}\nvariable "v" {\n  type = string\n}\n'
+            'locals {\n  premium = var.on\n}\n'
+            'resource "terraform_data" "db" {\n  input = var.on ? var.v : "c"\n}\n'
+            'resource "terraform_data" "premium" {\n  count = local.premium ? 1 : 0\n  input = "p"\n}\n',
+        },
+        ["module.settings.terraform_data.db.input", "module.settings.terraform_data.premium.input"],
+        {"on": [True, False]},
+    )
+    # Defects 2 and 3: a fallback over an unknown object; count = 0 and a create flag.
+    unknowns = _fixed(
+        3,
+        {
+            "main.tf": 'variable "cfg" {\n  type = any\n}\n' + _variable("create", "bool", [])
+            + 'variable "items" {\n  type = any\n}\n'
+            'resource "terraform_data" "a" {\n  input = try(var.cfg.engine, "mysql")\n}\n'
+            'resource "terraform_data" "b" {\n  for_each = var.items\n  input = try(each.value.engine, "mysql")\n}\n'
+            'resource "terraform_data" "c" {\n  count = 0\n  input = "never"\n}\n'
+            'resource "terraform_data" "d" {\n  count = var.create ? 1 : 0\n  input = var.create ? "on" : "off"\n}\n'
+            'resource "terraform_data" "e" {\n  input = coalesce(try(var.cfg.engine, null), "db.r8g.large")\n}\n',
+        },
+        [f"terraform_data.{r}.input" for r in "abcde"],
+        {
+            "cfg": [{}, {"engine": "pg"}, {"engine": None}],
+            "create": [True, False],
+            "items": [{}, {"x": {"engine": "pg"}}, {"x": {}, "y": {"engine": "mysql"}}],
+        },
+    )
+    # Defect 5: a duplicate key is a Terraform error (under env = "a"), not a value.
+    duplicate = _fixed(
+        4,
+        {"main.tf": _variable("env", "string", ["1", "a"])
+         + 'resource "terraform_data" "k" {\n  input = { for k in [var.env, "a"] : k => 1 }\n}\n'},
+        ["terraform_data.k.input"],
+        {"env": ["1", "a"]},
+    )
+    return [regressions, scoping, unknowns, duplicate]

@@ -1,9 +1,10 @@
 """Terraform's built-in functions over the plain-Python value model of :mod:`tfphi.trace.values`.
 
 Every function receives already-evaluated argument values and returns a value, or raises
-:class:`TfEvalError`.  Functions that need lazy evaluation of their arguments (``try``, ``can``)
-and provider-defined functions (``provider::aws::arn_parse``) are not here: the evaluator
-handles the former, and the latter are unknown.
+:class:`TfEvalError` (Terraform rejects the call) or :class:`TfUnrepresentable` (Terraform has a
+value tfphi cannot hold). Functions that need lazy evaluation of their arguments (``try``,
+``can``) are tracer strategies, and provider-defined functions (``provider::aws::arn_parse``)
+are unknown. Every function here is checked against ``terraform console`` (tests/oracle).
 
 Terraform's automatic conversions apply to primitive parameters: a number or bool passed where a
 string is expected becomes its string form, a numeric string passed where a number is expected

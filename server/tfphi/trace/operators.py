@@ -1,8 +1,9 @@
-"""Terraform operator semantics on concrete values, shared by the evaluator and the tracer."""
+"""Terraform operator semantics on concrete values: the one implementation the tracer lifts over
+branch sets (checked against terraform console in tests/oracle)."""
 
 from __future__ import annotations
 
-from .values import TfEvalError, TfSet, Value, arithmetic, is_number, normalize_number, to_bool, to_number, to_string, values_equal
+from .values import TfEvalError, TfSet, TfUnrepresentable, Value, arithmetic, is_number, normalize_number, to_bool, to_number, to_string, values_equal
 
 
 def apply_binary(op: str, left: Value, right: Value) -> Value:
@@ -22,12 +23,14 @@ def apply_binary(op: str, left: Value, right: Value) -> Value:
     if op in ("+", "-", "*"):
         return arithmetic(op, a, b)
     if op == "/":
-        if b == 0:
-            raise TfEvalError("division by zero")
+        if b == 0:  # Terraform: an infinity (not a value tfphi holds), or an error for 0 / 0
+            if a == 0:
+                raise TfEvalError("can't divide zero by zero")
+            raise TfUnrepresentable("division by zero is an infinite number")
         return arithmetic(op, a, b)
     if op == "%":
-        if b == 0:
-            raise TfEvalError("modulo by zero")
+        if b == 0:  # Terraform's x % 0 is x
+            return a
         return arithmetic(op, a, b)
     if op == "<":
         return a < b
@@ -86,11 +89,28 @@ def result_kinds(values) -> set[str]:
 
 
 def unify_types(values: list[Value]) -> list[Value]:
-    """HCL's unification of a conditional's two arms, for primitive values.
+    """HCL's unification of a conditional's arms (measured with terraform console).
 
-    A string arm with a number or bool arm makes every value a string; null unifies with
-    anything; a number and a bool cannot unify (Terraform rejects the conditional).
+    Primitives: a string among numbers or bools makes every value a string; a number and a bool
+    cannot unify (Terraform rejects the conditional); null unifies with anything. Collections
+    unify their elements jointly: tuples into a list of the unified element type
+    (``true ? [1] : ["a"]`` is ``["1"]``); objects with the same attributes attribute by
+    attribute, objects with different attributes into a map of the unified value type.
     """
+    present = [v for v in values if v is not None]
+    if len(present) >= 2 and all(isinstance(v, list) for v in present):
+        unified = iter(unify_types([e for v in present for e in v]))
+        rebuilt = {id(v): [next(unified) for _ in v] for v in present}
+        return [None if v is None else type(v)(rebuilt[id(v)]) if isinstance(v, TfSet) else rebuilt[id(v)] for v in values]
+    if len(present) >= 2 and all(isinstance(v, dict) for v in present):
+        keys = set(present[0])
+        if all(set(v) == keys for v in present):
+            columns = {k: iter(unify_types([v[k] for v in present])) for k in keys}
+            rebuilt = {id(v): {k: next(columns[k]) for k in v} for v in present}
+        else:
+            flat = iter(unify_types([x for v in present for x in v.values()]))
+            rebuilt = {id(v): {k: next(flat) for k in v} for v in present}
+        return [None if v is None else rebuilt[id(v)] for v in values]
     kinds = result_kinds(values)
     if "other" in kinds or len(kinds) <= 1:
         return values

@@ -1,4 +1,4 @@
-"""Terraform values as plain Python data, shared by the evaluator, the tracer and every output.
+"""Terraform values as plain Python data, shared by the tracer and every output.
 
 A Terraform value is one of: ``str``, ``bool``, ``int`` or ``float`` (number), ``None`` (null),
 ``list`` (tuple/list/set values) or ``dict`` with string keys (object/map values).
@@ -24,10 +24,12 @@ class TfEvalError(Exception):
     """
 
 
-class TfUnrepresentable(Exception):
+class TfUnrepresentable(OverflowError):
     """Terraform evaluates this without error, but tfphi cannot hold the result: an infinite
     number, or a value Terraform itself leaves unknown until apply (``format("%v", null)``).
-    Not a TfEvalError: the answer is Unbounded, never "Terraform rejects this"."""
+    Not a TfEvalError: the answer is Unbounded, never "Terraform rejects this". (An
+    OverflowError so that the tracer's combine, which answers Unbounded for overflows, already
+    does the right thing with it.)"""
 
 
 class TfSet(list):
