@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import os
 import shutil
+import time
 from collections import Counter
 from decimal import Decimal
 from pathlib import Path
@@ -32,6 +33,7 @@ from terraform import scratch_dir, terraform_binary
 from workspaces import fixed_workspaces, generate
 from tfphi.features.trace_json import trace_to_json
 from tfphi.loader import load_workspace
+from tfphi.syntax.hclfile import parse_file
 
 WORKSPACES = int(os.environ.get("TFPHI_SOUNDNESS_WORKSPACES", "20"))
 FIRST_SEED = int(os.environ.get("TFPHI_SOUNDNESS_SEED", "1000"))
@@ -46,6 +48,12 @@ def same(ours: Any, theirs: Any) -> bool:
     if isinstance(theirs, dict):
         return isinstance(ours, dict) and ours.keys() == theirs.keys() and all(same(ours[k], theirs[k]) for k in theirs)
     return type(ours) is type(theirs) and ours == theirs
+
+
+def is_hcl(text: str) -> bool:
+    """Whether a gate is an HCL expression at all (tfphi's parser; Terraform then evaluates it)."""
+    parsed = parse_file("gate.tf", f"gate = {text}\n".encode())
+    return not parsed.errors and "gate" in parsed.body.attributes
 
 
 def covers(instance: str | None, address: str) -> bool:
@@ -70,6 +78,7 @@ def test_tracer_is_sound_against_terraform():
     traced: dict[str, dict[str, dict]] = {}  # workspace -> field -> trace json
     gates: dict[str, dict[str, str]] = {}  # workspace -> gate text -> output name
     stats: Counter = Counter()
+    not_hcl: list[str] = []  # gates tfphi printed that are not root-scope HCL
     for ws in fixed_workspaces() + [generate(FIRST_SEED + index) for index in range(WORKSPACES)]:
         seed = ws.seed
         name = f"w{seed}"
@@ -86,6 +95,9 @@ def test_tracer_is_sound_against_terraform():
             if isinstance(js["exists"], str):
                 texts.append(js["exists"])
             for text in texts:
+                if not is_hcl(text):
+                    not_hcl.append(f"{name} ({address}): {text!r} is not an HCL expression")
+                    continue
                 gates[name].setdefault(text, f"g{len(gates[name])}")
         outputs = "".join(
             f'output "{out}" {{\n  value = try(({text}) ? "T" : "F", "ERR")\n}}\n' for text, out in gates[name].items()
@@ -95,9 +107,11 @@ def test_tracer_is_sound_against_terraform():
         for a, assignment in enumerate(ws.assignments):
             harness.add(f"{name}_a{a}", name, assignment, directory)
         stats["workspaces"] += 1
+    started = time.monotonic()
     truths = harness.run()
+    stats["terraform seconds"] = round(time.monotonic() - started)
 
-    failures: list[str] = []
+    failures: list[str] = list(not_hcl)
     for pair, assignment in harness.pairs.items():
         name = harness.sources[pair]
         if pair in harness.rejected:
