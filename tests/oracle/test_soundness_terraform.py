@@ -14,7 +14,7 @@ Then for every accepted assignment, field and resource instance:
 Unbounded is allowed (it is never wrong) and counted. Counterexamples the property finds in the
 tracer are written to ../COUNTEREXAMPLES.md with their minimal workspace, and the construct is
 left out of the generator (``workspaces.py``, with a FIXME naming the counterexample) until the
-tracer is fixed. ``TFPHI_SOUNDNESS_WORKSPACES`` sets how many workspaces (default 20), ``TFPHI_SOUNDNESS_SEED``
+tracer is fixed. ``TFPHI_SOUNDNESS_WORKSPACES`` sets how many workspaces (default 16), ``TFPHI_SOUNDNESS_SEED``
 the first seed.
 """
 
@@ -35,7 +35,7 @@ from tfphi.features.trace_json import trace_to_json
 from tfphi.loader import load_workspace
 from tfphi.syntax.hclfile import parse_file
 
-WORKSPACES = int(os.environ.get("TFPHI_SOUNDNESS_WORKSPACES", "20"))
+WORKSPACES = int(os.environ.get("TFPHI_SOUNDNESS_WORKSPACES", "16"))
 FIRST_SEED = int(os.environ.get("TFPHI_SOUNDNESS_SEED", "1000"))
 
 

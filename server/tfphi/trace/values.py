@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 from decimal import Context, Decimal
 from typing import Any, Union
 
@@ -40,6 +41,7 @@ class TfSet(list):
 # Terraform numbers are arbitrary-precision decimals (512-bit floats): 0.1 + 0.2 is 0.3. tfphi
 # keeps floats, but does + - * / % on the decimals they were written as, so results agree.
 _ARITHMETIC = Context(prec=100)
+_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def exact_decimal(value: int | float) -> Decimal:
@@ -193,11 +195,12 @@ def to_number(value: Value) -> int | float:
     if is_number(value):
         return normalize_number(value)
     if isinstance(value, str):
-        try:
-            number = float(value) if any(c in value for c in ".eE") else int(value, 10)
-        except ValueError:
-            raise TfEvalError(f'cannot convert "{value}" to number') from None
-        return normalize_number(number)
+        # Terraform's decimal syntax only: no spaces, underscores or 0x (Python's int() takes them)
+        if value.lstrip("+-") in ("inf", "Inf"):
+            raise TfUnrepresentable(f'"{value}" converts to an infinite number')
+        if not _DECIMAL.fullmatch(value):
+            raise TfEvalError(f'cannot convert "{value}" to number')
+        return from_decimal(Decimal(value))
     raise TfEvalError(f"cannot convert {type_name(value)} to number")
 
 
