@@ -4,6 +4,11 @@ The walker never follows symbolic links out of the workspace, skips ``.git``, ``
 (except ``modules.json`` and the modules it lists), ``node_modules``, ``.terragrunt-cache``
 and whatever the configuration ignores, and reads only ``.tf``, ``.tfvars``, ``.tfphi.toml``
 and ``modules.json`` files.
+
+Then it follows local module sources out of the workspace, as Terraform does (SPEC section 2):
+``examples/complete-postgres`` calling ``../../`` reads the module there, under a path relative
+to the workspace (``../../main.tf``). Only the called directory's own module files are read
+(no walk below it), each directory once, and never one the configuration ignores.
 """
 
 from __future__ import annotations
@@ -16,6 +21,7 @@ from typing import Iterator
 
 from .analysis import CONFIG_FILE, Analysis, file_kind
 from .config import Config
+from .stir.roots import missing_local_targets
 from .stir.workspace import MODULES_JSON
 
 SKIPPED_DIRS = frozenset({".git", ".terraform", "node_modules", ".terragrunt-cache"})
@@ -131,4 +137,57 @@ def load_workspace(root: Path, base: Config | None = None) -> Analysis:
         analysis.set_source(rel, data)
     for rel, message in skipped:
         analysis.set_problem(rel, message)
+    load_outside_modules(root, analysis)
     return analysis
+
+
+def load_outside_modules(root: Path, analysis: Analysis, attempted: set[str] | None = None) -> list[str]:
+    """Reads the modules outside ``root`` that local sources reach, until none is missing.
+
+    Returns the relative paths of the files it read. ``attempted`` (directories already tried)
+    lets a long-lived caller, such as the editor, resume without reading a directory twice.
+    """
+    attempted = set() if attempted is None else attempted
+    read: list[str] = []
+    seen_real: set[str] = set()
+    while True:
+        missing = missing_local_targets(analysis.modules, attempted)
+        if not missing:
+            return read
+        attempted.update(missing)
+        for dir in missing:
+            if is_ignored(dir, analysis.config.ignore):
+                continue
+            read.extend(_read_module_dir(root, dir, analysis, seen_real))
+
+
+def module_files_in(directory: Path) -> list[str]:
+    """Names of the module files (``.tf``) directly in ``directory``, sorted; [] when unreadable."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
+    except OSError:
+        return []
+    return [name for name in names if file_kind(name) == "tf"]
+
+
+def _read_module_dir(root: Path, dir: str, analysis: Analysis, seen_real: set[str]) -> list[str]:
+    """One module directory outside the workspace; a directory reached twice through links is read once."""
+    directory = root / dir
+    try:
+        real = os.path.realpath(directory, strict=True)  # a link loop raises here
+    except (OSError, RuntimeError):
+        return []
+    if real in seen_real or not os.path.isdir(real):
+        return []
+    seen_real.add(real)
+    read: list[str] = []
+    for name in module_files_in(directory):
+        rel = f"{dir}/{name}"
+        try:
+            data = read_bytes(directory / name, analysis.config.max_file_size)
+        except OSError as exc:
+            analysis.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
+            continue
+        analysis.set_source(rel, data)
+        read.append(rel)
+    return read

@@ -114,7 +114,8 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
             targets[(dir, name)] = target
             if target.dir is not None:
                 callers.setdefault(target.dir, []).append((dir, name))
-    roots = [d for d in sorted(modules) if d not in callers and not is_installed_dir(d)]
+    # A module outside DIR is only ever loaded because a local source calls it: never a root.
+    roots = [d for d in sorted(modules) if d not in callers and not is_installed_dir(d) and not _outside(d)]
     roots.extend(_cycle_roots(modules, callers, roots))
     return ModuleTree(targets, {k: tuple(v) for k, v in callers.items()}, tuple(sorted(roots)))
 
@@ -123,11 +124,11 @@ def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
     if source is None:
         return CallTarget(None, f"module.{name} has no literal source")
     if is_local_source(source):
-        target = posixpath.normpath(posixpath.join(dir, source))
-        if target == ".":
-            target = ""
-        if target == ".." or target.startswith("../"):
-            return CallTarget(None, f"module.{name} source {source!r} is outside the workspace")
+        from .roots import local_target
+
+        target = local_target(dir, source)
+        if target is None:
+            return CallTarget(None, f"module.{name} source {source!r} climbs too far above the workspace")
         if target not in modules:
             return CallTarget(None, f"module.{name} source {source!r}: no .tf files in {target or '.'}")
         return CallTarget(target)
@@ -142,6 +143,10 @@ def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
         f"module.{name} uses the non-local source {source!r}, which is not installed; "
         "`terraform init` installs it into .terraform/modules",
     )
+
+
+def _outside(dir: str) -> bool:
+    return dir == ".." or dir.startswith("../")
 
 
 def _manifest_keys(modules, manifests) -> dict[str, str]:
@@ -170,7 +175,7 @@ def _cycle_roots(modules, callers, roots) -> list[str]:
         stack.extend(children.get(d, ()))
     extra: list[str] = []
     for d in sorted(modules):
-        if d in reached or is_installed_dir(d):
+        if d in reached or is_installed_dir(d) or _outside(d):
             continue
         extra.append(d)
         stack = [d]

@@ -1,0 +1,104 @@
+"""Root configurations (SPEC section 2): which module directories a workspace's local sources
+reach, which directories are roots, and how a path relative to DIR reads from a root.
+
+Pure: module directories are POSIX paths relative to DIR (the directory tfphi was given, or
+the editor's folder), ``""`` for DIR itself. A local source (``./``, ``../``) may lead out of
+DIR, as Terraform follows it: such a module keeps a path that climbs out of DIR
+(``../modules/db``), and so do its files (``../modules/db/main.tf``). The loader reads the
+directories ``missing_local_targets`` names, then asks again, until nothing is missing.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Iterable, Mapping
+
+from .model import Module
+from .workspace import CallPath, ModuleTree, is_local_source
+
+# How far above DIR a chain of ``../`` sources may climb before tfphi stops following it:
+# deeper than any repository layout, and a bound on a configuration that climbs forever.
+MAX_UP_LEVELS = 16
+
+
+def local_target(dir: str, source: str) -> str | None:
+    """The module directory a local ``source`` of a module in ``dir`` calls ("" for DIR), or None
+    when it climbs more than ``MAX_UP_LEVELS`` above DIR."""
+    target = posixpath.normpath(posixpath.join(dir or ".", source))
+    if target == ".":
+        return ""
+    if up_levels(target) > MAX_UP_LEVELS:
+        return None
+    return target
+
+
+def up_levels(path: str) -> int:
+    """How many ``..`` a normalized relative path starts with (0 inside DIR)."""
+    levels = 0
+    for part in path.split("/"):
+        if part != "..":
+            break
+        levels += 1
+    return levels
+
+
+def is_outside(dir: str) -> bool:
+    """True when a module directory lies outside DIR (reached through a ``../`` source)."""
+    return dir == ".." or dir.startswith("../")
+
+
+def missing_local_targets(modules: Mapping[str, Module], attempted: Iterable[str] = ()) -> list[str]:
+    """Directories outside DIR that a local module source calls, not loaded nor tried yet.
+
+    Directories inside DIR are the walker's: it has read every module there it may read.
+    """
+    done = set(attempted)
+    wanted: set[str] = set()
+    for dir, module in modules.items():
+        for call in module.calls.values():
+            if call.source is None or not is_local_source(call.source):
+                continue
+            target = local_target(dir, call.source)
+            if target is not None and is_outside(target) and target not in modules and target not in done:
+                wanted.add(target)
+    return sorted(wanted)
+
+
+def display_dir(dir: str) -> str:
+    """A module directory as people read it: ``.`` for DIR itself."""
+    return dir or "."
+
+
+def roots_reaching(tree: ModuleTree, dir: str) -> tuple[str, ...]:
+    """The roots whose configuration contains the module in ``dir``, sorted."""
+    if dir in tree.roots:
+        found = {dir}
+    else:
+        found = set()
+    found |= {path[0][1] for path in tree.call_paths(dir)}
+    return tuple(sorted(found))
+
+
+def path_root(path: CallPath) -> str:
+    """The root module directory a call path starts from."""
+    return path[0][1]
+
+
+def describe_call_path(path: CallPath) -> str:
+    """``examples/complete-mysql: module.db -> module.db_instance`` (the root, then each call)."""
+    calls = " -> ".join(f"module.{call}" for call, _ in path[1:])
+    return f"{display_dir(path_root(path))}: {calls}" if calls else display_dir(path_root(path))
+
+
+def relative_to_root(path: str, root: str) -> str:
+    """A path relative to DIR, re-read from the root module's directory (``../`` above it)."""
+    if not root:
+        return path
+    return posixpath.relpath(path, root)
+
+
+def join_dir(base: str, rel: str) -> str:
+    """``base`` (a path relative to the current directory, as given) joined with a path relative
+    to it, normalized: ``examples`` + ``complete-mysql`` is ``examples/complete-mysql``."""
+    joined = posixpath.normpath(posixpath.join(base or ".", rel or "."))
+    return joined

@@ -1,0 +1,1 @@
+postgres_version = "15.4"

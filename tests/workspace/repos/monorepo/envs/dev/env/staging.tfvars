@@ -1,0 +1,2 @@
+postgres_version = "16.2"
+replicas         = 2

@@ -1,0 +1,1 @@
+mysql_version = "8.0"

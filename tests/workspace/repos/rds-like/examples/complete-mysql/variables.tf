@@ -1,0 +1,4 @@
+variable "mysql_version" {
+  description = "The MySQL engine version"
+  type        = string
+}

@@ -1,0 +1,28 @@
+variable "create_db_instance" {
+  description = "Whether to create a database instance"
+  type        = bool
+  default     = true
+}
+
+variable "identifier" {
+  description = "The name of the RDS instance"
+  type        = string
+}
+
+variable "engine" {
+  description = "The database engine to use"
+  type        = string
+  default     = null
+}
+
+variable "engine_version" {
+  description = "The engine version to use"
+  type        = string
+  default     = null
+}
+
+variable "instance_class" {
+  description = "The instance type of the RDS instance"
+  type        = string
+  default     = null
+}
