@@ -20,6 +20,7 @@ from .stir.references import Finding, NameTable, block_findings, check_module, n
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, module_dir_of, parse_manifest
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, new_parser, parse_file
+from .syntax.jsonfile import is_json_path, parse_json_file
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, reference_is_bound, top_level_nodes
 from .trace.result import TraceResult
 from .trace.tracer import Env, SourceView, Tracer, block_iterators
@@ -52,9 +53,9 @@ class FieldTrace:
 def file_kind(path: str) -> str | None:
     """What a workspace path is to tfphi: ``tf``, ``tfvars``, ``manifest``, ``config`` or None."""
     name = posixpath.basename(path)
-    if path.endswith(".tf"):
+    if path.endswith((".tf", ".tf.json")):
         return "tf"
-    if path.endswith(".tfvars"):
+    if path.endswith((".tfvars", ".tfvars.json")):
         return "tfvars"
     if path.endswith(MODULES_JSON) and (path == MODULES_JSON or path.endswith("/" + MODULES_JSON)):
         return "manifest"
@@ -110,7 +111,8 @@ class Analysis:
             self.set_problem(path, problem)
             return
         self.problems.pop(path, None)
-        self.set_parsed(parse_file(path, data, self._parser))
+        parse = parse_json_file if is_json_path(path) else parse_file  # Terraform's JSON syntax (SPEC 2)
+        self.set_parsed(parse(path, data, self._parser))
 
     def set_problem(self, path: str, message: str) -> None:
         """Records that a file could not be analysed; it drops out of the workspace."""

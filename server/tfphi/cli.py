@@ -15,7 +15,9 @@ from .analysis import Analysis
 from .features.diagnostics import SEVERITY_RANK, Diagnostic, fix_texts, suggested_values, workspace_diagnostics
 from .features.locations import human_range, location
 from .features.trace_json import trace_to_json
+from .field_lookup import FieldMatch, LookupError, lookup, trace_match
 from .loader import load_workspace
+from .workspace_output import check_json_entry, root_label, text_roots_line, trace_json_document
 from .trace.conditions import materialize
 from .trace.result import RESOLVED, UNBOUNDED, TraceResult
 from .trace.values import to_display
@@ -115,7 +117,8 @@ def run_check(args) -> int:
     analysis = _load(args.dir)
     diagnostics = [d for items in workspace_diagnostics(analysis).values() for d in items]
     if args.format == "json":
-        print(json.dumps({"diagnostics": [diagnostic_json(analysis, d) for d in diagnostics]}, indent=2, ensure_ascii=False))
+        entries = [check_json_entry(analysis, d, diagnostic_json(analysis, d)) for d in diagnostics]
+        print(json.dumps({"diagnostics": entries}, indent=2, ensure_ascii=False))
     elif args.format == "sarif":
         print(json.dumps(sarif(analysis, diagnostics), indent=2, ensure_ascii=False))
     else:
@@ -123,7 +126,7 @@ def run_check(args) -> int:
             (line, column), _ = _range(analysis, d)
             first, *rest = d.message.split("\n")
             print(f"{d.file}:{line}:{column}: {d.severity}[{d.code}]: {first}")
-            for more in rest:
+            for more in rest + text_roots_line(analysis, d):
                 print(f"    {more}")
         print(_summary(diagnostics), file=sys.stderr)
     if args.fail_on == "never":
@@ -165,6 +168,9 @@ _RULES = {
     "unbounded-field": "A field the service compiler needs whose values the tracer cannot bound.",
     "missing-argument": "A module call that omits a required variable.",
     "config-error": "The tfphi configuration cannot be read.",
+    "duplicate-declaration": "Two declarations of one name in a module.",
+    "undeclared-variable": "A variable file assigns a variable its root module does not declare.",
+    "module-not-installed": "A non-local module source that terraform init has not installed.",
 }
 
 
@@ -212,13 +218,18 @@ def sarif(analysis: Analysis, diagnostics: list[Diagnostic]) -> dict:
 def run_trace(args) -> int:
     analysis = _load(args.dir)
     universe = [v.strip() for v in args.universe.split(",") if v.strip()] if args.universe else None
-    result = analysis.trace_address(args.address, universe)
-    if result is None:
-        print(f"tfphi: error: {args.address} names no field in {args.dir}", file=sys.stderr)
+    try:
+        match: FieldMatch = lookup(analysis, args.address, args.dir, lambda root: root_label(args.dir, root))
+    except LookupError as exc:
+        print(f"tfphi: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    result = trace_match(analysis, match, universe)
     if args.json:
-        print(json.dumps(trace_to_json(analysis, result), indent=2, ensure_ascii=False))
+        document = trace_json_document(analysis, match, result, trace_to_json(analysis, result), args.dir)
+        print(json.dumps(document, indent=2, ensure_ascii=False))
     else:
+        if match.root:
+            print(f"root: {root_label(args.dir, match.root)}")
         print(render_trace_text(analysis, result))
     return EXIT_OK
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sys
 
 import pytest
@@ -72,7 +73,8 @@ def test_trace_json_shape(seed):
     proc = run_cli("trace", str(seed), "module.database.aws_db_instance.app.engine_version", "--json")
     assert proc.returncode == 0, proc.stderr
     data = json.loads(proc.stdout)
-    assert list(data) == ["address", "kind", "exists", "branches", "selector", "reason"]
+    assert list(data) == ["root", "address", "kind", "exists", "branches", "selector", "reason", "deployments"]
+    assert data["root"] == os.path.relpath(seed) and data["deployments"] == []
     assert data["address"] == "module.database.aws_db_instance.app.engine_version"
     assert data["kind"] == "bounded"
     assert data["selector"] == 'var.customer_env == "prod"'
@@ -153,7 +155,8 @@ def test_check_json_shape(warn):
     data = json.loads(proc.stdout)
     assert list(data) == ["diagnostics"]
     (d,) = data["diagnostics"]
-    assert list(d) == ["file", "range", "severity", "code", "message", "related"]
+    assert list(d) == ["file", "range", "severity", "code", "message", "roots", "related"]
+    assert d["roots"] == ["."]
     assert d["file"] == "main.tf"
     assert d["range"] == {"start": {"line": 3, "column": 20}, "end": {"line": 3, "column": 40}}
     assert d["severity"] == "warning" and d["code"] == "unbounded-field"
@@ -171,7 +174,10 @@ def test_check_sarif(warn, error):
     assert data["version"] == "2.1.0"
     run = data["runs"][0]
     rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
-    assert rules == ["syntax-error", "undefined-reference", "unbounded-field", "missing-argument", "config-error"]
+    assert rules == [
+        "syntax-error", "undefined-reference", "unbounded-field", "missing-argument", "config-error",
+        "duplicate-declaration", "undeclared-variable", "module-not-installed",
+    ]
     (result,) = run["results"]
     assert result["ruleId"] == "unbounded-field" and rules[result["ruleIndex"]] == "unbounded-field"
     assert result["level"] == "warning"

@@ -6,6 +6,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analysis import CONFIG_FILE, Analysis, FieldTrace
+from ..stir.deployments import undeclared_assignments
+from ..stir.roots import describe_call_path
 from ..stir.workspace import is_installed_dir
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
@@ -63,17 +65,21 @@ def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
             out.append(Diagnostic(path, err.span, "error", "syntax-error", f"syntax error: {err.message}"))
     for finding in analysis.findings(dir):
         related = tuple(Related(span, message) for span, message in finding.related)
-        out.append(Diagnostic(finding.span.file, finding.span, "error", finding.code, finding.message, related))
+        out.append(Diagnostic(finding.span.file, finding.span, finding.severity, finding.code, finding.message, related))
     out.extend(_unbounded_fields(analysis, dir))
     return out
 
 
 def tfvars_diagnostics(analysis: Analysis) -> list[Diagnostic]:
-    return [
+    out = [
         Diagnostic(path, err.span, "error", "syntax-error", f"syntax error: {err.message}")
         for path, hcl in sorted(analysis.tfvars.items())
         for err in hcl.errors
     ]
+    for path, name, span, root in undeclared_assignments(analysis):
+        out.append(Diagnostic(path, span, "warning", "undeclared-variable",
+                              f"{name} is assigned here, but the root module in {root or '.'} declares no variable {name!r}"))
+    return out
 
 
 def config_diagnostics(analysis: Analysis) -> list[Diagnostic]:
@@ -127,7 +133,7 @@ def unbounded_message(analysis: Analysis, trace: FieldTrace) -> str:
     lines = [f"can't determine the value of {field}: {trace.resource.address}.{field} is set to {_short(expr_text)}, "
              f"and the trace stops because {blocked.reason}."]
     if len(result.call_path) > 1:
-        lines.append("Call path: " + " -> ".join(f"module.{c}" for c, _ in result.call_path[1:]) + ".")
+        lines.append(f"Call path: {describe_call_path(result.call_path)}.")
     kind = trace.resource.type
     fixes = fix_texts(kind, field, blocked, suggested_values(analysis, kind, field, blocked))
     if fixes:

@@ -152,6 +152,9 @@ class Module:
     data: Mapping[str, Resource] = field(default_factory=dict)  # "type.name"
     calls: Mapping[str, ModuleCall] = field(default_factory=dict)
     outputs: Mapping[str, Output] = field(default_factory=dict)
+    # Declarations whose name an earlier one (files in lexical order, as Terraform loads them)
+    # already took: (what, the second one's label span, the first one's label span).
+    duplicates: tuple["Duplicate", ...] = ()
 
     def declarations(self):
         """Every declaration, in a stable order."""
@@ -161,6 +164,15 @@ class Module:
         yield from self.data.values()
         yield from self.calls.values()
         yield from self.outputs.values()
+
+
+@dataclass(frozen=True, slots=True)
+class Duplicate:
+    """A second declaration of a name in one module (``duplicate-declaration``)."""
+
+    what: str  # ``variable "region"``, ``local.name``, ``resource "aws_db_instance" "this"``
+    span: Span  # the second declaration's label
+    first: Span  # the first declaration's label
 
 
 def static_string(attribute: Attribute | None) -> str | None:
@@ -176,10 +188,33 @@ def build_module(dir: str, files: Mapping[str, Body]) -> Module:
     data: dict[str, Resource] = {}
     calls: dict[str, ModuleCall] = {}
     outputs: dict[str, Output] = {}
+    firsts: dict[tuple, Span] = {}
+    duplicates: list[Duplicate] = []
     for path in sorted(files):
         for block in files[path].blocks:
             _add_block(block, variables, locals_, resources, data, calls, outputs)
-    return Module(dir, tuple(sorted(files)), variables, locals_, resources, data, calls, outputs)
+            for key, what, span in _declared_names(block):
+                first = firsts.setdefault(key, span)
+                if first is not span:
+                    duplicates.append(Duplicate(what, span, first))
+    return Module(dir, tuple(sorted(files)), variables, locals_, resources, data, calls, outputs, tuple(duplicates))
+
+
+_LABELLED = {"variable": 1, "output": 1, "module": 1, "resource": 2, "data": 2}
+
+
+def _declared_names(block: Block):
+    """(identity, description, label span) of each name a top-level block declares."""
+    kind, labels = block.type, block.labels
+    if kind == "locals":
+        for name, attr in block.body.attributes.items():
+            yield ("local", name), f"local.{name}", attr.name_span
+        return
+    count = _LABELLED.get(kind)
+    if count is None or len(labels) != count or not block.label_spans:
+        return
+    quoted = " ".join(f'"{label}"' for label in labels)
+    yield (kind, *labels), f"{kind} {quoted}", block.label_spans[-1]
 
 
 def _add_block(block: Block, variables, locals_, resources, data, calls, outputs) -> None:

@@ -23,6 +23,7 @@ class Finding:
     span: Span
     message: str
     related: tuple[tuple[Span, str], ...] = ()
+    severity: str = "error"
 
 
 def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree, file_findings: Callable[[str], list[Finding]]) -> list[Finding]:
@@ -33,6 +34,8 @@ def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree
     findings.extend(_missing_arguments(module, modules, tree))
     findings.extend(_unresolved_sources(module, tree))
     findings.extend(_call_cycles(module, tree))
+    findings.extend(_duplicates(module))
+    findings.extend(_not_installed(module, tree))
     findings.sort(key=lambda f: (f.span.file, f.span.start, f.span.end, f.code, f.message))
     return findings
 
@@ -135,6 +138,27 @@ def _unresolved_sources(module: Module, tree: ModuleTree) -> Iterator[Finding]:
             continue
         if call.source.startswith(("./", "../")) and call.source_attr is not None:
             yield Finding("undefined-reference", call.source_attr.expr.span, target.opaque_reason or "module source not found")
+
+
+def _duplicates(module: Module) -> Iterator[Finding]:
+    """Two declarations of one name in a module: Terraform refuses to load it."""
+    for dup in module.duplicates:
+        yield Finding("duplicate-declaration", dup.span, f"duplicate {dup.what}: it is already declared in this module",
+                      ((dup.first, f"{dup.what} is first declared here"),))
+
+
+def _not_installed(module: Module, tree: ModuleTree) -> Iterator[Finding]:
+    """A registry (or other non-local) source that ``terraform init`` has not installed."""
+    for name, call in sorted(module.calls.items()):
+        target = tree.targets.get((module.dir, name))
+        if target is None or target.dir is not None or call.source is None or call.source.startswith(("./", "../")):
+            continue
+        yield Finding(
+            "module-not-installed", call.label_span,
+            f"module.{name} uses {call.source!r}, which is not installed: its outputs are unknown until "
+            "`terraform init` installs it into .terraform/modules (tfphi never downloads it)",
+            severity="information",
+        )
 
 
 _callees_cache: list = [None, {}]  # (tree, module dir -> dirs it calls), rebuilt when the tree changes

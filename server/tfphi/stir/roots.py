@@ -85,9 +85,11 @@ def path_root(path: CallPath) -> str:
 
 
 def describe_call_path(path: CallPath) -> str:
-    """``examples/complete-mysql: module.db -> module.db_instance`` (the root, then each call)."""
-    calls = " -> ".join(f"module.{call}" for call, _ in path[1:])
-    return f"{display_dir(path_root(path))}: {calls}" if calls else display_dir(path_root(path))
+    """``module.db -> module.db_instance``, then ``, from the root module examples/complete-mysql``
+    when the root is not DIR itself (several roots can have a ``module.db``)."""
+    calls = " -> ".join(f"module.{call}" for call, _ in path[1:]) or "the root module"
+    root = path_root(path)
+    return f"{calls}, from the root module {root}" if root else calls
 
 
 def relative_to_root(path: str, root: str) -> str:

@@ -1,0 +1,217 @@
+"""Finding a field address in the root configurations of a workspace, and tracing it there.
+
+``tfphi trace DIR ADDRESS`` reads ADDRESS from a root module (SPEC section 1): DIR itself when
+it holds module files, as ``terraform plan`` in DIR would; otherwise every root configuration
+under DIR, where one match is traced and several are a usage error naming each root. Instance
+keys in the address (``module.cache["eu"]``, ``this["jobs"]``, ``web[0]``) narrow the answer to
+that instance.
+
+Pure: it reads an ``Analysis`` and never touches the disk.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from dataclasses import dataclass
+from typing import Callable, Mapping, Sequence
+
+from .addrs import NO_KEY, AddressError, FieldAddress, InstanceKey, parse_field_address
+from .analysis import Analysis
+from .stir.model import Resource
+from .stir.roots import display_dir
+from .stir.workspace import CallPath
+from .trace import conditions as C
+from .trace.result import Branch, TraceResult
+from .trace.tracer import find_field, finish
+from .trace.values import Value
+
+__all__ = ["AddressError", "FieldMatch", "LookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
+
+
+class LookupError(Exception):
+    """ADDRESS names no field, or fields in several roots; the message says which (exit 2)."""
+
+
+@dataclass(frozen=True)
+class FieldMatch:
+    """One field an address names: in which root, through which call path, on which resource."""
+
+    root: str  # the root module's directory, relative to DIR ("" for DIR itself)
+    path: CallPath
+    resource: Resource
+    address: FieldAddress
+
+
+def candidate_roots(analysis: Analysis) -> tuple[str, ...]:
+    """DIR itself when it holds module files (it is the root, whatever calls it); else the roots under it."""
+    if "" in analysis.modules:
+        return ("",)
+    return analysis.tree.roots
+
+
+def find_matches(analysis: Analysis, address: FieldAddress, roots: Sequence[str]) -> list[FieldMatch]:
+    """The fields ``address`` names, one per root where its module path and resource exist."""
+    matches: list[FieldMatch] = []
+    for root in roots:
+        path: CallPath = (("", root),)
+        for step in address.module.steps:
+            target = analysis.tree.targets.get((path[-1][1], step.name))
+            if target is None or target.dir is None:
+                break
+            path = path + ((step.name, target.dir),)
+        else:
+            module = analysis.modules.get(path[-1][1])
+            if module is None:
+                continue
+            table = module.data if address.mode == "data" else module.resources
+            resource = table.get(f"{address.type}.{address.name}")
+            if resource is not None and find_field(resource, address.field) is not None:
+                matches.append(FieldMatch(root, path, resource, address))
+    return matches
+
+
+def lookup(analysis: Analysis, text: str, dir_label: str, root_label: Callable[[str], str] = display_dir) -> FieldMatch:
+    """The one field ``text`` names in the workspace (``dir_label`` is DIR as the user gave it;
+    ``root_label`` prints a root directory for the user, who passes one of them as DIR)."""
+    try:
+        address = parse_field_address(text)
+    except AddressError as exc:
+        raise LookupError(str(exc)) from None
+    roots = candidate_roots(analysis)
+    matches = find_matches(analysis, address, roots)
+    if len(matches) == 1:
+        _check_keys(analysis, matches[0])
+        return matches[0]
+    unkeyed = _unkeyed(address)
+    if not matches:
+        hint = ""
+        if roots == ("",):
+            elsewhere = [m.root for m in find_matches(analysis, address, analysis.tree.roots) if m.root]
+            if elsewhere:
+                hint = f"; it exists under {_listing([root_label(r) for r in elsewhere])}: pass one of them as DIR"
+        raise LookupError(f"{unkeyed} names no field in {dir_label}{hint}")
+    names = [root_label(m.root) for m in matches]
+    raise LookupError(f"{unkeyed} exists under {len(names)} root modules: {', '.join(names)}; pass one of them as DIR")
+
+
+def _listing(labels: list[str]) -> str:
+    count = len(labels)
+    return f"{count} root module{'s' if count != 1 else ''} ({', '.join(labels)})"
+
+
+def _unkeyed(address: FieldAddress) -> FieldAddress:
+    return dataclasses.replace(address, module=address.module.unkeyed(), key=NO_KEY)
+
+
+def _check_keys(analysis: Analysis, match: FieldMatch) -> None:
+    """A key on something that is not iterated is an error, as in Terraform."""
+    calls = []
+    for (call_name, dir), step in zip(match.path[1:], match.address.module.steps):
+        caller = analysis.modules.get(_parent_dir(match.path, call_name, dir))
+        call = caller.calls.get(call_name) if caller else None
+        calls.append((step, call))
+    for step, call in calls:
+        if step.key is not NO_KEY and call is not None and call.count is None and call.for_each is None:
+            raise LookupError(f"module.{step.name} has neither count nor for_each, so it takes no instance key")
+        if isinstance(step.key, int) and call is not None and call.count is None:
+            raise LookupError(f"module.{step.name} uses for_each: its instance keys are strings")
+        if isinstance(step.key, str) and call is not None and call.for_each is None:
+            raise LookupError(f"module.{step.name} uses count: its instance keys are numbers")
+    resource, key = match.resource, match.address.key
+    if key is not NO_KEY and resource.count is None and resource.for_each is None:
+        raise LookupError(f"{resource.address} has neither count nor for_each, so it takes no instance key")
+    if isinstance(key, int) and resource.count is None:
+        raise LookupError(f"{resource.address} uses for_each: its instance keys are strings")
+    if isinstance(key, str) and resource.for_each is None:
+        raise LookupError(f"{resource.address} uses count: its instance keys are numbers")
+
+
+def _parent_dir(path: CallPath, call_name: str, dir: str) -> str:
+    index = next(i for i, frame in enumerate(path) if frame == (call_name, dir))
+    return path[index - 1][1]
+
+
+def trace_match(analysis: Analysis, match: FieldMatch, universe: Sequence[Value] | None = None,
+                assignment: Mapping[str, Value] | None = None) -> TraceResult:
+    """Traces the matched field (``assignment``: root variables set, as a deployment sets them)."""
+    address = match.address
+    spec = analysis.config.field_spec(address.type, ".".join(address.field))
+    chosen = tuple(universe) if universe else (spec.universe if spec else ())
+    label = str(_unkeyed(address))
+    kwargs = {"assignment": dict(assignment)} if assignment is not None else {}
+    result, _ = analysis.tracer.trace_field(match.path, match.resource, address.field, chosen, label=label, **kwargs)
+    result = dataclasses.replace(result, address=str(address))
+    return narrow(analysis, result, match)
+
+
+# ---- narrowing to one instance ------------------------------------------------------------
+
+
+def narrow(analysis: Analysis, result: TraceResult, match: FieldMatch) -> TraceResult:
+    """Keeps the branches of the instance the address's keys name.
+
+    The resource's own ``count``/``for_each`` gates each branch with ``Eq(count.index, i)`` or
+    ``Eq(each.key, k)``; assuming that atom true (and every other key's false) narrows the
+    answer. Module instance keys need atoms scoped to their module instance (issue 10): until
+    the tracer scopes iteration atoms, a key on a module call, or a resource key under an
+    iterated module call, leaves the answer covering every instance (never a wrong narrowing).
+    """
+    address = match.address
+    if address.key is NO_KEY or result.kind == "unbounded":
+        return result
+    iterated_calls = any(
+        call is not None and (call.count is not None or call.for_each is not None)
+        for call in _calls_on_path(analysis, match.path)
+    )
+    if iterated_calls or any(step.key is not NO_KEY for step in address.module.steps):
+        return result
+    selector = "count.index" if isinstance(address.key, int) else "each.key"
+    branches = []
+    for branch in result.branches:
+        cond = assume(branch.cond, selector, address.key)
+        if cond is not None:
+            branches.append(Branch(branch.value, cond, branch.path, branch.source))
+    narrowed = finish(result.address, tuple(branches), analysis.config.limits, result.expr_span, result.call_path)
+    if not branches:
+        return dataclasses.replace(narrowed, unbounded=dataclasses.replace(
+            narrowed.unbounded, reason=f"{result.address} has no instance with the key {address.key!r}"))
+    return narrowed
+
+
+def _calls_on_path(analysis: Analysis, path: CallPath):
+    for (caller_name, caller_dir), (call_name, _) in zip(path, path[1:]):
+        module = analysis.modules.get(caller_dir)
+        yield module.calls.get(call_name) if module else None
+
+
+def assume(cond: C.Cond, selector: str, key: InstanceKey) -> C.Cond | None:
+    """``cond`` with ``Eq(selector, key)`` taken as true (and so every other key's Eq as false);
+    None when the condition then cannot hold."""
+    wanted = C.eq(selector, key).value_key
+    if isinstance(cond, C.Eq) and cond.selector == selector:
+        return C.TRUE if cond.value_key == wanted else None
+    if isinstance(cond, C.Not):
+        inner = assume(cond.inner, selector, key)
+        if inner is None:
+            return C.TRUE
+        if isinstance(inner, C.TrueCond):
+            return None
+        return C.negate(inner)
+    if isinstance(cond, C.And):
+        out: C.Cond | None = C.TRUE
+        for item in cond.items:
+            part = assume(item, selector, key)
+            if part is None:
+                return None
+            out = C.conjoin(out, part)
+            if out is None:
+                return None
+        return out
+    if isinstance(cond, C.Or):
+        parts = [p for p in (assume(item, selector, key) for item in cond.items) if p is not None]
+        if not parts:
+            return None
+        if any(isinstance(p, C.TrueCond) for p in parts):
+            return C.TRUE
+        return C.disjoin(parts)
+    return cond

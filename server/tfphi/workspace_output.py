@@ -1,0 +1,87 @@
+"""The workspace parts of the CLI's JSON (SPEC section 1): ``root`` and ``deployments`` in
+``trace --json``, sources relative to the root, and ``roots`` in ``check --format json``.
+
+The per-result JSON (branches, conditions, gates) is ``features.trace_json``'s; this module
+only adds what depends on which root configuration was traced.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+from .analysis import Analysis
+from .diagnostic_roots import diagnostic_roots
+from .features.locations import human_position
+from .field_lookup import FieldMatch, trace_match
+from .stir.deployments import root_deployments
+from .stir.roots import relative_to_root
+from .trace.result import RESOLVED, TraceResult
+from .trace.values import to_json
+
+
+def root_label(dir_arg: str, root: str) -> str:
+    """The root module's directory relative to the current directory (``dir_arg``: DIR as given)."""
+    return os.path.relpath(os.path.join(dir_arg, root or "."))
+
+
+def root_location(analysis: Analysis, span, root: str) -> str | None:
+    """``file:line:column`` with the file relative to the root module (``../`` above it)."""
+    if span is None:
+        return None
+    line, column = human_position(analysis, span.file, span.start)
+    return f"{relative_to_root(span.file, root)}:{line}:{column}"
+
+
+def trace_json_document(analysis: Analysis, match: FieldMatch, result: TraceResult, data: dict[str, Any], dir_arg: str) -> dict[str, Any]:
+    """``trace --json``: ``root`` first, sources relative to it, ``deployments`` last."""
+    branches = data.get("branches", [])
+    for entry, branch in zip(branches, result.branches):
+        entry["source"] = root_location(analysis, branch.source, match.root)
+    document: dict[str, Any] = {"root": root_label(dir_arg, match.root)}
+    document.update(data)
+    document["deployments"] = deployments_json(analysis, match)
+    return document
+
+
+def deployments_json(analysis: Analysis, match: FieldMatch) -> list[dict[str, Any]]:
+    """The value the field takes under each deployment of the root, or null when it does not decide it."""
+    out = []
+    for deployment in root_deployments(analysis, match.root):
+        value = None
+        # FIXME(issue 10): drop this check once Tracer.trace_field(..., assignment=) is on main.
+        traced = trace_match(analysis, match, assignment=deployment.assignment) if _assignments_supported() else None
+        if traced is not None and traced.kind == RESOLVED:
+            value = to_json(traced.branches[0].value)
+        out.append({"file": deployment.name, "value": value})
+    return out
+
+
+def _assignments_supported() -> bool:
+    import inspect
+
+    from .trace.tracer import Tracer
+
+    return "assignment" in inspect.signature(Tracer.trace_field).parameters
+
+
+def text_roots_line(analysis: Analysis, diagnostic) -> list[str]:
+    """The ``Roots: ...`` detail line of ``check``'s text format, when a root other than DIR is involved."""
+    span = diagnostic.span
+    roots = diagnostic_roots(analysis, diagnostic.file, diagnostic.code, span.start, span.end)
+    if not roots or roots == ["."]:
+        return []
+    return [f"Root{'s' if len(roots) != 1 else ''}: {', '.join(roots)}."]
+
+
+def check_json_entry(analysis: Analysis, diagnostic, entry: dict[str, Any]) -> dict[str, Any]:
+    """A ``check --format json`` entry with ``roots`` (SPEC order: ..., message, roots, related)."""
+    span = diagnostic.span
+    roots = diagnostic_roots(analysis, diagnostic.file, diagnostic.code, span.start, span.end)
+    ordered: dict[str, Any] = {}
+    for key, value in entry.items():
+        if key == "related":
+            ordered["roots"] = roots
+        ordered[key] = value
+    ordered.setdefault("roots", roots)
+    return ordered
