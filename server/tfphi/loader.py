@@ -2,8 +2,8 @@
 
 The walker never follows symbolic links out of the workspace, skips ``.git``, ``.terraform``
 (except ``modules.json`` and the modules it lists), ``node_modules``, ``.terragrunt-cache``
-and whatever the configuration ignores, and reads only ``.tf``, ``.tfvars``, ``.tfphi.toml``
-and ``modules.json`` files.
+and whatever the configuration ignores, and reads only ``.tf``, ``.tf.json``, ``.tfvars``,
+``.tfvars.json``, ``.tfphi.toml`` and ``modules.json`` files.
 
 Then it follows local module sources out of the workspace, as Terraform does (SPEC section 2):
 ``examples/complete-postgres`` calling ``../../`` reads the module there, under a path relative
@@ -162,7 +162,7 @@ def load_outside_modules(root: Path, analysis: Analysis, attempted: set[str] | N
 
 
 def module_files_in(directory: Path) -> list[str]:
-    """Names of the module files (``.tf``) directly in ``directory``, sorted; [] when unreadable."""
+    """Names of the module files (``.tf``, ``.tf.json``) directly in ``directory``, sorted; [] when unreadable."""
     try:
         names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
     except OSError:

@@ -117,7 +117,7 @@ def _read_log(log: Path) -> list[tuple[str, str]]:
     return [tuple(line.split("\t", 1)) for line in log.read_text().splitlines() if "\t" in line]  # type: ignore[misc]
 
 
-ALLOWED_SUFFIXES = (".tf", ".tfvars", ".tfphi.toml", "modules.json")
+ALLOWED_SUFFIXES = (".tf", ".tf.json", ".tfvars", ".tfvars.json", ".tfphi.toml", "modules.json")
 PYTHON_FILE_SUFFIXES = (".py", ".pyc", ".so", ".pth", ".toml", ".json", ".txt", ".typed", ".cfg", ".zip")
 
 
