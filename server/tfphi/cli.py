@@ -18,8 +18,8 @@ from .features.trace_json import trace_to_json
 from .field_lookup import FieldMatch, LookupError, lookup, trace_match
 from .loader import load_workspace
 from .workspace_output import check_json_entry, root_label, text_roots_line, trace_json_document
-from .trace.conditions import materialize
-from .trace.result import RESOLVED, UNBOUNDED, TraceResult
+from .trace.conditions import NotExpressible, atoms, root_gate
+from .trace.result import RESOLVED, UNBOUNDED, TraceResult, instance_of
 from .trace.values import to_display
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -256,15 +256,30 @@ def render_trace_text(analysis: Analysis, result: TraceResult) -> str:
         header += f" (selector: {result.selector})"
     lines.append(header)
     lines.append("")
-    rows = [(to_display(b.value), "always" if result.kind == RESOLVED else materialize(b.cond) or "always") for b in result.branches]
-    width = max(len("VALUE"), *(len(v) for v, _ in rows))
-    lines.append(f"  {'VALUE'.ljust(width)}  WHEN")
-    lines.extend(f"  {v.ljust(width)}  {gate}" for v, gate in rows)
+    lines.extend(_branch_table(result))
     for branch in result.branches:
         lines.append("")
         lines.append(f"trace of {to_display(branch.value)} (from {location(analysis, branch.source) or 'configuration'}):")
         lines.extend(f"  {'└ ' if i else ''}{step}" for i, step in enumerate(branch.path))
     return "\n".join(lines)
+
+
+def _branch_table(result: TraceResult) -> list[str]:
+    """VALUE, then INSTANCE when the iteration decides, then WHEN: the gate in the root's scope."""
+    rows = []
+    for b in result.branches:
+        instance = instance_of(b.cond, result.call_path, result.resource) if result.kind != RESOLVED else None
+        try:
+            gate = None if result.kind == RESOLVED else root_gate(b.cond)
+        except NotExpressible:
+            gate = str(b.cond)
+        if instance is None and result.kind != RESOLVED and any(getattr(a, "iteration", False) for a in atoms(b.cond)):
+            instance = "several instances (see --json)"
+        rows.append((to_display(b.value), instance or "", gate or ("always" if not instance else "")))
+    headers = ("VALUE", "INSTANCE", "WHEN") if any(r[1] for r in rows) else ("VALUE", "WHEN")
+    table = [headers] + [r if len(headers) == 3 else (r[0], r[2]) for r in rows]
+    widths = [max(len(row[i]) for row in table) for i in range(len(headers) - 1)]
+    return [("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1]).rstrip() for row in table]
 
 
 def _fixes_for(analysis: Analysis, result: TraceResult) -> list[str]:

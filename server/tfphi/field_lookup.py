@@ -15,7 +15,7 @@ import dataclasses
 from dataclasses import dataclass
 from typing import Callable, Mapping, Sequence
 
-from .addrs import NO_KEY, AddressError, FieldAddress, InstanceKey, parse_field_address
+from .addrs import NO_KEY, AddressError, FieldAddress, InstanceKey, ModuleInstance, parse_field_address
 from .analysis import Analysis
 from .stir.model import Resource
 from .stir.roots import display_dir
@@ -150,48 +150,41 @@ def trace_match(analysis: Analysis, match: FieldMatch, universe: Sequence[Value]
 def narrow(analysis: Analysis, result: TraceResult, match: FieldMatch) -> TraceResult:
     """Keeps the branches of the instance the address's keys name.
 
-    The resource's own ``count``/``for_each`` gates each branch with ``Eq(count.index, i)`` or
-    ``Eq(each.key, k)``; assuming that atom true (and every other key's false) narrows the
-    answer. Module instance keys need atoms scoped to their module instance (issue 10): until
-    the tracer scopes iteration atoms, a key on a module call, or a resource key under an
-    iterated module call, leaves the answer covering every instance (never a wrong narrowing).
+    Iteration atoms belong to the module instance whose ``count``/``for_each`` they read: the
+    resource's own (``Eq(module.cache: each.key, "jobs")``), and each iterated module call's, in
+    its caller's scope. Taking the atoms the keys name as true (and so every other key's as
+    false) narrows the answer; a key the field does not depend on changes nothing.
     """
     address = match.address
-    if address.key is NO_KEY or result.kind == "unbounded":
+    keyed = [(ModuleInstance.of_calls(s.name for s in address.module.steps[:i]), s.key)
+             for i, s in enumerate(address.module.steps) if s.key is not NO_KEY]
+    if address.key is not NO_KEY:
+        keyed.append((address.module.unkeyed(), address.key))
+    if not keyed or result.kind == "unbounded":
         return result
-    iterated_calls = any(
-        call is not None and (call.count is not None or call.for_each is not None)
-        for call in _calls_on_path(analysis, match.path)
-    )
-    if iterated_calls or any(step.key is not NO_KEY for step in address.module.steps):
-        return result
-    selector = "count.index" if isinstance(address.key, int) else "each.key"
     branches = []
     for branch in result.branches:
-        cond = assume(branch.cond, selector, address.key)
+        cond: C.Cond | None = branch.cond
+        for scope, key in keyed:
+            cond = assume(cond, scope, key) if cond is not None else None
         if cond is not None:
             branches.append(Branch(branch.value, cond, branch.path, branch.source))
     narrowed = finish(result.address, tuple(branches), analysis.config.limits, result.expr_span, result.call_path)
+    narrowed = dataclasses.replace(narrowed, exists=result.exists, resource=result.resource)
     if not branches:
         return dataclasses.replace(narrowed, unbounded=dataclasses.replace(
-            narrowed.unbounded, reason=f"{result.address} has no instance with the key {address.key!r}"))
+            narrowed.unbounded, reason=f"{result.address} has no instance with these keys"))
     return narrowed
 
 
-def _calls_on_path(analysis: Analysis, path: CallPath):
-    for (caller_name, caller_dir), (call_name, _) in zip(path, path[1:]):
-        module = analysis.modules.get(caller_dir)
-        yield module.calls.get(call_name) if module else None
-
-
-def assume(cond: C.Cond, selector: str, key: InstanceKey) -> C.Cond | None:
-    """``cond`` with ``Eq(selector, key)`` taken as true (and so every other key's Eq as false);
-    None when the condition then cannot hold."""
-    wanted = C.eq(selector, key).value_key
-    if isinstance(cond, C.Eq) and cond.selector == selector:
-        return C.TRUE if cond.value_key == wanted else None
+def assume(cond: C.Cond, scope: ModuleInstance, key: InstanceKey) -> C.Cond | None:
+    """``cond`` with the iteration atom of ``scope`` taken to be ``key`` (every other key's atom
+    false); None when the condition then cannot hold."""
+    selector = "count.index" if isinstance(key, int) else "each.key"
+    if isinstance(cond, C.Eq) and cond.iteration and cond.selector == selector and cond.scope == scope:
+        return C.TRUE if cond.value_key == C.eq(selector, key).value_key else None
     if isinstance(cond, C.Not):
-        inner = assume(cond.inner, selector, key)
+        inner = assume(cond.inner, scope, key)
         if inner is None:
             return C.TRUE
         if isinstance(inner, C.TrueCond):
@@ -200,7 +193,7 @@ def assume(cond: C.Cond, selector: str, key: InstanceKey) -> C.Cond | None:
     if isinstance(cond, C.And):
         out: C.Cond | None = C.TRUE
         for item in cond.items:
-            part = assume(item, selector, key)
+            part = assume(item, scope, key)
             if part is None:
                 return None
             out = C.conjoin(out, part)
@@ -208,7 +201,7 @@ def assume(cond: C.Cond, selector: str, key: InstanceKey) -> C.Cond | None:
                 return None
         return out
     if isinstance(cond, C.Or):
-        parts = [p for p in (assume(item, selector, key) for item in cond.items) if p is not None]
+        parts = [p for p in (assume(item, scope, key) for item in cond.items) if p is not None]
         if not parts:
             return None
         if any(isinstance(p, C.TrueCond) for p in parts):

@@ -49,20 +49,11 @@ def deployments_json(analysis: Analysis, match: FieldMatch) -> list[dict[str, An
     out = []
     for deployment in root_deployments(analysis, match.root):
         value = None
-        # FIXME(issue 10): drop this check once Tracer.trace_field(..., assignment=) is on main.
-        traced = trace_match(analysis, match, assignment=deployment.assignment) if _assignments_supported() else None
-        if traced is not None and traced.kind == RESOLVED:
+        traced = trace_match(analysis, match, assignment=deployment.assignment)
+        if traced.kind == RESOLVED:
             value = to_json(traced.branches[0].value)
         out.append({"file": deployment.name, "value": value})
     return out
-
-
-def _assignments_supported() -> bool:
-    import inspect
-
-    from .trace.tracer import Tracer
-
-    return "assignment" in inspect.signature(Tracer.trace_field).parameters
 
 
 def text_roots_line(analysis: Analysis, diagnostic) -> list[str]:

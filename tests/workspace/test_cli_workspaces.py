@@ -47,9 +47,19 @@ CASES: dict[str, tuple[str, ...]] = {
     "check_monorepo_prod_json": ("check", "monorepo/envs/prod", "--format", "json"),
     "check_monorepo_dev_text": ("check", "monorepo/envs/dev"),
     "trace_monorepo_cache_jobs": (
-        "trace", "monorepo/envs", 'module.cache.aws_elasticache_replication_group.this["jobs"].engine_version', "--json"),
+        "trace", "monorepo/envs/prod", 'module.cache.aws_elasticache_replication_group.this["jobs"].engine_version', "--json"),
+    "trace_monorepo_regional_eu_jobs": (
+        "trace", "monorepo/envs/regional", 'module.cache["eu"].aws_elasticache_replication_group.this["jobs"].engine_version', "--json"),
+    "trace_monorepo_regional_us_jobs": (
+        "trace", "monorepo/envs/regional", 'module.cache["us"].aws_elasticache_replication_group.this["jobs"].engine_version'),
+    "trace_monorepo_regional_jobs": (
+        "trace", "monorepo/envs/regional", 'module.cache.aws_elasticache_replication_group.this["jobs"].engine_version'),
+    "trace_monorepo_regional_every_instance": (
+        "trace", "monorepo/envs/regional", "module.cache.aws_elasticache_replication_group.this.engine_version"),
+    "trace_monorepo_regional_bad_module_key": (
+        "trace", "monorepo/envs/regional", "module.cache[0].aws_elasticache_replication_group.this.engine_version"),
     "trace_monorepo_cache_every_instance": (
-        "trace", "monorepo", "module.cache.aws_elasticache_replication_group.this.engine_version", "--json"),
+        "trace", "monorepo/envs/prod", "module.cache.aws_elasticache_replication_group.this.engine_version", "--json"),
     "trace_monorepo_dev_deployments": ("trace", "monorepo/envs/dev", "module.db.aws_db_instance.app.engine_version", "--json"),
     "trace_monorepo_prod_deployments": ("trace", "monorepo/envs/prod", "module.db.aws_db_instance.app.engine_version", "--json"),
     "trace_monorepo_ambiguous": ("trace", "monorepo", "module.db.aws_db_instance.app.engine_version"),

@@ -96,7 +96,7 @@ def test_json_declarations_and_templates_trace_like_native_ones():
     assert sorted(module.locals) == ["suffix"] and sorted(module.calls) == ["db"] and sorted(module.outputs) == ["name"]
     assert module.calls["db"].source == "./modules/db"
     result = analysis.trace_address("module.db.aws_db_instance.app.engine_version")
-    assert render(result) == 'bounded\n"16.2" <- Existing(var.env == "prod")\n"15.4" <- Not(Existing(var.env == "prod"))'
+    assert render(result) == 'bounded\n"16.2" <- Eq(var.env, "prod")\n"15.4" <- Eq(var.env, "dev")'
     assert render(analysis.trace_address("module.db.aws_db_instance.app.identifier")) == (
         'bounded\n"app-prod" <- Eq(var.env, "prod")\n"app-dev" <- Eq(var.env, "dev")')
     assert render(analysis.trace_address("module.db.aws_db_instance.app.instance_class")) == (

@@ -41,8 +41,8 @@ def test_roots_are_the_modules_nobody_calls():
     assert roots_reaching(analysis.tree, "modules/db_instance") == analysis.tree.roots
     assert roots_reaching(analysis.tree, "examples/complete-mysql") == ("examples/complete-mysql",)
     monorepo = load_workspace(REPOS / "monorepo")
-    assert monorepo.tree.roots == ("envs/dev", "envs/prod")
-    assert roots_reaching(monorepo.tree, "modules/cache") == ("envs/prod",)
+    assert monorepo.tree.roots == ("envs/dev", "envs/prod", "envs/regional")
+    assert roots_reaching(monorepo.tree, "modules/cache") == ("envs/prod", "envs/regional")
 
 
 def test_one_module_is_traced_per_instance_and_root():
