@@ -20,6 +20,19 @@ from .stir.roots import display_dir, roots_reaching
 from .trace.result import UNBOUNDED
 
 
+_cache: list = [None, {}]  # (module tree, dir -> roots), rebuilt when the tree changes
+
+
+def _reaching(tree, dir: str) -> tuple[str, ...]:
+    """``roots_reaching``, remembered per module tree: a check asks once per diagnostic."""
+    if _cache[0] is not tree:
+        _cache[:] = [tree, {}]
+    found = _cache[1].get(dir)
+    if found is None:
+        found = _cache[1][dir] = tuple(display_dir(r) for r in roots_reaching(tree, dir))
+    return found
+
+
 def diagnostic_roots(analysis: Analysis, file: str, code: str, span_start: int, span_end: int) -> list[str]:
     """The roots (as ``display_dir`` prints them) in which a diagnostic on ``file`` holds, sorted."""
     tree = analysis.tree
@@ -36,7 +49,7 @@ def diagnostic_roots(analysis: Analysis, file: str, code: str, span_start: int, 
             }
             if found:
                 return sorted(display_dir(r) for r in found)
-        return [display_dir(r) for r in roots_reaching(tree, dir)]
+        return list(_reaching(tree, dir))
     if is_variable_file(file):
         owner = owning_root(file, analysis.modules)
         return [display_dir(owner)] if owner is not None else []

@@ -158,3 +158,67 @@ def test_duplicate_declarations_across_native_and_json_files():
         b.tf.json:1:15-1:18 error[duplicate-declaration] duplicate variable "x": it is already declared in this module
         b.tf.json:1:48-1:51 error[duplicate-declaration] duplicate local.l: it is already declared in this module
     ''')
+
+
+ORACLE = {
+    "main.tf.json": br'''{
+  "//": "JSON syntax, evaluated by Terraform and traced by tfphi",
+  "variable": {
+    "env": {"type": "string", "default": "prod"},
+    "note": {"type": "string", "default": "${not a template}"}
+  },
+  "locals": {
+    "greeting": "hello-${var.env}",
+    "escaped": "$${literal} and %%{directive}",
+    "pick": "${var.env == \"prod\" ? \"16.2\" : \"15.4\"}",
+    "list": ["a-${var.env}", 2, true, null],
+    "obj": {"k": "${upper(var.env)}", "n": 1.5},
+    "note": "${var.note}",
+    "quoted": "say \"${var.env}\"\n",
+    "directive": "%{ if var.env == \"prod\" }P%{ else }D%{ endif }"
+  },
+  "resource": {
+    "terraform_data": {
+      "greeting": {"input": "${local.greeting}"},
+      "escaped": {"input": "${local.escaped}"},
+      "pick": {"input": "${local.pick}"},
+      "list": {"input": "${local.list}"},
+      "obj": {"input": "${local.obj}"},
+      "note": {"input": "${local.note}"},
+      "quoted": {"input": "${local.quoted}"},
+      "directive": {"input": "${local.directive}"}
+    }
+  }
+}
+''',
+}
+
+
+def test_json_values_are_terraforms(tmp_path):
+    import json as jsonlib
+    import subprocess
+
+    from phi_fixture import write_fixture
+    from terraform_support import Terraform, terraform_binary
+
+    terraform = Terraform(terraform_binary(), tmp_path)
+    root = write_fixture(ORACLE, tmp_path / "root")
+    terraform.init(root)
+    names = ["greeting", "escaped", "pick", "list", "obj", "note", "quoted", "directive"]
+    expression = "jsonencode({" + ", ".join(f"{n} = local.{n}" for n in names) + "})"
+    done = subprocess.run([terraform.binary, "console"], cwd=root, env=terraform.env, input=expression + "\n",
+                          capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    expected = jsonlib.loads(jsonlib.loads(done.stdout.strip()))
+    analysis = analysis_of(ORACLE)
+    # template directives are not traced (native files alike): Unbounded, never a wrong value
+    directive = analysis.trace_address("terraform_data.directive.input")
+    assert (directive.kind, directive.reason) == ("unbounded", "template directives (%{ if }/%{ for }) are not traced")
+    assert expected.pop("directive") == "P"
+    names.remove("directive")
+    traced = {}
+    for name in names:
+        result = analysis.trace_address(f"terraform_data.{name}.input")
+        assert result.kind == "resolved", (name, result.reason)
+        traced[name] = result.branches[0].value
+    assert traced == expected
