@@ -15,7 +15,7 @@ from .analysis import Analysis
 from .features.diagnostics import SEVERITY_RANK, Diagnostic, fix_texts, suggested_values, workspace_diagnostics
 from .features.locations import human_range, location
 from .features.trace_json import trace_to_json
-from .field_lookup import FieldMatch, LookupError, lookup, trace_match
+from .field_lookup import FieldMatch, FieldLookupError, lookup, trace_match
 from .loader import load_workspace
 from .workspace_output import check_json_entry, root_label, text_roots_line, trace_json_document
 from .trace.conditions import NotExpressible, atoms, root_gate
@@ -220,7 +220,7 @@ def run_trace(args) -> int:
     universe = [v.strip() for v in args.universe.split(",") if v.strip()] if args.universe else None
     try:
         match: FieldMatch = lookup(analysis, args.address, args.dir, lambda root: root_label(args.dir, root))
-    except LookupError as exc:
+    except FieldLookupError as exc:
         print(f"tfphi: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
     result = trace_match(analysis, match, universe)

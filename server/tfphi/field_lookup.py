@@ -25,10 +25,10 @@ from .trace.result import Branch, TraceResult
 from .trace.tracer import find_field, finish
 from .trace.values import Value
 
-__all__ = ["AddressError", "FieldMatch", "LookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
+__all__ = ["AddressError", "FieldMatch", "FieldLookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
 
 
-class LookupError(Exception):
+class FieldLookupError(Exception):
     """ADDRESS names no field, or fields in several roots; the message says which (exit 2)."""
 
 
@@ -76,7 +76,7 @@ def lookup(analysis: Analysis, text: str, dir_label: str, root_label: Callable[[
     try:
         address = parse_field_address(text)
     except AddressError as exc:
-        raise LookupError(str(exc)) from None
+        raise FieldLookupError(str(exc)) from None
     roots = candidate_roots(analysis)
     matches = find_matches(analysis, address, roots)
     if len(matches) == 1:
@@ -89,9 +89,9 @@ def lookup(analysis: Analysis, text: str, dir_label: str, root_label: Callable[[
             elsewhere = [m.root for m in find_matches(analysis, address, analysis.tree.roots) if m.root]
             if elsewhere:
                 hint = f"; it exists under {_listing([root_label(r) for r in elsewhere])}: pass one of them as DIR"
-        raise LookupError(f"{unkeyed} names no field in {dir_label}{hint}")
+        raise FieldLookupError(f"{unkeyed} names no field in {dir_label}{hint}")
     names = [root_label(m.root) for m in matches]
-    raise LookupError(f"{unkeyed} exists under {len(names)} root modules: {', '.join(names)}; pass one of them as DIR")
+    raise FieldLookupError(f"{unkeyed} exists under {len(names)} root modules: {', '.join(names)}; pass one of them as DIR")
 
 
 def _listing(labels: list[str]) -> str:
@@ -104,31 +104,24 @@ def _unkeyed(address: FieldAddress) -> FieldAddress:
 
 
 def _check_keys(analysis: Analysis, match: FieldMatch) -> None:
-    """A key on something that is not iterated is an error, as in Terraform."""
-    calls = []
-    for (call_name, dir), step in zip(match.path[1:], match.address.module.steps):
-        caller = analysis.modules.get(_parent_dir(match.path, call_name, dir))
-        call = caller.calls.get(call_name) if caller else None
-        calls.append((step, call))
-    for step, call in calls:
-        if step.key is not NO_KEY and call is not None and call.count is None and call.for_each is None:
-            raise LookupError(f"module.{step.name} has neither count nor for_each, so it takes no instance key")
-        if isinstance(step.key, int) and call is not None and call.count is None:
-            raise LookupError(f"module.{step.name} uses for_each: its instance keys are strings")
-        if isinstance(step.key, str) and call is not None and call.for_each is None:
-            raise LookupError(f"module.{step.name} uses count: its instance keys are numbers")
-    resource, key = match.resource, match.address.key
-    if key is not NO_KEY and resource.count is None and resource.for_each is None:
-        raise LookupError(f"{resource.address} has neither count nor for_each, so it takes no instance key")
-    if isinstance(key, int) and resource.count is None:
-        raise LookupError(f"{resource.address} uses for_each: its instance keys are strings")
-    if isinstance(key, str) and resource.for_each is None:
-        raise LookupError(f"{resource.address} uses count: its instance keys are numbers")
-
-
-def _parent_dir(path: CallPath, call_name: str, dir: str) -> str:
-    index = next(i for i, frame in enumerate(path) if frame == (call_name, dir))
-    return path[index - 1][1]
+    """A key on something that is not iterated, or of the wrong kind, is an error, as in Terraform."""
+    declarations = []
+    for i, step in enumerate(match.address.module.steps, start=1):
+        caller = analysis.modules.get(match.path[i - 1][1])
+        call = caller.calls.get(step.name) if caller else None
+        if call is not None:
+            declarations.append((f"module.{step.name}", call.count, call.for_each, step.key))
+    resource = match.resource
+    declarations.append((resource.address, resource.count, resource.for_each, match.address.key))
+    for name, count, for_each, key in declarations:
+        if key is NO_KEY:
+            continue
+        if count is None and for_each is None:
+            raise FieldLookupError(f"{name} has neither count nor for_each, so it takes no instance key")
+        if isinstance(key, int) and count is None:
+            raise FieldLookupError(f"{name} uses for_each: its instance keys are strings")
+        if isinstance(key, str) and for_each is None:
+            raise FieldLookupError(f"{name} uses count: its instance keys are numbers")
 
 
 def trace_match(analysis: Analysis, match: FieldMatch, universe: Sequence[Value] | None = None,
