@@ -22,7 +22,6 @@ from pathlib import Path
 
 from tfphi.trace.values import hcl_string, to_hcl
 
-READ_ITERATION = False  # FIXME CE-1
 ITERATE_CONDITIONAL_MODULES = False  # FIXME CE-2
 
 POOL = ["a", "prod", "dev", "15.4", "1", "", "A-b", " x "]
@@ -155,13 +154,8 @@ def _iteration(gen: Gen, scope: Scope, allow: bool) -> tuple[str, Scope]:
     choice = r.randrange(6)
     if choice == 0:
         return f"  count = {gen.boolean(scope, 1)} ? 1 : 0\n", scope
-    # FIXME CE-1 (../COUNTEREXAMPLES.md): when values coalesce under Or, the tracer drops the
-    # branch's instance; until it is fixed, values of iterated blocks do not read each/count
-    # (set READ_ITERATION = True to generate them again).
     counted = Scope(scope.strings + ["tostring(count.index)"], scope.bools, scope.numbers + ["count.index"], scope.cfg)
     each = Scope(scope.strings + ["each.value", "each.key"], scope.bools, scope.numbers, scope.cfg)
-    if not READ_ITERATION:
-        counted = each = scope
     if choice == 1:
         return "  count = 2\n", counted
     if choice == 2:

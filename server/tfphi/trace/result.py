@@ -88,10 +88,7 @@ def instance_of(cond: Cond, call_path: tuple[tuple[str, str], ...], resource: st
     """
     from ..addrs import ModuleInstance, ModuleStep, format_key
 
-    keys: dict[tuple, object] = {}
-    for atom in _positive_literals(cond):
-        if isinstance(atom, Eq) and atom.iteration and atom.selector in ("each.key", "count.index"):
-            keys[atom.scope.steps] = atom.value
+    keys = {scope: value for scope, _, value in iteration_keys(cond)}
     if not keys:
         return None
     calls = [call for call, _ in call_path[1:]]
@@ -106,10 +103,16 @@ def instance_of(cond: Cond, call_path: tuple[tuple[str, str], ...], resource: st
     return f"{prefix}{resource}{format_key(keys.get(own))}"
 
 
-def _positive_literals(cond: Cond):
-    from .conditions import And
+def iteration_keys(cond: Cond) -> frozenset[tuple]:
+    """The instance keys a condition fixes, as (module steps, selector, key): those every disjunct shares."""
+    from .conditions import And, Or
 
-    if isinstance(cond, And):
-        yield from cond.items
-    else:
-        yield cond
+    if isinstance(cond, Or):
+        shared = [iteration_keys(item) for item in cond.items]
+        return frozenset.intersection(*shared) if shared else frozenset()
+    literals = cond.items if isinstance(cond, And) else (cond,)
+    return frozenset(
+        (atom.scope.steps, atom.selector, atom.value)
+        for atom in literals
+        if isinstance(atom, Eq) and atom.iteration and atom.selector in ("each.key", "count.index")
+    )

@@ -44,7 +44,7 @@ from ..stir.workspace import CallPath, ModuleTree
 from . import conditions as C
 from .lift import lift, one_line
 from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
-from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, kind_of, selector_of
+from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
 from .types import convert, parse_type
 from .values import TfEvalError, Value, to_bool, to_hcl, to_number, to_string, value_key
 
@@ -875,9 +875,11 @@ def _equal_arms(true_arm: Result, false_arm: Result) -> Result | None:
 
 def _coalesce(branches: tuple[Branch, ...]) -> tuple[Branch, ...]:
     """Branches with equal values merged, their conditions joined with Or (the first one's path kept)."""
-    groups: dict[str, list[Branch]] = {}
+    groups: dict[tuple, list[Branch]] = {}
     for branch in branches:
-        groups.setdefault(value_key(branch.value), []).append(branch)
+        # Per instance: a value shared by two instances under different conditions stays two
+        # branches, so each branch names its instance and its gate holds for that one alone.
+        groups.setdefault((value_key(branch.value), iteration_keys(branch.cond)), []).append(branch)
     return tuple(
         Branch(bs[0].value, C.disjoin([b.cond for b in bs]) if len(bs) > 1 else bs[0].cond, bs[0].path, bs[0].source)
         for bs in groups.values()
@@ -1040,7 +1042,7 @@ def finish(address: str, result: Result, limits: Limits, span: Span | None, path
     if isinstance(result, Unbounded):
         return TraceResult(address, UNBOUNDED, (), None, result, span, path)
     coalesced = _coalesce(result)
-    if len(coalesced) == 1:
+    if len({value_key(b.value) for b in coalesced}) == 1:
         first = coalesced[0]
         return TraceResult(address, RESOLVED, (Branch(first.value, C.TRUE, first.path, first.source),), None, None, span, path)
     if not coalesced:
