@@ -180,3 +180,31 @@ resource "aws_db_instance" "x" {
     check_trace(fixture, "aws_db_instance.x.engine", """
         unbounded: ForExpr fails: duplicate object key "a" (use the ... grouping mode to collect values)
     """)
+
+
+# Oracle counterexample CE-2: existence inside a module called with count is still a root gate.
+ITERATED_CALL = """
+#- main.tf
+variable "cfg" { type = any }
+module "m0" {
+  source = "./a"
+  count  = 2
+  x      = try(var.cfg.engine, "a")
+}
+#- a/main.tf
+variable "x" { type = string }
+resource "aws_db_instance" "s" {
+  count          = var.x == "a" ? 1 : 0
+  engine_version = "v"
+}
+"""
+
+
+def test_existence_in_an_iterated_call_is_written_in_the_root():
+    from tfphi.features.trace_json import exists_json
+
+    result = check_trace(ITERATED_CALL, "module.m0.aws_db_instance.s.engine_version", """
+        resolved
+        "v" <- true
+    """)
+    assert exists_json(result.exists) == 'try(var.cfg.engine, "a") == "a"'

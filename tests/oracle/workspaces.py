@@ -22,7 +22,6 @@ from pathlib import Path
 
 from tfphi.trace.values import hcl_string, to_hcl
 
-ITERATE_CONDITIONAL_MODULES = False  # FIXME CE-2
 
 POOL = ["a", "prod", "dev", "15.4", "1", "", "A-b", " x "]
 CFG_SHAPES = [{}, {"engine": "pg"}, {"engine": None}, {"engine": "mysql", "size": 2}]
@@ -235,11 +234,7 @@ def generate(seed: int, max_assignments: int = 8) -> Workspace:
             ws.files[f"modules/{source}/main.tf"] = text
             ws.files.setdefault("_resources", "")
             ws.files[f"_resources:{source}"] = " ".join(resources)
-        # FIXME CE-2 (../COUNTEREXAMPLES.md): in an iterated module call, a resource whose
-        # existence depends on a condition gets an `exists` that is not a root-scope gate; such
-        # modules are not iterated until it is fixed (ITERATE_CONDITIONAL_MODULES = True again).
-        iterable = ITERATE_CONDITIONAL_MODULES or not conditional[source]
-        meta, inner = _iteration(gen, scope, allow=iterable and r.random() < 0.5)
+        meta, inner = _iteration(gen, scope, allow=r.random() < 0.5)
         # x is a string: sometimes a number is passed and converted at the boundary
         args = f"  x = {gen.string(inner, 2) if r.random() < 0.8 else gen.number(inner, 1)}\n"
         if r.random() < 0.6:

@@ -276,6 +276,11 @@ def materialize(cond: Cond, normalize: bool = False) -> str | None:
     return text
 
 
+def wrap_operand(text: str, need: int) -> str:
+    """Expression text parenthesized unless it binds at least as tightly as ``need``."""
+    return _wrap(text, _text_precedence(text), need + 1)
+
+
 def _wrap(text: str, prec: int, need: int) -> str:
     return f"({text})" if prec < need else text
 

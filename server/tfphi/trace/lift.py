@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from .tracer import Env, SourceView
 
 MAX_LIFT_DEPTH = 20
+_PER_INSTANCE = ("each", "count", "self")
 _KEEP = object()
 
 
@@ -26,7 +27,9 @@ def lift(view: "SourceView", expr: Expr, path, depth: int = 0) -> str | None:
     """``expr``, read in the module instance ``path``, as root-module text; None when it cannot be."""
     text = view.text(expr.span)
     if len(path) == 1:
-        return one_line(text)
+        # The root's own names stand; an iterator or self differs per instance: no gate can hold it.
+        free = (ref.root for ref, bound in _references(expr, frozenset()) if ref.root not in bound)
+        return None if any(root in _PER_INSTANCE for root in free) else one_line(text)
     if depth > MAX_LIFT_DEPTH:
         return None
     raw = text.encode("utf-8")
@@ -102,8 +105,8 @@ def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: in
         call_name, caller_dir = path[-1][0], path[-2][1]
         caller = view.modules.get(caller_dir)
         call = caller.calls.get(call_name) if caller else None
-        if var is None or call is None or call.body.attributes.get("for_each") or call.body.attributes.get("count"):
-            return None  # an iterated call passes a different value to every instance
+        if var is None or call is None:
+            return None
         argument = call.arguments.get(name)
         if argument is not None:
             lifted = lift(view, argument.expr, path[:-1], depth + 1)
@@ -126,7 +129,7 @@ def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: in
         child = view.modules.get(target.dir) if target and target.dir is not None else None
         output = child.outputs.get(steps[1].name) if child else None
         if call is None or output is None or output.value is None or "count" in call.body.attributes or "for_each" in call.body.attributes:
-            return None
+            return None  # module.m.out of an iterated call is a list or map of instances, not one value
         lifted = lift(view, output.value.expr, path + ((name, target.dir),), depth + 1)
     else:
         return None  # each, count, self, path, terraform, data and resources have no root-scope equivalent

@@ -208,10 +208,12 @@ class Tracer:
         """The condition under which a ``count``/``for_each`` gives at least one instance (None: never)."""
         values = self.trace(attribute.expr, env, 0, ())
         if isinstance(values, Unbounded):
-            test = f"{{}} > 0" if kind == "count" else "length({}) > 0"
-            text = test.format(one_line(self.view.text(attribute.expr.span)))
+            def test(text: str) -> str:
+                return f"{C.wrap_operand(text, C.PREC_CMP)} > 0" if kind == "count" else f"length({text}) > 0"
+
+            text = test(one_line(self.view.text(attribute.expr.span)))
             lifted = lift(self.view, attribute.expr, env.path)
-            root_text = test.format(lifted) if lifted is not None else None
+            root_text = test(lifted) if lifted is not None else None
             return C.Existing(text, None, C.PREC_CMP, env.scope, root_text)
         holding = []
         for branch in values:
