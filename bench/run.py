@@ -11,12 +11,21 @@ Phases (each one's failure is recorded in "errors" and the others still run):
               the runs; read with os.wait4, which reports the reaped child's own rusage);
               diagnostics counted from the JSON output;
  3. lsp       `python -m tfphi serve` over stdio (bench/lspclient.py) in the largest and the
-              smallest workspace: index time, didChange -> versioned publishDiagnostics
-              latency for single-character edits in a leaf module and in the root module,
-              textDocument/hover latency; ratios largest/smallest;
+              smallest workspace, three fresh servers each: one indexes the workspace (index
+              time, its resident memory then, textDocument/hover latency); one edits a leaf
+              module and one the root module, starting as soon as the server's first
+              publishDiagnostics arrive (the initial analysis still running): didChange ->
+              versioned publishDiagnostics latency per single-character edit; ratios
+              largest/smallest;
  4. peer      python-hcl2 parsing every .tf file of the largest workspace in-process (best of
-              --runs), against tfphi's full cold analysis of the same workspace;
- 5. targets   each figure beside its target with PASS / MISS (n/a when not measured).
+              --runs), against tfphi's full cold analysis of the same workspace (--no-peer skips);
+ 5. corpus    with --corpus DIR (real module repositories): cold `tfphi check DIR` against a
+              bare tree-sitter parse of the same files (bench/bareparse.py), both child
+              processes; and `tfphi check` of DIR/terraform-aws-rds/examples/complete-postgres
+              against Checkov's variable rendering of it (bench/checkov_render.py, run by the
+              Python that has checkov);
+ 6. targets   every goal of issue 15 beside its figure with PASS / MISS ("not measured: ..."
+              when its input is missing).
 
 Prints a table and writes everything as JSON. Exit 0 when every phase ran, 1 otherwise;
 a MISS does not change the exit code.
@@ -54,6 +63,9 @@ TARGETS = {
     "edit_ratio": 1.5,         # 1,000-module figure / 10-module figure (<=)
     "hover_p99_ms": 20.0,      # (<=)
     "peer_ratio": 5.0,         # hcl2 parse time / tfphi full analysis time (>=)
+    "server_rss_mb": 250.0,    # the server's resident memory after indexing 1,000 modules (<=)
+    "corpus_ratio": 1.5,       # cold check of a real corpus / bare tree-sitter parse of its files (<=)
+    "checkov_ratio": 40.0,     # Checkov's variable rendering / tfphi check, terraform-aws-rds example (>=)
 }
 
 
@@ -227,7 +239,9 @@ def edit_latencies(client: LspClient, uri: str, line: int, character: int, edits
             if timeouts >= 5:
                 raise TimeoutError(f"{timeouts} edits without versioned diagnostics within {timeout:.0f} s each")
         client.drain()
-    return latency_stats(samples, timeouts)
+    stats = latency_stats(samples, timeouts)
+    stats["first_ms"] = [round(x * 1000, 1) for x in samples[:5]]  # where the start-up tail shows
+    return stats
 
 
 def hover_latencies(client: LspClient, uri: str, line: int, character: int, count: int, timeout: float) -> dict:
@@ -246,63 +260,116 @@ def hover_latencies(client: LspClient, uri: str, line: int, character: int, coun
     return stats
 
 
-def measure_lsp(ws: Path, summary: dict, edits: int, hovers: int, outdir: Path, timeout: float) -> dict:
-    probes = summary["probes"]
+INITIALIZE_CAPABILITIES = {
+    "general": {"positionEncodings": ["utf-16"]},
+    "window": {"workDoneProgress": True},
+    "workspace": {"configuration": True, "workspaceFolders": True,
+                  "didChangeWatchedFiles": {"dynamicRegistration": True}},
+    "textDocument": {
+        "synchronization": {"dynamicRegistration": False, "didSave": True},
+        "publishDiagnostics": {"relatedInformation": True, "versionSupport": True},
+        "hover": {"contentFormat": ["markdown", "plaintext"]},
+    },
+}
+
+
+def start_server(ws: Path, outdir: Path, label: str, timeout: float) -> tuple[LspClient, float, float]:
+    """A fresh `tfphi serve` initialized on `ws`; returns (client, initialize seconds, time `initialized` was sent)."""
     client = LspClient(TFPHI + ["serve"], cwd=ws,
-                       stderr_path=outdir / f"serve_{ws.name}.stderr", env=child_env())
+                       stderr_path=outdir / f"serve_{ws.name}_{label}.stderr", env=child_env())
+    root_uri = ws.as_uri()
+    t_start = time.perf_counter()
+    client.request("initialize", {
+        "processId": os.getpid(),
+        "clientInfo": {"name": "tfphi-bench", "version": "1"},
+        "rootUri": root_uri,
+        "rootPath": str(ws),
+        "workspaceFolders": [{"uri": root_uri, "name": ws.name}],
+        "capabilities": INITIALIZE_CAPABILITIES,
+    }, timeout=timeout)
+    t_init = time.perf_counter()
+    client.notify("initialized", {})
+    return client, t_init - t_start, t_init
+
+
+def wait_first_diagnostics(client: LspClient, t_init: float, timeout: float) -> float:
+    """Seconds from `initialized` to the first publishDiagnostics (of any document)."""
+    deadline = t_init + timeout
+    while time.perf_counter() < deadline:
+        try:
+            t, msg = client.notifications.get(timeout=0.05)
+        except Exception:
+            if client.closed.is_set():
+                raise ConnectionError("server exited before its first diagnostics")
+            continue
+        if msg.get("method") == "textDocument/publishDiagnostics":
+            return t - t_init
+    raise TimeoutError(f"no publishDiagnostics within {timeout:.0f} s of initialized")
+
+
+def server_rss_mb(client: LspClient) -> float | None:
+    """The server's resident memory now (psutil; None when psutil is missing)."""
     try:
-        root_uri = ws.as_uri()
-        t_start = time.perf_counter()
-        init = client.request("initialize", {
-            "processId": os.getpid(),
-            "clientInfo": {"name": "tfphi-bench", "version": "1"},
-            "rootUri": root_uri,
-            "rootPath": str(ws),
-            "workspaceFolders": [{"uri": root_uri, "name": ws.name}],
-            "capabilities": {
-                "general": {"positionEncodings": ["utf-16"]},
-                "window": {"workDoneProgress": True},
-                "workspace": {"configuration": True, "workspaceFolders": True,
-                              "didChangeWatchedFiles": {"dynamicRegistration": True}},
-                "textDocument": {
-                    "synchronization": {"dynamicRegistration": False, "didSave": True},
-                    "publishDiagnostics": {"relatedInformation": True, "versionSupport": True},
-                    "hover": {"contentFormat": ["markdown", "plaintext"]},
-                },
-            },
-        }, timeout=timeout)
-        t_init = time.perf_counter()
-        client.notify("initialized", {})
-        indexed = wait_indexed(client, t_init, timeout)
-        result: dict = {
-            "initialize_s": round(t_init - t_start, 4),
-            **indexed,
-            "position_encoding": (init or {}).get("capabilities", {}).get("positionEncoding", "utf-16"),
-        }
+        import psutil
+    except ImportError:
+        return None
+    return round(psutil.Process(client.proc.pid).memory_info().rss / 2**20, 1)
+
+
+def with_server_stderr(exc: Exception, path: Path) -> RuntimeError:
+    tail = path.read_text(errors="replace")[-2000:] if path.exists() else ""
+    return RuntimeError(f"{type(exc).__name__}: {exc}\n--- server stderr (tail) ---\n{tail}")
+
+
+def edit_session(ws: Path, probe: dict, doc: str, edits: int, outdir: Path, timeout: float) -> dict:
+    """A fresh server; as soon as its first diagnostics arrive (the initial analysis of the
+    rest of the workspace still running), open the probe's document and edit it `edits` times."""
+    client, init_s, t_init = start_server(ws, outdir, doc, timeout)
+    try:
+        first = wait_first_diagnostics(client, t_init, timeout)
+        uri, _, open_s = open_document(client, ws / probe["file"], timeout)
         client.drain()
-        leaf_path, root_path = ws / probes["leaf_edit"]["file"], ws / probes["root_edit"]["file"]
-        leaf_uri, _, leaf_open = open_document(client, leaf_path, timeout)
-        root_uri_doc, _, root_open = open_document(client, root_path, timeout)
-        result["open_ms"] = {"leaf": round(leaf_open * 1000, 3), "root": round(root_open * 1000, 3)}
-        client.drain()
-        result["leaf_edit"] = edit_latencies(client, leaf_uri, probes["leaf_edit"]["line"],
-                                             probes["leaf_edit"]["character"], edits, timeout)
-        result["root_edit"] = edit_latencies(client, root_uri_doc, probes["root_edit"]["line"],
-                                             probes["root_edit"]["character"], edits, timeout)
-        result["hover"] = hover_latencies(client, leaf_uri, probes["hover"]["line"],
-                                          probes["hover"]["character"], hovers, timeout)
-        result["edit_target"] = {"leaf": f"{probes['leaf_edit']['file']}:{probes['leaf_edit']['line'] + 1}",
-                                 "root": f"{probes['root_edit']['file']}:{probes['root_edit']['line'] + 1}",
-                                 "hover": f"{probes['hover']['file']}:{probes['hover']['line'] + 1}"}
-        return result
+        stats = edit_latencies(client, uri, probe["line"], probe["character"], edits, timeout)
+        stats["first_diagnostics_s"] = round(first, 4)
+        stats["open_ms"] = round(open_s * 1000, 3)
+        stats["initialize_s"] = round(init_s, 4)
+        stats["target"] = f"{probe['file']}:{probe['line'] + 1}"
+        return stats
     except Exception as exc:
-        tail = ""
-        stderr = outdir / f"serve_{ws.name}.stderr"
-        if stderr.exists():
-            tail = stderr.read_text(errors="replace")[-2000:]
-        raise RuntimeError(f"{type(exc).__name__}: {exc}\n--- server stderr (tail) ---\n{tail}") from exc
+        raise with_server_stderr(exc, outdir / f"serve_{ws.name}_{doc}.stderr") from exc
     finally:
         client.close()
+
+
+def index_session(ws: Path, probe: dict, hovers: int, outdir: Path, timeout: float) -> dict:
+    """A fresh server left to index the whole workspace: index time, resident memory after
+    it (and after a full collection would not matter: CPython returns little to the OS), hovers."""
+    client, init_s, t_init = start_server(ws, outdir, "index", timeout)
+    try:
+        indexed = wait_indexed(client, t_init, timeout)
+        result = {"initialize_s": round(init_s, 4), **indexed, "rss_after_index_mb": server_rss_mb(client)}
+        client.drain()
+        uri, _, open_s = open_document(client, ws / probe["file"], timeout)
+        result["open_ms"] = round(open_s * 1000, 3)
+        client.drain()
+        result["hover"] = hover_latencies(client, uri, probe["line"], probe["character"], hovers, timeout)
+        result["hover"]["target"] = f"{probe['file']}:{probe['line'] + 1}"
+        result["rss_after_hovers_mb"] = server_rss_mb(client)
+        return result
+    except Exception as exc:
+        raise with_server_stderr(exc, outdir / f"serve_{ws.name}_index.stderr") from exc
+    finally:
+        client.close()
+
+
+def measure_lsp(ws: Path, summary: dict, edits: int, hovers: int, outdir: Path, timeout: float) -> dict:
+    """Three fresh servers: one indexes (index time, RSS, hover); one edits the leaf module and
+    one the root module, each from its first diagnostics on (the tail users feel on opening a folder)."""
+    probes = summary["probes"]
+    result = index_session(ws, probes["hover"], hovers, outdir, timeout)
+    result["leaf_edit"] = edit_session(ws, probes["leaf_edit"], "leaf", edits, outdir, timeout)
+    result["root_edit"] = edit_session(ws, probes["root_edit"], "root", edits, outdir, timeout)
+    return result
 
 
 # --------------------------------------------------------------------------- peer
@@ -329,31 +396,109 @@ def measure_peer(ws: Path, runs: int) -> dict:
             "parse_failures": failures}
 
 
+# --------------------------------------------------------------------------- real corpus
+
+RDS_EXAMPLE = Path("terraform-aws-rds") / "examples" / "complete-postgres"
+
+
+def measure_corpus(corpus: Path, runs: int, outdir: Path, timeout: float) -> dict:
+    """Cold `tfphi check` of a real corpus against a bare tree-sitter parse of the same files,
+    both child processes (bench/bareparse.py), best of `runs`."""
+    bare_cmd = [sys.executable, str(BENCH / "bareparse.py"), str(corpus)]
+    bare_walls, bare = [], None
+    for _ in range(runs):
+        out, err = outdir / "bareparse.json", outdir / "bareparse.stderr"
+        wall, rss, rc = run_measured(bare_cmd, out, err, REPO, timeout)
+        if rc != 0:
+            raise RuntimeError(f"bareparse exited {rc}: {err.read_text(errors='replace')[-2000:]}")
+        bare_walls.append(wall)
+        bare = json.loads(out.read_text())
+    cold = measure_cold(corpus, runs, outdir, timeout)
+    best_bare = min(bare_walls)
+    return {"dir": str(corpus), "files": bare["files"], "bytes": bare["bytes"],
+            "bare_parse_s_best": round(best_bare, 4), "bare_parse_s_runs": [round(w, 4) for w in bare_walls],
+            "check": cold, "ratio": round(cold["wall_s_best"] / best_bare, 3)}
+
+
+def checkov_python(explicit: str | None) -> str | None:
+    """The interpreter that has checkov: --checkov-python, else the one of a `checkov` script
+    beside this Python or on PATH (checkov pins its own python-hcl2 fork, so it usually lives
+    in a virtual environment of its own)."""
+    if explicit:
+        return explicit
+    import shutil
+
+    for candidate in (Path(sys.executable).parent / "checkov", shutil.which("checkov")):
+        if candidate and Path(candidate).is_file():
+            first = Path(candidate).read_bytes()[:200].split(b"\n", 1)[0]
+            if first.startswith(b"#!"):
+                return first[2:].decode().strip().split()[0]
+    return None
+
+
+def measure_checkov(example: Path, runs: int, outdir: Path, timeout: float, python: str | None) -> dict:
+    """`tfphi check` of the example against Checkov building its graph with variables rendered
+    (bench/checkov_render.py, a child process of checkov's interpreter), best of `runs` each."""
+    tfphi = measure_cold(example, runs, outdir, timeout)
+    result = {"example": str(example), "tfphi": tfphi}
+    if python is None:
+        result["checkov"] = None
+        result["note"] = "checkov not installed: pip install -e '.[bench-checkov]' (or --checkov-python)"
+        return result
+    cmd = [python, str(BENCH / "checkov_render.py"), str(example)]
+    walls, rsss = [], []
+    out, err = outdir / "checkov_render.json", outdir / "checkov_render.stderr"
+    for _ in range(runs):
+        wall, rss, rc = run_measured(cmd, out, err, REPO, timeout)
+        if rc != 0:
+            raise RuntimeError(f"checkov exited {rc}: {err.read_text(errors='replace')[-2000:]}")
+        walls.append(wall)
+        rsss.append(rss)
+    rendered = json.loads(out.read_text())
+    result["checkov"] = {"wall_s_best": round(min(walls), 4), "wall_s_runs": [round(w, 4) for w in walls],
+                         "peak_rss_mb": round(max(rsss), 1), "version": rendered.get("version"),
+                         "engine": rendered.get("engine")}
+    result["ratio"] = round(min(walls) / tfphi["wall_s_best"], 2)
+    return result
+
+
 # --------------------------------------------------------------------------- targets and output
 
 def evaluate_targets(res: dict, large: int, small: int) -> list[dict]:
+    """Every goal of issue 15 beside its figure; a figure that was not measured says why."""
     L, S = str(large), str(small)
     cold = res["cold"].get(L) or {}
     lsp = res["lsp"].get(L) or {}
     rows = []
 
-    def row(name, value, target, op):
+    def row(name, value, target, op, why=None):
         ok = None if value is None else (value <= target if op == "<=" else value >= target)
         rows.append({"name": name, "value": value, "target": f"{op} {target:g}",
-                     "status": "n/a" if ok is None else ("PASS" if ok else "MISS")})
+                     "status": (why or "n/a") if ok is None else ("PASS" if ok else "MISS")})
 
-    row(f"cold analysis wall s ({large} modules)", cold.get("wall_s_best"), TARGETS["cold_wall_s"], "<=")
-    row(f"cold analysis peak RSS MiB ({large} modules)", cold.get("peak_rss_mb"), TARGETS["cold_rss_mb"], "<=")
     for doc in ("leaf", "root"):
         stats = lsp.get(f"{doc}_edit") or {}
         row(f"{doc} edit->diagnostics p50 ms ({large})", stats.get("p50_ms"), TARGETS["edit_p50_ms"], "<=")
         row(f"{doc} edit->diagnostics p99 ms ({large})", stats.get("p99_ms"), TARGETS["edit_p99_ms"], "<=")
         if large != small:
-            for p in ("p50", "p99"):
-                row(f"{doc} edit {p} ratio {large}/{small}", res["ratios"].get(f"{doc}_edit_{p}"),
-                    TARGETS["edit_ratio"], "<=")
+            row(f"{doc} edit p50 ratio {large}/{small}", res["ratios"].get(f"{doc}_edit_p50"),
+                TARGETS["edit_ratio"], "<=")
+    row(f"cold check wall s ({large})", cold.get("wall_s_best"), TARGETS["cold_wall_s"], "<=")
+    row(f"cold check peak RSS MiB ({large})", cold.get("peak_rss_mb"), TARGETS["cold_rss_mb"], "<=")
+    row(f"server RSS after indexing MiB ({large})", lsp.get("rss_after_index_mb"), TARGETS["server_rss_mb"], "<=")
     row(f"hover p99 ms ({large})", (lsp.get("hover") or {}).get("p99_ms"), TARGETS["hover_p99_ms"], "<=")
-    row(f"hcl2 parse / tfphi analysis ({large})", (res["peer"] or {}).get("ratio"), TARGETS["peer_ratio"], ">=")
+    corpus = res.get("corpus") or {}
+    row("corpus check / bare parse", corpus.get("ratio"), TARGETS["corpus_ratio"], "<=",
+        why=None if corpus else "not measured: pass --corpus DIR")
+    checkov = res.get("checkov") or {}
+    why = None
+    if not checkov:
+        why = "not measured: pass --corpus DIR"
+    elif checkov.get("checkov") is None:
+        why = "not measured: " + checkov.get("note", "checkov missing")
+    row("checkov render / tfphi check (rds)", checkov.get("ratio"), TARGETS["checkov_ratio"], ">=", why=why)
+    if res["peer"] is not None:
+        row(f"hcl2 parse / tfphi check ({large})", res["peer"].get("ratio"), TARGETS["peer_ratio"], ">=")
     return rows
 
 
@@ -396,11 +541,28 @@ def print_report(res: dict, large: int, small: int) -> None:
         print(f"{size:>10} {fmt(l['index_s'], 3):>8} {leaf:>20} {root:>20} {hover:>14}{lost}")
     if res["ratios"]:
         print(f"\nratios {large}/{small}: " + ", ".join(f"{k} {fmt(v, 2)}" for k, v in res["ratios"].items()))
+    for size, l in res["lsp"].items():
+        if l is None:
+            continue
+        print(f"{size:>10} first edits after the first diagnostics, ms: leaf {l['leaf_edit'].get('first_ms')}, "
+              f"root {l['root_edit'].get('first_ms')}; server RSS after indexing {fmt(l.get('rss_after_index_mb'))} MiB")
+    if res.get("corpus"):
+        c = res["corpus"]
+        print(f"\ncorpus {c['dir']}: {c['files']} files, {c['bytes'] / 2**20:.1f} MiB; bare tree-sitter parse "
+              f"{fmt(c['bare_parse_s_best'], 3)} s; tfphi check {fmt(c['check']['wall_s_best'], 3)} s, "
+              f"{fmt(c['check']['peak_rss_mb'])} MiB peak; ratio {fmt(c['ratio'], 2)}x")
+    if res.get("checkov"):
+        k = res["checkov"]
+        ck = k.get("checkov") or {}
+        print(f"\n{k['example']}: tfphi check {fmt(k['tfphi']['wall_s_best'], 3)} s, "
+              f"{fmt(k['tfphi']['peak_rss_mb'])} MiB; checkov {ck.get('version', '-')} render "
+              f"{fmt(ck.get('wall_s_best'), 3)} s, {fmt(ck.get('peak_rss_mb'))} MiB; ratio {fmt(k.get('ratio'), 1)}x"
+              + (f"; checkov's engine: {ck.get('engine')}" if ck else f" ({k.get('note')})"))
     if res["peer"]:
         p = res["peer"]
         print(f"\npeer: {p['tool']} parses {p['files']} files in {fmt(p['parse_s_best'], 3)} s (best of "
               f"{m['runs']}); tfphi full analysis {fmt(p.get('tfphi_s'), 3)} s; ratio {fmt(p.get('ratio'), 2)}x")
-    print(f"\n{'target':<44} {'value':>10} {'target':>8}  status")
+    print(f"\n{'goal (issue 15)':<44} {'value':>10} {'target':>8}  status")
     for t in res["targets"]:
         print(f"{t['name']:<44} {fmt(t['value'], 2):>10} {t['target']:>8}  {t['status']}")
     if res["errors"]:
@@ -424,6 +586,12 @@ def main(argv=None) -> int:
     ap.add_argument("--hovers", type=int, default=100, help="hover requests (default 100)")
     ap.add_argument("--runs", type=int, default=3, help="repetitions for cold analysis and the peer (default 3)")
     ap.add_argument("--no-peer", action="store_true", help="skip the python-hcl2 comparison")
+    ap.add_argument("--corpus", type=Path, default=None,
+                    help="a directory of real Terraform (e.g. cloned module repositories): cold check vs a bare "
+                         "parse; its terraform-aws-rds/examples/complete-postgres is compared with Checkov")
+    ap.add_argument("--checkov-python", default=None,
+                    help="the Python that has checkov (default: the one of a `checkov` script beside this "
+                         "Python or on PATH)")
     ap.add_argument("--json", type=Path, default=BENCH / "out" / "results.json")
     ap.add_argument("--workdir", type=Path, default=BENCH / "out" / "work")
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per wait (default 300)")
@@ -480,6 +648,17 @@ def main(argv=None) -> int:
             peer["tfphi_s"] = tfphi_s
             peer["ratio"] = round(peer["parse_s_best"] / tfphi_s, 3) if tfphi_s else None
             res["peer"] = peer
+
+    res["corpus"] = res["checkov"] = None
+    if args.corpus is not None:
+        corpus = args.corpus.resolve()
+        res["corpus"] = phase("corpus", lambda: measure_corpus(corpus, args.runs, args.workdir, args.timeout))
+        example = corpus / RDS_EXAMPLE
+        if example.is_dir():
+            res["checkov"] = phase("checkov", lambda: measure_checkov(
+                example, args.runs, args.workdir, args.timeout, checkov_python(args.checkov_python)))
+        else:
+            res["errors"].append({"phase": "checkov", "error": f"{example} is missing", "traceback": ""})
 
     res["targets"] = evaluate_targets(res, large, small)
     print_report(res, large, small)

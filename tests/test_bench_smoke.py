@@ -199,7 +199,35 @@ def test_run_py_json_shape(tmp_path):
     for key in ("leaf_edit", "root_edit"):
         assert lsp[key]["n"] == 5 and lsp[key]["timeouts"] == 0
         assert {"p50_ms", "p95_ms", "p99_ms"} <= set(lsp[key])
+        # edits start at the first diagnostics of a fresh server: the first ones are kept apart
+        assert len(lsp[key]["first_ms"]) == 5 and lsp[key]["first_diagnostics_s"] > 0
     assert lsp["hover"]["n"] == 5 and {"p50_ms", "p99_ms"} <= set(lsp["hover"])
-    assert data["peer"] is None
+    assert lsp["rss_after_index_mb"] > 0
+    assert data["peer"] is None and data["corpus"] is None and data["checkov"] is None
     for t in data["targets"]:
-        assert {"name", "value", "target", "status"} <= set(t) and t["status"] in ("PASS", "MISS", "n/a")
+        assert {"name", "value", "target", "status"} <= set(t)
+        assert t["status"] in ("PASS", "MISS") or t["value"] is None
+    # every goal of issue 15 has its row; the corpus ones say how to measure them
+    names = [t["name"] for t in data["targets"]]
+    assert names == [
+        "leaf edit->diagnostics p50 ms (10)", "leaf edit->diagnostics p99 ms (10)",
+        "root edit->diagnostics p50 ms (10)", "root edit->diagnostics p99 ms (10)",
+        "cold check wall s (10)", "cold check peak RSS MiB (10)", "server RSS after indexing MiB (10)",
+        "hover p99 ms (10)", "corpus check / bare parse", "checkov render / tfphi check (rds)"]
+    assert {t["name"]: t["status"] for t in data["targets"] if t["value"] is None} == {
+        "corpus check / bare parse": "not measured: pass --corpus DIR",
+        "checkov render / tfphi check (rds)": "not measured: pass --corpus DIR"}
+
+
+def test_bareparse_counts_the_files_tfphi_reads(tmp_path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "a" / "main.tf").write_text('variable "x" {}\n')
+    (tmp_path / "b.tfvars").write_text('x = 1\n')
+    (tmp_path / ".terraform").mkdir()
+    (tmp_path / ".terraform" / "skip.tf").write_text("junk {\n")
+    (tmp_path / "README.md").write_text("no")
+    proc = subprocess.run([sys.executable, str(BENCH / "bareparse.py"), str(tmp_path)],
+                          capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout)
+    assert (out["files"], out["bytes"]) == (2, len('variable "x" {}\n') + len('x = 1\n'))

@@ -27,7 +27,9 @@ from lsp_raw import RawServer, file_uri, utf16_position
 REPO = Path(__file__).resolve().parents[2]
 EXAMPLE = REPO / "examples" / "vendor-stack"
 SOAK = os.environ.get("TFPHI_SOAK") == "1"
-EXAMPLES = int(os.environ.get("TFPHI_SOAK_EXAMPLES", "20000")) if SOAK else 1000
+# CI: 200 derandomized examples of up to 40 operations (about 4,000 operations: every kind of
+# edit and request, all seeds, CRLF both ways); the soak mode is where the long runs belong.
+EXAMPLES = int(os.environ.get("TFPHI_SOAK_EXAMPLES", "20000")) if SOAK else 200
 OPS = 80 if SOAK else 40
 REQUEST_LIMIT = 2.0  # seconds, per request
 
@@ -153,7 +155,7 @@ def test_fuzzed_editing(fuzz_server, doc, ops) -> None:
     seed, crlf = doc
     text = SEEDS[seed].replace("\n", "\r\n") if crlf else SEEDS[seed]
     uri = file_uri(root / f"fuzz_{next(_uris)}.tf")
-    errors_before = _internal_errors(server)
+    mark = len(server.notifications)  # only this example's messages are read (the list only grows)
     server.open(uri, text, 1)
     session = Session(server, uri, text)
     try:
@@ -163,11 +165,11 @@ def test_fuzzed_editing(fuzz_server, doc, ops) -> None:
                 session.check_synced()
         session.check_synced()
         assert server.alive()
-        assert _internal_errors(server) == errors_before, _internal_errors(server)[len(errors_before):][:3]
+        assert _internal_errors(server, mark) == [], _internal_errors(server, mark)[:3]
     finally:
         server.notify("textDocument/didClose", {"textDocument": {"uri": uri}})
 
 
-def _internal_errors(server: RawServer) -> list[str]:
-    return [m["params"]["message"] for m in list(server.notifications)
+def _internal_errors(server: RawServer, start: int = 0) -> list[str]:
+    return [m["params"]["message"] for m in server.notifications[start:]
             if m.get("method") == "window/logMessage" and m["params"].get("type") == 1]

@@ -30,13 +30,56 @@ def workspace(tmp_path: Path) -> Path:
     return tmp_path
 
 
+def _started(workspace: Path):
+    srv = RawServer(cwd=workspace)
+    srv.__enter__()
+    srv.initialize(workspace)
+    srv.wait_diagnostics(file_uri(workspace / "normal.tf"), lambda d: len(d) >= 2, timeout=60)
+    return srv
+
+
+def _stopped(srv: RawServer) -> None:
+    srv.__exit__(None, None, None)
+    assert "Traceback" not in srv.stderr() or "Unable to handle message" not in srv.stderr(), srv.stderr()[-3000:]
+
+
 @pytest.fixture
 def server(workspace: Path):
-    with RawServer(cwd=workspace) as srv:
-        srv.initialize(workspace)
-        srv.wait_diagnostics(file_uri(workspace / "normal.tf"), lambda d: len(d) >= 2, timeout=60)
-        yield srv
-    assert "Traceback" not in srv.stderr() or "Unable to handle message" not in srv.stderr(), srv.stderr()[-3000:]
+    """A fresh server, for tests that change its state (open documents, shutdown, bursts)."""
+    srv = _started(workspace)
+    yield srv
+    _stopped(srv)
+
+
+@pytest.fixture(scope="module")
+def shared_workspace(tmp_path_factory) -> Path:
+    root = tmp_path_factory.mktemp("protocol_ws")
+    (root / "normal.tf").write_text(NORMAL_TF)
+    return root
+
+
+@pytest.fixture(scope="module")
+def shared_server(shared_workspace: Path):
+    """One server for the whole module's stateless tests (as pygls's own end-to-end tests share
+    theirs): each sends bad traffic, checks the answer, and ends by checking the server still
+    answers a hover and holds no framing error, which is what the next test starts from. Its
+    stderr is checked once, at the end."""
+    srv = _started(shared_workspace)
+    yield srv
+    _stopped(srv)
+
+
+@pytest.fixture(autouse=True)
+def _no_stale_answers(request) -> None:
+    """An error with a null id left by an earlier test on the shared server is not this test's."""
+    if "shared_server" in request.fixturenames:
+        request.getfixturevalue("shared_server").responses.pop(None, None)
+
+
+@pytest.fixture
+def log_mark(shared_server: RawServer) -> int:
+    """How many log messages the shared server had sent before this test."""
+    return len(shared_server.log_messages())
 
 
 def assert_still_answers(server: RawServer, workspace: Path) -> None:
@@ -73,18 +116,18 @@ def _wait_null_id_error(server: RawServer, code: int, timeout: float = 10) -> No
     b"",
     b"[" * 100_000,
 ])
-def test_bad_json_is_a_parse_error(server: RawServer, workspace: Path, body: bytes) -> None:
-    server.write(frame(body))
-    _wait_null_id_error(server, PARSE_ERROR)
-    assert any("Parse Error" in m for m in server.log_messages())
-    assert_still_answers(server, workspace)
+def test_bad_json_is_a_parse_error(shared_server: RawServer, shared_workspace: Path, body: bytes, log_mark: int) -> None:
+    shared_server.write(frame(body))
+    _wait_null_id_error(shared_server, PARSE_ERROR)
+    assert any("Parse Error" in m for m in shared_server.log_messages()[log_mark:])
+    assert_still_answers(shared_server, shared_workspace)
 
 
 @pytest.mark.parametrize("payload", ["[1, 2, 3]", '"a string"', "42", "null", '{"id": 3}', "[]"])
-def test_json_that_is_not_a_message_is_an_invalid_request(server: RawServer, workspace: Path, payload: str) -> None:
-    server.write(frame(payload))
-    _wait_null_id_error(server, INVALID_REQUEST) if payload != '{"id": 3}' else time.sleep(0.3)
-    assert_still_answers(server, workspace)
+def test_json_that_is_not_a_message_is_an_invalid_request(shared_server: RawServer, shared_workspace: Path, payload: str) -> None:
+    shared_server.write(frame(payload))
+    _wait_null_id_error(shared_server, INVALID_REQUEST) if payload != '{"id": 3}' else time.sleep(0.3)
+    assert_still_answers(shared_server, shared_workspace)
 
 
 @pytest.mark.parametrize("raw", [
@@ -102,10 +145,10 @@ def test_json_that_is_not_a_message_is_an_invalid_request(server: RawServer, wor
     # an absurd Content-Length
     b"Content-Length: 99999999999999\r\n\r\n",
 ], ids=["missing-content-length", "short-content-length", "bad-headers", "lowercase-header", "blank-lines", "huge-length"])
-def test_broken_framing_resynchronizes(server: RawServer, workspace: Path, raw: bytes) -> None:
-    server.write(raw)
-    assert_still_answers(server, workspace)
-    assert_still_answers(server, workspace)
+def test_broken_framing_resynchronizes(shared_server: RawServer, shared_workspace: Path, raw: bytes) -> None:
+    shared_server.write(raw)
+    assert_still_answers(shared_server, shared_workspace)
+    assert_still_answers(shared_server, shared_workspace)
 
 
 @pytest.mark.parametrize("message, code", [
@@ -124,30 +167,30 @@ def test_broken_framing_resynchronizes(server: RawServer, workspace: Path, raw: 
     ({"jsonrpc": "2.0", "id": "str-id", "method": "tfphi/documentText", "params": {"uri": 5}}, INVALID_PARAMS),
 ], ids=["textDocument-int", "params-string", "params-missing", "negative-position", "position-overflow",
         "codeAction-types", "inlayHint-types", "method-int", "command-args", "unknown-command", "documentText-types"])
-def test_wrong_parameter_types_are_answered(server: RawServer, workspace: Path, message: dict, code: int) -> None:
-    server.send(message)
-    _error(server.wait_response(message["id"], timeout=30), code)
-    assert_still_answers(server, workspace)
+def test_wrong_parameter_types_are_answered(shared_server: RawServer, shared_workspace: Path, message: dict, code: int) -> None:
+    shared_server.send(message)
+    _error(shared_server.wait_response(message["id"], timeout=30), code)
+    assert_still_answers(shared_server, shared_workspace)
 
 
-def test_notifications_with_wrong_types_are_ignored(server: RawServer, workspace: Path) -> None:
-    for params in ({"textDocument": 5}, "x", None, {"textDocument": {"uri": file_uri(workspace / "normal.tf"), "version": "v"}, "contentChanges": 3}):
-        server.notify("textDocument/didChange", params)
-        server.notify("textDocument/didOpen", params)
-    server.notify("workspace/didChangeConfiguration", {"settings": {"tfphi": {"limits": {"depth": "deep"}, "fields": 5, "ignore": 7}}})
-    server.notify("workspace/didChangeWatchedFiles", {"changes": [{"uri": 5, "type": "x"}]})
-    assert_still_answers(server, workspace)
+def test_notifications_with_wrong_types_are_ignored(shared_server: RawServer, shared_workspace: Path) -> None:
+    for params in ({"textDocument": 5}, "x", None, {"textDocument": {"uri": file_uri(shared_workspace / "normal.tf"), "version": "v"}, "contentChanges": 3}):
+        shared_server.notify("textDocument/didChange", params)
+        shared_server.notify("textDocument/didOpen", params)
+    shared_server.notify("shared_workspace/didChangeConfiguration", {"settings": {"tfphi": {"limits": {"depth": "deep"}, "fields": 5, "ignore": 7}}})
+    shared_server.notify("shared_workspace/didChangeWatchedFiles", {"changes": [{"uri": 5, "type": "x"}]})
+    assert_still_answers(shared_server, shared_workspace)
 
 
 @pytest.mark.parametrize("method", ["tfphi/nope", "textDocument/notAThing", "$/unknownRequest"])
-def test_unknown_methods_are_method_not_found(server: RawServer, workspace: Path, method: str) -> None:
-    _error(server.request(method, {"a": 1}), METHOD_NOT_FOUND)
-    _error(server.request(method), METHOD_NOT_FOUND)  # params omitted (allowed by JSON-RPC)
-    server.notify(method, {"a": 1})  # an unknown notification is ignored
-    server.notify("$/setTrace", {"value": "verbose"})
-    server.notify("$/cancelRequest", {"id": 123456})
-    server.send({"jsonrpc": "2.0", "id": 987654, "result": None})  # a response to nothing
-    assert_still_answers(server, workspace)
+def test_unknown_methods_are_method_not_found(shared_server: RawServer, shared_workspace: Path, method: str) -> None:
+    _error(shared_server.request(method, {"a": 1}), METHOD_NOT_FOUND)
+    _error(shared_server.request(method), METHOD_NOT_FOUND)  # params omitted (allowed by JSON-RPC)
+    shared_server.notify(method, {"a": 1})  # an unknown notification is ignored
+    shared_server.notify("$/setTrace", {"value": "verbose"})
+    shared_server.notify("$/cancelRequest", {"id": 123456})
+    shared_server.send({"jsonrpc": "2.0", "id": 987654, "result": None})  # a response to nothing
+    assert_still_answers(shared_server, shared_workspace)
 
 
 # ---- positions and documents -----------------------------------------------------------------
@@ -172,29 +215,29 @@ def _requests_at(uri: str, pos: dict) -> list[tuple[str, dict]]:
     {"line": 3, "character": 3}, {"line": 9, "character": 1},
 ])
 @pytest.mark.parametrize("opened", [False, True])
-def test_positions_past_the_end(server: RawServer, workspace: Path, pos: dict, opened: bool) -> None:
-    uri = file_uri(workspace / "normal.tf")
+def test_positions_past_the_end(shared_server: RawServer, shared_workspace: Path, pos: dict, opened: bool) -> None:
+    uri = file_uri(shared_workspace / "normal.tf")
     if opened:
-        server.open(uri, NORMAL_TF, 1)
+        shared_server.open(uri, NORMAL_TF, 1)
     for method, params in _requests_at(uri, pos):
-        response = server.request(method, params, timeout=30)
+        response = shared_server.request(method, params, timeout=30)
         assert "result" in response or response["error"]["code"] == INVALID_PARAMS, (method, response)
     # a code action for a range that runs backwards and past the end, with a foreign diagnostic
-    response = server.request("textDocument/codeAction", {
+    response = shared_server.request("textDocument/codeAction", {
         "textDocument": {"uri": uri},
         "range": {"start": {"line": 50, "character": 9}, "end": {"line": 0, "character": 0}},
         "context": {"diagnostics": [{"range": {"start": {"line": 99, "character": 0}, "end": {"line": 99, "character": 5}},
                                      "message": "?", "code": "unbounded-field", "data": {"garbage": [1, 2]}}]}})
     assert "result" in response or response["error"]["code"] == INVALID_PARAMS
-    assert_still_answers(server, workspace)
+    assert_still_answers(shared_server, shared_workspace)
 
 
 @pytest.mark.parametrize("uri", ["untitled:Untitled-1", "file:///nonexistent/dir/x.tf", "http://example.com/x.tf", "", "file://"])
-def test_requests_about_unknown_documents(server: RawServer, workspace: Path, uri: str) -> None:
+def test_requests_about_unknown_documents(shared_server: RawServer, shared_workspace: Path, uri: str) -> None:
     for method, params in _requests_at(uri, {"line": 0, "character": 0}):
-        response = server.request(method, params, timeout=30)
+        response = shared_server.request(method, params, timeout=30)
         assert "result" in response or response["error"]["code"] == INVALID_PARAMS, (method, response)
-    assert_still_answers(server, workspace)
+    assert_still_answers(shared_server, shared_workspace)
 
 
 def test_did_change_for_an_unopened_document_is_ignored_with_a_log(server: RawServer, workspace: Path) -> None:
