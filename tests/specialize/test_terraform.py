@@ -141,6 +141,8 @@ def test_specialized_configuration_plans_only_moves(name: str, tmp_path: Path, t
         assert outputs == {}, f"{deployment}: outputs change {outputs}"
         moves = {c["previous_address"]: c["address"] for c in changes if c.get("previous_address")}
         assert moves == {i: specialized_address(i, resource, module, gated) for i in instances}, deployment
+        print(f"{name} {deployment}: {len(moves)} moved, {len(changes)} resource changes all no-op, "
+              f"{len(plan.get('output_changes', {}))} outputs unchanged")
 
 
 def test_a_deployment_the_gates_disagree_with_gets_no_move(tmp_path: Path):
