@@ -75,13 +75,14 @@ def test_deployments_layer_over_the_auto_loaded_files(workspace):
         "child/main.tf": 'variable "a" {}\n',
         "child/env/dev.tfvars": 'a = "child"\n',  # the child module's, not this root's
     })
+    # Terraform reads only literals from variable files: a call or a reference leaves the variable unset.
     assert root_deployments(analysis, "") == [
-        Deployment("terraform.tfvars", {"a": "base", "b": "auto"}),
         Deployment("env/odd.tfvars", {"a": "base", "b": "auto"}, ("c",)),
-        Deployment("env/prod.tfvars", {"a": "prod", "b": "auto", "c": "P"}),
+        Deployment("env/prod.tfvars", {"a": "prod", "b": "auto"}, ("c",)),
+        Deployment("terraform.tfvars", {"a": "base", "b": "auto"}),
     ]
-    assert [d.name for d in root_deployments(analysis, "")] == ["terraform", "env_odd", "env_prod"]
-    assert [d.auto_loaded for d in root_deployments(analysis, "")] == [True, False, False]
+    assert [d.name for d in root_deployments(analysis, "")] == ["env_odd", "env_prod", "terraform"]
+    assert [d.auto_loaded for d in root_deployments(analysis, "")] == [False, False, True]
 
 
 def test_outdir_copies_the_configuration_but_not_state_and_refuses_a_full_directory(tmp_path: Path):

@@ -5,28 +5,27 @@ A deployment is a variable assignment: Terraform applies ``terraform.tfvars`` an
 things from it: which branch a deployment activates (its ``moved`` blocks, the code lens) and,
 when its values do not decide that, which variable is missing.
 
-FIXME(issue 11): ``stir/deployments.py`` (workspace helper) will own the discovery and layering;
-``root_deployments`` then delegates to it. The interface here is the small one the specializer
-needs: a name, a file and ``{variable: value}``.
+Discovery and layering are ``stir.deployments``'; this module adds what the specializer needs:
+the deployment's ``moved/<name>.tf`` name, and tracing a field with the root's variables set
+exactly as Terraform sets them (the file's value, else the default, else *unset*: a deployment
+that leaves a variable unset does not decide what depends on it).
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 from dataclasses import dataclass, field
 from typing import Mapping
 
 from ..analysis import Analysis
+from ..stir.deployments import is_auto_loaded
+from ..stir.deployments import root_deployments as discovered_deployments
 from ..stir.model import Resource, Variable
 from ..trace import conditions as C
 from ..trace.result import UNBOUNDED, Branch, TraceResult, Unbounded
 from ..trace.tracer import Env, Result, SourceView, Tracer, _convert_all, _prepend
 from ..trace.types import convert, parse_type
 from ..trace.values import TfEvalError, Value, to_hcl
-
-AUTO_LOADED = "terraform.tfvars"
-
 
 @dataclass(frozen=True)
 class Deployment:
@@ -39,7 +38,7 @@ class Deployment:
     @property
     def auto_loaded(self) -> bool:
         """Whether a plain ``terraform plan`` is this deployment (``terraform.tfvars``, ``*.auto.tfvars``)."""
-        return "/" not in self.file and (self.file == AUTO_LOADED or self.file.endswith(".auto.tfvars"))
+        return "/" not in self.file and is_auto_loaded(self.file)
 
     @property
     def name(self) -> str:
@@ -49,51 +48,12 @@ class Deployment:
 
 
 def root_deployments(analysis: Analysis, root: str) -> list[Deployment]:
-    """The root's variable files as deployments, each layered over the auto-loaded ones."""
-    auto: list[str] = []
-    chosen: list[str] = []
-    for path in sorted(analysis.tfvars):
-        rel = posixpath.relpath(path, root or ".") if root else path
-        if rel.startswith("../"):
-            continue
-        dir, base = posixpath.split(rel)
-        parts = dir.split("/") if dir else []
-        below = [posixpath.join(root, *parts[:n]) if root else "/".join(parts[:n]) for n in range(1, len(parts) + 1)]
-        if any(d in analysis.modules for d in below):
-            continue  # below another module directory: that module's variable files, not this root's
-        if not dir and (base == AUTO_LOADED or base.endswith(".auto.tfvars")):
-            auto.append(rel)
-        else:
-            chosen.append(rel)
-    auto.sort(key=lambda rel: (rel != AUTO_LOADED, rel))  # terraform.tfvars first, then *.auto.tfvars
-    layers = {rel: _assignments(analysis, root, rel) for rel in auto + chosen}
-    base_values: dict[str, Value] = {}
-    base_unreadable: set[str] = set()
-    for rel in auto:
-        values, unreadable = layers[rel]
-        base_values.update(values)
-        base_unreadable = (base_unreadable - set(values)) | unreadable
+    """The root's deployments (``stir.deployments``: its variable files, layered as Terraform layers them)."""
     out = []
-    if auto:
-        out.append(Deployment(auto[0], dict(base_values), tuple(sorted(base_unreadable))))
-    for rel in chosen:
-        values, unreadable = layers[rel]
-        merged = {**base_values, **values}
-        out.append(Deployment(rel, merged, tuple(sorted((base_unreadable - set(values)) | unreadable))))
+    for found in discovered_deployments(analysis, root):
+        unreadable = tuple(sorted(name for name in found.set_by if name not in found.assignment))
+        out.append(Deployment(found.name, dict(found.assignment), unreadable))
     return out
-
-
-def _assignments(analysis: Analysis, root: str, rel: str) -> tuple[dict[str, Value], set[str]]:
-    hcl = analysis.tfvars[posixpath.join(root, rel) if root else rel]
-    values: dict[str, Value] = {}
-    unreadable: set[str] = set()
-    for name, attr in hcl.body.attributes.items():
-        results = analysis.trace_expression(attr, root)
-        if len(results) == 1 and results[0].kind != UNBOUNDED and len({to_hcl(b.value) for b in results[0].branches}) == 1:
-            values[name] = results[0].branches[0].value
-        else:
-            unreadable.add(name)
-    return values, unreadable
 
 
 # ---- tracing under a deployment ---------------------------------------------------------------
