@@ -1,16 +1,29 @@
-"""The analysis host: one mutable workspace, fed file by file, answering from cached snapshots.
+"""The analysis host and its snapshots (rust-analyzer's ``AnalysisHost`` / ``Analysis`` split).
 
-All input arrives through ``set_source``/``set_parsed``/``remove``/``set_config``; nothing
-here touches the disk or knows about LSP. A change marks its module directory dirty; the
-next query rebuilds only that module, and re-traces only the fields whose traces read it.
+- ``AnalysisHost`` is the one mutable object: every input (a file's bytes or parsed tree, an
+  unreadable file, a removal, the configuration) arrives through ``apply_change``. It knows
+  nothing about the disk or LSP: the loader and the editor layer feed it.
+- ``host.snapshot()`` returns an immutable ``Snapshot`` of the current revision: what every
+  query (diagnostics, hovers, traces, the CLI) reads. Building a snapshot does the
+  incremental work: the modules of edited directories are rebuilt, the declarations whose
+  text changed are found, and only the field traces that read one of them are dropped. A
+  trace whose declarations merely *moved* (an edit above them) keeps its result; its spans
+  are shifted to the new text when it is next read (spans anchored to declarations).
+- A snapshot answers until the host takes its next change; from then on every query on it
+  raises ``Cancelled`` (revision-based cancellation: stale work stops instead of answering
+  from old data), and its caches pass to the next snapshot.
+- A module whose analysis raises is recorded in ``Snapshot.failures`` (with the traceback)
+  and analysed as empty; the other modules are not affected.
 """
 
 from __future__ import annotations
 
+import bisect
 import dataclasses
 import posixpath
-from dataclasses import dataclass
-from typing import Iterable, Sequence
+import traceback
+from dataclasses import dataclass, field
+from typing import Callable, Iterable, Mapping, NamedTuple, Sequence, Union
 
 from tree_sitter import Parser
 
@@ -26,6 +39,17 @@ from .trace.result import TraceResult
 from .trace.tracer import Env, SourceView, Tracer, block_iterators
 
 CONFIG_FILE = ".tfphi.toml"
+CHANGE_LOG_LIMIT = 512  # revisions whose changed directories the host remembers (see ``changed_since``)
+MAX_PENDING_SHIFTS = 64  # a cached trace moved this many times without being read is traced afresh
+
+# Test-only fault injection: called with (stage, module dir) before a module is built
+# ("build") and before its findings or traces are computed ("findings", "fields"). Nothing
+# reachable from a workspace or a client sets it; tests assign it in-process.
+_fault_injection: Callable[[str, str], None] | None = None
+
+
+class Cancelled(Exception):
+    """The host took a change after this snapshot was made: the work reading it is stale."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -64,8 +88,106 @@ def file_kind(path: str) -> str | None:
     return None
 
 
-class Analysis:
-    """The workspace host. Not thread-safe: one owner applies changes and asks questions."""
+# ---- changes: the only way input reaches the host ------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SetSource:
+    """A file's bytes (files tfphi does not read are ignored)."""
+
+    path: str
+    data: bytes
+
+
+@dataclass(frozen=True, slots=True)
+class SetParsed:
+    """A file already parsed (the editor reparses incrementally itself)."""
+
+    hcl: HclFile
+
+
+@dataclass(frozen=True, slots=True)
+class SetProblem:
+    """A file that could not be analysed; it drops out of the workspace."""
+
+    path: str
+    message: str
+
+
+@dataclass(frozen=True, slots=True)
+class Remove:
+    path: str
+
+
+@dataclass(frozen=True, slots=True)
+class SetConfig:
+    """``.tfphi.toml`` text (None: no file) over the base configuration (``base``: new LSP settings)."""
+
+    text: str | None
+    problem: str | None = None
+    base: Config | None = None
+
+
+Change = Union[SetSource, SetParsed, SetProblem, Remove, SetConfig]
+
+
+class _Print(NamedTuple):
+    """Where a declaration is and what it says: same text elsewhere means it moved."""
+
+    file: str
+    start: int
+    text: bytes
+
+
+# One revision's moves: file -> sorted (old start, old end, shift or None when the text changed).
+ShiftTable = Mapping[str, Sequence[tuple[int, int, "int | None"]]]
+
+
+@dataclass
+class _Derived:
+    """What snapshots compute lazily and hand on to the next revision."""
+
+    fields: dict[str, list[FieldTrace]] = field(default_factory=dict)  # module dir -> traced fields
+    field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
+    shifts: dict[str, list[ShiftTable]] = field(default_factory=dict)  # module dir -> moves its cached traces have not seen
+    findings: dict[str, list[Finding]] = field(default_factory=dict)
+    failures: dict[str, str] = field(default_factory=dict)  # module dir -> what raised (stage and traceback)
+
+    def drop_fields(self, dir: str) -> None:
+        self.fields.pop(dir, None)
+        self.shifts.pop(dir, None)
+
+    def clear(self) -> None:
+        self.fields.clear()
+        self.field_deps.clear()
+        self.shifts.clear()
+        self.findings.clear()
+        self.failures.clear()
+
+
+class _Revision:
+    """The host's revision counter, shared with its snapshots so they know when they are stale."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+@dataclass(frozen=True, slots=True)
+class Changes:
+    """What changed between two snapshots, for whoever republishes diagnostics."""
+
+    dirs: frozenset[str]  # module dirs whose diagnostics may differ (re-traced, rebuilt, findings redone)
+    moved: frozenset[str]  # module dirs whose cached traces point into text that moved
+    moved_files: frozenset[str]  # the files where declarations moved
+
+
+class AnalysisHost:
+    """The workspace's inputs and the incremental state carried from one snapshot to the next.
+
+    Not thread-safe: one owner applies changes and takes snapshots.
+    """
 
     def __init__(self, config: Config | None = None):
         self.base_config = config or Config()
@@ -75,53 +197,91 @@ class Analysis:
         self.files: dict[str, HclFile] = {}
         self.tfvars: dict[str, HclFile] = {}
         self.problems: dict[str, FileProblem] = {}
-        self._manifests: dict[str, Manifest] = {}
         self.manifest_problems: dict[str, str] = {}
+        self._manifests: dict[str, Manifest] = {}
         self._parser: Parser = new_parser()
         self._dir_files: dict[str, set[str]] = {}
+        self._listing: dict[str, tuple[str, ...]] = {}  # module dir -> its files, sorted (as of the last snapshot)
+        self._revision = _Revision()
+        self._latest: Snapshot | None = None
+        self._log: list[tuple[int, Changes]] = []
+        self._log_floor = 0  # revisions at or below this are no longer in the log
+        # derived state that outlives snapshots
         self._modules: dict[str, Module] = {}
-        self._dirty: set[str] = set()
+        self._prints: dict[str, dict[str, _Print]] = {}  # module dir -> declaration address -> where and what
         self._tree: ModuleTree | None = None
-        self._tracer: Tracer | None = None
-        self._fields: dict[str, list[FieldTrace]] = {}  # module dir -> traced fields
-        self._field_deps: dict[tuple[str, str], set[str]] = {}  # declaration read by a trace -> dirs whose fields read it
-        self._findings: dict[str, list[Finding]] = {}
-        self._block_refs: BlockCache = {}  # references per top-level block text (see syntax.references)
-        self._block_findings: dict[tuple[bytes, int], list] = {}  # (block text, name table) -> findings
+        self._dirty: set[str] = set()
+        self._everything = True  # the next snapshot re-derives everything (config, manifests)
+        self._build_failures: dict[str, str] = {}
+        # content-addressed caches (safe to share between snapshots)
+        self._block_refs: BlockCache = {}
+        self._block_findings: dict[tuple[bytes, int], list] = {}
         self._table_ids: dict[tuple, int] = {}
-        self._registered: tuple[Config, dict] | None = None
-        self._prints: dict[str, dict[str, bytes]] = {}  # module dir -> declaration texts
-        self._changed_dirs: set[str] = set()
+
+    @property
+    def revision(self) -> int:
+        return self._revision.value
 
     # ---- input -------------------------------------------------------------------------
 
+    def apply_change(self, change: Change | Iterable[Change]) -> None:
+        """Applies one change or several; the snapshot taken before is cancelled."""
+        changes = (change,) if isinstance(change, (SetSource, SetParsed, SetProblem, Remove, SetConfig)) else change
+        for one in changes:
+            self._revision.value += 1
+            if isinstance(one, SetSource):
+                self._set_source(one.path, one.data)
+            elif isinstance(one, SetParsed):
+                self._set_parsed(one.hcl)
+            elif isinstance(one, SetProblem):
+                self._set_problem(one.path, one.message)
+            elif isinstance(one, Remove):
+                self._remove(one.path)
+            elif isinstance(one, SetConfig):
+                self._set_config(one.text, one.problem, one.base)
+            else:
+                raise TypeError(f"not a change: {one!r}")
+
+    # Shorthands for one change each.
     def set_source(self, path: str, data: bytes) -> None:
-        """Adds or replaces a file from its bytes (files tfphi does not read are ignored)."""
+        self.apply_change(SetSource(path, data))
+
+    def set_parsed(self, hcl: HclFile) -> None:
+        self.apply_change(SetParsed(hcl))
+
+    def set_problem(self, path: str, message: str) -> None:
+        self.apply_change(SetProblem(path, message))
+
+    def remove(self, path: str) -> None:
+        self.apply_change(Remove(path))
+
+    def set_config(self, text: str | None, problem: str | None = None, base: Config | None = None) -> None:
+        self.apply_change(SetConfig(text, problem, base))
+
+    def _set_source(self, path: str, data: bytes) -> None:
         kind = file_kind(path)
         if kind is None:
             return
         problem = self._check_bytes(path, data)
         if kind == "config":
-            self.set_config(data.decode("utf-8", "replace") if problem is None else None, problem)
+            self._set_config(data.decode("utf-8", "replace") if problem is None else None, problem, None)
             return
         if kind == "manifest":
             self._set_manifest(path, data.decode("utf-8", "replace") if problem is None else "")
             return
         if problem is not None:
-            self.set_problem(path, problem)
+            self._set_problem(path, problem)
             return
         self.problems.pop(path, None)
         parse = parse_json_file if is_json_path(path) else parse_file  # Terraform's JSON syntax (SPEC 2)
-        self.set_parsed(parse(path, data, self._parser))
+        self._set_parsed(parse(path, data, self._parser))
 
-    def set_problem(self, path: str, message: str) -> None:
-        """Records that a file could not be analysed; it drops out of the workspace."""
+    def _set_problem(self, path: str, message: str) -> None:
         self._drop(path)
         self.problems[path] = FileProblem(path, message)
-        self._touch(module_dir_of(path))
+        self._dirty.add(module_dir_of(path))
 
-    def set_parsed(self, hcl: HclFile) -> None:
-        """Adds or replaces an already parsed file (the editor reparses incrementally itself)."""
+    def _set_parsed(self, hcl: HclFile) -> None:
         path = hcl.path
         self.problems.pop(path, None)
         if file_kind(path) == "tfvars":
@@ -130,23 +290,22 @@ class Analysis:
         self.files[path] = hcl
         dir = module_dir_of(path)
         self._dir_files.setdefault(dir, set()).add(path)
-        self._touch(dir)
+        self._dirty.add(dir)
 
-    def remove(self, path: str) -> None:
+    def _remove(self, path: str) -> None:
         kind = file_kind(path)
         if kind == "config":
-            self.set_config(None)
+            self._set_config(None, None, None)
         elif kind == "manifest":
             self._manifests.pop(path, None)
             self.manifest_problems.pop(path, None)
-            self._invalidate_all()
+            self._everything = True
         else:
             self._drop(path)
             if self.problems.pop(path, None) is not None:
-                self._touch(module_dir_of(path))
+                self._dirty.add(module_dir_of(path))
 
-    def set_config(self, text: str | None, problem: str | None = None, base: Config | None = None) -> None:
-        """Applies ``.tfphi.toml`` text on top of the base configuration (LSP settings or defaults)."""
+    def _set_config(self, text: str | None, problem: str | None, base: Config | None) -> None:
         if base is not None:
             self.base_config = base
         self.config_text = text
@@ -156,7 +315,7 @@ class Analysis:
             self.config, self.config_problems = self.base_config, []
         else:
             self.config, self.config_problems = parse_config_toml(text, self.base_config)
-        self._invalidate_all()
+        self._everything = True
 
     def _check_bytes(self, path: str, data: bytes) -> str | None:
         if len(data) > self.config.max_file_size:
@@ -178,152 +337,171 @@ class Analysis:
         else:
             self._manifests[path] = manifest
             self.manifest_problems.pop(path, None)
-        self._invalidate_all()
+        self._everything = True
 
     def _drop(self, path: str) -> None:
         if self.files.pop(path, None) is not None:
             dir = module_dir_of(path)
             self._dir_files.get(dir, set()).discard(path)
-            self._touch(dir)
+            self._dirty.add(dir)
         self.tfvars.pop(path, None)
 
-    def _touch(self, dir: str) -> None:
-        self._dirty.add(dir)
-        self._tracer = None
+    # ---- snapshots -----------------------------------------------------------------------
 
-    def _invalidate_all(self) -> None:
-        self._dirty.update(self._dir_files)
-        self._tree = None
-        self._tracer = None
-        self._fields.clear()
-        self._field_deps.clear()
-        self._findings.clear()
+    def snapshot(self) -> "Snapshot":
+        """The immutable analysis of the current revision (the same object until the next change)."""
+        latest = self._latest
+        if latest is not None and latest.revision == self.revision:
+            return latest
+        derived = latest._derived if latest is not None else _Derived()
+        changes = self._advance(derived)
+        self._log.append((self.revision, changes))
+        if len(self._log) > CHANGE_LOG_LIMIT:
+            self._log_floor = self._log.pop(0)[0]
+        snap = Snapshot(self, derived)
+        self._latest = snap
+        return snap
 
-    # ---- snapshot ----------------------------------------------------------------------
+    def changed_since(self, revision: int) -> Changes | None:
+        """What changed in the snapshots after ``revision``; None when it is too old to tell (assume everything)."""
+        if revision < self._log_floor:
+            return None
+        dirs: set[str] = set()
+        moved: set[str] = set()
+        files: set[str] = set()
+        for rev, changes in reversed(self._log):
+            if rev <= revision:
+                break
+            dirs |= changes.dirs
+            moved |= changes.moved
+            files |= changes.moved_files
+        return Changes(frozenset(dirs), frozenset(moved), frozenset(files))
 
-    def refresh(self) -> set[str]:
-        """Brings the snapshot up to date; returns the module dirs whose diagnostics may have changed.
+    def _advance(self, derived: _Derived) -> Changes:
+        """Brings the derived state to the current revision; returns what may have changed.
 
-        Only what an edit touches is redone: the edited module is rebuilt, the declarations
+        Only what an edit touches is redone: the edited modules are rebuilt, the declarations
         whose text changed are found, and only the fields whose traces read one of them are
-        traced again. The module tree is rebuilt only when module calls change.
+        traced again. Traces that read declarations which only moved are kept, with the
+        moves queued for them. The module tree is rebuilt only when module calls change.
         """
-        if not self._dirty and self._tree is not None:
-            changed, self._changed_dirs = self._changed_dirs, set()
-            return changed
         dirty, self._dirty = self._dirty, set()
+        if self._everything:
+            dirty |= set(self._dir_files)
+            self._tree = None
+            derived.clear()
+            self._everything = False
         calls_changed = self._tree is None
         changed_decls: set[tuple[str, str]] = set()
+        moved_decls: set[tuple[str, str]] = set()
+        intervals: dict[str, list[tuple[int, int, int | None]]] = {}
         interface_changed: set[str] = set()
         for dir in dirty:
             old = self._modules.get(dir)
             paths = self._dir_files.get(dir)
-            module = build_module(dir, {p: self.files[p].body for p in paths}) if paths else None
+            module = self._build(dir, paths) if paths else None
             old_prints = self._prints.pop(dir, {})
+            new_prints: dict[str, _Print] = {}
             if module is not None:
                 self._modules[dir] = module
                 self._prints[dir] = new_prints = self._fingerprints(module)
             else:
                 self._modules.pop(dir, None)
-                self._dir_files.pop(dir, None)
+                if not paths:
+                    self._dir_files.pop(dir, None)
+                    self._build_failures.pop(dir, None)
             if old is None or module is None or _call_signature(old) != _call_signature(module):
                 calls_changed = True
                 continue
-            changed_decls |= {(dir, k) for k in old_prints.keys() | new_prints.keys() if old_prints.get(k) != new_prints.get(k)}
+            for address in old_prints.keys() | new_prints.keys():
+                before, after = old_prints.get(address), new_prints.get(address)
+                if before is not None:
+                    end = before.start + len(before.text)
+                    if before == after:
+                        intervals.setdefault(before.file, []).append((before.start, end, 0))
+                    elif after is not None and after.file == before.file and after.text == before.text:
+                        moved_decls.add((dir, address))
+                        intervals.setdefault(before.file, []).append((before.start, end, after.start - before.start))
+                    else:
+                        changed_decls.add((dir, address))
+                        intervals.setdefault(before.file, []).append((before.start, end, None))
+                elif after is not None:
+                    changed_decls.add((dir, address))
             if _interface(old) != _interface(module):
                 interface_changed.add(dir)
         affected = set(dirty)
+        moved: set[str] = set()
         if calls_changed:
             self._tree = build_module_tree(self._modules, dict(self._manifests))
-            affected |= set(self._modules) | set(self._fields) | set(self._findings)
-            self._fields.clear()
-            self._field_deps.clear()
-            self._findings.clear()
+            affected |= set(self._modules) | set(derived.fields) | set(derived.findings)
+            derived.clear()
         else:
+            assert self._tree is not None
             for decl in changed_decls:
-                affected |= self._field_deps.pop(decl, set())
+                affected |= derived.field_deps.pop(decl, set())
             for dir in interface_changed:
                 affected |= {caller for caller, _ in self._tree.callers.get(dir, ())}
             for dir in affected:
-                self._fields.pop(dir, None)
-            for dir in dirty | interface_changed:
-                self._findings.pop(dir, None)
-                for caller, _ in self._tree.callers.get(dir, ()):
-                    if dir in interface_changed:
-                        self._findings.pop(caller, None)
-        self._tracer = Tracer(SourceView(self._modules, self._tree, self.text), self.config.limits)
-        changed = affected | self._changed_dirs
-        self._changed_dirs = set()
-        return changed
+                derived.drop_fields(dir)
+            for decl in moved_decls:
+                moved |= derived.field_deps.get(decl, set())
+            moved -= affected  # traced again anyway
+            findings_stale = dirty | interface_changed
+            for dir in dirty:  # a caller's findings may point into the edited module
+                findings_stale |= {caller for caller, _ in self._tree.callers.get(dir, ())}
+            for dir in findings_stale:
+                derived.findings.pop(dir, None)
+            affected |= findings_stale
+            if moved:
+                table = {file: sorted(items) for file, items in intervals.items()}
+                for dir in moved:
+                    if dir not in derived.fields:
+                        continue
+                    queue = derived.shifts.setdefault(dir, [])
+                    queue.append(table)
+                    if len(queue) > MAX_PENDING_SHIFTS:
+                        derived.drop_fields(dir)
+        for key in [k for k in derived.failures if k.startswith("build:") or k.split(":", 1)[1] in affected]:
+            del derived.failures[key]  # what is redone may fail again, or not
+        derived.failures.update({f"build:{d}": tb for d, tb in self._build_failures.items()})
+        for dir in dirty:
+            paths = self._dir_files.get(dir)
+            if paths:
+                self._listing[dir] = tuple(sorted(paths))
+            else:
+                self._listing.pop(dir, None)
+        return Changes(frozenset(affected), frozenset(moved), frozenset(intervals) if moved else frozenset())
 
-    def _fingerprints(self, module: Module) -> dict[str, bytes]:
-        """The source text of every declaration, by address: what changed is what differs.
+    def _build(self, dir: str, paths: set[str]) -> Module | None:
+        """Builds one module; a module that raises is recorded and analysed as absent."""
+        try:
+            if _fault_injection is not None:
+                _fault_injection("build", dir)
+            module = build_module(dir, {p: self.files[p].body for p in paths})
+        except Exception:  # noqa: BLE001 - one module's failure must not stop the others
+            self._build_failures[dir] = traceback.format_exc()
+            return None
+        self._build_failures.pop(dir, None)
+        return module
+
+    def _fingerprints(self, module: Module) -> dict[str, _Print]:
+        """Where every declaration is and its source text, by address.
 
         Taken when the module is built, while its spans still match the file bytes.
         """
-        prints: dict[str, bytes] = {}
+        prints: dict[str, _Print] = {}
         for decl in module.declarations():
             span = decl.span
             hcl = self.files.get(span.file)
-            prints[decl.address] = hcl.source[span.start : span.end] if hcl is not None else b""
+            prints[decl.address] = _Print(span.file, span.start, hcl.source[span.start : span.end] if hcl is not None else b"")
         return prints
 
-    @property
-    def modules(self) -> dict[str, Module]:
-        self._ensure()
-        return self._modules
-
-    @property
-    def tree(self) -> ModuleTree:
-        self._ensure()
-        assert self._tree is not None
-        return self._tree
-
-    @property
-    def tracer(self) -> Tracer:
-        self._ensure()
-        assert self._tracer is not None
-        return self._tracer
-
-    def _ensure(self) -> None:
-        if self._dirty or self._tree is None or self._tracer is None:
-            self._changed_dirs |= self.refresh()
-
-    def files_in(self, dir: str) -> list[str]:
-        """The ``.tf`` files of one module directory, sorted."""
-        return sorted(self._dir_files.get(dir, ()))
-
-    def problems_in(self, dir: str) -> list[FileProblem]:
-        return [p for path, p in sorted(self.problems.items()) if module_dir_of(path) == dir]
-
-    def text(self, span: Span) -> str:
-        hcl = self.files.get(span.file) or self.tfvars.get(span.file)
-        if hcl is None:
-            return ""
-        return hcl.source[span.start : span.end].decode("utf-8", "replace")
-
-    # ---- queries -----------------------------------------------------------------------
-
-    def findings(self, dir: str) -> list[Finding]:
-        """Undefined references and missing arguments of one module (cached)."""
-        self._ensure()
-        cached = self._findings.get(dir)
-        if cached is None:
-            module = self._modules.get(dir)
-            if module is None:
-                cached = []
-            else:
-                table = name_table(module, self._modules, self._tree)
-                cached = check_module(module, self._modules, self._tree, lambda path: self._file_findings(path, table))
-            self._findings[dir] = cached
-        return cached
-
-    def _file_findings(self, path: str, table: NameTable) -> list[Finding]:
+    def _file_findings(self, files: Mapping[str, HclFile], path: str, table: NameTable) -> list[Finding]:
         """A file's undefined references, cached per top-level block text and name table.
 
         An edit inside one block of a large file resolves that block's references only.
         """
-        hcl = self.files[path]
+        hcl = files[path]
         source = hcl.source
         table_id = self._table_ids.setdefault(table.key, len(self._table_ids))
         if len(self._block_findings) > MAX_CACHED_BLOCKS:
@@ -342,46 +520,154 @@ class Analysis:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + end), message))
         return findings
 
+
+class Snapshot:
+    """The analysis of one revision: what requests and the CLI read.
+
+    Its inputs never change. Queries compute lazily and cache; once the host has taken a
+    newer change they raise ``Cancelled``.
+    """
+
+    def __init__(self, host: AnalysisHost, derived: _Derived):
+        self.revision = host.revision
+        self._host_revision = host._revision
+        self._host = host
+        self._derived = derived
+        self.base_config = host.base_config
+        self.config = host.config
+        self.config_problems = list(host.config_problems)
+        self.config_text = host.config_text
+        self.files: dict[str, HclFile] = dict(host.files)
+        self.tfvars: dict[str, HclFile] = dict(host.tfvars)
+        self.problems: dict[str, FileProblem] = dict(host.problems)
+        self.manifest_problems: dict[str, str] = dict(host.manifest_problems)
+        self.modules: dict[str, Module] = dict(host._modules)
+        assert host._tree is not None
+        self.tree: ModuleTree = host._tree
+        self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
+        self.tracer = Tracer(SourceView(self.modules, self.tree, self.text), self.config.limits)
+        self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
+
+    # ---- state -----------------------------------------------------------------------------
+
+    @property
+    def cancelled(self) -> bool:
+        return self._host_revision.value != self.revision
+
+    def check_cancelled(self) -> None:
+        """Raises ``Cancelled`` when the host has moved on (long work calls it between steps)."""
+        if self._host_revision.value != self.revision:
+            raise Cancelled(f"revision {self.revision} was superseded by {self._host_revision.value}")
+
+    @property
+    def failures(self) -> dict[str, str]:
+        """Modules whose analysis raised: ``stage:dir`` -> traceback (the module is analysed as empty)."""
+        return dict(self._derived.failures)
+
+    # ---- files -----------------------------------------------------------------------------
+
+    def files_in(self, dir: str) -> list[str]:
+        """The ``.tf`` files of one module directory, sorted."""
+        return list(self._dir_files.get(dir, ()))
+
+    def problems_in(self, dir: str) -> list[FileProblem]:
+        return [p for path, p in sorted(self.problems.items()) if module_dir_of(path) == dir]
+
+    def text(self, span: Span) -> str:
+        hcl = self.files.get(span.file) or self.tfvars.get(span.file)
+        if hcl is None:
+            return ""
+        return hcl.source[span.start : span.end].decode("utf-8", "replace")
+
+    def dirs(self) -> list[str]:
+        return sorted(set(self.modules) | set(self._dir_files) | {module_dir_of(p) for p in self.problems})
+
+    # ---- queries -----------------------------------------------------------------------
+
+    def findings(self, dir: str) -> list[Finding]:
+        """Undefined references and missing arguments of one module (cached)."""
+        self.check_cancelled()
+        derived = self._derived
+        cached = derived.findings.get(dir)
+        if cached is None:
+            module = self.modules.get(dir)
+            cached = []
+            if module is not None:
+                try:
+                    if _fault_injection is not None:
+                        _fault_injection("findings", dir)
+                    table = name_table(module, self.modules, self.tree)
+                    cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table))
+                except Exception:  # noqa: BLE001 - isolate the module
+                    derived.failures[f"findings:{dir}"] = traceback.format_exc()
+                    cached = []
+            derived.findings[dir] = cached
+        return cached
+
     def field_traces(self, dir: str) -> list[FieldTrace]:
         """Every registered field of a module, traced once per call path (cached)."""
-        self._ensure()
-        cached = self._fields.get(dir)
+        self.check_cancelled()
+        derived = self._derived
+        cached = derived.fields.get(dir)
         if cached is not None:
-            return cached
-        module = self._modules.get(dir)
+            pending = derived.shifts.pop(dir, None)
+            if not pending:
+                return cached
+            rebased = _rebase(cached, pending)
+            if rebased is not None:
+                derived.fields[dir] = rebased
+                return rebased
+            derived.fields.pop(dir, None)  # a span outside every declaration: trace afresh
         traces: list[FieldTrace] = []
-        if module is not None:
-            paths = self._tree.call_paths(dir) or [(("", dir),)]
-            registered = self.registered_fields()
-            for resource in module.resources.values():
-                for field_path, spec in registered.get(resource.type, ()):
-                    if spec.severity == "off" and not self.config.inlay_hints:
-                        continue
-                    for path in paths:
-                        result, touched = self._tracer.trace_field(path, resource, field_path, spec.universe)
-                        if result.expr_span is None:
-                            break  # the field is not set on this resource
-                        traces.append(FieldTrace(resource, field_path, spec, result))
-                        for read in touched:
-                            self._field_deps.setdefault(read, set()).add(dir)
-        self._fields[dir] = traces
+        try:
+            traces = self._trace_fields(dir)
+        except Cancelled:
+            raise
+        except Exception:  # noqa: BLE001 - isolate the module
+            derived.failures[f"fields:{dir}"] = traceback.format_exc()
+            traces = []
+        derived.fields[dir] = traces
+        return traces
+
+    def _trace_fields(self, dir: str) -> list[FieldTrace]:
+        if _fault_injection is not None:
+            _fault_injection("fields", dir)
+        module = self.modules.get(dir)
+        traces: list[FieldTrace] = []
+        if module is None:
+            return traces
+        deps = self._derived.field_deps
+        paths = self.tree.call_paths(dir) or [(("", dir),)]
+        registered = self.registered_fields()
+        for resource in module.resources.values():
+            for field_path, spec in registered.get(resource.type, ()):
+                if spec.severity == "off" and not self.config.inlay_hints:
+                    continue
+                for path in paths:
+                    result, touched = self.tracer.trace_field(path, resource, field_path, spec.universe)
+                    if result.expr_span is None:
+                        break  # the field is not set on this resource
+                    traces.append(FieldTrace(resource, field_path, spec, result))
+                    for read in touched:
+                        deps.setdefault(read, set()).add(dir)
         return traces
 
     def registered_fields(self) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:
-        """Registered fields grouped by resource type (cached per configuration)."""
-        if self._registered is not None and self._registered[0] is self.config:
-            return self._registered[1]
+        """Registered fields grouped by resource type."""
+        if self._registered is not None:
+            return self._registered
         by_type: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] = {}
         for key, spec in sorted(self.config.fields.items()):
-            resource_type, _, field = key.partition(".")
+            resource_type, _, field_name = key.partition(".")
             if self.config.severity_override is not None:
-                spec = self.config.field_spec(resource_type, field) or spec
-            by_type.setdefault(resource_type, []).append((tuple(field.split(".")), spec))
-        self._registered = (self.config, by_type)
+                spec = self.config.field_spec(resource_type, field_name) or spec
+            by_type.setdefault(resource_type, []).append((tuple(field_name.split(".")), spec))
+        self._registered = by_type
         return by_type
 
     def trace_address(self, address: str, universe: Sequence | None = None) -> TraceResult | None:
         """Traces a configuration address (SPEC section 1) from the first root where it exists."""
+        self.check_cancelled()
         parts = address.split(".")
         calls: list[str] = []
         while len(parts) >= 2 and parts[0] == "module":
@@ -401,7 +687,7 @@ class Analysis:
                     break
                 path = path + ((call, target.dir),)
             else:
-                module = self._modules.get(path[-1][1])
+                module = self.modules.get(path[-1][1])
                 table = module.data if mode == "data" else module.resources if module else {}
                 resource = table.get(resource_key) if module else None
                 if resource is None:
@@ -416,6 +702,7 @@ class Analysis:
 
     def trace_expression(self, attribute, dir: str, body_chain: Iterable = ()) -> list[TraceResult]:
         """Traces an arbitrary attribute of module ``dir`` in each of its call paths (for hovers)."""
+        self.check_cancelled()
         results = []
         for path in self.tree.call_paths(dir) or [(("", dir),)]:
             env = Env(path)
@@ -425,9 +712,83 @@ class Analysis:
             results.append(result)
         return results
 
-    def dirs(self) -> list[str]:
-        self._ensure()
-        return sorted(set(self._modules) | {module_dir_of(p) for p in self.problems})
+
+# The read API features take: a snapshot (rust-analyzer calls its snapshot type ``Analysis`` too).
+Analysis = Snapshot
+
+
+def analyse(changes: Iterable[Change], config: Config | None = None) -> Snapshot:
+    """A snapshot of a workspace given whole (tests, and fresh analyses to compare with)."""
+    host = AnalysisHost(config)
+    host.apply_change(list(changes))
+    return host.snapshot()
+
+
+# ---- spans anchored to declarations ---------------------------------------------------------
+
+
+class _Unanchored(Exception):
+    """A span lies in text that changed, or outside every declaration: the trace is redone."""
+
+
+def _rebase(traces: list[FieldTrace], tables: list[ShiftTable]) -> list[FieldTrace] | None:
+    """The traces with every span moved through ``tables`` in order; None when one cannot be."""
+    starts = [{file: [item[0] for item in items] for file, items in table.items()} for table in tables]
+
+    def shift(span: Span) -> Span:
+        for table, table_starts in zip(tables, starts):
+            items = table.get(span.file)
+            if items is None:
+                continue
+            i = bisect.bisect_right(table_starts[span.file], span.start) - 1
+            if i < 0:
+                raise _Unanchored(span)
+            start, end, delta = items[i]
+            if span.end > end or delta is None:
+                raise _Unanchored(span)
+            if delta:
+                span = Span(span.file, span.start + delta, span.end + delta)
+        return span
+
+    try:
+        memo: dict[int, object] = {}
+        return [dataclasses.replace(t, result=_map_spans(t.result, shift, memo)) for t in traces]
+    except _Unanchored:
+        return None
+
+
+def _map_spans(obj, shift: Callable[[Span], Span], memo: dict[int, object]):
+    """``obj`` with ``shift`` applied to every ``Span`` inside it (dataclasses, tuples, lists, dicts)."""
+    if isinstance(obj, Span):
+        return shift(obj)
+    if obj is None or isinstance(obj, (str, int, float, bytes)):
+        return obj
+    key = id(obj)
+    if key in memo:
+        return memo[key]
+    new = obj
+    if isinstance(obj, tuple):
+        items = tuple(_map_spans(x, shift, memo) for x in obj)
+        if any(a is not b for a, b in zip(items, obj)):
+            new = type(obj)(*items) if hasattr(obj, "_fields") else items
+    elif isinstance(obj, list):
+        new = [_map_spans(x, shift, memo) for x in obj]
+    elif isinstance(obj, frozenset):
+        items = frozenset(_map_spans(x, shift, memo) for x in obj)
+        new = items if items != obj else obj
+    elif isinstance(obj, dict):
+        new = {k: _map_spans(v, shift, memo) for k, v in obj.items()}
+    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        changes = {}
+        for f in dataclasses.fields(obj):
+            value = getattr(obj, f.name)
+            mapped = _map_spans(value, shift, memo)
+            if mapped is not value:
+                changes[f.name] = mapped
+        if changes:
+            new = dataclasses.replace(obj, **changes)
+    memo[key] = new
+    return new
 
 
 def _call_signature(module: Module) -> tuple:

@@ -19,7 +19,7 @@ import os
 from pathlib import Path
 from typing import Iterator
 
-from .analysis import CONFIG_FILE, Analysis, file_kind
+from .analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from .config import Config
 from .stir.roots import missing_local_targets
 from .stir.workspace import MODULES_JSON
@@ -119,9 +119,9 @@ def _installed_modules(root: Path, rel_dir: str, config: Config) -> Iterator[str
                 yield child.relative_to(root).as_posix()
 
 
-def load_workspace(root: Path, base: Config | None = None) -> Analysis:
-    """Builds an ``Analysis`` from the files under ``root`` (the CLI's batch mode)."""
-    analysis = Analysis(base)
+def load_workspace(root: Path, base: Config | None = None) -> Snapshot:
+    """Reads the files under ``root`` into an analysis host and returns its snapshot (the CLI's batch mode)."""
+    analysis = AnalysisHost(base)
     config_path = root / CONFIG_FILE
     if config_path.is_file():
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))
@@ -138,10 +138,10 @@ def load_workspace(root: Path, base: Config | None = None) -> Analysis:
     for rel, message in skipped:
         analysis.set_problem(rel, message)
     load_outside_modules(root, analysis)
-    return analysis
+    return analysis.snapshot()
 
 
-def load_outside_modules(root: Path, analysis: Analysis, attempted: set[str] | None = None) -> list[str]:
+def load_outside_modules(root: Path, analysis: AnalysisHost, attempted: set[str] | None = None) -> list[str]:
     """Reads the modules outside ``root`` that local sources reach, until none is missing.
 
     Returns the relative paths of the files it read. ``attempted`` (directories already tried)
@@ -151,7 +151,7 @@ def load_outside_modules(root: Path, analysis: Analysis, attempted: set[str] | N
     read: list[str] = []
     seen_real: set[str] = set()
     while True:
-        missing = missing_local_targets(analysis.modules, attempted)
+        missing = missing_local_targets(analysis.snapshot().modules, attempted)
         if not missing:
             return read
         attempted.update(missing)
@@ -170,7 +170,7 @@ def module_files_in(directory: Path) -> list[str]:
     return [name for name in names if file_kind(name) == "tf"]
 
 
-def _read_module_dir(root: Path, dir: str, analysis: Analysis, seen_real: set[str]) -> list[str]:
+def _read_module_dir(root: Path, dir: str, analysis: AnalysisHost, seen_real: set[str]) -> list[str]:
     """One module directory outside the workspace; a directory reached twice through links is read once."""
     directory = root / dir
     try:

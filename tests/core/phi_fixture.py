@@ -20,7 +20,7 @@ import sys
 import textwrap
 from pathlib import Path
 
-from tfphi.analysis import Analysis
+from tfphi.analysis import Analysis, AnalysisHost
 from tfphi.features.diagnostics import workspace_diagnostics
 from tfphi.features.locations import human_range
 from tfphi.trace.result import TraceResult
@@ -48,14 +48,14 @@ def parse_fixture(fixture: str) -> dict[str, bytes]:
 
 def analysis_of(fixture: str | dict[str, bytes]) -> Analysis:
     files = parse_fixture(fixture) if isinstance(fixture, str) else fixture
-    analysis = Analysis()
+    host = AnalysisHost()
     config = files.get(".tfphi.toml")
     if config is not None:
-        analysis.set_source(".tfphi.toml", config)
+        host.set_source(".tfphi.toml", config)
     for path, data in files.items():
         if path != ".tfphi.toml":
-            analysis.set_source(path, data)
-    return analysis
+            host.set_source(path, data)
+    return host.snapshot()
 
 
 def trace(fixture: str, address: str, universe=None) -> TraceResult:

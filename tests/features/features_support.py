@@ -10,7 +10,7 @@ from __future__ import annotations
 import textwrap
 from dataclasses import dataclass
 
-from tfphi.analysis import Analysis
+from tfphi.analysis import Analysis, AnalysisHost
 from tfphi.features.diagnostics import Diagnostic, dir_diagnostics
 from tfphi.stir.workspace import module_dir_of
 from tfphi.syntax.expr import Span
@@ -52,10 +52,10 @@ def parse_fixture(text: str) -> tuple[dict[str, bytes], Cursor | None]:
 
 
 def analysis_of(files: dict[str, bytes]) -> Analysis:
-    analysis = Analysis()
+    host = AnalysisHost()
     for path, data in files.items():
-        analysis.set_source(path, data)
-    return analysis
+        host.set_source(path, data)
+    return host.snapshot()
 
 
 def load(text: str) -> tuple[Analysis, Cursor | None, dict[str, bytes]]:

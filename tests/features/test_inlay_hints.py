@@ -4,7 +4,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from features_support import load
+from features_support import load, parse_fixture
+
+from tfphi.analysis import AnalysisHost, SetSource
+from tfphi.config import Config
 
 from tfphi.features.inlay_hints import inlay_hints
 
@@ -76,9 +79,10 @@ def test_more_than_six_values_are_cut():
 
 
 def test_disabled_by_configuration():
-    analysis, _, _ = load(STACK)
-    analysis.set_config(None, base=dataclasses.replace(analysis.config, inlay_hints=False))
-    assert inlay_hints(analysis, "db/main.tf", 0, 10_000) == []
+    files, _ = parse_fixture(STACK)
+    host = AnalysisHost(dataclasses.replace(Config(), inlay_hints=False))
+    host.apply_change([SetSource(path, data) for path, data in files.items()])
+    assert inlay_hints(host.snapshot(), "db/main.tf", 0, 10_000) == []
 
 
 def test_unknown_file_has_no_hints():

@@ -135,7 +135,7 @@ def test_incremental_edits_give_the_diagnostics_of_a_fresh_open(example_copy: Pa
     live.open(doc_uri, 1, seed)
     live.flush()
     [folder] = live.folders
-    workspace_diagnostics(folder.analysis)  # analysed once before the edits, as the server does
+    workspace_diagnostics(folder.snapshot())  # analysed once before the edits, as the server does
     text, version = seed, 1
     for where, length, inserted, reparse in edits:
         start = boundary(text, int(where * len(text)))
@@ -145,12 +145,12 @@ def test_incremental_edits_give_the_diagnostics_of_a_fresh_open(example_copy: Pa
         text = text[:start] + inserted + text[end:]
         if reparse:
             live.flush()
-            folder.analysis.refresh()
+            folder.snapshot()
     live.flush()
     fresh = _workspace(example_copy, encoding)
     fresh.open(doc_uri, 1, text)
     fresh.flush()
-    assert workspace_diagnostics(folder.analysis) == workspace_diagnostics(fresh.folders[0].analysis)
+    assert workspace_diagnostics(folder.snapshot()) == workspace_diagnostics(fresh.folders[0].snapshot())
 
 
 def test_a_change_reparses_against_the_edited_tree(monkeypatch):

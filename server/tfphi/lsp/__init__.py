@@ -6,7 +6,7 @@ Layout (each module has one job):
 - ``transport.py``  stdio framing that survives bad input
 - ``handlers/``     one thin handler per LSP method: params -> features -> LSP result
 - ``documents.py``  the document store: text, version, line index, encoding, tree (edited with ``Tree.edit``)
-- ``workspace.py``  one ``Analysis`` per workspace folder, fed from disk and from open documents
+- ``workspace.py``  one ``AnalysisHost`` per workspace folder, fed from disk and from open documents
 - ``scheduler.py``  when analysis runs: no debounce, coalesced changes, stale passes dropped, indexing with progress
 - ``publish.py``    diagnostics: converted, compared with the last list sent, published when changed
 - ``convert.py``    byte spans <-> LSP ranges in the negotiated encoding (the only position arithmetic)

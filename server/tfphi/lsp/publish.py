@@ -15,7 +15,7 @@ from typing import Callable, Iterable
 
 from lsprotocol import types
 
-from ..analysis import file_kind
+from ..analysis import Snapshot, file_kind
 from ..features.diagnostics import Diagnostic, config_diagnostics, sort_key
 from ..stir.workspace import module_dir_of
 from ..syntax.expr import Span
@@ -31,12 +31,22 @@ class DiagnosticPublisher:
         self._send = send
         self._last: dict[str, list[types.Diagnostic]] = {}
         self._files: dict[Folder, set[str]] = {}  # relative paths with a non-empty last list, per folder
+        # Per folder and module directory, the files its last published diagnostics point into
+        # (their own and their related locations): an edit that moves text there republishes it.
+        self._mentions: dict[Folder, dict[str, frozenset[str]]] = {}
 
     def last(self, uri: str) -> list[types.Diagnostic]:
         return self._last.get(uri, [])
 
     def publish_dir(self, folder: Folder, dir: str, diags: Iterable[Diagnostic], forced: set[str]) -> None:
         """Publishes the ``.tf`` files of one module directory."""
+        diags = list(diags)
+        mentions = frozenset({d.file for d in diags} | {r.span.file for d in diags for r in d.related})
+        by_dir = self._mentions.setdefault(folder, {})
+        if mentions:
+            by_dir[dir] = mentions
+        else:
+            by_dir.pop(dir, None)
         groups = self._group(d for d in diags if file_kind(d.file) == "tf")
         known = {rel for rel in self._files.get(folder, ()) if file_kind(rel) == "tf" and module_dir_of(rel) == dir}
         for doc, rel in self.ws.open_documents_in(folder):
@@ -44,11 +54,20 @@ class DiagnosticPublisher:
                 known.add(rel)
         self._publish_files(folder, groups, known, forced)
 
-    def publish_config(self, folder: Folder, forced: set[str]) -> None:
+    def published_dirs(self, folder: Folder) -> set[str]:
+        """Module directories of the ``.tf`` files this folder has non-empty diagnostics on."""
+        return {module_dir_of(rel) for rel in self._files.get(folder, ()) if file_kind(rel) == "tf"}
+
+    def dirs_pointing_into(self, folder: Folder, dirs: Iterable[str], files: Iterable[str]) -> set[str]:
+        """Those of ``dirs`` whose last published diagnostics point into one of ``files``."""
+        files = set(files)
+        by_dir = self._mentions.get(folder, {})
+        return {dir for dir in dirs if not by_dir.get(dir, frozenset()).isdisjoint(files)}
+
+    def publish_config(self, folder: Folder, snapshot: Snapshot, forced: set[str]) -> None:
         """Publishes the folder's non-``.tf`` files and the LSP settings problems (on the folder URI)."""
-        analysis = folder.analysis
-        diags = [d for d in config_diagnostics(analysis)]
-        for path, problem in sorted(analysis.problems.items()):
+        diags = [d for d in config_diagnostics(snapshot)]
+        for path, problem in sorted(snapshot.problems.items()):
             if file_kind(path) != "tf":
                 diags.append(Diagnostic(path, Span(path, 0, 0), "error", "syntax-error", problem.message))
         groups = self._group(diags)
@@ -82,6 +101,7 @@ class DiagnosticPublisher:
 
     def forget_folder(self, folder: Folder) -> None:
         """A folder went away: clear what it published."""
+        self._mentions.pop(folder, None)
         for rel in sorted(self._files.pop(folder, set())):
             self._publish(self.ws.uri_for(folder, rel), None, [], force=False)
         self._publish(folder.uri, None, [], force=False)

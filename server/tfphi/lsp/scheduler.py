@@ -4,11 +4,12 @@ pygls 2 runs every handler on one asyncio loop. ``didChange`` applies its text e
 synchronously (so edits are never lost or reordered) and calls ``schedule``. One analysis
 task runs at a time; it first yields once, so notifications already waiting land and are
 coalesced into the same pass. A pass flushes every changed document into the analysis
-(one incremental reparse each), refreshes the analysis, and publishes the module
-directories it reports, the edited documents' directories first. Between directories the
-task yields; when a newer change arrived meanwhile, the rest of the pass is stale: it is
-dropped and a new pass starts from the newest state (the directories not yet published are
-kept for it).
+(one incremental reparse each), takes each folder's snapshot, and publishes the module
+directories that changed since the folder's last snapshot, the edited documents' directories
+first. Between directories the task yields; when a newer change arrived meanwhile (the
+snapshot is cancelled), the rest of the pass is stale: it is dropped and a new pass starts
+from the newest snapshot (the directories not yet published are kept for it). A module whose
+analysis raises is logged once and skipped; the others are published.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ import gc
 import logging
 from typing import Awaitable, Callable
 
+from ..analysis import Cancelled, Snapshot
 from ..features.diagnostics import dir_diagnostics
 from ..stir.workspace import module_dir_of
 from .publish import DiagnosticPublisher
@@ -88,8 +90,7 @@ class AnalysisScheduler:
             if not folder.indexed:
                 self.ensure_indexed(folder)
         folders = [f for f in ws.folders if f.indexed]
-        for folder in folders:
-            folder.pending_dirs |= folder.analysis.refresh()
+        snapshots = [self._take_snapshot(folder) for folder in folders]
         urgent: set[tuple[int, str]] = set()
         for uri in self._forced:
             found = ws.locate(uri, create=False)
@@ -103,17 +104,29 @@ class AnalysisScheduler:
                 return False
             if n % FREEZE_EVERY_DIRS == 0:
                 gc.freeze()  # a long pass (the first one) builds most of what stays in memory
-            folder = folders[i]
+            folder, snapshot = folders[i], snapshots[i]
             if dir not in folder.pending_dirs or folder not in ws.folders:
                 continue
-            diags = dir_diagnostics(folder.analysis, dir)
+            if snapshot.cancelled:
+                return False  # the folder took a newer change: start again from it
+            try:
+                diags = dir_diagnostics(snapshot, dir)
+            except Cancelled:
+                return False
+            except Exception:  # noqa: BLE001 - one module's failure never stops the others
+                logger.exception("diagnostics of %s in %s failed", dir or ".", folder.root)
+                self._log_error(f"tfphi: analysing the module {dir or '.'} failed; its diagnostics are not updated (see the server log)")
+                diags = None
             folder.pending_dirs.discard(dir)
-            self.publisher.publish_dir(folder, dir, diags, self._forced)
+            if diags is not None:
+                self.publisher.publish_dir(folder, dir, diags, self._forced)
+            self._report_failures(folder, snapshot)
             await asyncio.sleep(0)
         if generation != self._generation:
             return False
-        for folder in folders:
-            self.publisher.publish_config(folder, self._forced)
+        for folder, snapshot in zip(folders, snapshots):
+            if not snapshot.cancelled:
+                self.publisher.publish_config(folder, snapshot, self._forced)
         if not any(not f.indexed for f in ws.folders):
             self.publisher.publish_leftovers(self._forced)
         self.passes += 1
@@ -121,6 +134,29 @@ class AnalysisScheduler:
             gc.collect(1)  # young cycles only: cheap
             gc.freeze()
         return True
+
+    def _take_snapshot(self, folder: Folder) -> Snapshot:
+        """The folder's current snapshot; what changed since the last one joins its pending directories."""
+        snapshot = folder.snapshot()
+        changes = folder.host.changed_since(folder.seen_revision)
+        if changes is None:  # too old to tell: everything, and whatever was published before
+            folder.pending_dirs |= set(snapshot.dirs()) | self.publisher.published_dirs(folder)
+        else:
+            folder.pending_dirs |= changes.dirs
+            # Traces that only moved keep their results; their published positions may not.
+            folder.pending_dirs |= self.publisher.dirs_pointing_into(folder, changes.moved, changes.moved_files)
+        folder.seen_revision = snapshot.revision
+        self._report_failures(folder, snapshot)
+        return snapshot
+
+    def _report_failures(self, folder: Folder, snapshot: Snapshot) -> None:
+        """Logs each module whose analysis raised, once (the module is analysed as empty meanwhile)."""
+        failures = snapshot.failures
+        for key in sorted(failures.keys() - folder.reported_failures):
+            stage, _, dir = key.partition(":")
+            logger.error("analysing %s (%s) in %s failed:\n%s", dir or ".", stage, folder.root, failures[key])
+            self._log_error(f"tfphi: analysing the module {dir or '.'} failed ({stage}); it is analysed as empty (see the server log)")
+        folder.reported_failures = set(failures)
 
     async def idle(self) -> None:
         """Waits until no pass or indexing is running (for tests and benchmarks)."""
@@ -154,10 +190,10 @@ class AnalysisScheduler:
             await progress.begin(f"tfphi: indexing {folder.name}", "reading files")
             ws.read_config(folder)
             rels = ws.scan(folder)
-            analysis = folder.analysis
+            host = folder.host
             keep = set(rels) | {rel for _, rel in ws.open_documents_in(folder)}
-            for stale in [p for p in (*analysis.files, *analysis.tfvars, *analysis.problems) if p not in keep]:
-                analysis.remove(stale)  # re-indexing after the ignore list changed
+            for stale in [p for p in (*host.files, *host.tfvars, *host.problems) if p not in keep]:
+                host.remove(stale)  # re-indexing after the ignore list changed
             total = len(rels)
             for n, rel in enumerate(rels, 1):
                 if folder not in ws.folders:

@@ -1,7 +1,7 @@
 """The tfphi language server: pygls wiring, one thin handler per LSP method (see ``handlers/``).
 
 State lives in three places, each with one job:
-- ``LiveWorkspace`` (``workspace.py``): folders, their ``Analysis``, and the open documents;
+- ``LiveWorkspace`` (``workspace.py``): folders, their ``AnalysisHost``, and the open documents;
 - ``DiagnosticPublisher`` (``publish.py``): what was last published per URI;
 - ``AnalysisScheduler`` (``scheduler.py``): when analysis runs (coalescing, cancellation, indexing).
 
@@ -25,7 +25,7 @@ from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
 
 from .. import __version__
-from ..analysis import Analysis
+from ..analysis import Snapshot
 from ..config import Config, parse_lsp_settings
 from ..text import Encoding, LineIndex
 from .guard import BadRequest, log_to_client
@@ -36,6 +36,11 @@ from .workspace import Folder, LiveWorkspace
 logger = logging.getLogger(__name__)
 
 SETTINGS_SECTION = "tfphi"
+# Messages never held back while indexing: the lifecycle (indexing starts at ``initialized``)
+# and the document store's own echo (it does not read the analysis).
+NEVER_HELD = frozenset({types.INITIALIZE, types.INITIALIZED, types.SHUTDOWN, types.EXIT, "tfphi/documentText"})
+HOLD_POLL_SECONDS = 0.005
+MAX_HOLD_SECONDS = 300.0  # a safety net: indexing that never ends must not silence the server
 WATCHED_GLOBS = ("**/*.tf", "**/*.tfvars", "**/.tfphi.toml", "**/.terraform/modules/modules.json")
 
 
@@ -56,9 +61,14 @@ class TfphiProtocol(LanguageServerProtocol):
     - The position encoding is tfphi's choice (UTF-8 whenever offered).
     - A request after ``shutdown`` is answered with InvalidRequest instead of being dropped,
       and one before ``initialize`` with ServerNotInitialized (LSP: notifications then are dropped).
+    - A request that arrives while a folder is being indexed is held, with every message after
+      it (so edits and positions keep their order), until every folder's files are read: no
+      answer ever comes from a half-built index.
     """
 
     _seen_initialize = False
+    _held: list | None = None
+    _release_task: asyncio.Task | None = None
 
     @lsp_method(types.INITIALIZE)
     def lsp_initialize(self, params: types.InitializeParams):
@@ -94,22 +104,58 @@ class TfphiProtocol(LanguageServerProtocol):
             error = JsonRpcInvalidRequest(f"the server is shutting down; {message.method} was not run")
             self._send_response(message.id, None, error.to_response_error())
             return
+        if self._must_hold(message, method):
+            self._hold(message)
+            return None
         return super().handle_message(message)
+
+    def _must_hold(self, message: Any, method: str | None) -> bool:
+        if method in NEVER_HELD:
+            return False
+        if self._held:
+            return True  # keep the order of everything after a held request
+        if not isinstance(message, RPCRequest):
+            return False
+        server = self._server
+        return isinstance(server, TfphiServer) and server.indexing_incomplete()
+
+    def _hold(self, message: Any) -> None:
+        if self._held is None:
+            self._held = []
+        self._held.append(message)
+        if self._release_task is None or self._release_task.done():
+            self._release_task = asyncio.get_running_loop().create_task(self._release_when_indexed())
+
+    async def _release_when_indexed(self) -> None:
+        server = self._server
+        waited = 0.0
+        while server.indexing_incomplete() and not server.scheduler.stopped and waited < MAX_HOLD_SECONDS:
+            await asyncio.sleep(HOLD_POLL_SECONDS)
+            waited += HOLD_POLL_SECONDS
+        if waited >= MAX_HOLD_SECONDS:
+            logger.warning("indexing is still running after %s s; answering the held requests anyway", MAX_HOLD_SECONDS)
+        held, self._held = self._held or [], None
+        for message in held:
+            try:
+                super().handle_message(message)
+            except Exception:  # noqa: BLE001 - one message must not lose the others
+                logger.exception("a held message failed")
 
 
 @dataclass(frozen=True)
 class DocContext:
-    """What a request about one document needs: where it is, its analysis and its line index."""
+    """What a request about one document needs: where it is, the snapshot it reads and its line index."""
 
     uri: str
     folder: Folder
     path: str  # relative to the folder
     index: LineIndex | None
     encoding: Encoding
+    snapshot: Snapshot
 
     @property
-    def analysis(self) -> Analysis:
-        return self.folder.analysis
+    def analysis(self) -> Snapshot:
+        return self.snapshot
 
     def offset(self, pos: types.Position) -> int:
         from .convert import offset
@@ -237,8 +283,18 @@ class TfphiServer(LanguageServer):
 
     # ---- requests --------------------------------------------------------------------------
 
+    def indexing_incomplete(self) -> bool:
+        """True while some folder's files are not all read (requests wait for a complete snapshot)."""
+        if self.ws.has_pending():
+            self.ws.flush()  # a document opened outside every folder makes its folder now
+        return any(not folder.indexed for folder in self.ws.folders)
+
     def context(self, uri: str) -> DocContext | None:
-        """The document a request is about, with every pending change fed to the analysis first."""
+        """The document a request is about, and the snapshot of its folder that holds every change so far.
+
+        Pending document changes are fed to the host first (as rust-analyzer applies changes
+        before it hands a request a snapshot); the request itself only reads the snapshot.
+        """
         if self.ws.has_pending():
             self.ws.flush()
         found = self.ws.locate(uri, create=False)
@@ -247,7 +303,7 @@ class TfphiServer(LanguageServer):
                 raise BadRequest(f"unknown document {uri}")
             return None
         folder, rel = found
-        return DocContext(uri, folder, rel, self.ws.line_index(folder, rel), self.ws.encoding)
+        return DocContext(uri, folder, rel, self.ws.line_index(folder, rel), self.ws.encoding, folder.snapshot())
 
 
 class _WorkDoneProgress(Progress):

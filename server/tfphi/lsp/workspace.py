@@ -1,4 +1,4 @@
-"""The live workspace: one ``Analysis`` per workspace folder, fed from the disk and the open documents.
+"""The live workspace: one ``AnalysisHost`` per workspace folder, fed from the disk and the open documents.
 
 - A document belongs to the deepest folder containing it; a file outside every folder gets
   a *loose* folder of its own directory (that directory only, not its subtree: a file opened
@@ -6,7 +6,7 @@
 - Files that are not open come from the disk (``index_folder`` at start-up, ``file_event``
   afterwards); an open document's text wins over the disk until it is closed.
 - Changes to open documents are applied to the document store at once and reach the
-  analysis in ``flush`` (one incremental reparse per document per batch of changes).
+  host in ``flush`` (one incremental reparse per document per batch of changes).
 
 This module does I/O (reading files) but knows nothing about JSON-RPC: the server module
 turns its answers into messages.
@@ -21,7 +21,7 @@ from typing import Iterable, Iterator
 
 from pygls.uris import from_fs_path, to_fs_path
 
-from ..analysis import CONFIG_FILE, Analysis, file_kind
+from ..analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from ..config import Config
 from ..features.locations import line_index as cached_line_index
 from ..loader import SKIPPED_DIRS, is_ignored, link_problem, read_bytes, walk_workspace
@@ -34,17 +34,19 @@ LOOSE_FOLDER_LIMIT = 500  # files read for a loose folder
 
 @dataclass(eq=False)
 class Folder:
-    """One workspace folder and its analysis."""
+    """One workspace folder and its analysis host."""
 
     uri: str
     root: str  # normalized absolute file-system path
     name: str
-    analysis: Analysis
+    host: AnalysisHost
     loose: bool = False
     indexed: bool = False
     settings_problems: list[str] = field(default_factory=list)
     pending_dirs: set[str] = field(default_factory=set)  # module dirs whose diagnostics are not yet published
     nested: tuple[str, ...] = ()  # relative roots of deeper folders (their files are theirs)
+    seen_revision: int = -1  # the host revision whose changes are in ``pending_dirs``
+    reported_failures: set[str] = field(default_factory=set)  # module failures already logged
 
     def rel_path(self, fs_path: str) -> str | None:
         """The POSIX path of ``fs_path`` relative to this folder, or None when it is outside."""
@@ -57,6 +59,10 @@ class Folder:
         if self.loose and "/" in rel:
             return None
         return rel
+
+    def snapshot(self) -> Snapshot:
+        """The folder's analysis as of every change fed to it so far."""
+        return self.host.snapshot()
 
     def fs_path(self, rel: str) -> str:
         return os.path.join(self.root, *rel.split("/"))
@@ -85,7 +91,7 @@ class LiveWorkspace:
         self.documents = DocumentStore(encoding)
         self.lsp_config: Config = lsp_config or Config()
         self.folders: list[Folder] = []  # deepest first
-        self._pending: set[str] = set()  # URIs of documents whose text reached neither the analysis
+        self._pending: set[str] = set()  # URIs of documents whose text reached neither the host
         self._open_paths: dict[str, str] = {}  # fs path -> the URI the client opened it with
         self._flushed: dict[str, tuple[Folder, str]] = {}  # URI -> where its text was last fed
 
@@ -108,17 +114,17 @@ class LiveWorkspace:
                     folder.name = name or folder.name
                     return folder
                 return None
-        analysis = Analysis(self.lsp_config)
-        folder = Folder(uri, root, name or os.path.basename(root) or root, analysis, loose=loose)
+        host = AnalysisHost(self.lsp_config)
+        folder = Folder(uri, root, name or os.path.basename(root) or root, host, loose=loose)
         self.folders.append(folder)
         self._sort_folders()
         if not loose:  # a folder inside another takes its files away from the outer one
             for outer in self.folders:
                 rel = outer.rel_path(root) if outer is not folder else None
                 if rel is not None:
-                    analysis = outer.analysis
-                    for path in [p for p in (*analysis.files, *analysis.tfvars, *analysis.problems) if p.startswith(rel + "/")]:
-                        analysis.remove(path)
+                    host = outer.host
+                    for path in [p for p in (*host.files, *host.tfvars, *host.problems) if p.startswith(rel + "/")]:
+                        host.remove(path)
         self._reassign_open_documents()
         return folder
 
@@ -183,7 +189,7 @@ class LiveWorkspace:
             return rels[:LOOSE_FOLDER_LIMIT]
         rels = []
         skipped: list[tuple[str, str]] = []
-        for rel in walk_workspace(root, folder.analysis.config, skipped):
+        for rel in walk_workspace(root, folder.host.config, skipped):
             if folder.owns(rel):
                 rels.append(rel)
         rels.extend(rel for rel, _ in skipped if folder.owns(rel))  # ``_load`` reports them
@@ -196,31 +202,31 @@ class LiveWorkspace:
         self._load(folder, CONFIG_FILE)
 
     def load(self, folder: Folder, rel: str) -> bool:
-        """Reads one file from disk into the folder's analysis, unless it is open (the editor's text wins)."""
+        """Reads one file from disk into the folder's host, unless it is open (the editor's text wins)."""
         if self._is_open(folder.fs_path(rel)):
             return False
         return self._load(folder, rel)
 
     def _load(self, folder: Folder, rel: str) -> bool:
         path = folder.fs_path(rel)
-        analysis = folder.analysis
+        host = folder.host
         if (problem := link_problem(Path(folder.root), rel)) is not None:  # never read through it
-            analysis.set_problem(rel, problem)
+            host.set_problem(rel, problem)
             return True
         if not os.path.isfile(path):
             if file_kind(rel) == "config":
-                analysis.set_config(None, base=self.lsp_config)
+                host.set_config(None, base=self.lsp_config)
             return False
         try:
-            data = read_bytes(Path(path), analysis.config.max_file_size)
+            data = read_bytes(Path(path), host.config.max_file_size)
         except OSError as exc:
-            analysis.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
+            host.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
             return True
         if file_kind(rel) == "config":
-            text, problem = _config_text(data, analysis.config.max_file_size)
-            analysis.set_config(text, problem, base=self.lsp_config)
+            text, problem = _config_text(data, host.config.max_file_size)
+            host.set_config(text, problem, base=self.lsp_config)
         else:
-            analysis.set_source(rel, data)
+            host.set_source(rel, data)
         return True
 
     def file_event(self, uri: str, deleted: bool) -> Folder | None:
@@ -235,42 +241,42 @@ class LiveWorkspace:
         if self._is_open(fs):
             return None  # the editor's text wins; the disk is read again when it closes
         kind = file_kind(rel)
-        analysis = folder.analysis
+        host = folder.host
         if kind is None:
             if deleted:  # maybe a directory: drop everything under it
                 prefix = rel + "/"
-                gone = [p for p in list(analysis.files) + list(analysis.tfvars) + list(analysis.problems) if p.startswith(prefix)]
+                gone = [p for p in list(host.files) + list(host.tfvars) + list(host.problems) if p.startswith(prefix)]
                 for path in gone:
-                    analysis.remove(path)
+                    host.remove(path)
                 return folder if gone else None
             return None
         if not self.accepts(folder, rel):
             return None
         if deleted or not os.path.isfile(fs):
             if kind == "config":
-                analysis.set_config(None, base=self.lsp_config)
+                host.set_config(None, base=self.lsp_config)
             else:
-                analysis.remove(rel)
+                host.remove(rel)
             return folder
-        old_ignore = analysis.config.ignore
+        old_ignore = host.config.ignore
         self._load(folder, rel)
-        if kind == "config" and analysis.config.ignore != old_ignore:
+        if kind == "config" and host.config.ignore != old_ignore:
             folder.indexed = False  # what the walk reads changed: the folder is read again
         return folder
 
     def accepts(self, folder: Folder, rel: str) -> bool:
-        """True when the folder's analysis reads ``rel`` (kind, ignore list, skipped dirs, nested folders)."""
+        """True when the folder's host reads ``rel`` (kind, ignore list, skipped dirs, nested folders)."""
         kind = file_kind(rel)
         if kind is None or not folder.owns(rel):
             return False
         if kind == "config":
             return True
-        if is_ignored(rel, folder.analysis.config.ignore):
+        if is_ignored(rel, folder.host.config.ignore):
             return False
         parts = rel.split("/")[:-1]
         if any(part in SKIPPED_DIRS for part in parts):
             # .terraform: the manifest and the modules it lists (already read), nothing else
-            return kind == "manifest" or rel in folder.analysis.files
+            return kind == "manifest" or rel in folder.host.files
         return True
 
     def _is_open(self, fs_path: str) -> bool:
@@ -287,7 +293,7 @@ class LiveWorkspace:
         return doc
 
     def change(self, uri: str, version: int | None, changes: Iterable[TextChange]) -> Document:
-        """Applies changes now (KeyError: not open; StaleVersion: old version); the analysis sees them at ``flush``."""
+        """Applies changes now (KeyError: not open; StaleVersion: old version); the host sees them at ``flush``."""
         doc = self.documents.change(uri, version, changes)
         self._pending.add(uri)
         return doc
@@ -308,16 +314,16 @@ class LiveWorkspace:
         if os.path.isfile(folder.fs_path(rel)) and self.accepts(folder, rel):
             self._load(folder, rel)
         elif file_kind(rel) == "config":
-            folder.analysis.set_config(None, base=self.lsp_config)
+            folder.host.set_config(None, base=self.lsp_config)
         else:
-            folder.analysis.remove(rel)
+            folder.host.remove(rel)
         return folder
 
     def has_pending(self) -> bool:
         return bool(self._pending)
 
     def flush(self) -> set[Folder]:
-        """Feeds every changed document to its folder's analysis (one reparse each); returns the folders touched."""
+        """Feeds every changed document to its folder's host (one reparse each); returns the folders touched."""
         touched: set[Folder] = set()
         pending, self._pending = self._pending, set()
         for uri in sorted(pending):
@@ -327,7 +333,7 @@ class LiveWorkspace:
             found = self.locate(uri)
             previous = self._flushed.get(uri)
             if previous is not None and previous != found and previous[0] in self.folders:
-                previous[0].analysis.remove(previous[1])  # the document moved to another folder
+                previous[0].host.remove(previous[1])  # the document moved to another folder
                 touched.add(previous[0])
             if found is None:
                 continue
@@ -335,15 +341,15 @@ class LiveWorkspace:
             self._flushed[uri] = (folder, rel)
             if not self.accepts(folder, rel):
                 continue
-            analysis = folder.analysis
+            host = folder.host
             kind = file_kind(rel)
-            if kind in ("tf", "tfvars") and _clean(doc.source, analysis.config.max_file_size):
-                analysis.set_parsed(doc.parse(rel, self.documents.parser))
+            if kind in ("tf", "tfvars") and _clean(doc.source, host.config.max_file_size):
+                host.set_parsed(doc.parse(rel, self.documents.parser))
             elif kind == "config":
-                text, problem = _config_text(doc.source, analysis.config.max_file_size)
-                analysis.set_config(text, problem, base=self.lsp_config)
+                text, problem = _config_text(doc.source, host.config.max_file_size)
+                host.set_config(text, problem, base=self.lsp_config)
             else:
-                analysis.set_source(rel, doc.source)  # a manifest, or bytes the analysis reports as a problem
+                host.set_source(rel, doc.source)  # a manifest, or bytes the host reports as a problem
             touched.add(folder)
         return touched
 
@@ -353,11 +359,11 @@ class LiveWorkspace:
         """New LSP settings: each folder's effective config is the settings with its ``.tfphi.toml`` on top."""
         self.lsp_config = config
         for folder in self.folders:
-            analysis = folder.analysis
-            old_ignore = analysis.config.ignore
-            problem = next((p.message for p in analysis.config_problems if analysis.config_text is None), None)
-            analysis.set_config(analysis.config_text, problem, base=config)
-            if analysis.config.ignore != old_ignore:
+            host = folder.host
+            old_ignore = host.config.ignore
+            problem = next((p.message for p in host.config_problems if host.config_text is None), None)
+            host.set_config(host.config_text, problem, base=config)
+            if host.config.ignore != old_ignore:
                 folder.indexed = False
 
     # ---- positions and URIs ------------------------------------------------------------------
@@ -372,16 +378,16 @@ class LiveWorkspace:
         return self.documents.get(uri) if uri else None
 
     def line_index(self, folder: Folder, rel: str) -> LineIndex | None:
-        """The line index of the bytes the analysis holds for ``rel`` (the open text once flushed)."""
-        analysis = folder.analysis
-        hcl = analysis.files.get(rel) or analysis.tfvars.get(rel)
+        """The line index of the bytes the host holds for ``rel`` (the open text once flushed)."""
+        host = folder.host
+        hcl = host.files.get(rel) or host.tfvars.get(rel)
         if hcl is not None:
             return cached_line_index(hcl.source)
         doc = self.document_for(folder, rel)
         if doc is not None:
             return doc.line_index
-        if file_kind(rel) == "config" and analysis.config_text is not None:
-            return cached_line_index(analysis.config_text.encode("utf-8"))
+        if file_kind(rel) == "config" and host.config_text is not None:
+            return cached_line_index(host.config_text.encode("utf-8"))
         return None
 
     def version_for(self, folder: Folder, rel: str) -> int | None:
@@ -399,7 +405,7 @@ class LiveWorkspace:
 
 
 def _clean(data: bytes, limit: int) -> bool:
-    """True when the analysis can parse these bytes (size, no NUL, valid UTF-8); else it reports why."""
+    """True when the host can parse these bytes (size, no NUL, valid UTF-8); else it reports why."""
     if len(data) > limit or b"\x00" in data:
         return False
     try:

@@ -1,0 +1,124 @@
+"""A multi-root, multi-module workspace and a whole-analysis digest to compare hosts with."""
+
+from __future__ import annotations
+
+from tfphi.analysis import AnalysisHost, SetSource, Snapshot
+from tfphi.features.diagnostics import dir_diagnostics
+
+# Two roots (envs/prod, envs/dev) calling shared modules with different values; one module
+# calls another; an output feeds a root field; a variable without a default keeps one field
+# unbounded, so diagnostics have related locations in other files.
+WORKSPACE = {
+    "envs/prod/main.tf": '''variable "mode" {
+  type    = string
+  default = "prod"
+}
+
+variable "cache_type" {
+  type = string
+}
+
+module "db" {
+  source         = "../../modules/db"
+  engine_version = var.mode == "prod" ? "15.4" : "14.9"
+  instance_class = "db.r6g.large"
+}
+
+module "cache" {
+  source    = "../../modules/cache"
+  node_type = var.cache_type
+  engine    = module.db.engine
+}
+
+resource "aws_db_instance" "copy" {
+  engine         = "postgres"
+  engine_version = module.db.version
+}
+''',
+    "envs/dev/main.tf": '''module "db" {
+  source         = "../../modules/db"
+  engine_version = "14.9"
+  instance_class = "db.t4g.micro"
+}
+
+module "cache" {
+  source    = "../../modules/cache"
+  node_type = "cache.t4g.micro"
+  engine    = "redis"
+}
+''',
+    "modules/db/main.tf": '''resource "aws_db_instance" "this" {
+  engine         = "postgres"
+  engine_version = var.engine_version
+  instance_class = local.class
+}
+
+locals {
+  class = var.instance_class
+}
+
+output "version" {
+  value = aws_db_instance.this.engine_version
+}
+
+output "engine" {
+  value = var.engine_version == "15.4" ? "redis" : "valkey"
+}
+''',
+    "modules/db/variables.tf": '''variable "engine_version" {
+  type = string
+}
+
+variable "instance_class" {
+  type    = string
+  default = "db.t4g.small"
+}
+''',
+    "modules/cache/main.tf": '''variable "node_type" {
+  type = string
+}
+
+variable "engine" {
+  type = string
+}
+
+module "params" {
+  source = "./params"
+  family = var.engine
+}
+
+resource "aws_elasticache_replication_group" "this" {
+  replication_group_id = "cache"
+  description          = "cache"
+  node_type            = var.node_type
+  engine               = module.params.engine
+  engine_version       = "7.1"
+}
+''',
+    "modules/cache/params/main.tf": '''variable "family" {
+  type = string
+}
+
+output "engine" {
+  value = var.family
+}
+''',
+}
+
+
+def everything(snapshot: Snapshot) -> dict:
+    """Every module's field traces, findings and diagnostics (spans included), comparable with ==."""
+    out = {}
+    for dir in snapshot.dirs():
+        out[dir] = (
+            [(t.resource.address, t.field_path, t.result) for t in snapshot.field_traces(dir)],
+            snapshot.findings(dir),
+            dir_diagnostics(snapshot, dir),
+        )
+    return out
+
+
+def fresh(texts: dict[str, str]) -> Snapshot:
+    host = AnalysisHost()
+    host.apply_change([SetSource(path, text.encode()) for path, text in texts.items()])
+    return host.snapshot()

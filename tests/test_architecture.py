@@ -1,0 +1,103 @@
+"""ARCHITECTURE.md's invariants, enforced on the source (read with ``ast``, nothing imported).
+
+- Only ``tfphi.lsp`` imports pygls or lsprotocol.
+- The analysis core does no I/O: no file-system, process, network or temporary-file module,
+  no ``open()``; it never imports the layers above it (``lsp``, ``cli``, ``loader``).
+- Nothing in the core imports ``AnalysisHost`` except ``analysis`` itself: features read snapshots.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+PACKAGE = Path(__file__).resolve().parents[1] / "server" / "tfphi"
+
+CORE = ("syntax", "stir", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "values", "diagnostics", "sarif")
+ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader")
+LSP_LIBRARIES = ("pygls", "lsprotocol")
+IO_MODULES = ("os", "pathlib", "subprocess", "socket", "shutil", "glob", "tempfile", "urllib", "http", "asyncio", "select")
+
+# FIXME: the concrete evaluator's file functions (file(), fileexists(), fileset()...) read the
+# disk. The tracer never calls them (they trace to Unbounded: "depends on files ... which tfphi
+# never reads", see tests/hardening/test_side_effects.py); they go when trace/evaluate.py is
+# retired (issue 10). Until then this is the one known exception, listed so that a new one fails.
+KNOWN_IO = {"tfphi.trace.functions": {"import os", "import glob", "open()"}}
+
+
+def modules() -> dict[str, ast.Module]:
+    found = {}
+    for path in sorted(PACKAGE.rglob("*.py")):
+        rel = path.relative_to(PACKAGE.parent).with_suffix("")
+        name = ".".join(rel.parts[:-1] if rel.name == "__init__" else rel.parts)
+        found[name] = ast.parse(path.read_text(encoding="utf-8"), str(path))
+    return found
+
+
+def imports(module_name: str, tree: ast.Module) -> set[str]:
+    """Absolute names of everything a module imports (relative imports resolved)."""
+    package = module_name.split(".")
+    is_package = (PACKAGE.parent / Path(*package) / "__init__.py").exists()
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                base = package if is_package else package[:-1]
+                base = base[: len(base) - (node.level - 1)]
+                prefix = ".".join(base + ([node.module] if node.module else []))
+            else:
+                prefix = node.module or ""
+            names.add(prefix)
+            names.update(f"{prefix}.{alias.name}" for alias in node.names)
+    return names
+
+
+def is_core(name: str) -> bool:
+    parts = name.split(".")
+    return len(parts) >= 2 and parts[0] == "tfphi" and parts[1] in CORE
+
+
+def starts(name: str, prefixes) -> bool:
+    return any(name == p or name.startswith(p + ".") for p in prefixes)
+
+
+def test_only_lsp_imports_pygls_and_lsprotocol():
+    offenders = {
+        name: sorted(i for i in imports(name, tree) if starts(i, LSP_LIBRARIES))
+        for name, tree in modules().items()
+        if not starts(name, ("tfphi.lsp",))
+    }
+    assert {k: v for k, v in offenders.items() if v} == {}
+
+
+def test_the_core_does_no_io_and_never_imports_the_layers_above_it():
+    io: dict[str, set[str]] = {}
+    upward: dict[str, list[str]] = {}
+    for name, tree in modules().items():
+        if not is_core(name):
+            continue
+        found = {f"import {i}" for i in imports(name, tree) if i.split(".")[0] in IO_MODULES and "." not in i}
+        found |= {"open()" for node in ast.walk(tree) if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "open"}
+        if found:
+            io[name] = found
+        up = sorted(i for i in imports(name, tree) if starts(i, ABOVE_CORE))
+        if up:
+            upward[name] = up
+    assert io == KNOWN_IO
+    assert upward == {}
+
+
+def test_features_read_snapshots_not_the_host():
+    users = sorted(
+        name for name, tree in modules().items()
+        if is_core(name) and name != "tfphi.analysis" and any(i.endswith(".AnalysisHost") for i in imports(name, tree))
+    )
+    assert users == []
+
+
+def test_the_layers_listed_exist():
+    names = modules()
+    assert "tfphi.analysis" in names and "tfphi.lsp.server" in names and "tfphi.loader" in names
+    assert any(is_core(n) for n in names)
