@@ -189,7 +189,7 @@ class Session:
 
 
 async def start_session(folders: list[Path], *, init_options: Any = None, utf8: bool = False,
-                        client_settings: dict | None = None, **caps: Any) -> Session:
+                        client_settings: dict | None = None, command: list[str] | None = None, **caps: Any) -> Session:
     client = LanguageClient(converter_factory=default_converter)
     register_lsp_features(client, {k: v for k, v in DEFAULT_CLIENT_FEATURES.items()
                                    if k != types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS})
@@ -207,7 +207,7 @@ async def start_session(folders: list[Path], *, init_options: Any = None, utf8: 
     def register_capability(params: types.RegistrationParams) -> None:
         session.registrations.extend(params.registrations)
 
-    await client.start_io(*SERVER_CMD, env=server_env())
+    await client.start_io(*(command or SERVER_CMD), env=server_env())
     result = await client.initialize_session(types.InitializeParams(
         capabilities=capabilities(utf8=utf8, **caps),
         root_uri=uri(folders[0]),

@@ -160,3 +160,31 @@ async def test_an_edit_above_a_callers_variable_republishes_the_childs_related_l
         await session.wait_for(moved, what="the child's related location to follow the edit")
     finally:
         await stop_session(session)
+
+
+@pytest.mark.parametrize("stage", ["build", "fields"])
+async def test_a_module_whose_analysis_raises_is_logged_and_the_others_are_published(tmp_path: Path, stage: str):
+    """Defect 6: one module whose analysis raised stopped every later module's diagnostics, and
+    its directory stayed pending (sorted first) forever. The fault comes through a test-only
+    hook (``tests/lsp/faulty_server.py``), not from anything a workspace or client can send."""
+    write(tmp_path, {
+        "a_broken/main.tf": CHILD_MAIN + CHILD_VARIABLES,
+        "main.tf": ROOT_USING_OUTPUT,
+        "db/main.tf": CHILD_WITH_OUTPUT,
+        "db/variables.tf": CHILD_VARS_2,
+    })
+    command = [sys.executable, str(REPO / "tests" / "lsp" / "faulty_server.py"), "a_broken", stage]
+    session = await start_session([tmp_path], command=command)
+    try:
+        await session.wait_indexed()  # the first pass ends: nothing stays pending
+        child = uri(tmp_path / "db" / "main.tf")
+        await session.wait_diagnostics(child, "unbounded-field")
+        await session.wait_for(lambda: any("a_broken failed" in m.message for m in session.client.log_messages),
+                               what="the failure in the log")
+        # later edits are still analysed and published
+        u = session.open(tmp_path / "db" / "variables.tf")
+        session.replace(u, 'variable "mode" {', 'variable "mode" {\n  default = "prod"')
+        await session.wait_for(lambda: any(v == session.versions[u] for uu, v, _ in session.published if uu == u),
+                               what="the edited document republished")
+    finally:
+        await stop_session(session)

@@ -1,0 +1,139 @@
+"""AnalysisHost and Snapshot: one way in, immutable snapshots, cancellation, anchored spans,
+isolated failures (issue 11, point 5)."""
+
+from __future__ import annotations
+
+import pytest
+
+import tfphi.analysis as analysis_module
+from host_support import WORKSPACE, everything, fresh
+
+from tfphi.analysis import AnalysisHost, Cancelled, Remove, SetSource
+from tfphi.features.diagnostics import dir_diagnostics, workspace_diagnostics
+
+
+def host_of(texts: dict[str, str]) -> AnalysisHost:
+    host = AnalysisHost()
+    host.apply_change([SetSource(path, text.encode()) for path, text in texts.items()])
+    return host
+
+
+def test_a_snapshot_is_the_same_object_until_the_next_change():
+    host = host_of(WORKSPACE)
+    first = host.snapshot()
+    assert host.snapshot() is first
+    host.apply_change(SetSource("envs/dev/main.tf", b"# emptied\n"))
+    second = host.snapshot()
+    assert second is not first and second.revision > first.revision
+
+
+def test_a_snapshot_never_changes_under_its_reader():
+    """Its inputs are its own: a later change shows in the next snapshot only."""
+    host = host_of(WORKSPACE)
+    snapshot = host.snapshot()
+    files, modules = dict(snapshot.files), dict(snapshot.modules)
+    host.apply_change([SetSource("modules/extra/main.tf", b'locals {\n  a = 1\n}\n'), Remove("envs/dev/main.tf")])
+    assert snapshot.files == files and snapshot.modules == modules
+    assert "modules/extra" in host.snapshot().modules and "envs/dev" not in host.snapshot().modules
+
+
+def test_queries_on_a_superseded_snapshot_are_cancelled():
+    host = host_of(WORKSPACE)
+    stale = host.snapshot()
+    host.apply_change(SetSource("envs/dev/main.tf", WORKSPACE["envs/dev/main.tf"].replace("14.9", "14.10").encode()))
+    assert stale.cancelled
+    with pytest.raises(Cancelled):
+        stale.field_traces("modules/db")
+    with pytest.raises(Cancelled):
+        stale.findings("modules/db")
+    assert not host.snapshot().cancelled
+    assert host.snapshot().field_traces("modules/db")
+
+
+def test_changed_since_names_what_an_edit_touched():
+    host = host_of(WORKSPACE)
+    first = host.snapshot()
+    everything(first)
+    host.apply_change(SetSource("envs/dev/main.tf", WORKSPACE["envs/dev/main.tf"].replace("14.9", "14.10").encode()))
+    host.snapshot()
+    changes = host.changed_since(first.revision)
+    assert changes is not None
+    assert "envs/dev" in changes.dirs and "modules/db" in changes.dirs  # the caller's argument reaches the child's traces
+    assert "envs/prod" not in changes.dirs
+
+
+def test_comment_lines_above_a_childs_output_leave_every_span_right():
+    """Defect 5: two comment lines above a child's ``output`` left a root field's ``source``
+    pointing at ``'utput '``. The cached trace is kept (the output only moved) and its spans
+    are shifted; each reads the same text as before."""
+    host = host_of(WORKSPACE)
+    before = host.snapshot()
+    [copy] = [t for t in before.field_traces("envs/prod") if t.resource.address == "aws_db_instance.copy" and t.field_path == ("engine_version",)]
+    unbounded_before = copy.result.unbounded
+    assert unbounded_before is not None and unbounded_before.span.file == "modules/db/main.tf"
+    text_before = before.text(unbounded_before.span)
+    edited = WORKSPACE["modules/db/main.tf"].replace('output "version"', '# one\n# two\noutput "version"')
+    host.apply_change(SetSource("modules/db/main.tf", edited.encode()))
+    after = host.snapshot()
+    [copy] = [t for t in after.field_traces("envs/prod") if t.resource.address == "aws_db_instance.copy" and t.field_path == ("engine_version",)]
+    assert after.text(copy.result.unbounded.span) == text_before == "aws_db_instance.this.engine_version"
+    assert everything(after) == everything(fresh({**WORKSPACE, "modules/db/main.tf": edited}))
+
+
+def test_an_edit_above_a_callers_declaration_moves_the_childs_related_span():
+    """Defect 5: an edit above a caller left another module's related span reading the wrong text."""
+    texts = dict(WORKSPACE)
+    host = host_of(texts)
+    [diag] = [d for d in dir_diagnostics(host.snapshot(), "modules/cache") if d.code == "unbounded-field"]
+    [related] = diag.related
+    assert related.span.file == "envs/prod/main.tf"
+    said = host.snapshot().text(related.span)
+    texts["envs/prod/main.tf"] = "# a comment\n\n" + texts["envs/prod/main.tf"]
+    host.apply_change(SetSource("envs/prod/main.tf", texts["envs/prod/main.tf"].encode()))
+    snapshot = host.snapshot()
+    changes = host.changed_since(snapshot.revision - 1)
+    assert "modules/cache" in changes.moved and "envs/prod/main.tf" in changes.moved_files
+    [diag] = [d for d in dir_diagnostics(snapshot, "modules/cache") if d.code == "unbounded-field"]
+    assert snapshot.text(diag.related[0].span) == said
+
+
+@pytest.fixture
+def fault_in(monkeypatch):
+    """Makes the analysis of one module raise at one stage, through the test-only hook."""
+
+    def install(bad_dir: str, stage: str) -> None:
+        def fault(at: str, dir: str) -> None:
+            if dir == bad_dir and at == stage:
+                raise RuntimeError(f"injected fault in {dir} ({at})")
+
+        monkeypatch.setattr(analysis_module, "_fault_injection", fault)
+
+    return install
+
+
+@pytest.mark.parametrize("stage", ["build", "findings", "fields"])
+def test_a_module_whose_analysis_raises_is_isolated(fault_in, stage: str):
+    """Defect 6: one module's failure stopped every later module's diagnostics."""
+    # A module that fails to build is analysed as absent; one whose findings or traces raise
+    # only loses those: the modules that read it see what they would see then.
+    without = {k: v for k, v in WORKSPACE.items() if not k.startswith("modules/db/")} if stage == "build" else WORKSPACE
+    expected = workspace_diagnostics(host_of(without).snapshot())
+    fault_in("modules/db", stage)
+    snapshot = host_of(WORKSPACE).snapshot()
+    got = workspace_diagnostics(snapshot)
+    assert list(snapshot.failures) == [f"{stage}:modules/db"]
+    assert "injected fault in modules/db" in snapshot.failures[f"{stage}:modules/db"]
+    # every other module's diagnostics are what they are without the fault
+    others = lambda diags: {f: d for f, d in diags.items() if not f.startswith("modules/db/") and not f.startswith("envs/")}  # noqa: E731
+    assert others(got) == others(expected)
+    assert "modules/cache/main.tf" in got
+
+
+def test_a_failure_is_retried_when_the_module_changes(fault_in):
+    fault_in("modules/db", "fields")
+    host = host_of(WORKSPACE)
+    assert host.snapshot().field_traces("modules/db") == []
+    analysis_module._fault_injection = None
+    host.apply_change(SetSource("modules/db/variables.tf", (WORKSPACE["modules/db/variables.tf"] + "\n").encode()))
+    snapshot = host.snapshot()
+    assert snapshot.field_traces("modules/db") and snapshot.failures == {}
