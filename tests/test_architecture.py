@@ -15,6 +15,8 @@ PACKAGE = Path(__file__).resolve().parents[1] / "server" / "tfphi"
 
 CORE = ("syntax", "stir", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "values", "diagnostics", "sarif")
 ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader")
+# Modules of the I/O layer that live beside the core package they serve (``specialize --out``).
+IO_LAYER = ("tfphi.specialize.outdir",)
 LSP_LIBRARIES = ("pygls", "lsprotocol")
 IO_MODULES = ("os", "pathlib", "subprocess", "socket", "shutil", "glob", "tempfile", "urllib", "http", "asyncio", "select")
 
@@ -55,6 +57,8 @@ def imports(module_name: str, tree: ast.Module) -> set[str]:
 
 
 def is_core(name: str) -> bool:
+    if name in IO_LAYER:
+        return False
     parts = name.split(".")
     return len(parts) >= 2 and parts[0] == "tfphi" and parts[1] in CORE
 
