@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 
-from ..analysis import Analysis
+from ..analysis import Analysis, AnalysisHost, SetParsed, SetSource
 from ..stir.model import Resource
 from ..trace.result import RESOLVED, TraceResult
 from ..trace.tracer import Env, SourceView
@@ -72,13 +72,10 @@ def deployment_branches(analysis: Analysis, plan: Plan, trace: TraceResult, reso
 
 def _specialized_analysis(analysis: Analysis, plan: Plan) -> Analysis:
     """The workspace as it is after specialization (in memory: nothing is written)."""
-    out = Analysis(analysis.config)
-    for path, hcl in analysis.files.items():
-        if path not in plan.files:
-            out.set_parsed(hcl)
-    for path, text in plan.files.items():
-        out.set_source(path, text.encode("utf-8"))
-    return out
+    out = AnalysisHost(analysis.config)
+    out.apply_change([SetParsed(hcl) for path, hcl in analysis.files.items() if path not in plan.files])
+    out.apply_change([SetSource(path, text.encode("utf-8")) for path, text in plan.files.items()])
+    return out.snapshot()
 
 
 def _branch(specialized: Analysis, plan: Plan, outcome: Outcome) -> DeploymentBranch:
