@@ -22,6 +22,7 @@ from pathlib import Path
 
 from tfphi.trace.values import hcl_string, to_hcl
 
+READ_CONDITIONAL_INSTANCES = False  # FIXME CE-3
 
 POOL = ["a", "prod", "dev", "15.4", "1", "", "A-b", " x "]
 CFG_SHAPES = [{}, {"engine": "pg"}, {"engine": None}, {"engine": "mysql", "size": 2}]
@@ -247,8 +248,15 @@ def generate(seed: int, max_assignments: int = 8) -> Workspace:
         root.append(f'module "m{m}" {{\n  source = "./modules/{source}"\n{meta}{args}}}\n')
         for resource in ws.files[f"_resources:{source}"].split():
             ws.fields.append(f"module.m{m}.{resource}.input")
+        # the root reads the call's output: directly, by instance, or over every instance
         if not meta:
             outputs.append(f"module.m{m}.out")
+        elif "count = 2" in meta:
+            outputs += [f"module.m{m}[1].out", f'join("+", module.m{m}[*].out)']
+        elif "k1" in meta:
+            outputs += [f'module.m{m}["k1"].out', f'join("+", [for k, m in module.m{m} : "${{k}}:${{m.out}}"])']
+        elif READ_CONDITIONAL_INSTANCES:  # FIXME CE-3 (../COUNTEREXAMPLES.md): read as if always there
+            outputs.append(f'try(module.m{m}[0].out, "none")' if "count" in meta else f'try(module.m{m}["only"].out, "none")')
     scope = Scope(scope.strings + outputs, scope.bools, scope.numbers, has_cfg)
     if outputs:
         root.append(f"locals {{\n  from_module = {gen.string(scope, 1)}\n}}\n")
