@@ -208,3 +208,47 @@ def test_existence_in_an_iterated_call_is_written_in_the_root():
         "v" <- true
     """)
     assert exists_json(result.exists) == 'try(var.cfg.engine, "a") == "a"'
+
+
+# Oracle counterexample CE-3: an output of a module instance that may not exist.
+INSTANCE_OUTPUTS = """
+#- main.tf
+variable "flag" { type = bool }
+module "m1" {
+  source   = "./b"
+  for_each = var.flag ? { only = "o" } : {}
+}
+module "m2" {
+  source = "./b"
+  count  = var.flag ? 1 : 0
+}
+module "m3" {
+  source   = "./c"
+  for_each = { a = "x", b = "y" }
+  v        = each.value
+}
+resource "aws_db_instance" "t" { engine = try(module.m1["only"].out, "none") }
+resource "aws_db_instance" "u" { engine = try(module.m2[0].out, "none") }
+resource "aws_db_instance" "w" { engine = module.m3["b"].out }
+#- b/main.tf
+output "out" { value = "zd" }
+#- c/main.tf
+variable "v" { type = string }
+output "out" { value = var.v }
+"""
+
+
+def test_an_output_of_an_instance_that_may_not_exist_is_gated_on_its_existence():
+    for resource, read in (("t", 'module.m1["only"].out'), ("u", "module.m2[0].out")):
+        check_trace(INSTANCE_OUTPUTS, f"aws_db_instance.{resource}.engine", f"""
+            bounded
+            "zd" <- And(Existing(can({read})), Eq(var.flag, true))
+            "none" <- Not(Existing(can({read})))
+        """)
+
+
+def test_an_output_of_one_instance_takes_that_instances_arguments():
+    check_trace(INSTANCE_OUTPUTS, "aws_db_instance.w.engine", """
+        resolved
+        "y" <- true
+    """)

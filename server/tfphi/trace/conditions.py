@@ -228,6 +228,34 @@ _BINARY_PREC = {
 }
 
 
+def fix_iteration(cond: Cond, scope: ModuleInstance, selector: str, key: Value) -> Cond | None:
+    """The condition for the one instance ``key`` of an iteration: its atoms decided (None: never)."""
+    from .values import value_key
+
+    wanted = value_key(key)
+
+    def decide(c: Cond) -> Cond | None:
+        if isinstance(c, Eq) and c.iteration and c.scope == scope and c.selector == selector:
+            return TRUE if c.value_key == wanted else None
+        if isinstance(c, Not):
+            inner = decide(c.inner)
+            if inner is None:
+                return TRUE
+            return None if isinstance(inner, TrueCond) else negate(inner)
+        if isinstance(c, And):
+            out: Cond | None = TRUE
+            for item in c.items:
+                decided = decide(item)
+                out = conjoin(out, decided) if out is not None and decided is not None else None
+            return out
+        if isinstance(c, Or):
+            kept = [d for d in (decide(item) for item in c.items) if d is not None]
+            return disjoin(kept) if kept else None
+        return c
+
+    return decide(cond)
+
+
 class NotExpressible(ValueError):
     """A condition with an atom that cannot be written in the root module's scope."""
 

@@ -616,9 +616,17 @@ class Tracer:
         target = self.view.tree.targets.get((env.dir, call_name))
         if target is None or target.dir is None:
             return Unbounded(target.opaque_reason if target else f"module.{call_name} cannot be resolved", "opaque", call.label_span)
+        iterated = "count" if "count" in call.body.attributes else "for_each" if "for_each" in call.body.attributes else None
         rest = list(steps)
-        while rest and isinstance(rest[0], (IndexStep, SplatStep)):
-            rest.pop(0)  # instance keys: every instance traces the same output
+        key_step = None
+        if rest and isinstance(rest[0], SplatStep):
+            return Unbounded(f"the list of module.{call_name}'s instances is not traced; reference one instance's output", "invalid", expr.span)
+        if iterated is None and rest and isinstance(rest[0], IndexStep):
+            return Unbounded(f"module.{call_name} has no count or for_each: it has no instance keys", "error", expr.span)
+        if iterated is not None:
+            if not rest or not isinstance(rest[0], IndexStep):
+                return Unbounded(f"module.{call_name} as a whole object is not traced; reference one instance's output", "invalid", expr.span)
+            key_step = rest.pop(0)
         if not rest or not isinstance(rest[0], AttrStep):
             return Unbounded(f"module.{call_name} as a whole object is not traced; reference one of its outputs", "invalid", expr.span)
         output_name = rest[0].name
@@ -633,8 +641,46 @@ class Tracer:
         label = f"module.{call_name}.{output_name}"
         result = self._value_of(rest, lambda: self.hop(("output", child_path, output_name, self.universe), label, depth, stack, expr.span,
                                                        lambda d, s: self._trace_output(output.value.expr, child_path, d, s)))
+        if key_step is not None:
+            result = self._one_instance(call, iterated, key_step, result, env, depth, stack, expr)
         result = _prepend(result, f"Output {label}")
         return self.apply_steps(result, tuple(rest[1:]), env, depth, stack, expr.span)
+
+    def _one_instance(self, call, iterated: str, key_step: IndexStep, output: Result, env: Env, depth, stack, expr) -> Result:
+        """``module.m[key].out``: the output of that instance, where it exists (elsewhere Terraform fails).
+
+        The instance set comes from the call's ``count``/``for_each``; the output's branches that
+        belong to another instance (its ``each.key``/``count.index`` atoms) are left out.
+        """
+        if isinstance(output, Unbounded):
+            return output
+        instances = self.without_universe(lambda: self.trace(call.body.attributes[iterated].expr, env, depth, stack))
+        keys = self.without_universe(lambda: self.trace(key_step.key, env, depth, stack))
+        for part in (instances, keys):
+            if isinstance(part, Unbounded):
+                return part
+        selector = "count.index" if iterated == "count" else "each.key"
+        out: list[Branch] = []
+        for inst in instances:  # type: ignore[union-attr]
+            for key in keys:  # type: ignore[union-attr]
+                cond = C.conjoin(inst.cond, key.cond)
+                if cond is None:
+                    continue
+                try:
+                    present, key_value = _instance_key(iterated, inst.value, key.value)
+                except TfEvalError:
+                    present = False
+                if not present:
+                    self._may_fail = True  # the instance does not exist: Terraform fails to index it
+                    continue
+                for branch in output:
+                    fixed = C.fix_iteration(branch.cond, env.scope, selector, key_value)
+                    joined = C.conjoin(cond, fixed) if fixed is not None else None
+                    if joined is not None:
+                        out.append(Branch(branch.value, joined, branch.path, branch.source))
+        if not out:
+            return Unbounded(f"module.{call.name}[{self.view.text(key_step.key.span)}] never exists", "error", expr.span)
+        return self.limit(tuple(out), expr.span)
 
     def _trace_output(self, expr: Expr, path: CallPath, depth, stack) -> Result:
         return self.trace(expr, Env(path), depth, stack)
@@ -862,6 +908,21 @@ def _unify_arms(branches: tuple[Branch, ...], others: list[Value], span: Span) -
     except TfEvalError as exc:
         return Unbounded(f"the conditional's arms have no common type: {exc}", "error", span)
     return tuple(Branch(v, b.cond, b.path, b.source) for v, b in zip(unified, branches))
+
+
+def _instance_key(iterated: str, instances: Value, key: Value) -> tuple[bool, Value]:
+    """Whether ``key`` names an instance of a call whose ``count``/``for_each`` is ``instances``, and the key as the iterator sees it."""
+    if iterated == "count":
+        index = to_number(key)
+        if index != int(index):
+            raise TfEvalError("an index must be a whole number")
+        return 0 <= int(index) < int(to_number(instances)), int(index)
+    name = to_string(key)
+    if isinstance(instances, dict):
+        return name in instances, name
+    if isinstance(instances, list):
+        return name in [to_string(v) for v in instances], name
+    raise TfEvalError("for_each needs a map or a set of strings")
 
 
 def _equal_arms(true_arm: Result, false_arm: Result) -> Result | None:
