@@ -323,7 +323,7 @@ def test_locals_arguments_and_outputs_across_three_module_hops():
 
 def test_trace_path_names_each_hop():
     result = trace(THREE_HOPS, "module.l1.module.l2.module.l3.aws_db_instance.x.engine_version")
-    assert result.branches[0].path == (
+    assert tuple(map(str, result.branches[0].path)) == (
         "Field aws_db_instance.x.engine_version",
         "NameRef var.ver",
         "ModCall module.l3 argument ver",

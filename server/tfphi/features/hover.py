@@ -11,6 +11,7 @@ from ..stir.workspace import CallPath, module_dir_of
 from ..syntax.expr import Span
 from ..trace.conditions import materialize
 from ..trace.result import BOUNDED, RESOLVED, UNBOUNDED, TraceResult
+from ..trace.steps import Default, FieldStep, ModCall, NameRef, Output, Step, Validation, words
 from ..trace.values import to_display, value_key
 from .cursor import Target, locate, trace_target, via
 from .diagnostics import fix_texts, suggested_values
@@ -118,18 +119,16 @@ def _render_one(analysis: Analysis, base: str, target: Target, result: TraceResu
         lines.append("**Trace**")
         lines.append("")
         for branch in shown:
-            steps = [f"{step} ({link(analysis, base, span)})" if span is not None else step
-                     for step, span in step_locations(analysis, result.call_path, branch.path)
-                     if not step.startswith("Field ")]
+            chain = words(branch.path, where=lambda span: link(analysis, base, span))
             origin = f" — from {link(analysis, base, branch.source)}" if branch.source is not None else ""
-            lines.append(f"- `{_short(to_display(branch.value))}`: " + " → ".join(steps) + origin)
+            lines.append(f"- `{_short(to_display(branch.value))}`: {chain}{origin}")
         lines.append("")
     return lines
 
 
-def _own_steps(target: Target, steps: tuple[str, ...]) -> tuple[str, ...]:
+def _own_steps(target: Target, steps: tuple[Step, ...]) -> tuple[Step, ...]:
     """The trace steps, without the tracer's ``Field <label>`` head for things that are not fields."""
-    if target.kind != "field" and steps and steps[0].startswith("Field "):
+    if target.kind != "field" and steps and isinstance(steps[0], FieldStep):
         return steps[1:]
     return steps
 
@@ -169,7 +168,7 @@ def _render_tfvars(analysis: Analysis, base: str, target: Target, results: list[
         texts = [result.reason or ""]
         for branch in result.branches:
             texts.append(materialize(branch.cond) or "")
-            texts.extend(branch.path)
+            texts.extend(map(str, branch.path))
         for text in texts:
             names.update(_VAR_NAME.findall(text))
         if result.unbounded is not None and result.unbounded.variable is not None and result.unbounded.variable[0] == root:
@@ -202,47 +201,13 @@ def tfvars_assignments(analysis: Analysis, root: str, names: set[str]) -> list[t
 # ---- trace steps and links ------------------------------------------------------------------
 
 
-def step_locations(analysis: Analysis, call_path: CallPath, steps: tuple[str, ...]) -> list[tuple[str, Span | None]]:
-    """Each trace step with the declaration it stands for, following the call path up and down."""
-    frames = list(call_path)
-    out: list[tuple[str, Span | None]] = []
-    for step in steps:
-        span = None
-        try:
-            span = _step_span(analysis, frames, step)
-        except (KeyError, IndexError, AttributeError):
-            span = None
-        out.append((step, span))
-    return out
+def step_locations(analysis: Analysis, call_path: CallPath, steps: tuple[Step, ...]) -> list[tuple[str, Span | None]]:
+    """Each trace step (in the seed's names) with the declaration it stands for."""
+    return [(str(step), step.span if isinstance(step, _DECLARED) else None) for step in steps]
 
 
-def _step_span(analysis: Analysis, frames: list[tuple[str, str]], step: str) -> Span | None:
-    if not frames:
-        return None
-    kind, _, rest = step.partition(" ")
-    module = analysis.modules.get(frames[-1][1])
-    if module is None:
-        return None
-    if kind in ("NameRef", "Default", "Validation"):
-        root, _, name = rest.partition(".")
-        if root == "var":
-            var = module.variables[name]
-            return var.default.name_span if kind == "Default" and var.default is not None else var.label_span
-        if root == "local":
-            return module.locals[name].attribute.name_span
-        return None
-    if kind == "ModCall":
-        call_name, _, argument = rest.partition(" argument ")
-        call_name = call_name.removeprefix("module.")
-        frames.pop()
-        caller = analysis.modules[frames[-1][1]]
-        return caller.calls[call_name].arguments[argument].name_span
-    if kind == "Output":
-        _, call_name, output_name = rest.split(".", 2)
-        target = analysis.tree.targets[(module.dir, call_name)]
-        frames.append((call_name, target.dir))  # type: ignore[arg-type]
-        return analysis.modules[target.dir].outputs[output_name].label_span  # type: ignore[index]
-    return None
+# Steps that stand for a declaration the trace view links to.
+_DECLARED = (NameRef, Default, Validation, ModCall, Output)
 
 
 def link(analysis: Analysis, base: str, span: Span) -> str:

@@ -7,6 +7,7 @@ from typing import Any
 from ..analysis import Analysis
 from ..trace.conditions import TrueCond, Cond, NotExpressible, root_gate
 from ..trace.result import RESOLVED, TraceResult, instance_of
+from ..trace.steps import seed_texts
 from ..trace.values import to_json
 from .locations import location
 
@@ -18,7 +19,7 @@ def trace_to_json(analysis: Analysis, result: TraceResult) -> dict[str, Any]:
             "condition": "true" if result.kind == RESOLVED else str(b.cond),
             "gate": None if result.kind == RESOLVED else _gate(b.cond),
             "instance": instance_of(b.cond, result.call_path, result.resource),
-            "trace": list(b.path),
+            "trace": seed_texts(b.path),
             "source": location(analysis, b.source),
         }
         for b in result.branches

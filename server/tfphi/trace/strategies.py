@@ -17,6 +17,7 @@ from typing import Callable
 
 from ..syntax.expr import FunctionCallExpr, LiteralExpr
 from . import conditions as C
+from . import steps as S
 from .functions import FUNCTIONS, call_function
 from .result import Branch, Result, Unbounded
 from .values import TfEvalError
@@ -41,7 +42,7 @@ def elementwise(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
         return call_function(expr.name, list(values))
 
     single_source = count == 1 and not expr.expand_final
-    return tracer.combine(results, apply, f"Call {expr.name}", expr.span, keep_source=single_source)
+    return tracer.combine(results, apply, S.Op(f"Call {expr.name}"), expr.span, keep_source=single_source)
 
 
 def try_arms(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
@@ -74,7 +75,7 @@ def try_arms(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
         for b in result:
             joined = C.conjoin(this_gate or C.TRUE, b.cond)
             if joined is not None:
-                branches.append(Branch(b.value, joined, ("Call try",) + b.path, b.source))
+                branches.append(Branch(b.value, joined, (S.Op("Call try", sizes=(len(b.path),)),) + b.path, b.source))
         if works is None:
             break  # this arm always evaluates: the later ones are never reached
         gate = C.conjoin(gate, C.Not(works)) or gate
@@ -94,18 +95,18 @@ def can_strategy(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
     result, may_fail = tracer.trace_may_fail(expr.args[0], env, depth, stack)
     if isinstance(result, Unbounded):
         if result.cause == "error":
-            return (Branch(False, C.TRUE, ("Call can",), expr.span),)
+            return (Branch(False, C.TRUE, (S.Op("Call can"),), expr.span),)
         return Unbounded(
             f"can() cannot tell whether {tracer.view.text(expr.args[0].span)} fails: {result.reason}", result.cause, result.span, result.variable
         )
     if not may_fail:
-        return (Branch(True, C.TRUE, ("Call can",), expr.span),)
+        return (Branch(True, C.TRUE, (S.Op("Call can"),), expr.span),)
     works = _can_atom(tracer, expr.args[0], env)
     if works is None:
         return Unbounded(f"{tracer.view.text(expr.span)} cannot be written in the root module", "invalid", expr.span)
     return (
-        Branch(True, works, ("Call can",), expr.span),
-        Branch(False, C.Not(works), ("Call can",), expr.span),
+        Branch(True, works, (S.Op("Call can"),), expr.span),
+        Branch(False, C.Not(works), (S.Op("Call can"),), expr.span),
     )
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import dataclasses
 import itertools
 import posixpath
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from ..syntax.expr import (
@@ -42,6 +42,7 @@ from ..syntax.hclfile import Attribute, Body
 from ..stir.model import Module, Resource, Variable
 from ..stir.workspace import CallPath, ModuleTree
 from . import conditions as C
+from . import steps as S
 from .lift import lift, one_line
 from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
@@ -177,7 +178,7 @@ class Tracer:
         self._deepest = 0
         self._may_fail = False
         result = self.trace(attribute.expr, env, 0, ())
-        result = _prepend(result, f"Field {address}")
+        result = _prepend(result, S.FieldStep(address))
         return finish(address, result, self.limits, attribute.expr.span, env.path), frozenset(self._touched)
 
     def existence(self, path: CallPath, resource: Resource) -> tuple["C.Cond | None", frozenset[tuple[str, str]]]:
@@ -247,7 +248,7 @@ class Tracer:
             self.universe = saved
 
     def _literal(self, expr: LiteralExpr, env, depth, stack) -> Result:
-        return (Branch(expr.value, C.TRUE, (f"Prim {to_hcl(expr.value)}",), expr.span),)
+        return (Branch(expr.value, C.TRUE, (S.Prim(to_hcl(expr.value)),), expr.span),)
 
     def _invalid(self, expr: InvalidExpr, env, depth, stack) -> Result:
         return Unbounded(f"{expr.reason}", "invalid", expr.span)
@@ -265,20 +266,20 @@ class Tracer:
             it = iter(values)
             return "".join(p if isinstance(p, str) else to_string(next(it)) for p in expr.parts)
 
-        return self.combine(results, render, "TemplateExpr", expr.span)
+        return self.combine(results, render, S.Op("TemplateExpr"), expr.span)
 
     def _binary(self, expr: BinaryOpExpr, env, depth, stack) -> Result:
         left = self.trace(expr.left, env, depth, stack)
         right = self.trace(expr.right, env, depth, stack)
-        return self.combine([left, right], lambda v: apply_binary(expr.op, v[0], v[1]), f"BinaryOp {expr.op}", expr.span)
+        return self.combine([left, right], lambda v: apply_binary(expr.op, v[0], v[1]), S.Op(f"BinaryOp {expr.op}"), expr.span)
 
     def _unary(self, expr: UnaryOpExpr, env, depth, stack) -> Result:
         operand = self.trace(expr.operand, env, depth, stack)
-        return self.combine([operand], lambda v: apply_unary(expr.op, v[0]), f"UnaryOp {expr.op}", expr.span, keep_source=True)
+        return self.combine([operand], lambda v: apply_unary(expr.op, v[0]), S.Op(f"UnaryOp {expr.op}"), expr.span, keep_source=True)
 
     def _tuple(self, expr: TupleExpr, env, depth, stack) -> Result:
         results = [self.trace(item, env, depth, stack) for item in expr.items]
-        return self.combine(results, list, "TupleExpr", expr.span)
+        return self.combine(results, list, S.Build("TupleExpr"), expr.span, keys_of=_tuple_keys)
 
     def _object(self, expr: ObjectExpr, env, depth, stack) -> Result:
         results: list[Result] = []
@@ -289,7 +290,7 @@ class Tracer:
         def build(values: list[Value]) -> Value:
             return {to_string(values[i]): values[i + 1] for i in range(0, len(values), 2)}
 
-        return self.combine(results, build, "ObjectExpr", expr.span)
+        return self.combine(results, build, S.Build("ObjectExpr"), expr.span, keys_of=_object_keys)
 
     def _conditional(self, expr: ConditionalExpr, env, depth, stack) -> Result:
         cond = self.without_universe(lambda: self.trace(expr.condition, env, depth, stack))
@@ -300,7 +301,7 @@ class Tracer:
             # Each arm is traced once: nested conditionals would otherwise cost 2^depth.
             if truth not in traced:
                 label = "true" if truth else "false"
-                traced[truth] = _prepend(self.trace(expr.true_result if truth else expr.false_result, env, depth, stack), f"ConditionalExpr {label} arm")
+                traced[truth] = _prepend(self.trace(expr.true_result if truth else expr.false_result, env, depth, stack), S.Arm(truth, condition=_one_line(cond_text)))
             return traced[truth]
 
         if isinstance(cond, Unbounded):
@@ -322,7 +323,7 @@ class Tracer:
             if len(truths) == 1:
                 taken_true = truths.pop()
                 taken = expr.true_result if taken_true else expr.false_result
-                result = _prepend(self.trace(taken, env, depth, stack), f"ConditionalExpr {'true' if taken_true else 'false'} arm (constant)")
+                result = _prepend(self.trace(taken, env, depth, stack), S.Arm(taken_true, True, _one_line(cond_text)))
                 if isinstance(result, Unbounded):
                     return result
                 # HCL still unifies the result with the other arm's type ("1" for `true ? 1 : "s"`).
@@ -422,7 +423,7 @@ class Tracer:
                         result[k] = values[i + 1]
                 return result
 
-            combined = self.combine(element_results, build, "ForExpr", expr.span)
+            combined = self.combine(element_results, build, S.Op("ForExpr"), expr.span)
             if isinstance(combined, Unbounded):
                 return combined
             out.extend(_gate(combined, branch.cond))
@@ -449,7 +450,7 @@ class Tracer:
                 return Unbounded(f"var.{name} is not declared", "undefined", expr.span)
             result = self._value_of(steps, lambda: self.hop(("var", env.path, name, self.universe), f"var.{name}", depth, stack, expr.span,
                                                            lambda d, s: self.trace_variable(var, env, d, s)))
-            return self.apply_steps(_prepend(result, f"NameRef var.{name}"), steps[1:], env, depth, stack, expr.span)
+            return self.apply_steps(_prepend(result, S.NameRef("var", name, span=var.label_span)), steps[1:], env, depth, stack, expr.span)
         if root == "local" and name:
             local = module.locals.get(name)
             if local is None:
@@ -457,7 +458,7 @@ class Tracer:
             plain_env = Env(env.path)
             result = self._value_of(steps, lambda: self.hop(("local", env.path, name, self.universe), f"local.{name}", depth, stack, expr.span,
                                                            lambda d, s: self.trace(local.attribute.expr, plain_env, d, s)))
-            return self.apply_steps(_prepend(result, f"NameRef local.{name}"), steps[1:], env, depth, stack, expr.span)
+            return self.apply_steps(_prepend(result, S.NameRef("local", name, span=local.attribute.name_span)), steps[1:], env, depth, stack, expr.span)
         if root == "module" and name:
             return self.trace_module_ref(module, name, steps[1:], env, depth, stack, expr)
         if root in env.iterators:
@@ -469,9 +470,9 @@ class Tracer:
         if root == "path":
             if name == "module":
                 relative = posixpath.relpath(env.dir or ".", env.path[0][1] or ".")
-                return (Branch(relative, C.TRUE, ("Prim path.module",), expr.span),)
+                return (Branch(relative, C.TRUE, (S.Prim("path.module"),), expr.span),)
             if name == "root":
-                return (Branch(".", C.TRUE, ("Prim path.root",), expr.span),)
+                return (Branch(".", C.TRUE, (S.Prim("path.root"),), expr.span),)
             return Unbounded(f"{text} depends on where Terraform runs", "invalid", expr.span)
         if root == "terraform":
             return Unbounded(f"{text} is chosen when Terraform runs", "invalid", expr.span)
@@ -544,7 +545,7 @@ class Tracer:
                 caller_env = Env(env.path[:-1])
                 caller_env = caller_env.with_iterators(block_iterators(call.body, caller_env))
                 result = _prepend(
-                    self.trace(argument.expr, caller_env, depth, stack), f"ModCall module.{call_name} argument {var.name}"
+                    self.trace(argument.expr, caller_env, depth, stack), S.ModCall(call_name, var.name, span=argument.name_span)
                 )
                 if isinstance(result, Unbounded) and result.cause in ("variable", "data", "function", "opaque"):
                     # Terraform checks a child's validation block too: only the values it lists pass.
@@ -554,7 +555,7 @@ class Tracer:
                         return universe
                 return _convert_all(result, var_type, f"var.{var.name}", argument.expr.span)
             if var.default is not None:
-                return _convert_all(_prepend(self.trace(var.default.expr, Env(env.path), depth, stack), f"Default var.{var.name}"), var_type, f"var.{var.name}", var.default.expr.span)
+                return _convert_all(_prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, f"var.{var.name}", var.default.expr.span)
             return Unbounded(
                 f"module.{call_name} does not pass {var.name}, and var.{var.name} has no default value",
                 "missing",
@@ -568,7 +569,7 @@ class Tracer:
         if universe is not None:
             return universe
         if var.default is not None:
-            return _convert_all(_prepend(self.trace(var.default.expr, Env(env.path), depth, stack), f"Default var.{var.name}"), var_type, f"var.{var.name}", var.default.expr.span)
+            return _convert_all(_prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, f"var.{var.name}", var.default.expr.span)
         if self.universe:
             try:
                 values = [convert(v, var_type) for v in self.universe]
@@ -578,12 +579,12 @@ class Tracer:
                     f"do not fit its type ({exc})", "variable", var.label_span, (env.dir, var.name),
                 )
             return tuple(
-                Branch(v, C.eq(f"var.{var.name}", v, _var_expr(var)), (f"Universe {self.universe_label}", f"Prim {to_hcl(v)}"), var.label_span)
+                Branch(v, C.eq(f"var.{var.name}", v, _var_expr(var)), (S.Universe(self.universe_label), S.Prim(to_hcl(v))), var.label_span)
                 for v in values
             )
         if var_type.kind == "bool":
             return tuple(
-                Branch(v, C.eq(f"var.{var.name}", v, _var_expr(var)), ("Type bool", f"Prim {to_hcl(v)}"), var.label_span)
+                Branch(v, C.eq(f"var.{var.name}", v, _var_expr(var)), (S.TypeBool(span=var.label_span), S.Prim(to_hcl(v))), var.label_span)
                 for v in (True, False)
             )
         return Unbounded(
@@ -605,7 +606,7 @@ class Tracer:
             except TfEvalError:
                 continue
             atom = C.eq(f"var.{var.name}", value, _var_expr(var), env.scope, root_selector=root_selector)
-            branches.append(Branch(value, atom, (f"Validation var.{var.name}", f"Prim {to_hcl(value)}"), span))
+            branches.append(Branch(value, atom, (S.Validation(var.name, span=var.label_span), S.Prim(to_hcl(value))), span))
         return self.limit(tuple(branches), var.label_span)
 
     def trace_module_ref(self, module: Module, call_name: str, steps: tuple[Step, ...], env: Env, depth, stack, expr) -> Result:
@@ -643,7 +644,7 @@ class Tracer:
                                                        lambda d, s: self._trace_output(output.value.expr, child_path, d, s)))
         if key_step is not None:
             result = self._one_instance(call, iterated, key_step, result, env, depth, stack, expr)
-        result = _prepend(result, f"Output {label}")
+        result = _prepend(result, S.Output(call_name, output_name, span=output.label_span))
         return self.apply_steps(result, tuple(rest[1:]), env, depth, stack, expr.span)
 
     def _one_instance(self, call, iterated: str, key_step: IndexStep, output: Result, env: Env, depth, stack, expr) -> Result:
@@ -697,7 +698,7 @@ class Tracer:
         if isinstance(result, Unbounded):
             return result
         picked = tuple(
-            Branch(value if attr == "value" else key, cond, path + (f"Iter {label} [{to_hcl(key)}]",), source)
+            Branch(value if attr == "value" else key, cond, path + (S.Iter(label, to_hcl(key)),), source)
             for key, value, cond, path, source in result  # type: ignore[misc]
         )
         return self.apply_steps(picked, steps[1:], env, depth, stack, expr.span)
@@ -760,7 +761,7 @@ class Tracer:
             return Unbounded(f"{text} is not declared", "undefined", expr.span)
         if self.universe and env.in_root:
             return tuple(
-                Branch(v, C.eq(text, v, expr), (f"Data {text}", f"Universe {self.universe_label}", f"Prim {to_hcl(v)}"), expr.span)
+                Branch(v, C.eq(text, v, expr), (S.Data(text), S.Universe(self.universe_label), S.Prim(to_hcl(v))), expr.span)
                 for v in self.universe
             )
         if self.universe:
@@ -794,23 +795,27 @@ class Tracer:
                     out.append(sub[0].value)
                 return out
 
-            return self.combine([result], splat, "Splat", span, keep_source=True)
+            return self.combine([result], splat, S.Op("Splat"), span, keep_source=True)
         if isinstance(step, AttrStep):
             name = step.name
-            stepped = self.combine([result], lambda v: get_attribute(v[0], name), f"GetAttr {name}", span, keep_source=True, silent=True)
+            stepped = self.combine([result], lambda v: get_attribute(v[0], name), S.Op(f"GetAttr {name}"), span, keep_source=True, silent=True)
+            stepped = _select(stepped, name)
         else:
             key = self.trace(step.key, env, depth, stack)
-            stepped = self.combine([result, key], lambda v: get_index(v[0], v[1]), "Index", span, keep_source=True, silent=True)
+            stepped = self.combine([result, _aside(key)], lambda v: get_index(v[0], v[1]), S.Op("Index"), span, keep_source=True, silent=True)
+            if isinstance(step.key, LiteralExpr) and isinstance(step.key.value, (str, int, float)) and not isinstance(step.key.value, bool):
+                stepped = _select(stepped, to_string(step.key.value))
         return self.apply_steps(stepped, rest, env, depth, stack, span)
 
     def combine(
         self,
         results: Sequence[Result],
         fn: Callable[[list[Value]], Value],
-        label: str,
+        label: S.Op,
         span: Span,
         keep_source: bool = False,
         silent: bool = False,
+        keys_of: Callable[[list[Value]], tuple] | None = None,
     ) -> Result:
         """The cross product of operand branch sets, each combination mapped through ``fn``.
 
@@ -845,9 +850,14 @@ class Tracer:
                 continue
             except (RecursionError, OverflowError) as exc:
                 return Unbounded(f"{label} cannot be evaluated here ({type(exc).__name__})", "invalid", span)
-            path: tuple[str, ...] = () if silent else (label,)
+            path: tuple[S.Step, ...] = ()
             for b in combo:
                 path += b.path
+            if not silent:
+                step = label.with_sizes(tuple(len(b.path) for b in combo))
+                if keys_of is not None:
+                    step = _with_keys(step, keys_of([b.value for b in combo]))
+                path = (step,) + path
             source = combo[0].source if keep_source and combo else span
             out.append(Branch(value, cond, path, source))
         if not out and error is not None:
@@ -887,10 +897,50 @@ _DISPATCH: dict[type, Callable] = {
 # ---- helpers ------------------------------------------------------------------------------
 
 
-def _prepend(result: Result, step: str) -> Result:
+def _prepend(result: Result, step: S.Step) -> Result:
     if isinstance(result, Unbounded):
         return result
     return tuple(Branch(b.value, b.cond, (step,) + b.path, b.source) for b in result)
+
+
+def _select(result: Result, key: str) -> Result:
+    """Records on each branch's path which element of a constructed value an access read."""
+    if isinstance(result, Unbounded):
+        return result
+    return tuple(Branch(b.value, b.cond, S.select(b.path, key), b.source) for b in result)
+
+
+def _aside(result: Result) -> Result:
+    """An index key's branches: their steps stay in the seed path but not in the plain words."""
+    if isinstance(result, Unbounded):
+        return result
+    return tuple(Branch(b.value, b.cond, S.aside(b.path), b.source) for b in result)
+
+
+def _with_keys(step: S.Op, keys: tuple) -> S.Op:
+    return replace(step, keys=keys) if isinstance(step, S.Build) else step
+
+
+def _tuple_keys(values: list[Value]) -> tuple:
+    return tuple(str(i) for i in range(len(values)))
+
+
+def _object_keys(values: list[Value]) -> tuple:
+    """Operands alternate key, value: each value operand is named by the key before it."""
+    keys: list = []
+    for i in range(len(values)):
+        if i % 2 == 0:
+            keys.append(None)
+        else:
+            try:
+                keys.append(to_string(values[i - 1]))
+            except TfEvalError:
+                keys.append(None)
+    return tuple(keys)
+
+
+def _one_line(text: str) -> str:
+    return " ".join(text.split())
 
 
 def _mentions(expr: Expr, names) -> bool:
