@@ -16,6 +16,11 @@ if ! command -v nvim >/dev/null 2>&1; then
   fi
 fi
 
+# Microsoft's SARIF validator (npm; ships its own binary) checks `check --format sarif` with GitHub's rules.
+if [ ! -x .cache/sarif-multitool/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool ]; then
+  npm install --silent --no-audit --no-fund --prefix .cache/sarif-multitool @microsoft/sarif-multitool >/dev/null
+fi
+
 # pytest exits 5 when it collects no test: with `set -e` that fails the run, as it should.
 HYPOTHESIS_PROFILE=ci python3 -m pytest -q -p no:cacheprovider "$@"
 

@@ -120,13 +120,15 @@ def run_check(args) -> int:
         entries = [check_json_entry(analysis, d, diagnostic_json(analysis, d)) for d in diagnostics]
         print(json.dumps({"diagnostics": entries}, indent=2, ensure_ascii=False))
     elif args.format == "sarif":
-        print(json.dumps(sarif(analysis, diagnostics), indent=2, ensure_ascii=False))
+        from .sarif import sarif_log
+
+        print(json.dumps(sarif_log(analysis, diagnostics, args.dir), indent=2, ensure_ascii=False))
     else:
         for d in diagnostics:
             (line, column), _ = _range(analysis, d)
-            first, *rest = d.message.split("\n")
-            print(f"{d.file}:{line}:{column}: {d.severity}[{d.code}]: {first}")
-            for more in rest + text_roots_line(analysis, d):
+            print(f"{d.file}:{line}:{column}: {d.severity}[{d.code}]: {d.message}")
+            for more in d.text.split("
+")[1:] + text_roots_line(analysis, d):
                 print(f"    {more}")
         print(_summary(diagnostics), file=sys.stderr)
     if args.fail_on == "never":
@@ -154,61 +156,10 @@ def diagnostic_json(analysis: Analysis, d: Diagnostic) -> dict:
         "range": {"start": {"line": sl, "column": sc}, "end": {"line": el, "column": ec}},
         "severity": d.severity,
         "code": d.code,
-        "message": d.message,
+        "message": d.text,
         "related": [
             {"file": r.span.file, "line": human_range(analysis, r.span)[0][0], "message": r.message} for r in d.related
         ],
-    }
-
-
-_SARIF_LEVEL = {"error": "error", "warning": "warning", "information": "note", "hint": "note"}
-_RULES = {
-    "syntax-error": "The file does not parse as Terraform.",
-    "undefined-reference": "A reference that nothing declares.",
-    "unbounded-field": "A field the service compiler needs whose values the tracer cannot bound.",
-    "missing-argument": "A module call that omits a required variable.",
-    "config-error": "The tfphi configuration cannot be read.",
-    "duplicate-declaration": "Two declarations of one name in a module.",
-    "undeclared-variable": "A variable file assigns a variable its root module does not declare.",
-    "module-not-installed": "A non-local module source that terraform init has not installed.",
-}
-
-
-def sarif(analysis: Analysis, diagnostics: list[Diagnostic]) -> dict:
-    rules = [{"id": code, "shortDescription": {"text": text}, "helpUri": "https://github.com/tfphi/tfphi#diagnostics"}
-             for code, text in _RULES.items()]
-    index = {code: i for i, code in enumerate(_RULES)}
-    results = []
-    for d in diagnostics:
-        (sl, sc), (el, ec) = _range(analysis, d)
-        result = {
-            "ruleId": d.code,
-            "ruleIndex": index.get(d.code, 0),
-            "level": _SARIF_LEVEL.get(d.severity, "warning"),
-            "message": {"text": d.message},
-            "locations": [{
-                "physicalLocation": {
-                    "artifactLocation": {"uri": d.file, "uriBaseId": "%SRCROOT%"},
-                    "region": {"startLine": sl, "startColumn": sc, "endLine": el, "endColumn": ec},
-                }
-            }],
-        }
-        if d.related:
-            result["relatedLocations"] = [
-                {"id": i, "message": {"text": r.message}, "physicalLocation": {
-                    "artifactLocation": {"uri": r.span.file, "uriBaseId": "%SRCROOT%"},
-                    "region": {"startLine": human_range(analysis, r.span)[0][0]}}}
-                for i, r in enumerate(d.related)
-            ]
-        results.append(result)
-    return {
-        "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-        "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {"name": "tfphi", "version": __version__, "informationUri": "https://github.com/tfphi/tfphi", "rules": rules}},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
     }
 
 

@@ -174,10 +174,8 @@ def test_check_sarif(warn, error):
     assert data["version"] == "2.1.0"
     run = data["runs"][0]
     rules = [r["id"] for r in run["tool"]["driver"]["rules"]]
-    assert rules == [
-        "syntax-error", "undefined-reference", "unbounded-field", "missing-argument", "config-error",
-        "duplicate-declaration", "undeclared-variable", "module-not-installed",
-    ]
+    assert rules == ["syntax-error", "undefined-reference", "unbounded-field", "unsupported-value", "missing-argument",
+                     "duplicate-declaration", "undeclared-variable", "module-not-installed", "config-error"]
     (result,) = run["results"]
     assert result["ruleId"] == "unbounded-field" and rules[result["ruleIndex"]] == "unbounded-field"
     assert result["level"] == "warning"

@@ -7,6 +7,7 @@ CRLF line endings) and ``$0`` marks the cursor. Nothing touches the disk: files 
 
 from __future__ import annotations
 
+import os
 import textwrap
 from dataclasses import dataclass
 
@@ -83,3 +84,36 @@ def apply_edits(files: dict[str, bytes], edits) -> dict[str, bytes]:
 
 def field_dir(cursor: Cursor) -> str:
     return module_dir_of(cursor.path)
+
+
+# ---- whole-output snapshots (expect-test style) ------------------------------------------------
+
+SNAPSHOTS = os.path.join(os.path.dirname(__file__), "snapshots")
+UPDATE_FLAG = "UPDATE_SNAPSHOTS"
+
+
+def expect_snapshot(kind: str, actual: str) -> None:
+    """Compares ``actual`` with ``snapshots/<kind>/<test>[-n].md`` as a whole.
+
+    The name comes from the running test (a test that checks several outputs gets -2, -3...).
+    ``UPDATE_SNAPSHOTS=1 pytest ...`` rewrites the files instead; review them with ``git diff``.
+    """
+    test = os.environ.get("PYTEST_CURRENT_TEST", "unknown").split("::")[-1].split(" ")[0]
+    test = test.replace("[", "-").replace("]", "").replace("/", "_")
+    seen = _SNAPSHOT_COUNTS.get(test, 0) + 1
+    _SNAPSHOT_COUNTS[test] = seen
+    name = test.removeprefix("test_") + (f"-{seen}" if seen > 1 else "")
+    path = os.path.join(SNAPSHOTS, kind, name + ".md")
+    text = actual.rstrip("\n") + "\n"
+    if os.environ.get(UPDATE_FLAG) == "1":
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        with open(path, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        return
+    assert os.path.exists(path), f"no snapshot {path}: run with {UPDATE_FLAG}=1 to write it"
+    with open(path, encoding="utf-8") as f:
+        expected = f.read()
+    assert text == expected, f"{kind} output differs from {path} (run with {UPDATE_FLAG}=1 to refresh):\n{text}"
+
+
+_SNAPSHOT_COUNTS: dict[str, int] = {}

@@ -2,38 +2,21 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import CONFIG_FILE, Analysis, FieldTrace
 from ..stir.deployments import undeclared_assignments
 from ..stir.roots import describe_call_path
+from ..diagnostics import SEVERITY_RANK, Diagnostic, Fix, Related, sort_key
+from ..syntax.expr import ScopeTraversalExpr, walk
 from ..stir.workspace import is_installed_dir
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
 from ..trace.values import to_hcl
+from .locations import human_position
 
-SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
-
-
-@dataclass(frozen=True, slots=True)
-class Related:
-    span: Span
-    message: str
-
-
-@dataclass(frozen=True, slots=True)
-class Diagnostic:
-    """``span`` is a byte range; ``line``/``column`` (0-based, code points) stand in when there is no span."""
-
-    file: str
-    span: Span
-    severity: str
-    code: str
-    message: str
-    related: tuple[Related, ...] = ()
-    data: dict[str, Any] | None = field(default=None, compare=False, hash=False)
-    position: tuple[int, int] | None = None  # (line, column), 1-based, for config problems without spans
+__all__ = ["SEVERITY_RANK", "Diagnostic", "Fix", "Related", "sort_key", "workspace_diagnostics", "dir_diagnostics"]
 
 
 def workspace_diagnostics(analysis: Analysis) -> dict[str, list[Diagnostic]]:
@@ -47,10 +30,6 @@ def workspace_diagnostics(analysis: Analysis) -> dict[str, list[Diagnostic]]:
     for items in by_file.values():
         items.sort(key=sort_key)
     return dict(sorted(by_file.items()))
-
-
-def sort_key(d: Diagnostic):
-    return (d.file, d.position or (0, 0), d.span.start, d.span.end, d.code, d.message)
 
 
 def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
@@ -106,43 +85,150 @@ def _unbounded_fields(analysis: Analysis, dir: str) -> list[Diagnostic]:
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class Blocker:
+    """What stops a trace, for people: the expression, where it is declared, and why.
+
+    ``subject`` is the sentence's subject (``var.engine``, ``its condition local.is_replica``),
+    ``declared`` the declaration of the blocking name (not the place that uses it).
+    """
+
+    expression: str
+    declared: Span | None
+    why: str
+    subject: str
+    declared_name: str = ""  # what ``declared`` declares (``local.is_replica``, ``aws_s3_bucket.b``)
+
+    @property
+    def name(self) -> str:
+        return self.declared_name or self.expression
+
+
+def blocker_of(analysis: Analysis, blocked: Unbounded) -> Blocker:
+    """Names what blocks a trace from the structured Unbounded (never from its reason text)."""
+    if blocked.variable is not None:
+        var_dir, name = blocked.variable
+        module = analysis.modules.get(var_dir)
+        var = module.variables.get(name) if module else None
+        declared = var.label_span if var is not None else blocked.span
+        if blocked.cause == "missing":
+            why = "is not passed by the module call and has no default value"
+        else:
+            why = "has no default value, and no validation block lists the allowed values"
+        return Blocker(f"var.{name}", declared, why, f"var.{name}", f"var.{name}")
+    if blocked.cause == "apply-time":
+        value = _apply_time_value(analysis, blocked)
+        if blocked.condition is not None and blocked.span is not None:
+            condition = " ".join(analysis.text(blocked.span).split())
+            declared, name = _declaration_in(analysis, blocked.condition, blocked.span.file) or (blocked.span, condition)
+            return Blocker(condition, declared, f"depends on {value}, which is only known after apply", f"its condition {condition}", name)
+        text = " ".join(analysis.text(blocked.span).split()) if blocked.span is not None else "an attribute"
+        declared, name = (_resource_declaration(analysis, blocked.span) if blocked.span is not None else None) or (blocked.span, text)
+        if blocked.through is not None:
+            return Blocker(text, declared, f"comes from {value}, which is only known after apply", text, name)
+        return Blocker(text, declared, "is only known after apply", text, name)
+    text = " ".join(analysis.text(blocked.span).split()) if blocked.span is not None else ""
+    return Blocker(text, blocked.span, blocked.reason, text)
+
+
+def _apply_time_value(analysis: Analysis, blocked: Unbounded) -> str:
+    """The apply-time value as the traced module sees it: ``module.master.arn`` (main.tf:9), else the attribute."""
+    if blocked.through is not None:
+        label, span = blocked.through
+        return f"{label} ({_where(analysis, span)})"
+    inner = blocked.blocker or blocked.span
+    if inner is None:
+        return "an apply-time value"
+    return f"{' '.join(analysis.text(inner).split())} ({_where(analysis, inner)})"
+
+
+def _declaration_in(analysis: Analysis, expr, file: str) -> tuple[Span, str] | None:
+    """Where the first ``var.x`` or ``local.x`` that ``expr`` reads is declared."""
+    from ..stir.workspace import module_dir_of
+
+    module = analysis.modules.get(module_dir_of(file))
+    if module is None:
+        return None
+    for node in walk(expr):
+        if not isinstance(node, ScopeTraversalExpr) or not node.steps:
+            continue
+        name = getattr(node.steps[0], "name", None)
+        if node.root == "local" and name in module.locals:
+            return module.locals[name].attribute.name_span, f"local.{name}"
+        if node.root == "var" and name in module.variables:
+            return module.variables[name].label_span, f"var.{name}"
+    return None
+
+
+def _resource_declaration(analysis: Analysis, span: Span) -> tuple[Span, str] | None:
+    """The resource block an apply-time reference (``aws_db_instance.this.arn``) reads."""
+    from ..stir.workspace import module_dir_of
+
+    module = analysis.modules.get(module_dir_of(span.file))
+    parts = analysis.text(span).split(".")
+    if module is None or len(parts) < 2:
+        return None
+    resource = module.resources.get(f"{parts[0]}.{parts[1].split('[')[0]}")
+    if resource is None or not resource.label_spans:
+        return None
+    return resource.label_spans[-1], resource.address
+
+
+def _where(analysis: Analysis, span: Span) -> str:
+    line, _ = human_position(analysis, span.file, span.start)
+    return f"{span.file}:{line}"
+
+
 def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace) -> Diagnostic:
     result = trace.result
     blocked = result.unbounded
     assert blocked is not None and result.expr_span is not None
-    related: list[Related] = []
-    data: dict[str, Any] = {"field": f"{trace.resource.address}.{trace.field_name}", "resource_type": trace.resource.type}
+    field = f"{trace.resource.address}.{trace.field_name}"
+    data: dict[str, Any] = {"field": field, "resource_type": trace.resource.type}
     if blocked.variable is not None:
-        var_dir, var_name = blocked.variable
-        var = analysis.modules.get(var_dir).variables.get(var_name) if var_dir in analysis.modules else None
-        if var is not None:
-            related.append(Related(var.label_span, f"var.{var_name} is declared here"))
-            data["variable"] = [var_dir, var_name]
-    elif blocked.span is not None and blocked.span != result.expr_span:
-        related.append(Related(blocked.span, "the trace stops here"))
-    message = unbounded_message(analysis, trace)
-    return Diagnostic(result.expr_span.file, result.expr_span, trace.spec.severity, "unbounded-field", message, tuple(related), data)
+        data["variable"] = list(blocked.variable)
+    block = blocker_of(analysis, blocked)
+    related: list[Related] = []
+    if block.declared is not None and block.declared != result.expr_span:
+        related.append(Related(block.declared, f"{block.name} is declared here"))
+    if blocked.cause == "apply-time":
+        inner = blocked.through[1] if blocked.through is not None else (blocked.blocker or blocked.span)
+        if inner is not None and inner not in (block.declared, result.expr_span):
+            related.append(Related(inner, "this value is only known after apply"))
+    message, detail = unbounded_text(analysis, trace, block)
+    fixes = unbounded_fixes(analysis, trace.resource.type, trace.field_name, blocked, block)
+    return Diagnostic(result.expr_span.file, result.expr_span, trace.spec.severity, "unbounded-field", message,
+                      tuple(related), data, detail=detail, fixes=tuple(fixes))
+
+
+def unbounded_text(analysis: Analysis, trace: FieldTrace, block: Blocker | None = None) -> tuple[str, str]:
+    """The summary sentence and the detail of an ``unbounded-field`` diagnostic."""
+    result = trace.result
+    blocked: Unbounded = result.unbounded  # type: ignore[assignment]
+    block = block or blocker_of(analysis, blocked)
+    field = f"{trace.resource.address}.{trace.field_name}"
+    declared = f"; {block.name} is declared at {_where(analysis, block.declared)}" if block.declared is not None else ""
+    if blocked.cause in ("variable", "missing", "apply-time"):
+        summary = f"can't determine the value of {trace.field_name}: {block.subject} {block.why}{declared}."
+    elif block.expression and block.declared is not None:
+        summary = (f"can't determine the value of {trace.field_name}: the trace stops at {block.expression} "
+                   f"({_where(analysis, block.declared)}) because {blocked.reason}.")
+    else:
+        summary = f"can't determine the value of {trace.field_name}: {blocked.reason}."
+    expr_text = analysis.text(result.expr_span) if result.expr_span else "?"
+    detail = [f"{field} is set to {_short(expr_text)}."]
+    if len(result.call_path) > 1:
+        detail.append(f"Call path: {describe_call_path(result.call_path)}.")
+    return summary, " ".join(detail)
 
 
 def unbounded_message(analysis: Analysis, trace: FieldTrace) -> str:
-    """The seed's "Blocking: can't determine the value of ..." text, in our words."""
-    result = trace.result
-    blocked: Unbounded = result.unbounded  # type: ignore[assignment]
-    expr_text = analysis.text(result.expr_span) if result.expr_span else "?"
-    field = trace.field_name
-    lines = [f"can't determine the value of {field}: {trace.resource.address}.{field} is set to {_short(expr_text)}, "
-             f"and the trace stops because {blocked.reason}."]
-    if len(result.call_path) > 1:
-        lines.append(f"Call path: {describe_call_path(result.call_path)}.")
-    kind = trace.resource.type
-    fixes = fix_texts(kind, field, blocked, suggested_values(analysis, kind, field, blocked))
-    if fixes:
-        lines.append("Fix (any one works): " + " ".join(f"{i}. {f}" for i, f in enumerate(fixes, 1)))
-    return "\n".join(lines)
+    """The whole text of the ``unbounded-field`` diagnostic (summary, detail, fixes)."""
+    return unbounded_diagnostic(analysis, trace).text
 
 
 def suggested_values(analysis: Analysis, resource_type: str, field_name: str, blocked: Unbounded) -> list:
-    """Values worth offering for the blocking variable: the field's universe, else tfvars and callers."""
+    """Values worth offering for the blocking variable: the field's universe, else deployments and callers."""
     spec = analysis.config.field_spec(resource_type, field_name)
     universe = list(spec.universe) if spec is not None else []
     if blocked.variable is None:
@@ -155,28 +241,51 @@ def suggested_values(analysis: Analysis, resource_type: str, field_name: str, bl
     return known_values(analysis, resource_type, field_name, var_dir, var) if var is not None else universe
 
 
-def fix_texts(resource_type: str, field: str, blocked: Unbounded, values: list | tuple = ()) -> list[str]:
-    """The fixes for an Unbounded field, in the seed's order (default, validation, hardcode)."""
+def unbounded_fixes(analysis: Analysis | None, resource_type: str, field: str, blocked: Unbounded,
+                    block: Blocker | None = None, values: list | None = None) -> list[Fix]:
+    """The fixes for an Unbounded field, in the seed's order (validation, default, hardcode), as data."""
+    if values is None:
+        values = suggested_values(analysis, resource_type, field, blocked) if analysis is not None else []
     values = list(values)
+    key = f"{resource_type}.{field}" if resource_type else field
     if blocked.variable is not None:
         name = blocked.variable[1]
-        listed = ", ".join(to_hcl(v) for v in values[:4]) or '"value1", "value2"'
-        default = f" (for example {to_hcl(values[0])})" if values else ""
-        return [
-            f"give var.{name} a default{default};",
-            f"constrain var.{name} with a validation block: condition = contains([{listed}], var.{name}) "
-            "(usually the right choice: every listed value gets its own specialization);",
-            f"hardcode {field} if it does not need to be configurable.",
+        listed = ", ".join(to_hcl(v) for v in values[:4]) + (", ..." if len(values) > 4 else "") or '"value1", "value2"'
+        fixes = [
+            Fix("validation", f"constrain var.{name} with a validation block: condition = contains([{listed}], var.{name}) "
+                "(usually the right choice: every listed value gets its own specialization)."),
+            Fix("default", f"give var.{name} a default" + (f", for example {to_hcl(values[0])}." if values else ".")),
         ]
+        if blocked.cause == "missing":
+            fixes.insert(0, Fix("pass", f"pass {name} in the module block that calls this module."))
+        fixes.append(Fix("hardcode", f"hardcode {field} if it does not need to be configurable."))
+        return fixes
     if blocked.cause == "data":
-        return [f'list the values in .tfphi.toml: [fields."{resource_type}.{field}"] universe = [...];', f"hardcode {field}."]
+        return [Fix("universe", f'list the values in .tfphi.toml: [fields."{key}"] universe = [...].'),
+                Fix("hardcode", f"hardcode {field}.")]
     if blocked.cause == "apply-time":
-        return [f"set {field} from a variable or a literal instead of another resource's attribute."]
+        if blocked.condition is not None:
+            subject = block.expression if block is not None else "the condition"
+            return [Fix("plan-time", f"decide {subject} from a variable or a literal known at plan time "
+                         "(for example a bool variable the caller sets), not from a value that only exists after apply.")]
+        return [Fix("plan-time", f"set {field} from a variable or a literal instead of an attribute that only exists after apply.")]
     if blocked.cause == "opaque":
-        return ["run `terraform init` so the module is installed under .terraform/modules, or use a local source."]
-    if blocked.cause in ("depth", "size"):
-        return ["raise the limit under [limits] in .tfphi.toml, or simplify the expression."]
+        return [Fix("init", "run `terraform init` so the module is installed under .terraform/modules, or use a local source.")]
+    if blocked.cause == "size":
+        return [
+            Fix("narrow", "narrow the set: constrain the root variable that decides it with a validation block "
+                "listing only the values the service compiler supports (condition = contains([...], var.x))."),
+            Fix("universe", f'or list the supported values in .tfphi.toml: [fields."{key}"] universe = [...].'),
+            Fix("limit", "or raise branches under [limits] in .tfphi.toml if every value needs its own specialization."),
+        ]
+    if blocked.cause == "depth":
+        return [Fix("limit", "raise depth under [limits] in .tfphi.toml.")]
     return []
+
+
+def fix_texts(resource_type: str, field: str, blocked: Unbounded, values: list | tuple = ()) -> list[str]:
+    """The fixes as sentences (the trace command and hovers list them)."""
+    return [f.text for f in unbounded_fixes(None, resource_type, field, blocked, values=list(values))]
 
 
 def _short(text: str, limit: int = 80) -> str:

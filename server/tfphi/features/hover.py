@@ -14,8 +14,8 @@ from ..trace.result import BOUNDED, RESOLVED, UNBOUNDED, TraceResult
 from ..trace.steps import Default, FieldStep, ModCall, NameRef, Output, Step, Validation, words
 from ..trace.values import to_display, value_key
 from .cursor import Target, locate, trace_target, via
-from .diagnostics import fix_texts, suggested_values
-from .locations import human_position
+from .diagnostics import blocker_of, fix_texts, suggested_values
+from .locations import condition_text, human_position
 
 MAX_HOVER_BRANCHES = 12  # table rows per call path in a hover; the trace view shows them all
 MAX_VALUE_WIDTH = 80
@@ -50,6 +50,15 @@ def render_trace(analysis: Analysis, target: Target, results: list[TraceResult],
     Links point relative to the ``base`` directory (the hovered file's), so Markdown viewers resolve them.
     """
     title = results[0].address if len(results) == 1 else target.label
+    if _is_root_input(target, results):
+        lines = [f"**`{title}`** ({_describe(target)})", "", "**input** · chosen by each deployment", ""]
+        lines += [f"`{target.label}` is an input of the root module with no default value: Terraform takes its value "
+                  "from the deployment (a variable file, `-var`, or `TF_VAR_` in the environment). Fields whose value "
+                  "depends on it are diagnosed where they are set.", ""]
+        lines += _render_tfvars(analysis, base, target, results)
+        while lines and lines[-1] == "":
+            lines.pop()
+        return "\n".join(lines)
     lines = [f"**`{title}`** ({_describe(target)})", "", summary(results), ""]
     if len(results) == 1:
         lines += _render_one(analysis, base, target, results[0], full)
@@ -61,6 +70,15 @@ def render_trace(analysis: Analysis, target: Target, results: list[TraceResult],
     while lines and lines[-1] == "":
         lines.pop()
     return "\n".join(lines)
+
+
+def _is_root_input(target: Target, results: list[TraceResult]) -> bool:
+    """A root-module variable that nothing bounds: its deployment chooses it, there is nothing to fix here."""
+    if target.kind not in ("variable", "reference") or target.variable is None or len(results) != 1:
+        return False
+    blocked = results[0].unbounded
+    return (blocked is not None and blocked.cause == "variable" and blocked.variable == target.variable
+            and len(results[0].call_path) <= 1)
 
 
 def summary(results: list[TraceResult]) -> str:
@@ -96,7 +114,7 @@ def _render_one(analysis: Analysis, base: str, target: Target, result: TraceResu
     lines = ["| value | condition |", "|---|---|"]
     shown = result.branches if full else result.branches[:MAX_HOVER_BRANCHES]
     for branch in shown:
-        gate = "always" if result.kind == RESOLVED else f"`{_cell(materialize(branch.cond) or 'true')}`"
+        gate = "always" if result.kind == RESOLVED else f"`{_cell(condition_text(branch.cond))}`"
         lines.append(f"| `{_cell(_short(to_display(branch.value)))}` | {gate} |")
     if len(shown) < len(result.branches):
         lines.append(f"| … | {len(result.branches) - len(shown)} more (Show Trace lists them all) |")
@@ -136,10 +154,12 @@ def _own_steps(target: Target, steps: tuple[Step, ...]) -> tuple[Step, ...]:
 def _render_unbounded(analysis: Analysis, base: str, target: Target, result: TraceResult) -> list[str]:
     blocked = result.unbounded
     assert blocked is not None
-    lines = [f"**Why:** {blocked.reason}"]
-    if blocked.span is not None:
-        lines[-1] += f" ({link(analysis, base, blocked.span)})"
-    lines.append("")
+    block = blocker_of(analysis, blocked)
+    where = f" ({link(analysis, base, block.declared)})" if block.declared is not None else ""
+    if blocked.cause in ("variable", "missing", "apply-time"):
+        lines = [f"**Why:** {block.subject}{where} {block.why}.", ""]
+    else:
+        lines = [f"**Why:** {blocked.reason}{where}.", ""]
     fixes = _fixes(analysis, target, result)
     if fixes:
         lines += ["**Fix** (any one works):", ""]
@@ -154,7 +174,7 @@ def _fixes(analysis: Analysis, target: Target, result: TraceResult) -> list[str]
     if target.kind == "field" and target.resource is not None:
         kind, field = target.resource.type, ".".join(target.field_path)
         return fix_texts(kind, field, blocked, suggested_values(analysis, kind, field, blocked))
-    if blocked.cause in ("data",):
+    if blocked.cause in ("data", "apply-time"):
         return []
     return [f for f in fix_texts("", target.label, blocked) if not f.startswith("hardcode")]
 

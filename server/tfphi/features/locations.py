@@ -45,3 +45,23 @@ def location(analysis: Analysis, span: Span | None) -> str | None:
         return None
     line, column = human_position(analysis, span.file, span.start)
     return f"{span.file}:{line}:{column}"
+
+
+def condition_text(cond) -> str:
+    """A branch condition for people: the root-scope gate as normalized HCL (``var.env != "prod"``).
+
+    Falls back to the condition in its own module's scope when it cannot be written in the
+    root, and keeps iteration atoms (``each.key == "jobs"``) when only the iteration decides.
+    """
+    from ..trace.conditions import NotExpressible, materialize, root_gate
+
+    try:
+        gate = root_gate(cond)
+    except NotExpressible:
+        gate = None
+    if gate is None:
+        try:
+            gate = materialize(cond, normalize=True)
+        except NotExpressible:
+            gate = str(cond)
+    return gate or "true"

@@ -101,7 +101,7 @@ def diagnostic(d: Diagnostic, index_for: IndexFor, uri_for: UriFor, encoding: En
     ]
     return types.Diagnostic(
         range=rng,
-        message=d.message,
+        message=d.text,
         severity=severity(d.severity),
         code=d.code,
         source=SOURCE,

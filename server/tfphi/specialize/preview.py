@@ -164,24 +164,11 @@ def _blocked_preview(analysis: Analysis, plan: Plan, result: TraceResult, resour
     lines = [f"# tfphi specialize {plan.address}", "# No specialization: " + (
         f"can't determine the value of {field_name}." if result.kind == UNBOUNDED else f"{field_name} cannot be count-gated.")]
     if result.kind == UNBOUNDED and result.unbounded is not None:
-        from ..features.diagnostics import unbounded_message
+        from ..features.diagnostics import unbounded_diagnostic
 
         spec = analysis.config.field_spec(resource.type, field_name) or FieldSpec()
-        message = unbounded_message(analysis, FieldTrace(resource, tuple(field_name.split(".")), spec, result))
-        first, _, rest = message.partition("\n")
-        lines.append(f"# {first}")
-        if rest:
-            for line in rest.split("\n"):
-                if line.startswith("Fix (any one works): "):
-                    lines.append("# Fix (any one works):")
-                    body = line[len("Fix (any one works): "):]
-                    import re
-
-                    for item in re.split(r"(?=\b\d+\. )", body):
-                        if item.strip():
-                            lines.append(f"#   {item.strip()}")
-                else:
-                    lines.append(f"# {line}")
+        diagnostic = unbounded_diagnostic(analysis, FieldTrace(resource, tuple(field_name.split(".")), spec, result))
+        lines += [f"# {line}" for line in diagnostic.text.split("\n")]
     else:
         lines.append(f"# Why: {plan.blocked}")
     return Preview("\n".join(lines) + "\n", [], f"{plan.address}: no specialization", {}, blocked=True)

@@ -28,6 +28,12 @@ class Unbounded:
     cause: str  # variable | missing | apply-time | plan-stability | nondeterministic | data | function | opaque | invalid | undefined | error | depth | cycle | size
     span: Span | None = None
     variable: tuple[str, str] | None = None  # (module dir, variable name)
+    # When a conditional's selector is what blocks: the condition expression (its ``span`` is
+    # ``span``); ``blocker`` is the innermost expression that blocks it (``aws_db_instance.x.arn``).
+    condition: object = None
+    blocker: Span | None = None
+    # An apply-time value reached through a module output: that output as referenced, and where.
+    through: tuple[str, Span] | None = None
 
 
 # Intermediate trace results: a list of branches, or Unbounded.

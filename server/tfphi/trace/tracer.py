@@ -310,7 +310,8 @@ class Tracer:
                 return same  # every arm gives one value: the selector does not matter
             blocking = self.view.text(cond.span) if cond.span is not None else cond_text
             if cond.cause == "apply-time":
-                return Unbounded(f"the selector {cond_text} depends on an apply-time value ({blocking})", "apply-time", expr.condition.span)
+                return Unbounded(f"the selector {cond_text} depends on an apply-time value ({blocking})", "apply-time", expr.condition.span,
+                                 condition=expr.condition, blocker=cond.blocker or cond.span, through=cond.through)
             if cond.cause in ("nondeterministic", "plan-stability"):
                 return Unbounded(f"plan-stability violation: the selector {cond_text} changes on every plan ({cond.reason})", "plan-stability", expr.condition.span)
             if cond.cause in ("depth", "cycle", "size", "error"):
@@ -644,6 +645,10 @@ class Tracer:
                                                        lambda d, s: self._trace_output(output.value.expr, child_path, d, s)))
         if key_step is not None:
             result = self._one_instance(call, iterated, key_step, result, env, depth, stack, expr)
+        if isinstance(result, Unbounded) and result.cause == "apply-time":
+            # Name the apply-time value as this module sees it (module.master.arn), not only as
+            # the child declares it (aws_db_instance.this.arn).
+            result = replace(result, through=(label, expr.span))
         result = _prepend(result, S.Output(call_name, output_name, span=output.label_span))
         return self.apply_steps(result, tuple(rest[1:]), env, depth, stack, expr.span)
 
