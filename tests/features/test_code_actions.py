@@ -150,8 +150,54 @@ def test_edit_goes_to_the_file_that_declares_the_variable():
     """
     check_fix(fixture, "Add validation block", {"variables.tf": ['contains(["cache.r6g.large"], var.cache_node_type)']},
               field_file="modules/cache/main.tf")
-    check_fix(fixture, "Hardcode the value", {"modules/cache/main.tf": ['node_type = "cache.r6g.large"']},
-              field_file="modules/cache/main.tf")
+    # modules/cache is called by the root: hardcoding one value into it is never offered (SPEC 6).
+    assert [t.split(" (")[0].split(":")[0] for t in titles(fixture, "modules/cache/main.tf")] == [
+        "Add validation block to var.cache_node_type", "Add default to var.cache_node_type"]
+
+
+SHARED = """
+#- modules/db/main.tf
+variable "engine" {
+  type = string
+}
+resource "aws_db_instance" "this" {
+  engine = var.engine
+}
+#- examples/postgres/main.tf
+variable "engine" {
+  type = string
+}
+module "db" {
+  source = "../../modules/db"
+  engine = var.engine
+}
+#- examples/postgres/terraform.tfvars
+engine = "postgres"
+#- examples/mysql/main.tf
+variable "db_engine" {
+  type = string
+}
+module "db" {
+  source = "../../modules/db"
+  engine = var.db_engine
+}
+"""
+
+
+def test_a_module_shared_by_several_roots_is_fixed_in_every_root_as_one_edit():
+    # terraform-aws-rds's layout: one module, several examples. The fix constrains the root
+    # variable of each example; the module itself is never hardcoded.
+    analysis, files, diag, actions = actions_for(SHARED, "modules/db/main.tf")
+    assert [a.title for a in actions] == [
+        'Add validation block to var.db_engine and var.engine in 2 root modules ("postgres")',
+        'Add default to var.db_engine and var.engine in 2 root modules: "postgres"',
+    ]
+    validation = actions[0]
+    assert sorted(e.file for e in validation.edits) == ["examples/mysql/main.tf", "examples/postgres/main.tf"]
+    fixed = apply_edits(files, validation.edits)
+    assert 'contains(["postgres"], var.db_engine)' in fixed["examples/mysql/main.tf"].decode()
+    after = analysis_of(fixed)
+    assert [d for d in unbounded_diagnostics(after, "modules/db")] == []
 
 
 @pytest.mark.parametrize("indent", ["\t", "    ", "  "])
@@ -200,18 +246,21 @@ def test_crlf_file_keeps_crlf():
         assert b"\n" not in fixed.replace(b"\r\n", b""), fixed
 
 
-def test_too_large_universe_offers_hardcode_of_its_first_value():
+def test_data_source_blocker_with_a_universe_offers_hardcode_of_its_first_value():
     fixture = """
     #- main.tf
     data "aws_ssm_parameter" "engine" {
       name = "/db/engine"
     }
-    resource "aws_db_instance" "app" {
+    resource "aws_rds_cluster" "app" {
       engine = data.aws_ssm_parameter.engine.value
     }
+    #- .tfphi.toml
+    [limits]
+    branches = 2
     """
     analysis, _, diag, actions = actions_for(fixture)
-    assert "variable" not in diag.data and "too large" in diag.message
+    assert "variable" not in diag.data and [f.kind for f in diag.fixes] == ["narrow", "universe", "limit"]
     assert [a.title.split(":")[0] for a in actions] == ["Hardcode the value"]
     check_fix(fixture, "Hardcode the value")
 
@@ -249,3 +298,45 @@ def test_no_fixes_for_an_unrelated_span():
 
     assert quick_fixes(analysis, "variables.tf", Span("variables.tf", 0, 3), None) == []
     assert quick_fixes(analysis, "main.tf", Span("main.tf", 0, 3), {"field": "aws_x.y.z"}) == []
+
+
+# ---- layout: what `terraform fmt` gives, checked with the real terraform fmt ------------------
+
+FMT_CASES = {
+    "multi-line block": ROOT_VARIABLE + "#- terraform.tfvars\nnode_type = \"cache.r6g.large\"\n",
+    "one-line block": """
+#- main.tf
+variable "node_type" { type = string }
+
+resource "aws_elasticache_replication_group" "this" {
+  node_type = var.node_type
+}
+#- terraform.tfvars
+node_type = "cache.t4g.small"
+""",
+    "empty block, placeholders": """
+#- main.tf
+variable "node_type" {}
+
+resource "aws_elasticache_replication_group" "this" {
+  node_type = var.node_type
+}
+""",
+    "shared module, two roots": SHARED,
+}
+
+
+@pytest.mark.parametrize("case", sorted(FMT_CASES))
+def test_every_fix_is_laid_out_as_terraform_fmt_gives(case, tmp_path):
+    from terraform_fmt import run_terraform, write_files
+
+    fixture = FMT_CASES[case]
+    analysis, files, diag, actions = actions_for(fixture, "modules/db/main.tf" if "shared" in case else "main.tf")
+    assert actions
+    for i, action in enumerate(actions):
+        fixed = apply_edits(files, action.edits)
+        root = write_files(tmp_path / str(i), {p: d for p, d in fixed.items() if p.endswith(".tf") or p.endswith(".tfvars")})
+        before = write_files(tmp_path / f"{i}-before", {p: d for p, d in files.items() if p.endswith(".tf") or p.endswith(".tfvars")})
+        assert run_terraform(["fmt", "-check", "-recursive"], before).returncode == 0, "the fixture itself is not fmt-clean"
+        proc = run_terraform(["fmt", "-check", "-diff", "-recursive"], root)
+        assert proc.returncode == 0, f"{action.title!r} is not laid out as terraform fmt would:\n{proc.stdout}{proc.stderr}"

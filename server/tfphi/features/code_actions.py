@@ -36,32 +36,72 @@ class CodeAction:
 
 
 def quick_fixes(analysis: Analysis, path: str, span: Span, data: dict | None) -> list[CodeAction]:
-    """The quick fixes for the ``unbounded-field`` diagnostic at ``span`` of ``path`` (data as the diagnostic carries it)."""
+    """The quick fixes for the ``unbounded-field`` diagnostic at ``span`` of ``path`` (data as the diagnostic carries it).
+
+    Safe by construction (SPEC 6): a fix edits the variable that decides the value, in every root
+    module (call path) where the field is unbounded, as one edit; the value is hardcoded into the
+    field only in a module that no other module calls, never into one whose callers may pass
+    different values.
+    """
     trace = _find_trace(analysis, path, span, data)
     if trace is None:
         return []
-    blocked = trace.result.unbounded
-    assert blocked is not None
+    dir = module_dir_of(path)
+    same_field = [t for t in analysis.field_traces(dir)
+                  if t.resource.address == trace.resource.address and t.field_path == trace.field_path
+                  and t.result.kind == UNBOUNDED and t.result.unbounded is not None]
+    deciding: dict[tuple[str, str], tuple[str, Variable, str]] = {}  # (dir, name) -> (dir, variable, cause)
+    for t in [trace] + same_field:
+        found = _blocking_variable(analysis, t, data if t is trace else None)
+        if found is not None:
+            var_dir, variable = found
+            deciding.setdefault((var_dir, variable.name), (var_dir, variable, t.result.unbounded.cause))
     actions: list[CodeAction] = []
-    var = _blocking_variable(analysis, trace, data)
-    if var is not None:
-        var_dir, variable = var
-        values = known_values(analysis, trace.resource.type, trace.field_name, var_dir, variable)
-        if blocked.cause == "variable":
-            actions.append(_add_validation(analysis, variable, values))
+    hardcode: list[Value] = []
+    if deciding:
+        values = field_values(analysis, trace)
+        where = f" in {len(deciding)} root modules" if len(deciding) > 1 else ""
+        validated = [(d, v) for d, v, cause in deciding.values() if cause == "variable"]
+        if validated:
+            actions.append(_add_validation(analysis, validated, values, where))
         if values:
-            actions.append(_add_default(analysis, variable, values[0]))
+            actions.append(_add_default(analysis, [(d, v) for d, v, _ in deciding.values()], values[0], where))
         hardcode = values[:1]
     else:
         hardcode = list(trace.spec.universe[:1])
-    if hardcode and trace.result.expr_span is not None:
-        expr_span = trace.result.expr_span
+    expr_span = trace.result.expr_span
+    if hardcode and expr_span is not None and not analysis.tree.callers.get(dir):
         actions.append(CodeAction(
             f"Hardcode the value: {trace.field_name} = {to_hcl(hardcode[0])}",
             edits=[TextEdit(expr_span.file, expr_span, to_hcl(hardcode[0]))],
-            is_preferred=var is None,
+            is_preferred=not deciding,
         ))
     return actions
+
+
+def deciding_variables(analysis: Analysis, trace: FieldTrace) -> list[tuple[str, Variable]]:
+    """The variables that decide an unbounded field, one per root module (call path) where it is unbounded."""
+    dir = module_dir_of(trace.resource.span.file)
+    out: dict[tuple[str, str], tuple[str, Variable]] = {}
+    for t in [trace] + analysis.field_traces(dir):
+        if t is not trace and (t.resource.address != trace.resource.address or t.field_path != trace.field_path):
+            continue
+        found = _blocking_variable(analysis, t, None) if t.result.unbounded is not None else None
+        if found is not None:
+            out.setdefault((found[0], found[1].name), found)
+    return list(out.values())
+
+
+def field_values(analysis: Analysis, trace: FieldTrace) -> list[Value]:
+    """The values suggested for a field everywhere (diagnostic, quick fixes, hover): its universe,
+    else the values its deciding variables get from variable files and callers, in every root."""
+    if trace.spec.universe:
+        return list(trace.spec.universe)[:MAX_VALIDATION_VALUES]
+    seen: dict[str, Value] = {}
+    for var_dir, var in deciding_variables(analysis, trace):
+        for value in known_values(analysis, trace.resource.type, trace.field_name, var_dir, var):
+            seen.setdefault(value_key(value), value)
+    return list(seen.values())[:MAX_VALIDATION_VALUES]
 
 
 def _find_trace(analysis: Analysis, path: str, span: Span, data: dict | None) -> FieldTrace | None:
@@ -121,27 +161,38 @@ def _collect(result: TraceResult, seen: dict[str, Value]) -> None:
 # ---- edits into the variable block ----------------------------------------------------------
 
 
-def _add_validation(analysis: Analysis, var: Variable, values: list[Value]) -> CodeAction:
+def _add_validation(analysis: Analysis, variables: list[tuple[str, Variable]], values: list[Value], where: str = "") -> CodeAction:
+    """One validation block per deciding variable, all with the same values (one WorkspaceEdit)."""
+    var = variables[0][1]
     placeholders = not values
     if placeholders:
         kind = parse_type(var.type_expr).kind
         values = [1, 2] if kind == "number" else ["value1", "value2"]
     listed = ", ".join(to_hcl(v) for v in values)
     readable = ", ".join(str(v) for v in values)
-    message = f"The {var.name} value must be one of: {readable}."
-    lines = [
-        "validation {",
-        f"{{unit}}condition     = contains([{listed}], var.{var.name})",
-        f"{{unit}}error_message = {hcl_string(message)}",
-        "}",
-    ]
-    title = f"Add validation block to var.{var.name}" + (" (placeholder values: edit them)" if placeholders else f" ({listed})")
-    return CodeAction(title, edits=[insert_into_block(analysis, var, lines)], is_preferred=True)
+    edits = []
+    for _, variable in variables:
+        message = f"The {variable.name} value must be one of: {readable}."
+        lines = [
+            "validation {",
+            f"{{unit}}condition     = contains([{listed}], var.{variable.name})",
+            f"{{unit}}error_message = {hcl_string(message)}",
+            "}",
+        ]
+        edits.append(insert_into_block(analysis, variable, lines))
+    title = f"Add validation block to {_names(variables)}{where}" + (" (placeholder values: edit them)" if placeholders else f" ({listed})")
+    return CodeAction(title, edits=edits, is_preferred=True)
 
 
-def _add_default(analysis: Analysis, var: Variable, value: Value) -> CodeAction:
-    return CodeAction(f"Add default to var.{var.name}: {to_hcl(value)}",
-                      edits=[insert_into_block(analysis, var, [f"default = {to_hcl(value)}"])])
+def _add_default(analysis: Analysis, variables: list[tuple[str, Variable]], value: Value, where: str = "") -> CodeAction:
+    var = variables[0][1]
+    return CodeAction(f"Add default to {_names(variables)}{where}: {to_hcl(value)}",
+                      edits=[insert_into_block(analysis, variable, [f"default = {to_hcl(value)}"]) for _, variable in variables])
+
+
+def _names(variables: list[tuple[str, Variable]]) -> str:
+    names = sorted({f"var.{v.name}" for _, v in variables})
+    return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 
 def insert_into_block(analysis: Analysis, var: Variable, lines: list[str]) -> TextEdit:

@@ -13,8 +13,9 @@ from ..syntax.expr import ScopeTraversalExpr, walk
 from ..stir.workspace import is_installed_dir
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
-from ..trace.values import to_hcl
+from ..trace.values import to_hcl, to_json, value_key
 from .locations import human_position
+from .suppress import unsuppressed
 
 __all__ = ["SEVERITY_RANK", "Diagnostic", "Fix", "Related", "sort_key", "workspace_diagnostics", "dir_diagnostics"]
 
@@ -46,7 +47,8 @@ def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
         related = tuple(Related(span, message) for span, message in finding.related)
         out.append(Diagnostic(finding.span.file, finding.span, finding.severity, finding.code, finding.message, related))
     out.extend(_unbounded_fields(analysis, dir))
-    return out
+    out.extend(_unsupported_values(analysis, dir))
+    return unsuppressed(analysis, out)
 
 
 def tfvars_diagnostics(analysis: Analysis) -> list[Diagnostic]:
@@ -58,7 +60,7 @@ def tfvars_diagnostics(analysis: Analysis) -> list[Diagnostic]:
     for path, name, span, root in undeclared_assignments(analysis):
         out.append(Diagnostic(path, span, "warning", "undeclared-variable",
                               f"{name} is assigned here, but the root module in {root or '.'} declares no variable {name!r}"))
-    return out
+    return unsuppressed(analysis, out)
 
 
 def config_diagnostics(analysis: Analysis) -> list[Diagnostic]:
@@ -81,6 +83,8 @@ def _unbounded_fields(analysis: Analysis, dir: str) -> list[Diagnostic]:
         if result.kind != UNBOUNDED or result.exists is None or key in reported or trace.spec.severity == "off" or result.expr_span is None:
             continue
         reported.add(key)
+        if result.unbounded is not None and result.unbounded.cause == "undefined":
+            continue  # the undefined-reference error says it; an unbounded-field on top is a cascade
         out.append(unbounded_diagnostic(analysis, trace))
     return out
 
@@ -128,6 +132,10 @@ def blocker_of(analysis: Analysis, blocked: Unbounded) -> Blocker:
             return Blocker(text, declared, f"comes from {value}, which is only known after apply", text, name)
         return Blocker(text, declared, "is only known after apply", text, name)
     text = " ".join(analysis.text(blocked.span).split()) if blocked.span is not None else ""
+    if blocked.cause == "data" and blocked.span is not None:
+        declared, name = _resource_declaration(analysis, blocked.span, data=True) or (blocked.span, text)
+        return Blocker(text, declared, "is read from the provider when Terraform plans, and no universe is configured for this field",
+                       text, name)
     return Blocker(text, blocked.span, blocked.reason, text)
 
 
@@ -160,7 +168,7 @@ def _declaration_in(analysis: Analysis, expr, file: str) -> tuple[Span, str] | N
     return None
 
 
-def _resource_declaration(analysis: Analysis, span: Span) -> tuple[Span, str] | None:
+def _resource_declaration(analysis: Analysis, span: Span, data: bool = False) -> tuple[Span, str] | None:
     """The resource block an apply-time reference (``aws_db_instance.this.arn``) reads."""
     from ..stir.workspace import module_dir_of
 
@@ -168,7 +176,12 @@ def _resource_declaration(analysis: Analysis, span: Span) -> tuple[Span, str] | 
     parts = analysis.text(span).split(".")
     if module is None or len(parts) < 2:
         return None
-    resource = module.resources.get(f"{parts[0]}.{parts[1].split('[')[0]}")
+    if data:
+        parts = parts[1:]
+        if len(parts) < 2:
+            return None
+    table = module.data if data else module.resources
+    resource = table.get(f"{parts[0]}.{parts[1].split('[')[0]}")
     if resource is None or not resource.label_spans:
         return None
     return resource.label_spans[-1], resource.address
@@ -177,6 +190,51 @@ def _resource_declaration(analysis: Analysis, span: Span) -> tuple[Span, str] | 
 def _where(analysis: Analysis, span: Span) -> str:
     line, _ = human_position(analysis, span.file, span.start)
     return f"{span.file}:{line}"
+
+
+def _unsupported_values(analysis: Analysis, dir: str) -> list[Diagnostic]:
+    """``unsupported-value``: a field with a universe can take a value outside it (SPEC 5)."""
+    out: list[Diagnostic] = []
+    reported: set[tuple[str, tuple[str, ...]]] = set()
+    for trace in analysis.field_traces(dir):
+        result, spec = trace.result, trace.spec
+        key = (trace.resource.address, trace.field_path)
+        if (not spec.universe or result.kind == UNBOUNDED or result.exists is None or spec.severity == "off"
+                or result.expr_span is None or key in reported):
+            continue
+        supported = {value_key(v) for v in spec.universe}
+        outside = [b for b in result.branches if b.value is not None and value_key(b.value) not in supported]
+        if not outside:
+            continue
+        reported.add(key)
+        out.append(unsupported_diagnostic(analysis, trace, outside))
+    return out
+
+
+def unsupported_diagnostic(analysis: Analysis, trace: FieldTrace, outside: list) -> Diagnostic:
+    result, spec = trace.result, trace.spec
+    field = f"{trace.resource.address}.{trace.field_name}"
+    values = ", ".join(to_hcl(b.value) for b in outside)
+    listed = ", ".join(to_hcl(v) for v in spec.universe)
+    one = len(outside) == 1
+    origins = []
+    related: list[Related] = []
+    for b in outside:
+        if b.source is not None:
+            origins.append(f"{to_hcl(b.value)} comes from {_where(analysis, b.source)}")
+            if b.source != result.expr_span:
+                related.append(Related(b.source, f"{to_hcl(b.value)} comes from here"))
+    message = (f"{trace.field_name} can take {values}, which the service compiler does not support: "
+               f"{'it is' if one else 'they are'} not among the supported values of {trace.resource.type}.{trace.field_name} ({listed}).")
+    detail = f"{field} is set to {_short(analysis.text(result.expr_span))}" + (f"; {'; '.join(origins)}." if origins else ".")
+    key = f"{trace.resource.type}.{trace.field_name}"
+    fixes = (
+        Fix("change", f"use one of the supported values ({listed}) instead of {values}."),
+        Fix("universe", f'or, once the compiler supports {"it" if one else "them"}, add {values} to [fields."{key}"] universe in .tfphi.toml.'),
+    )
+    data = {"field": field, "resource_type": trace.resource.type, "values": [to_json(b.value) for b in outside]}
+    return Diagnostic(result.expr_span.file, result.expr_span, spec.severity, "unsupported-value", message,
+                      tuple(related), data, detail=detail, fixes=fixes)
 
 
 def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace) -> Diagnostic:
@@ -196,7 +254,10 @@ def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace) -> Diagnostic:
         if inner is not None and inner not in (block.declared, result.expr_span):
             related.append(Related(inner, "this value is only known after apply"))
     message, detail = unbounded_text(analysis, trace, block)
-    fixes = unbounded_fixes(analysis, trace.resource.type, trace.field_name, blocked, block)
+    from .code_actions import field_values  # code actions build on this module
+
+    fixes = unbounded_fixes(analysis, trace.resource.type, trace.field_name, blocked, block, values=field_values(analysis, trace),
+                            hardcode=may_hardcode(analysis, trace.resource.span.file))
     return Diagnostic(result.expr_span.file, result.expr_span, trace.spec.severity, "unbounded-field", message,
                       tuple(related), data, detail=detail, fixes=tuple(fixes))
 
@@ -208,7 +269,7 @@ def unbounded_text(analysis: Analysis, trace: FieldTrace, block: Blocker | None 
     block = block or blocker_of(analysis, blocked)
     field = f"{trace.resource.address}.{trace.field_name}"
     declared = f"; {block.name} is declared at {_where(analysis, block.declared)}" if block.declared is not None else ""
-    if blocked.cause in ("variable", "missing", "apply-time"):
+    if blocked.cause in ("variable", "missing", "apply-time", "data"):
         summary = f"can't determine the value of {trace.field_name}: {block.subject} {block.why}{declared}."
     elif block.expression and block.declared is not None:
         summary = (f"can't determine the value of {trace.field_name}: the trace stops at {block.expression} "
@@ -241,8 +302,15 @@ def suggested_values(analysis: Analysis, resource_type: str, field_name: str, bl
     return known_values(analysis, resource_type, field_name, var_dir, var) if var is not None else universe
 
 
+def may_hardcode(analysis: Analysis, file: str) -> bool:
+    """A value may be hardcoded only into a module no other module calls (SPEC 6): callers may pass different values."""
+    from ..stir.workspace import module_dir_of
+
+    return not analysis.tree.callers.get(module_dir_of(file))
+
+
 def unbounded_fixes(analysis: Analysis | None, resource_type: str, field: str, blocked: Unbounded,
-                    block: Blocker | None = None, values: list | None = None) -> list[Fix]:
+                    block: Blocker | None = None, values: list | None = None, hardcode: bool = True) -> list[Fix]:
     """The fixes for an Unbounded field, in the seed's order (validation, default, hardcode), as data."""
     if values is None:
         values = suggested_values(analysis, resource_type, field, blocked) if analysis is not None else []
@@ -258,11 +326,12 @@ def unbounded_fixes(analysis: Analysis | None, resource_type: str, field: str, b
         ]
         if blocked.cause == "missing":
             fixes.insert(0, Fix("pass", f"pass {name} in the module block that calls this module."))
-        fixes.append(Fix("hardcode", f"hardcode {field} if it does not need to be configurable."))
+        if hardcode:
+            fixes.append(Fix("hardcode", f"hardcode {field} if it does not need to be configurable."))
         return fixes
     if blocked.cause == "data":
-        return [Fix("universe", f'list the values in .tfphi.toml: [fields."{key}"] universe = [...].'),
-                Fix("hardcode", f"hardcode {field}.")]
+        return [Fix("universe", f'list the values in .tfphi.toml: [fields."{key}"] universe = [...].')] + (
+            [Fix("hardcode", f"hardcode {field}.")] if hardcode else [])
     if blocked.cause == "apply-time":
         if blocked.condition is not None:
             subject = block.expression if block is not None else "the condition"

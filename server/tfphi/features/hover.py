@@ -13,8 +13,11 @@ from ..trace.conditions import materialize
 from ..trace.result import BOUNDED, RESOLVED, UNBOUNDED, TraceResult
 from ..trace.steps import Default, FieldStep, ModCall, NameRef, Output, Step, Validation, words
 from ..trace.values import to_display, value_key
-from .cursor import Target, locate, trace_target, via
-from .diagnostics import blocker_of, fix_texts, suggested_values
+from .cursor import Target, field_spec, locate, trace_target, via
+from ..analysis import FieldTrace
+from ..config import FieldSpec
+from .code_actions import field_values
+from .diagnostics import blocker_of, fix_texts, may_hardcode, unbounded_fixes
 from .locations import condition_text, human_position
 
 MAX_HOVER_BRANCHES = 12  # table rows per call path in a hover; the trace view shows them all
@@ -173,7 +176,10 @@ def _fixes(analysis: Analysis, target: Target, result: TraceResult) -> list[str]
     assert blocked is not None
     if target.kind == "field" and target.resource is not None:
         kind, field = target.resource.type, ".".join(target.field_path)
-        return fix_texts(kind, field, blocked, suggested_values(analysis, kind, field, blocked))
+        spec = field_spec(analysis, target) or FieldSpec()
+        trace = FieldTrace(target.resource, tuple(target.field_path), spec, result)
+        return [f.text for f in unbounded_fixes(analysis, kind, field, blocked, values=field_values(analysis, trace),
+                                                 hardcode=may_hardcode(analysis, target.resource.span.file))]
     if blocked.cause in ("data", "apply-time"):
         return []
     return [f for f in fix_texts("", target.label, blocked) if not f.startswith("hardcode")]

@@ -1,0 +1,55 @@
+"""Suppression comments (SPEC 5): ``# tfphi:ignore <code>[, <code>...]`` on a diagnostic's line or
+the line above it silences those codes there; ``# tfphi:ignore`` alone silences every code.
+
+``//`` comments work too (HCL allows both). Only comment text counts: the marker must follow
+``#`` or ``//`` on that line, and what follows it is a comma- or space-separated list of codes.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Iterable
+
+from ..analysis import Analysis
+from ..diagnostics import Diagnostic
+from .locations import source_of
+
+_MARKER = re.compile(r"(?:#|//)\s*tfphi:ignore\b([^\n]*)")
+_CODE = re.compile(r"[a-z][a-z0-9-]*")
+ALL = "*"
+
+
+def ignored_codes(line: str) -> frozenset[str]:
+    """The codes a line's suppression comment names (``{"*"}`` for all), or none."""
+    match = _MARKER.search(line)
+    if match is None:
+        return frozenset()
+    codes = frozenset(_CODE.findall(match.group(1).split("#")[0]))
+    return codes or frozenset({ALL})
+
+
+def _lines_around(source: bytes, offset: int) -> tuple[str, str]:
+    """The text of the line holding ``offset`` and of the line above it."""
+    start = source.rfind(b"\n", 0, offset) + 1
+    end = source.find(b"\n", offset)
+    line = source[start : end if end >= 0 else len(source)]
+    above_start = source.rfind(b"\n", 0, max(start - 1, 0)) + 1 if start > 0 else start
+    above = source[above_start : start - 1] if start > 0 else b""
+    return line.decode("utf-8", "replace"), above.decode("utf-8", "replace")
+
+
+def is_suppressed(analysis: Analysis, d: Diagnostic) -> bool:
+    if d.code == "config-error" or d.position is not None:
+        return False  # problems of tfphi's own configuration are fixed, not silenced
+    source = source_of(analysis, d.span.file)
+    if source is None:
+        return False
+    for text in _lines_around(source, d.span.start):
+        codes = ignored_codes(text)
+        if ALL in codes or d.code in codes:
+            return True
+    return False
+
+
+def unsuppressed(analysis: Analysis, diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
+    return [d for d in diagnostics if not is_suppressed(analysis, d)]
