@@ -213,7 +213,7 @@ def test_several_call_paths_each_under_its_own_heading():
     """
     check_hover(
         fixture,
-        ["**bounded** · 2 values", "#### via module.primary", "#### via module.replica", "**resolved** · 1 value",
+        ["**bounded** · 2 values", "#### .: module.primary", "#### .: module.replica", "**resolved** · 1 value",
          "default of var.replica_version"],
     )
 
@@ -320,10 +320,42 @@ def test_nested_call_paths_are_named_hop_by_hop():
     """
     markdown = check_hover(
         fixture,
-        ["**bounded** · 2 values", "#### via module.a -> module.leaf", "#### via module.b -> module.leaf",
+        ["**bounded** · 2 values", "#### .: module.a → module.leaf", "#### .: module.b → module.leaf",
          "module.leaf passes v ([mid/main.tf:4](../mid/main.tf#L4))", "module.a passes v ([main.tf:3](../main.tf#L3))"],
     )
-    assert markdown.index("via module.a") < markdown.index('"15.4"', markdown.index("via module.a"))
+    assert markdown.index(".: module.a") < markdown.index('"15.4"', markdown.index(".: module.a"))
+
+
+def test_identical_results_from_several_roots_are_shown_once_with_every_path():
+    # One module shared by two example roots that pass the same value: one answer, both paths.
+    fixture = """
+    #- examples/a/main.tf
+    module "db" {
+      source = "../../modules/db"
+      v      = "15.4"
+    }
+    #- examples/b/main.tf
+    module "db" {
+      source = "../../modules/db"
+      v      = "15.4"
+    }
+    #- examples/c/main.tf
+    module "db" {
+      source = "../../modules/db"
+      v      = "16.2"
+    }
+    #- modules/db/main.tf
+    variable "v" { type = string }
+    resource "aws_db_instance" "app" {
+      engine_version = var.v$0
+    }
+    """
+    markdown = check_hover(
+        fixture,
+        ["#### examples/a: module.db; examples/b: module.db", "#### examples/c: module.db"],
+        absent=["#### examples/b"],
+    )
+    assert markdown.count('| `"15.4"` | always |') == 1
 
 
 def test_resource_attribute_reference_is_apply_time():

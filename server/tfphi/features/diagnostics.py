@@ -43,12 +43,41 @@ def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
     for path in analysis.files_in(dir):
         for err in analysis.files[path].errors:
             out.append(Diagnostic(path, err.span, "error", "syntax-error", f"syntax error: {err.message}"))
+    broken = _broken_regions(analysis, dir)
     for finding in analysis.findings(dir):
+        if finding.code == "undefined-reference" and broken and _declared_in_broken_region(analysis, finding.span, broken):
+            continue  # the broken region may declare it: only the syntax error is reported
         related = tuple(Related(span, message) for span, message in finding.related)
         out.append(Diagnostic(finding.span.file, finding.span, finding.severity, finding.code, finding.message, related))
     out.extend(_unbounded_fields(analysis, dir))
     out.extend(_unsupported_values(analysis, dir))
     return unsuppressed(analysis, out)
+
+
+def _broken_regions(analysis: Analysis, dir: str) -> list[bytes]:
+    """The text of every syntax error region of a module (an unclosed block: to the end of its file)."""
+    from ..syntax.hclfile import UNCLOSED
+
+    regions = []
+    for path in analysis.files_in(dir):
+        hcl = analysis.files[path]
+        for err in hcl.errors:
+            end = len(hcl.source) if err.message == UNCLOSED else err.span.end
+            regions.append(hcl.source[err.span.start:end])
+    return regions
+
+
+def _declared_in_broken_region(analysis: Analysis, span: Span, regions: list[bytes]) -> bool:
+    """Whether the name a reference needs (``app`` of ``aws_db_instance.app``) appears in a broken region."""
+    import re
+
+    parts = analysis.text(span).split(".")
+    index = 2 if parts[0] == "data" else 1
+    if len(parts) <= index:
+        return False
+    name = re.escape(parts[index].split("[")[0].encode())
+    pattern = re.compile(rb"(?<![\w-])" + name + rb"(?![\w-])")
+    return any(pattern.search(region) for region in regions)
 
 
 def tfvars_diagnostics(analysis: Analysis) -> list[Diagnostic]:

@@ -63,16 +63,42 @@ def render_trace(analysis: Analysis, target: Target, results: list[TraceResult],
             lines.pop()
         return "\n".join(lines)
     lines = [f"**`{title}`** ({_describe(target)})", "", summary(results), ""]
-    if len(results) == 1:
+    groups = group_results(results)
+    if len(groups) == 1:
+        if len(results) > 1:
+            lines += ["Same result from every call path: " + "; ".join(instance_label(r.call_path) for r in results) + ".", ""]
         lines += _render_one(analysis, base, target, results[0], full)
     else:
-        for result in results:
-            lines += [f"#### via {via(result.call_path)}", "", summary([result]), ""]
-            lines += _render_one(analysis, base, target, result, full)
+        for group in groups:
+            lines += [f"#### {'; '.join(instance_label(r.call_path) for r in group)}", "", summary(group[:1]), ""]
+            lines += _render_one(analysis, base, target, group[0], full)
     lines += _render_tfvars(analysis, base, target, results)
     while lines and lines[-1] == "":
         lines.pop()
     return "\n".join(lines)
+
+
+def group_results(results: list[TraceResult]) -> list[list[TraceResult]]:
+    """Results grouped by root module, then identical answers merged: each group is shown once
+    with every call path that gives it (a module shared by several roots is not repeated)."""
+    groups: dict[tuple, list[TraceResult]] = {}
+    for result in sorted(results, key=lambda r: (r.call_path[0][1] if r.call_path else "", r.call_path)):
+        groups.setdefault(_answer(result), []).append(result)
+    return list(groups.values())
+
+
+def _answer(result: TraceResult) -> tuple:
+    """What a reader sees of a result: its kind, values and gates, or why it is unbounded."""
+    if result.unbounded is not None:
+        return (result.kind, result.unbounded.cause, result.unbounded.reason)
+    return (result.kind, tuple((value_key(b.value), condition_text(b.cond)) for b in result.branches))
+
+
+def instance_label(path: CallPath) -> str:
+    """``examples/postgres: module.db → module.db_instance`` (the root module, then the calls)."""
+    root = (path[0][1] or ".") if path else "."
+    calls = " → ".join(f"module.{call}" for call, _ in path[1:])
+    return f"{root}: {calls}" if calls else f"{root} (root module)"
 
 
 def _is_root_input(target: Target, results: list[TraceResult]) -> bool:

@@ -173,6 +173,7 @@ def build_file(path: str, source: bytes, tree: Tree) -> HclFile:
     for child in root.children:
         if child.type == "ERROR":
             _read_body(child, body, converter)
+    _place_unclosed_block(source, path, errors)
     _check_terraform_rules(root, source, path, errors)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     return HclFile(path, source, tree, body, errors)
@@ -234,6 +235,81 @@ def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
             continue
         stack.extend(c for c in node.children if c.has_error or c.is_missing)
     return errors
+
+
+UNCLOSED = "unclosed configuration block: there is no closing brace for this block before the end of the file"
+
+
+def _place_unclosed_block(source: bytes, path: str, errors: list[SyntaxProblem]) -> None:
+    """Places a missing closing brace where Terraform does.
+
+    Tree-sitter reports a MISSING ``}`` at the end of the file, also as a recovery artifact of an
+    error inside the block. Terraform matches braces as tokens: when the file really ends with a
+    brace open, it reports "Unclosed configuration block" at that brace; otherwise the real error
+    is elsewhere and the missing brace is not reported.
+    """
+    missing = [e for e in errors if e.message == "missing '}'"]
+    if not missing:
+        return
+    opening = unclosed_brace(source)
+    for e in missing:
+        errors.remove(e)
+    if opening is not None:
+        errors.append(SyntaxProblem(Span(path, opening, opening + 1), UNCLOSED))
+    elif not errors:
+        errors.extend(missing)
+
+
+def unclosed_brace(source: bytes) -> int | None:
+    """The offset of the innermost ``{`` still open at the end of the file (strings, templates,
+    heredocs and comments skipped, as HCL's scanner does), or None when every brace is closed."""
+    stack: list[tuple[bytes, int]] = []  # ("{", offset) for blocks/objects, ("${", offset) for templates
+    i, n = 0, len(source)
+    in_string = False
+    while i < n:
+        c = source[i : i + 1]
+        if in_string:
+            if c == b"\\":
+                i += 2
+                continue
+            if c == b'"':
+                in_string = False
+            elif source.startswith((b"${", b"%{"), i):
+                stack.append((b"${", i))
+                in_string = False
+                i += 2
+                continue
+            elif c == b"\n":
+                in_string = False  # HCL rejects a newline in a quoted string; stop the string here
+            i += 1
+            continue
+        if c == b"#" or source.startswith(b"//", i):
+            end = source.find(b"\n", i)
+            i = n if end < 0 else end
+            continue
+        if source.startswith(b"/*", i):
+            end = source.find(b"*/", i + 2)
+            i = n if end < 0 else end + 2
+            continue
+        if source.startswith(b"<<", i):
+            match = re.match(rb"<<-?([A-Za-z_][\w-]*)[ \t]*\n", source[i:])
+            if match:
+                marker = match.group(1)
+                end = re.compile(rb"^[ \t]*" + re.escape(marker) + rb"[ \t]*$", re.M).search(source, i + match.end())
+                i = n if end is None else end.end()
+                continue
+        if c == b'"':
+            in_string = True
+        elif c == b"{":
+            stack.append((b"{", i))
+        elif c == b"}":
+            if stack:
+                kind, _ = stack.pop()
+                if kind == b"${":
+                    in_string = True  # back inside the template string
+        i += 1
+    blocks = [offset for kind, offset in stack if kind == b"{"]
+    return blocks[-1] if blocks else None
 
 
 def _describe_error(node: Node) -> str:
