@@ -127,8 +127,7 @@ def run_check(args) -> int:
         for d in diagnostics:
             (line, column), _ = _range(analysis, d)
             print(f"{d.file}:{line}:{column}: {d.severity}[{d.code}]: {d.message}")
-            for more in d.text.split("
-")[1:] + text_roots_line(analysis, d):
+            for more in d.text.split("\n")[1:] + text_roots_line(analysis, d):
                 print(f"    {more}")
         print(_summary(diagnostics), file=sys.stderr)
     if args.fail_on == "never":
