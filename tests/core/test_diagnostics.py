@@ -143,7 +143,7 @@ def test_unbounded_field_message_range_and_related():
     assert d.text == (
         "can't determine the value of engine_version: var.postgres_version has no default value, and no validation "
         "block lists the allowed values; var.postgres_version is declared at variables.tf:1.\n"
-        "aws_db_instance.app.engine_version is set to var.engine_version. Module instance: module.db (root module: .).\n"
+        "aws_db_instance.app.engine_version is set to var.engine_version. Call path: module.db.\n"
         "Fix (any one works):\n"
         '  1. constrain var.postgres_version with a validation block: condition = contains(["value1", "value2"], '
         "var.postgres_version) (usually the right choice: every listed value gets its own specialization).\n"
@@ -218,7 +218,7 @@ def test_an_apply_time_condition_is_blamed_not_the_value_and_named_as_the_caller
     assert d.text == (
         "can't determine the value of engine: its condition local.is_replica depends on module.master.arn (main.tf:8), "
         "which is only known after apply; local.is_replica is declared at db/main.tf:9.\n"
-        "aws_db_instance.this.engine is set to local.is_replica ? null : var.engine. Module instance: module.replica (root module: .).\n"
+        "aws_db_instance.this.engine is set to local.is_replica ? null : var.engine. Call path: module.replica.\n"
         "Fix: decide local.is_replica from a variable or a literal known at plan time (for example a bool variable the "
         "caller sets), not from a value that only exists after apply."
     )
