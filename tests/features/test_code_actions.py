@@ -340,3 +340,16 @@ def test_every_fix_is_laid_out_as_terraform_fmt_gives(case, tmp_path):
         assert run_terraform(["fmt", "-check", "-recursive"], before).returncode == 0, "the fixture itself is not fmt-clean"
         proc = run_terraform(["fmt", "-check", "-diff", "-recursive"], root)
         assert proc.returncode == 0, f"{action.title!r} is not laid out as terraform fmt would:\n{proc.stdout}{proc.stderr}"
+
+
+def test_validation_values_come_from_every_deployment_of_the_root():
+    # env/prod.tfvars and env/dev.tfvars are deployments of the root (issue 11 point 4): their
+    # values, not placeholders, are offered.
+    fixture = ROOT_VARIABLE + '''
+#- env/prod.tfvars
+node_type = "cache.r6g.large"
+#- env/dev.tfvars
+node_type = "cache.t4g.small"
+'''
+    titles_found = titles(fixture)
+    assert titles_found[0] == 'Add validation block to var.node_type ("cache.t4g.small", "cache.r6g.large")'

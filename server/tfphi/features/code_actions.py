@@ -132,17 +132,18 @@ def _blocking_variable(analysis: Analysis, trace: FieldTrace, data: dict | None)
 
 
 def known_values(analysis: Analysis, resource_type: str, field_name: str, var_dir: str, var: Variable) -> list[Value]:
-    """Candidate values for a variable: the field's universe, else tfvars and callers' arguments."""
+    """Candidate values for a variable (SPEC 6): the field's universe, else the values the root's
+    deployments give it (every variable file, env/ subfolders included, as Terraform layers them),
+    then what callers pass."""
+    from ..stir.deployments import variable_values
+
     spec = analysis.config.field_spec(resource_type, field_name)
     if spec is not None and spec.universe:
         return list(spec.universe)[:MAX_VALIDATION_VALUES]
     seen: dict[str, Value] = {}
-    for path, hcl in sorted(analysis.tfvars.items()):
-        attr = hcl.body.attributes.get(var.name)
-        if attr is None or module_dir_of(path) != var_dir:
-            continue
-        for result in analysis.trace_expression(attr, var_dir):
-            _collect(result, seen)
+    for value in variable_values(analysis, var_dir, var.name):
+        if isinstance(value, (str, int, float, bool)):
+            seen.setdefault(value_key(value), value)
     for caller_dir, call_name in analysis.tree.callers.get(var_dir, ()):
         call = analysis.modules[caller_dir].calls.get(call_name)
         argument = call.arguments.get(var.name) if call else None
