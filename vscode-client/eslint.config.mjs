@@ -4,7 +4,7 @@ import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
   {
-    ignores: ['out/**', 'out-test/**', 'out-tsc/**', 'node_modules/**', 'bundled/**'],
+    ignores: ['out/**', 'out-test/**', 'out-tsc/**', 'node_modules/**', 'bundled/**', '.package/**', 'e2e-output/**'],
   },
   js.configs.recommended,
   {
@@ -36,6 +36,8 @@ export default tseslint.config(
       globals: {
         process: 'readonly',
         console: 'readonly',
+        fetch: 'readonly',
+        setTimeout: 'readonly',
       },
     },
   },

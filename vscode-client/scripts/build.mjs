@@ -17,6 +17,8 @@ await build({
   external: ['vscode'],
   format: 'cjs',
   platform: 'node',
+  // jsonc-parser's UMD build requires its parts at run time: take its ES module build.
+  mainFields: ['module', 'main'],
   target: 'node18',
   minify: production,
   keepNames: true,

@@ -2,12 +2,14 @@
 // that it carries the contributions and the bundled language client.
 // Exits non-zero when any check fails.
 import AdmZip from 'adm-zip';
-import { existsSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const root = join(dirname(fileURLToPath(import.meta.url)), '..');
-const vsixPath = resolve(root, process.argv[2] ?? 'tfphi-0.1.0.vsix');
+const { version } = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+const target = process.env.TFPHI_TARGET ?? 'linux-x64';
+const vsixPath = resolve(root, process.argv[2] ?? `tfphi-${target}-${version}.vsix`);
 
 let passed = 0;
 let failed = 0;
@@ -35,6 +37,7 @@ try {
 }
 const entries = new Map(zip.getEntries().map((e) => [e.entryName, e]));
 const text = (name) => entries.get(name)?.getData().toString('utf8');
+const names = [...entries.keys()];
 
 console.log(`check-vsix: ${vsixPath} (${statSync(vsixPath).size} bytes, ${entries.size} entries)`);
 
@@ -112,8 +115,25 @@ check(
   !/require\(["']vscode-languageclient/.test(code),
 );
 
+// --- the bundled server: tfphi and every dependency, for each CPython 3.10-3.14 --------
+const libs = 'extension/bundled/libs/';
+check('the server is bundled (bundled/libs/tfphi/__init__.py)', entries.has(`${libs}tfphi/__init__.py`));
+for (const dependency of ['pygls', 'lsprotocol', 'cattrs', 'attrs', 'tree_sitter', 'tree_sitter_hcl']) {
+  check(`dependency ${dependency} is bundled`, entries.has(`${libs}${dependency}/__init__.py`));
+}
+check('the server data files are bundled', names.some((n) => n.startsWith(`${libs}tfphi/data/`) && n.endsWith('.toml')));
+const bindings = names.filter((n) => n.startsWith(`${libs}tree_sitter/_binding.`));
+for (const minor of [10, 11, 12, 13, 14]) {
+  const tag = target.startsWith('win32') ? `cp3${minor}-win` : `cpython-3${minor}-`;
+  check(`tree-sitter is compiled for Python 3.${minor} (${target})`, bindings.some((n) => n.includes(tag)), bindings.join(', '));
+}
+check('tomli is bundled for Python 3.10', entries.has(`${libs}tomli/__init__.py`));
+check('manifest targets the platform', manifest.__metadata?.targetPlatform === undefined || manifest.__metadata.targetPlatform === target);
+const vsixManifest = text('extension.vsixmanifest') ?? '';
+check(`extension.vsixmanifest says TargetPlatform="${target}"`, vsixManifest.includes(`TargetPlatform="${target}"`));
+check('no __pycache__ in the vsix', !names.some((n) => n.includes('__pycache__')));
+
 // --- what must not be shipped ---------------------------------------------
-const names = [...entries.keys()];
 check('no node_modules in the vsix', !names.some((n) => n.includes('/node_modules/')));
 check('no TypeScript sources in the vsix', !names.some((n) => n.startsWith('extension/src/') || n.endsWith('.ts')));
 check(

@@ -30,6 +30,7 @@ buildSync({
   external: ['vscode'],
   format: 'cjs',
   platform: 'node',
+  mainFields: ['module', 'main'],
   target: 'node18',
   logLevel: 'silent',
 });

@@ -31,6 +31,7 @@ import {
   PREVIEW_SCHEME,
   type PreviewDocument,
 } from './preview';
+import { findIgnoredServerCommand } from './remoteSettings';
 import { resolveServerCommand } from './serverCommand';
 import { readRawSettings, RESTART_SETTINGS, SERVER_SETTING_SECTIONS, settingsToInitOptions } from './settings';
 import { type ServerState, statusPresentation } from './status';
@@ -142,6 +143,8 @@ class TfphiExtension implements vscode.Disposable {
         extensionPath: this.context.extensionPath,
         platform: process.platform,
         env: process.env,
+        remoteName: vscode.env.remoteName,
+        ignoredServerCommand: this.ignoredServerCommand(config),
       },
       nodeProbes,
     );
@@ -198,6 +201,21 @@ class TfphiExtension implements vscode.Disposable {
         void this.notifyStartFailed(errorText(error));
       }
     }
+  }
+
+  /**
+   * In a remote window VS Code drops `tfphi.server.command` from the local User settings (the
+   * setting is machine-overridable). When that file is on this machine (code-server, or the
+   * remote's own user folder), find the dropped value so that the output can say why.
+   */
+  private ignoredServerCommand(config: vscode.WorkspaceConfiguration) {
+    const remoteName = vscode.env.remoteName;
+    const inspected = config.inspect('server.command');
+    const applied = [inspected?.globalValue, inspected?.workspaceValue, inspected?.workspaceFolderValue];
+    if (remoteName === undefined || applied.some((v) => Array.isArray(v) && v.length > 0)) {
+      return undefined;
+    }
+    return findIgnoredServerCommand(this.context.globalStorageUri.fsPath, remoteName);
   }
 
   private clientOptions(generation: number): LanguageClientOptions {

@@ -81,8 +81,28 @@ export function canImport(
   }
 }
 
+/** The version of the Python that `argv` runs (`3.11.7`), or undefined when it does not run. */
+export function pythonVersion(argv: readonly string[], timeoutMs = 15_000): string | undefined {
+  if (argv.length === 0) {
+    return undefined;
+  }
+  try {
+    const result = spawnSync(argv[0], [...argv.slice(1), '-c', 'import sys; print("%d.%d.%d" % sys.version_info[:3])'], {
+      encoding: 'utf8',
+      stdio: ['ignore', 'pipe', 'ignore'],
+      timeout: timeoutMs,
+      windowsHide: true,
+    });
+    const text = result.status === 0 ? result.stdout.trim() : '';
+    return /^\d+\.\d+\.\d+$/.test(text) ? text : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 export const nodeProbes: Probes = {
   fileExists,
   which: (command) => which(command),
   canImport: (argv, module, env) => canImport(argv, module, env),
+  pythonVersion: (argv) => pythonVersion(argv),
 };

@@ -9,7 +9,7 @@
  * Search order:
  *   1. the `tfphi.server.command` setting (authoritative when set);
  *   2. the server bundled inside the extension (`bundled/libs`), run with the
- *      `tfphi.interpreter` setting or python3 and PYTHONPATH=bundled/libs;
+ *      `tfphi.interpreter` setting or python3 (3.10 or later) and PYTHONPATH=bundled/libs;
  *   3. `tfphi` on PATH (`tfphi serve`);
  *   4. `<python> -m tfphi serve`, only when `<python> -c "import tfphi"` works.
  */
@@ -25,6 +25,20 @@ export interface Probes {
    * environment variables for that probe (e.g. PYTHONPATH).
    */
   canImport(argv: readonly string[], module: string, env?: Readonly<Record<string, string>>): boolean;
+  /** The version (`3.11.7`) of the Python that `argv...` runs, or undefined when it does not run. */
+  pythonVersion(argv: readonly string[]): string | undefined;
+}
+
+/** The oldest Python the server runs on (pyproject.toml: requires-python). */
+export const MIN_PYTHON: readonly [number, number] = [3, 10];
+
+/** A `tfphi.server.command` that VS Code did not apply, and where it was written. */
+export interface IgnoredSetting {
+  value: unknown;
+  /** e.g. `the User settings (/home/me/.config/Code/User/settings.json)` */
+  where: string;
+  /** The remote the window is connected to (`vscode.env.remoteName`), e.g. `ssh-remote`. */
+  remoteName: string;
 }
 
 /** The inputs of a resolution, as read from the settings and the extension. */
@@ -39,6 +53,10 @@ export interface ResolveInput {
   platform?: string;
   /** Environment of the extension host; PYTHONPATH is extended, not replaced. */
   env?: Readonly<Record<string, string | undefined>>;
+  /** Set when the window is remote: `tfphi.server.command` found where VS Code ignores it. */
+  ignoredServerCommand?: IgnoredSetting;
+  /** `vscode.env.remoteName` (undefined in a local window). */
+  remoteName?: string;
 }
 
 export type ServerSource = 'setting' | 'bundled' | 'path' | 'python-module';
@@ -145,6 +163,36 @@ export function installAdvice(platform: string): string {
   );
 }
 
+/** The advice when the extension bundles the server but no suitable Python runs it. */
+export function pythonAdvice(platform: string, python: string, problem: string): string {
+  const where = platform === 'win32' ? 'python.org or the Microsoft Store' : platform === 'darwin' ? 'python.org or Homebrew' : 'your package manager or python.org';
+  return (
+    `tfphi: the bundled server needs Python ${MIN_PYTHON.join('.')} or later, and ${problem}. ` +
+    `Install Python ${MIN_PYTHON.join('.')}+ (from ${where}) so that \`${python}\` on PATH runs it, ` +
+    'or set `tfphi.interpreter` to its path, e.g. "/usr/local/bin/python3.12"; then run *tfphi: Restart Server*.'
+  );
+}
+
+/** Why a `tfphi.server.command` written in the User settings did nothing in a remote window. */
+export function ignoredSettingAdvice(ignored: IgnoredSetting): string {
+  return (
+    `Your \`tfphi.server.command\` (${JSON.stringify(ignored.value)}) in ${ignored.where} was ignored: ` +
+    `this window runs on a remote machine (${ignored.remoteName}), and the setting is machine-overridable, ` +
+    'so VS Code reads it there only from the Remote settings (*Preferences: Open Remote Settings*) ' +
+    'or the workspace settings. Move it there, or remove it to use the bundled server.'
+  );
+}
+
+/** `3.9.18` -> [3, 9]; undefined when it does not look like a version. */
+export function parseVersion(text: string | undefined): [number, number] | undefined {
+  const m = /^(\d+)\.(\d+)/.exec(text ?? '');
+  return m === null ? undefined : [Number(m[1]), Number(m[2])];
+}
+
+function oldEnough(version: [number, number]): boolean {
+  return version[0] > MIN_PYTHON[0] || (version[0] === MIN_PYTHON[0] && version[1] >= MIN_PYTHON[1]);
+}
+
 /**
  * Chooses how to start the server. Never throws; when nothing works the
  * result says what was tried and what to install.
@@ -198,28 +246,41 @@ export function resolveServerCommand(input: ResolveInput, probes: Probes): Resol
   const python = interpreterSetting ?? [defaultPython(platform)];
   const pythonFound = locate(python[0], probes);
 
-  // 2. Server bundled inside the extension.
+  // 2. Server bundled inside the extension: needs a Python 3.10+ to run it.
   const libs = bundledLibsPath(input.extensionPath, platform);
   const bundledPackage = joinPath(platform, libs, 'tfphi', '__init__.py');
+  let pythonProblem: string | undefined;
   if (!probes.fileExists(bundledPackage)) {
     attempts.push(`bundled server: not present (${bundledPackage})`);
   } else if (pythonFound === undefined) {
-    attempts.push(`bundled server: present, but the interpreter ${python[0]} was not found`);
+    pythonProblem = `\`${python[0]}\` was not found${looksLikePath(python[0]) ? '' : ' on PATH'}`;
+    attempts.push(`bundled server: present, but ${pythonProblem}`);
   } else {
-    const sep = platform === 'win32' ? ';' : ':';
-    const existing = input.env?.PYTHONPATH;
-    const pythonPath = existing !== undefined && existing.length > 0 ? `${libs}${sep}${existing}` : libs;
-    const args = [...python.slice(1), ...MODULE_ARGS];
-    attempts.push(`bundled server: using ${quote([python[0], ...args])} with PYTHONPATH=${libs}`);
-    return {
-      ok: true,
-      source: 'bundled',
-      command: python[0],
-      args,
-      env: { PYTHONPATH: pythonPath },
-      description: `bundled server (${quote([python[0], ...args])})`,
-      attempts,
-    };
+    const runs = [pythonFound, ...python.slice(1)];
+    const versionText = probes.pythonVersion(runs);
+    const version = parseVersion(versionText);
+    if (version === undefined) {
+      pythonProblem = `\`${quote(runs)}\` did not run`;
+      attempts.push(`bundled server: present, but ${pythonProblem}`);
+    } else if (!oldEnough(version)) {
+      pythonProblem = `\`${pythonFound}\` is Python ${versionText}`;
+      attempts.push(`bundled server: present, but ${pythonProblem} (${MIN_PYTHON.join('.')} or later needed)`);
+    } else {
+      const sep = platform === 'win32' ? ';' : ':';
+      const existing = input.env?.PYTHONPATH;
+      const pythonPath = existing !== undefined && existing.length > 0 ? `${libs}${sep}${existing}` : libs;
+      const args = [...python.slice(1), ...MODULE_ARGS];
+      attempts.push(`bundled server: using ${quote([pythonFound, ...args])} with PYTHONPATH=${libs} (Python ${versionText})`);
+      return {
+        ok: true,
+        source: 'bundled',
+        command: pythonFound,
+        args,
+        env: { PYTHONPATH: pythonPath },
+        description: `bundled server: Python ${versionText} at ${pythonFound}, tfphi from ${libs}`,
+        attempts,
+      };
+    }
   }
 
   // 3. tfphi on PATH.
@@ -257,5 +318,15 @@ export function resolveServerCommand(input: ResolveInput, probes: Probes): Resol
     };
   }
 
-  return { ok: false, message: installAdvice(platform), attempts };
+  let message = pythonProblem !== undefined ? pythonAdvice(platform, python[0], pythonProblem) : installAdvice(platform);
+  if (input.ignoredServerCommand !== undefined) {
+    attempts.push(`tfphi.server.command: ignored in this remote window (${input.ignoredServerCommand.where})`);
+    message = `${message} ${ignoredSettingAdvice(input.ignoredServerCommand)}`;
+  } else if (input.remoteName !== undefined) {
+    attempts.push(
+      `tfphi.server.command: not set for this remote window (${input.remoteName}); a value in your local User ` +
+        'settings is not applied here, put it in the Remote settings',
+    );
+  }
+  return { ok: false, message, attempts };
 }

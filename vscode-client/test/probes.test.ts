@@ -3,7 +3,7 @@ import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { after, describe, it } from 'node:test';
-import { canImport, fileExists, which } from '../src/probes';
+import { canImport, fileExists, pythonVersion, which } from '../src/probes';
 
 describe('probes', () => {
   const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'tfphi-probes-'));
@@ -37,5 +37,16 @@ describe('probes', () => {
     fs.writeFileSync(fake, '#!/bin/sh\n[ "$1" = "-c" ] && [ "$2" = "import good" ]\n', { mode: 0o755 });
     assert.equal(canImport([fake], 'good'), true);
     assert.equal(canImport([fake], 'bad'), false);
+  });
+
+  it('pythonVersion runs the interpreter and reads its version', { skip: process.platform === 'win32' }, () => {
+    const fake = path.join(dir, 'oldpython');
+    fs.writeFileSync(fake, '#!/bin/sh\necho 3.8.10\n', { mode: 0o755 });
+    assert.equal(pythonVersion([fake]), '3.8.10');
+    assert.equal(pythonVersion([path.join(dir, 'no-python')]), undefined);
+    assert.equal(pythonVersion([]), undefined);
+    const broken = path.join(dir, 'brokenpython');
+    fs.writeFileSync(broken, '#!/bin/sh\necho oops; exit 1\n', { mode: 0o755 });
+    assert.equal(pythonVersion([broken]), undefined);
   });
 });

@@ -9,6 +9,8 @@ interface FakeMachine {
   files?: string[];
   path?: Record<string, string>;
   importable?: string[][];
+  /** Python version per interpreter path; default 3.11.7. */
+  versions?: Record<string, string | undefined>;
 }
 
 function probes(machine: FakeMachine): Probes & { calls: string[] } {
@@ -26,6 +28,10 @@ function probes(machine: FakeMachine): Probes & { calls: string[] } {
     canImport: (argv, module) => {
       calls.push(`canImport ${argv.join(' ')} ${module}`);
       return (machine.importable ?? []).some((a) => a.join(' ') === argv.join(' '));
+    },
+    pythonVersion: (argv) => {
+      calls.push(`pythonVersion ${argv.join(' ')}`);
+      return machine.versions !== undefined && argv[0] in machine.versions ? machine.versions[argv[0]] : '3.11.7';
     },
   };
 }
@@ -62,7 +68,8 @@ describe('resolveServerCommand: search order', () => {
     const r = resolveServerCommand(input(), probes(everything));
     assert.ok(r.ok);
     assert.equal(r.source, 'bundled');
-    assert.equal(r.command, 'python3');
+    assert.equal(r.command, '/usr/bin/python3');
+    assert.equal(r.description, 'bundled server: Python 3.11.7 at /usr/bin/python3, tfphi from /ext/bundled/libs');
     assert.deepEqual(r.args, ['-m', 'tfphi', 'serve']);
     assert.deepEqual(r.env, { PYTHONPATH: '/ext/bundled/libs' });
   });
@@ -86,7 +93,7 @@ describe('resolveServerCommand: search order', () => {
     const m: FakeMachine = { ...everything, path: { ...everything.path, 'python3.12': '/usr/bin/python3.12' } };
     const r = resolveServerCommand(input({ interpreter: 'python3.12' }), probes(m));
     assert.ok(r.ok);
-    assert.equal(r.command, 'python3.12');
+    assert.equal(r.command, '/usr/bin/python3.12');
     assert.deepEqual(r.args, ['-m', 'tfphi', 'serve']);
   });
 
@@ -100,7 +107,7 @@ describe('resolveServerCommand: search order', () => {
       probes(m),
     );
     assert.ok(r.ok);
-    assert.equal(r.command, 'python');
+    assert.equal(r.command, 'C:\\Python\\python.exe');
     assert.deepEqual(r.env, { PYTHONPATH: 'C:\\ext\\bundled\\libs;D:\\x' });
   });
 
@@ -119,7 +126,7 @@ describe('resolveServerCommand: search order', () => {
     const r = resolveServerCommand(input(), probes(m));
     assert.ok(r.ok);
     assert.equal(r.source, 'path');
-    assert.match(r.attempts.join('\n'), /interpreter python3 was not found/);
+    assert.match(r.attempts.join('\n'), /bundled server: present, but `python3` was not found on PATH/);
   });
 
   it('4. falls back to python3 -m tfphi serve when the module imports', () => {
@@ -160,7 +167,7 @@ describe('resolveServerCommand: failures', () => {
     assert.match(r.message, /tfphi\.server\.command/);
     assert.equal(r.message, installAdvice('linux'));
     assert.equal(r.attempts.length, 3);
-    assert.match(r.attempts[2] ?? '', /interpreter python3 was not found/);
+    assert.match(r.attempts[2] ?? '', /python module: the interpreter python3 was not found/);
   });
 
   it('python3 exists but tfphi is not importable', () => {
@@ -197,5 +204,61 @@ describe('resolveServerCommand: failures', () => {
     const r = resolveServerCommand(input({ interpreter: [42] }), probes({ path: { tfphi: '/t' } }));
     assert.ok(r.ok);
     assert.match(r.attempts[0] ?? '', /tfphi\.interpreter: ignored/);
+  });
+});
+
+describe('resolveServerCommand: what the bundled server needs', () => {
+  it('a Python older than 3.10 is not used, and the advice says which Python to install', () => {
+    const m: FakeMachine = { files: [BUNDLED_INIT], path: { python3: '/usr/bin/python3' }, versions: { '/usr/bin/python3': '3.8.10' } };
+    const r = resolveServerCommand(input(), probes(m));
+    assert.equal(r.ok, false);
+    assert.ok(!r.ok);
+    assert.match(r.attempts.join('\n'), /bundled server: present, but `\/usr\/bin\/python3` is Python 3\.8\.10 \(3\.10 or later needed\)/);
+    assert.equal(
+      r.message,
+      'tfphi: the bundled server needs Python 3.10 or later, and `/usr/bin/python3` is Python 3.8.10. ' +
+        'Install Python 3.10+ (from your package manager or python.org) so that `python3` on PATH runs it, ' +
+        'or set `tfphi.interpreter` to its path, e.g. "/usr/local/bin/python3.12"; then run *tfphi: Restart Server*.',
+    );
+  });
+
+  it('no Python at all: the advice names the missing interpreter', () => {
+    const r = resolveServerCommand(input({ platform: 'darwin' }), probes({ files: [BUNDLED_INIT] }));
+    assert.ok(!r.ok);
+    assert.match(r.message, /needs Python 3\.10 or later, and `python3` was not found on PATH\. Install Python 3\.10\+ \(from python\.org or Homebrew\)/);
+  });
+
+  it('a Python that does not run is reported as such', () => {
+    const m: FakeMachine = { files: [BUNDLED_INIT], path: { python3: '/usr/bin/python3' }, versions: { '/usr/bin/python3': undefined } };
+    const r = resolveServerCommand(input(), probes(m));
+    assert.ok(!r.ok);
+    assert.match(r.message, /`\/usr\/bin\/python3` did not run/);
+  });
+
+  it('in a remote window, a server command dropped from the User settings is named, with why', () => {
+    const r = resolveServerCommand(
+      input({
+        remoteName: 'ssh-remote',
+        ignoredServerCommand: { value: ['/opt/tfphi', 'serve'], where: 'the User settings (/u/settings.json)', remoteName: 'ssh-remote' },
+      }),
+      probes({}),
+    );
+    assert.ok(!r.ok);
+    assert.ok(
+      r.message.endsWith(
+        'Your `tfphi.server.command` (["/opt/tfphi","serve"]) in the User settings (/u/settings.json) was ignored: ' +
+          'this window runs on a remote machine (ssh-remote), and the setting is machine-overridable, so VS Code ' +
+          'reads it there only from the Remote settings (*Preferences: Open Remote Settings*) or the workspace ' +
+          'settings. Move it there, or remove it to use the bundled server.',
+      ),
+      r.message,
+    );
+    assert.match(r.attempts.join('\n'), /tfphi\.server\.command: ignored in this remote window/);
+  });
+
+  it('in a remote window without a readable User settings file, the output still says where the setting goes', () => {
+    const r = resolveServerCommand(input({ remoteName: 'wsl' }), probes({}));
+    assert.ok(!r.ok);
+    assert.match(r.attempts.at(-1) ?? '', /not set for this remote window \(wsl\); a value in your local User settings is not applied here/);
   });
 });

@@ -1,0 +1,121 @@
+// End-to-end tests of the packaged extension in a real VS Code (code-server + chromium).
+// One editor for the whole file, in order: each test starts where the previous one left off,
+// as a person's session would, and saves a screenshot under e2e-output/.
+// The editor has no tfphi setting and no tfphi on PATH: the .vsix's bundled server must run.
+import assert from 'node:assert/strict';
+import { after, before, describe, test } from 'node:test';
+import { Editor } from './harness.mjs';
+
+const editor = new Editor();
+let page;
+
+function hover() {
+  return page.locator('.monaco-hover:not(.hidden)').first();
+}
+
+async function problemRows() {
+  const rows = page.locator('.markers-panel .monaco-list-row');
+  return rows.allInnerTexts();
+}
+
+describe('tfphi in VS Code', { timeout: 600_000 }, () => {
+  before(async () => {
+    await editor.start();
+    page = editor.page;
+  });
+
+  after(async () => {
+    if (process.env.TFPHI_E2E_KEEP === '1') {
+      console.log(`kept ${editor.root}`);
+    }
+    await editor.stop();
+  });
+
+  test('activates on a Terraform workspace and shows the server running in the status bar', async () => {
+    await editor.openFile('modules/postgres/main.tf');
+    const status = page.locator('.statusbar-item', { hasText: 'tfphi' });
+    await status.locator('.codicon-check').waitFor({ timeout: 90_000 });
+    assert.equal((await status.innerText()).trim(), 'tfphi');
+    await editor.shot('01-status');
+
+    // The output channel says which server started, and from where: the bundled one.
+    await editor.runCommand('tfphi: Show Output');
+    const output = page.locator('.part.panel .monaco-editor .view-lines').first();
+    await output.getByText('Starting bundled server').waitFor({ timeout: 30_000 });
+    const text = await output.innerText();
+    assert.match(text, /bundled server: using .*python3? -m tfphi serve with PYTHONPATH=.*extensions\/tfphi\.tfphi-0\.1\.0-linux-x64\/bundled\/libs/);
+    assert.match(text, /Python 3\.\d+/);
+    await editor.shot('02-output');
+  });
+
+  test('hovering a field shows its values and conditions', async () => {
+    await editor.openFile('modules/postgres/main.tf');
+    await editor.goTo(4, 3);
+    await page.keyboard.press('Control+K');
+    await page.keyboard.press('Control+I');
+    await hover().locator('table').waitFor({ timeout: 30_000 });
+    const cells = await hover().locator('table tr').allInnerTexts();
+    assert.deepEqual(
+      cells.map((row) => row.replace(/\s+/g, ' ').trim()),
+      ['value condition', '"15.4" var.customer_env == "prod"', '"14.9" !(var.customer_env == "prod")'],
+    );
+    await editor.shot('03-hover');
+    await page.keyboard.press('Escape');
+  });
+
+  test('inlay hints show the values after the field', async () => {
+    const line = page.locator('.editor-group-container.active .view-line', { hasText: 'engine_version    = var.engine_version' });
+    await line.getByText('⟵').waitFor({ timeout: 30_000 });
+    assert.match(await line.innerText(), /engine_version\s+= var\.engine_version\s*⟵ "15\.4" \| "14\.9"/);
+    await editor.shot('04-inlay-hints');
+  });
+
+  test('the Problems panel lists the unbounded field', async () => {
+    await page.keyboard.press('Control+Shift+M');
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'node_type' }).first().waitFor({ timeout: 30_000 });
+    const rows = await problemRows();
+    assert.ok(
+      rows.some((r) => /can't determine the value of node_type/.test(r) && /unbounded-field/.test(r)),
+      rows.join('\n'),
+    );
+    await editor.shot('05-problems');
+  });
+
+  test('the quick fix adds a validation block and the warning goes away', async () => {
+    await editor.openFile('modules/cache/main.tf');
+    await editor.goTo(8, 26);
+    await page.keyboard.press('Control+.');
+    const fix = page.locator('.action-widget .monaco-list-row', { hasText: 'Add validation block to var.cache_node_type' });
+    await fix.waitFor({ timeout: 30_000 });
+    await editor.shot('06-quick-fix');
+    await fix.click();
+    // The edit lands in the root variables.tf; the server re-traces and clears the warning.
+    await page.locator('.markers-panel .monaco-list-row', { hasText: 'node_type' }).first().waitFor({ state: 'detached', timeout: 30_000 });
+    await editor.openFile('variables.tf');
+    const text = await editor.activeEditorText();
+    assert.match(text, /contains\(\[.*\], var\.cache_node_type\)/);
+    await editor.shot('07-fixed');
+  });
+
+  test('the code lens opens the specialization preview', async () => {
+    await editor.openFile('modules/postgres/main.tf');
+    const lens = page.locator('.editor-group-container.active .codelens-decoration a', { hasText: 'specializations' }).first();
+    await lens.waitFor({ timeout: 30_000 });
+    assert.match(await lens.innerText(), /^2 specializations: /);
+    await lens.click();
+    await page.locator('.tab', { hasText: 'Specialization' }).first().waitFor({ timeout: 30_000 });
+    await page.locator('.view-line', { hasText: 'moved {' }).first().waitFor({ timeout: 30_000 });
+    await editor.shot('08-specialization');
+  });
+
+  test('Show Trace opens the trace as a Markdown preview', async () => {
+    await editor.openFile('modules/postgres/main.tf');
+    await editor.goTo(4, 3);
+    await editor.runCommand('tfphi: Show Trace');
+    await page.locator('.tab', { hasText: /Trace|trace/ }).first().waitFor({ timeout: 30_000 });
+    const preview = page.frameLocator('iframe.webview').frameLocator('#active-frame');
+    await preview.locator('table').first().waitFor({ timeout: 30_000 });
+    assert.match(await preview.locator('body').innerText(), /"15\.4"/);
+    await editor.shot('09-show-trace');
+  });
+});
