@@ -42,6 +42,11 @@ export default tseslint.config(
     },
   },
   {
+    // Functions that playwright runs inside the page.
+    files: ['e2e/**/*.mjs'],
+    languageOptions: { globals: { document: 'readonly' } },
+  },
+  {
     files: ['**/*.cjs'],
     languageOptions: {
       sourceType: 'commonjs',

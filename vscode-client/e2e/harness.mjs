@@ -44,6 +44,7 @@ const USER_SETTINGS = {
   'files.autoSave': 'off',
   'editor.minimap.enabled': false,
   'window.zoomLevel': 0,
+  'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };
 
 function freePort() {
@@ -216,21 +217,36 @@ export class Editor {
     await input.waitFor();
     await input.fill(`>${title}`);
     const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
+    await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: title }).first().waitFor({ timeout: 15_000 });
     await row.waitFor({ timeout: 15_000 });
     await page.keyboard.press('Enter');
   }
 
+  /** Opens a workspace file by its path (the simple file dialog: no fuzzy match to race with). */
   async openFile(relative) {
     const page = this.page;
-    await page.keyboard.press('Control+P');
+    await this.runCommand('View: Close All Editor Groups');
+    await page.keyboard.press('F1');
     const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(relative);
-    await page.locator('.quick-input-widget .monaco-list-row').first().waitFor({ timeout: 15_000 });
+    await input.fill('>File: Open File...');
+    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'File: Open File...' }).first().waitFor();
+    await page.keyboard.press('Enter');
+    // The dialog fills in the workspace folder itself: wait for that, then type the path.
+    await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open File' }).waitFor();
+    await page.waitForFunction(
+      (folder) => document.querySelector('.quick-input-widget input')?.value.startsWith(folder),
+      this.workspace,
+    );
+    await input.fill(join(this.workspace, relative));
+    await page.waitForTimeout(300);
     await page.keyboard.press('Enter');
     const name = relative.split('/').pop();
     await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
-    await page.locator('.editor-instance .monaco-editor .view-lines').first().waitFor();
+    const folder = relative.split('/').slice(-2, -1)[0];
+    if (folder !== undefined) {
+      await page.locator('.editor-group-container.active .breadcrumbs-control', { hasText: folder }).waitFor({ timeout: 15_000 });
+    }
+    await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor();
   }
 
   /** Moves the cursor with Go to Line (1-based line and column, as the editor shows them). */

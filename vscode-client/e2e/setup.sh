@@ -41,7 +41,8 @@ export PATH="$node_home/bin:$PATH"
 export npm_config_nodedir="$node_home"
 [ "$(node --version)" = "v$NODE_VERSION" ] || { echo "e2e setup: wrong node $(node --version)" >&2; exit 1; }
 (cd "$dir/code-server" && npm install --silent --no-audit --no-fund --no-package-lock --unsafe-perm "code-server@$CODE_SERVER_VERSION")
-"$dir/code-server/node_modules/.bin/code-server" --version >&2
+XDG_CONFIG_HOME="$dir/.version-check" XDG_DATA_HOME="$dir/.version-check" "$dir/code-server/node_modules/.bin/code-server" --version >&2
+rm -rf "$dir/.version-check"
 touch "$dir/.complete"
 echo "e2e setup: installed in $(( $(date +%s) - start )) s" >&2
 echo "$dir"

@@ -22,6 +22,7 @@ import {
   State,
 } from 'vscode-languageclient/node';
 import { RestartBackoff } from './backoff';
+import { HASHICORP_TERRAFORM, highlightingSetting, semanticTokensEnabled } from './highlighting';
 import { nodeProbes } from './probes';
 import {
   buildPreview,
@@ -295,8 +296,20 @@ class TfphiExtension implements vscode.Disposable {
     };
   }
 
+  /** tfphi's colours, unless the user or HashiCorp's Terraform extension says otherwise. */
+  private highlighting(): boolean {
+    const setting = highlightingSetting(vscode.workspace.getConfiguration('tfphi').get('semanticHighlighting'));
+    return semanticTokensEnabled(setting, vscode.extensions.getExtension(HASHICORP_TERRAFORM) !== undefined);
+  }
+
   private middleware(): Middleware {
     return {
+      // Returning nothing leaves the tokens to another provider (or to the TextMate grammar).
+      provideDocumentSemanticTokens: (document, token, next) => (this.highlighting() ? next(document, token) : undefined),
+      provideDocumentSemanticTokensEdits: (document, previousResultId, token, next) =>
+        this.highlighting() ? next(document, previousResultId, token) : undefined,
+      provideDocumentRangeSemanticTokens: (document, range, token, next) =>
+        this.highlighting() ? next(document, range, token) : undefined,
       executeCommand: async (command: string, args: unknown[], next): Promise<unknown> => {
         if (!isPreviewCommand(command)) {
           return (await next(command, args)) as unknown;

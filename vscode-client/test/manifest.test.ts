@@ -67,6 +67,7 @@ describe('package.json', () => {
       'tfphi.interpreter',
       'tfphi.limits.branches',
       'tfphi.limits.depth',
+      'tfphi.semanticHighlighting',
       'tfphi.server.command',
       'tfphi.trace.server',
     ]);

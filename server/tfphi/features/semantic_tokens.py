@@ -1,0 +1,286 @@
+"""Semantic tokens (SPEC section 6): every token of an HCL file, classified from its tree-sitter tree.
+
+An editor with no other Terraform support gets coloured HCL from these alone. The token types
+are LSP's standard ones, so every colour theme knows them:
+
+- block types (``resource``, ``variable``...), ``for``/``in``/``if``, ``true``/``false``/``null``,
+  heredoc markers: ``keyword``;
+- block labels by what they declare: a resource or data source's type ``type``, its name
+  ``variable``; a variable ``parameter``; an output ``property``; a module ``namespace``
+  (all with the ``declaration`` modifier);
+- attribute names and object keys: ``property``;
+- references: the root (``var``, ``local``, ``module``, ``each``...) ``namespace``, the name
+  after ``var.``/``local.`` ``variable``, a resource type ``type`` and its name ``variable``,
+  further steps ``property``; names a ``for`` binds: ``variable``;
+- type constraints (``list(object({...}))``): ``type``; function names: ``function``
+  (``defaultLibrary``: Terraform's functions are built in);
+- strings, numbers, comments, operators: ``string``, ``number``, ``comment``, ``operator``.
+
+Tokens are byte ranges that never overlap, in order; the LSP layer turns them into relative
+line/character positions (splitting the few that span lines: block comments, heredoc text).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from tree_sitter import Node
+
+from ..syntax.hclfile import HclFile
+
+TOKEN_TYPES = (
+    "namespace",
+    "type",
+    "parameter",
+    "variable",
+    "property",
+    "function",
+    "keyword",
+    "string",
+    "number",
+    "operator",
+    "comment",
+)
+TOKEN_MODIFIERS = ("declaration", "readonly", "defaultLibrary")
+
+# Reference roots that name a namespace of Terraform's, not a resource type.
+_ROOTS = frozenset({"var", "local", "module", "data", "each", "count", "path", "self", "terraform"})
+# After these roots the next step names a value declared in the configuration.
+_NAMED_BY_NEXT = frozenset({"var", "local"})
+# Block types whose first label is a type and whose second is the name.
+_TYPED_BLOCKS = frozenset({"resource", "data", "ephemeral"})
+_LABEL_KIND = {"variable": "parameter", "output": "property", "module": "namespace", "provider": "namespace"}
+_KEYWORDS = frozenset({"for", "in", "if", "else", "endif", "endfor", "true", "false"})
+_OPERATORS = frozenset(
+    {"=", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "!", "+", "-", "*", "/", "%", "?", ":", "=>", "...", "[*]", ".*",
+     "<<", "<<-"}
+)
+_STRING_PARTS = frozenset({"quoted_template_start", "quoted_template_end", "template_literal"})
+_TEMPLATE_MARKS = frozenset(
+    {"template_interpolation_start", "template_interpolation_end", "template_directive_start", "template_directive_end"}
+)
+
+
+@dataclass(frozen=True, slots=True)
+class Token:
+    start: int  # byte offsets in the file
+    end: int
+    type: str  # one of TOKEN_TYPES
+    modifiers: tuple[str, ...] = ()
+
+
+def semantic_tokens(hcl: HclFile) -> list[Token]:
+    """Every classified token of the file, in order, none overlapping."""
+    out: list[Token] = []
+    _Walker(hcl.source, out).visit(hcl.tree.root_node, frozenset(), False)
+    out.sort(key=lambda t: t.start)
+    return out
+
+
+class _Walker:
+    def __init__(self, source: bytes, out: list[Token]):
+        self.source = source
+        self.out = out
+
+    def text(self, node: Node) -> str:
+        return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
+
+    def emit(self, node: Node, type: str, *modifiers: str) -> None:
+        if node.end_byte > node.start_byte:
+            self.out.append(Token(node.start_byte, node.end_byte, type, modifiers))
+
+    def visit(self, node: Node, bound: frozenset[str], in_type: bool) -> None:
+        """``bound``: names a ``for`` expression binds here; ``in_type``: inside a type constraint."""
+        # An explicit stack: deeply nested expressions must not exhaust Python's recursion.
+        stack: list[tuple[Node, frozenset[str], bool]] = [(node, bound, in_type)]
+        while stack:
+            node, bound, in_type = stack.pop()
+            children = self.classify(node, bound, in_type)
+            for child, child_bound, child_in_type in reversed(children):
+                stack.append((child, child_bound, child_in_type))
+
+    def classify(self, node: Node, bound: frozenset[str], in_type: bool) -> list[tuple[Node, frozenset[str], bool]]:
+        """Emits the tokens ``node`` itself decides; returns the children still to visit."""
+        kind = node.type
+        if kind == "comment":
+            self.emit(node, "comment")
+            return []
+        if kind == "block":
+            return self.block(node, bound)
+        if kind == "attribute":
+            return self.attribute(node, bound, in_type)
+        if kind == "object_elem":
+            return self.object_elem(node, bound, in_type)
+        if not in_type:
+            self.references(node, bound)
+        elif kind == "variable_expr":
+            self.emit(node, "type")
+            return []
+        if kind == "function_call":
+            name = node.child(0)
+            if name is not None and name.type == "identifier":
+                self.emit(name, "type" if in_type else "function", *(() if in_type else ("defaultLibrary",)))
+            return [(c, bound, in_type) for c in node.children[1:]]
+        if kind in ("for_tuple_expr", "for_object_expr"):
+            intro = next((c for c in node.children if c.type == "for_intro"), None)
+            names = [c for c in (intro.children if intro else []) if c.type == "identifier"]
+            for name in names:
+                self.emit(name, "variable", "declaration")
+            inner = bound | {self.text(n) for n in names}
+            # The collection after ``in`` is read outside the new names' scope.
+            return [(c, bound if c.type == "for_intro" else inner, in_type) for c in node.children]
+        if kind in ("numeric_lit",):
+            self.emit(node, "number")
+            return []
+        if kind in ("null_lit",):
+            self.emit(node, "keyword")
+            return []
+        if kind in _STRING_PARTS:
+            self.emit(node, "string")
+            return []
+        if kind == "heredoc_identifier":
+            self.emit(node, "keyword")
+            return []
+        if kind in _TEMPLATE_MARKS:
+            self.emit(node, "operator")
+            return []
+        if node.child_count == 0:
+            if not node.is_named:
+                if kind in _KEYWORDS:
+                    self.emit(node, "keyword")
+                elif kind in _OPERATORS:
+                    self.emit(node, "operator")
+            return []
+        return [(c, bound, in_type) for c in node.children]
+
+    def block(self, node: Node, bound: frozenset[str]) -> list[tuple[Node, frozenset[str], bool]]:
+        children = node.children
+        head = children[0] if children else None
+        block_type = self.text(head) if head is not None and head.type == "identifier" else ""
+        if head is not None and head.type == "identifier":
+            self.emit(head, "keyword")
+        rest = []
+        label_index = 0
+        for child in children[1:]:
+            if child.type in ("string_lit", "identifier"):
+                self.emit(child, *_label_kind(block_type, label_index))
+                label_index += 1
+            else:
+                rest.append((child, bound, False))
+        return rest
+
+    def attribute(self, node: Node, bound: frozenset[str], in_type: bool) -> list[tuple[Node, frozenset[str], bool]]:
+        children = node.children
+        name = children[0] if children else None
+        rest = []
+        type_constraint = False
+        if name is not None and name.type == "identifier":
+            self.emit(name, "property")
+            # ``type = list(string)`` inside a variable block is a type constraint, not an expression.
+            type_constraint = self.text(name) == "type" and _enclosing_block_type(node, self.source) == "variable"
+        for child in children[1:]:
+            rest.append((child, bound, in_type or (type_constraint and child.type == "expression")))
+        return rest
+
+    def object_elem(self, node: Node, bound: frozenset[str], in_type: bool) -> list[tuple[Node, frozenset[str], bool]]:
+        children = node.children
+        key = children[0] if children else None
+        rest = []
+        start = 0
+        if key is not None and key.type == "expression":
+            ident = _bare_identifier(key)
+            if ident is not None:
+                self.emit(ident, "property")
+                start = 1
+        for child in children[start:]:
+            rest.append((child, bound, in_type))
+        return rest
+
+    def references(self, node: Node, bound: frozenset[str]) -> None:
+        """The references among ``node``'s children: a ``variable_expr`` and the steps after it."""
+        children = node.children
+        for i, child in enumerate(children):
+            if child.type == "variable_expr":
+                end = i + 1
+                while end < len(children) and children[end].type in ("get_attr", "index", "splat"):
+                    end += 1
+                self.reference(children[i:end], bound)
+
+    def reference(self, children: list[Node], bound: frozenset[str]) -> None:
+        """Colours the root and steps of a reference (``var.x``, ``aws_s3_bucket.b[*].arn``)."""
+        root_node = children[0].child(0)
+        if root_node is None or root_node.type != "identifier":
+            return
+        root = self.text(root_node)
+        if root in bound:
+            self.emit(root_node, "variable")
+            root_kind = "bound"
+        elif root in _ROOTS:
+            self.emit(root_node, "namespace")
+            root_kind = root
+        else:
+            self.emit(root_node, "type")
+            root_kind = "resource"
+        steps = 0
+        for child in children[1:]:
+            if child.type == "get_attr":
+                steps += 1
+                ident = next((c for c in child.children if c.type == "identifier"), None)
+                if ident is None:
+                    continue
+                if steps == 1 and (root_kind in _NAMED_BY_NEXT or root_kind == "resource"):
+                    self.emit(ident, "variable")
+                elif steps == 1 and root_kind in ("module", "data"):
+                    self.emit(ident, "namespace" if root_kind == "module" else "type")
+                elif steps == 2 and root_kind == "data":
+                    self.emit(ident, "variable")
+                else:
+                    self.emit(ident, "property")
+            elif child.type == "splat":
+                self._splat_steps(child)
+            else:
+                steps += 1
+
+    def _splat_steps(self, splat: Node) -> None:
+        for node in _descendants(splat):
+            if node.type == "get_attr":
+                ident = next((c for c in node.children if c.type == "identifier"), None)
+                if ident is not None:
+                    self.emit(ident, "property")
+
+
+def _label_kind(block_type: str, index: int) -> tuple[str, ...]:
+    if block_type in _TYPED_BLOCKS:
+        return ("type", "declaration") if index == 0 else ("variable", "declaration")
+    if index == 0 and block_type in _LABEL_KIND:
+        return (_LABEL_KIND[block_type], "declaration")
+    return ("string",)
+
+
+def _enclosing_block_type(node: Node, source: bytes) -> str | None:
+    parent = node.parent
+    while parent is not None and parent.type != "block":
+        parent = parent.parent
+    if parent is None or parent.child_count == 0 or parent.child(0).type != "identifier":
+        return None
+    head = parent.child(0)
+    return source[head.start_byte : head.end_byte].decode("utf-8", "replace")
+
+
+def _bare_identifier(expression: Node) -> Node | None:
+    """The identifier of an expression that is only ``name`` (an object key written bare)."""
+    if expression.child_count != 1:
+        return None
+    var = expression.child(0)
+    if var is None or var.type != "variable_expr" or var.child_count != 1:
+        return None
+    ident = var.child(0)
+    return ident if ident is not None and ident.type == "identifier" else None
+
+
+def _descendants(node: Node):
+    stack = [node]
+    while stack:
+        current = stack.pop()
+        yield current
+        stack.extend(reversed(current.children))
