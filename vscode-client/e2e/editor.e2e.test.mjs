@@ -3,6 +3,8 @@
 // as a person's session would, and saves a screenshot under e2e-output/.
 // The editor has no tfphi setting and no tfphi on PATH: the .vsix's bundled server must run.
 import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { after, before, describe, test as nodeTest } from 'node:test';
 import { Editor } from './harness.mjs';
 
@@ -47,7 +49,7 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
 
   test('activates on a Terraform workspace and shows the server running in the status bar', async () => {
     await editor.openFile('modules/postgres/main.tf');
-    const status = page.locator('.statusbar-item', { hasText: 'tfphi' });
+    const status = page.locator('[id="tfphi.tfphi.tfphi.status"]');
     await status.locator('.codicon-check').waitFor({ timeout: 90_000 });
     assert.equal((await status.innerText()).trim(), 'tfphi');
     await editor.shot('01-status');
@@ -57,10 +59,10 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
     const output = page.locator('.part.panel .monaco-editor .view-lines').first();
     await output.getByText('Starting bundled server', { exact: false }).waitFor({ timeout: 30_000 });
     // Lines start with a timestamp; the output wraps long ones.
-    const text = (await output.innerText()).replace(/\n(?!\[)/g, '');
+    const text = (await output.innerText()).replace(/\u00a0/g, ' ').replace(/\n(?!\[)/g, '');
     assert.match(
       text,
-      /Starting bundled server: Python 3\.\d+\.\d+ at \/tmp\/tfphi-e2e-\w+\/python\/bin\/python3, tfphi from \/tmp\/tfphi-e2e-\w+\/extensions\/tfphi\.tfphi-0\.1\.0-linux-x64\/bundled\/libs/,
+      /Starting bundled server: Python 3\.\d+\.\d+ at \/\S+\/python3, tfphi from \/tmp\/tfphi-e2e-\w+\/extensions\/tfphi\.tfphi-0\.1\.0\/bundled\/libs/,
     );
     await editor.shot('02-output');
   });
@@ -107,9 +109,29 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
     await fix.click();
     // The edit lands in the root variables.tf; the server re-traces and clears the warning.
     await page.locator('.markers-panel .monaco-list-row', { hasText: 'node_type' }).first().waitFor({ state: 'detached', timeout: 30_000 });
+    await editor.runCommand('File: Save All Files');
+    await page.locator('.tab.dirty').first().waitFor({ state: 'detached', timeout: 15_000 });
     await editor.openFile('variables.tf');
-    const text = await editor.activeEditorText();
-    assert.match(text, /contains\(\[.*\], var\.cache_node_type\)/);
+    await editor.goTo(24, 1);
+    // The edit as saved to disk: the variable with its new validation block, laid out as fmt does.
+    const saved = readFileSync(join(editor.workspace, 'variables.tf'), 'utf8');
+    const block = saved.slice(saved.indexOf('variable "cache_node_type"'), saved.indexOf('variable "lambda_runtime"'));
+    assert.equal(
+      block,
+      [
+        'variable "cache_node_type" {',
+        '  type        = string',
+        '  description = "Set by the customer at deployment time."',
+        '',
+        '  validation {',
+        '    condition     = contains(["cache.r6g.large"], var.cache_node_type)',
+        '    error_message = "The cache_node_type value must be one of: cache.r6g.large."',
+        '  }',
+        '}',
+        '',
+        '',
+      ].join('\n'),
+    );
     await editor.shot('07-fixed');
   });
 

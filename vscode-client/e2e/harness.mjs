@@ -238,10 +238,24 @@ export class Editor {
       this.workspace,
     );
     await input.fill(join(this.workspace, relative));
-    await page.waitForTimeout(300);
-    await page.keyboard.press('Enter');
     const name = relative.split('/').pop();
-    await page.locator('.tabs-container .tab.active', { hasText: name }).waitFor({ timeout: 15_000 });
+    const tab = page.locator('.tabs-container .tab.active', { hasText: name });
+    // The dialog resolves the typed path as it goes; on a busy machine OK may need a second press.
+    for (let attempt = 0; ; attempt += 1) {
+      await page.waitForTimeout(500);
+      const ok = page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' });
+      if (await ok.isVisible()) {
+        await ok.click();
+      }
+      try {
+        await tab.waitFor({ timeout: 5_000 });
+        break;
+      } catch (error) {
+        if (attempt >= 4) {
+          throw error;
+        }
+      }
+    }
     const folder = relative.split('/').slice(-2, -1)[0];
     if (folder !== undefined) {
       await page.locator('.editor-group-container.active .breadcrumbs-control', { hasText: folder }).waitFor({ timeout: 15_000 });
