@@ -34,7 +34,7 @@ from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, new_parser, parse_file
 from .syntax.jsonfile import is_json_path, parse_json_file
-from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, reference_is_bound, top_level_nodes
+from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, reference_is_bound
 from .trace.result import TraceResult
 from .trace.tracer import Env, SourceView, Tracer, block_iterators
 
@@ -273,8 +273,10 @@ class AnalysisHost:
             self._set_problem(path, problem)
             return
         self.problems.pop(path, None)
-        parse = parse_json_file if is_json_path(path) else parse_file  # Terraform's JSON syntax (SPEC 2)
-        self._set_parsed(parse(path, data, self._parser))
+        if is_json_path(path):  # Terraform's JSON syntax (SPEC 2)
+            self._set_parsed(parse_json_file(path, data, self._parser))
+        else:  # files set from disk are not edited here: their trees are dropped once read
+            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs))
 
     def _set_problem(self, path: str, message: str) -> None:
         self._drop(path)
@@ -509,13 +511,13 @@ class AnalysisHost:
             self._table_ids.clear()
             table_id = self._table_ids.setdefault(table.key, 0)
         findings: list[Finding] = []
-        for top in top_level_nodes(hcl.tree.root_node):
+        for top in hcl.top_levels():  # nodes parsed again on demand when the file keeps no tree
             base = top.start_byte
             key = (source[base : top.end_byte], table_id)
             relative = self._block_findings.get(key)
             if relative is None:
-                refs = block_references(top, source, self._block_refs)
-                relative = self._block_findings[key] = block_findings(refs, table, lambda ref: reference_is_bound(top, ref))
+                refs = top.refs if top.refs is not None else block_references(top.node(), source, self._block_refs)
+                relative = self._block_findings[key] = block_findings(refs, table, lambda ref, top=top: reference_is_bound(top.node(), ref))
             for start, end, message in relative:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + end), message))
         return findings

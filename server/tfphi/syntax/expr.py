@@ -175,9 +175,10 @@ def unescape_quoted(text: str) -> str:
 class ExprConverter:
     """Converts tree-sitter ``expression`` nodes of one file to ``Expr`` values."""
 
-    def __init__(self, source: bytes, file: str):
+    def __init__(self, source: bytes, file: str, keep_nodes: bool = True):
         self.source = source
         self.file = file
+        self.keep_nodes = keep_nodes  # False: the file's tree is dropped; views keep byte ranges
 
     def span(self, node: Node) -> Span:
         return Span(self.file, node.start_byte, node.end_byte)

@@ -2,16 +2,27 @@
 
 Parsing never fails: a file always yields a body (possibly partial) and a list of errors.
 The expressions of attributes are converted lazily, the first time somebody asks.
+
+Trees are large (about 60 bytes per byte of source) and most of a workspace is never
+edited, so a file parsed with ``keep_tree=False`` (the files on disk, not open in an
+editor) keeps no tree once its structure is read: its blocks and attributes remember
+byte ranges, and the first question about one of them parses that range alone again
+(``Parser.included_ranges``: the nodes keep the file's byte offsets, so spans are
+unchanged). The few most recent of those small trees are kept, so the attributes of one
+block cost one parse between them. A file with syntax errors keeps its tree (a range
+parsed alone could recover differently).
 """
 
 from __future__ import annotations
 
 import re
+import threading
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from functools import lru_cache
 
 import tree_sitter_hcl
-from tree_sitter import Language, Node, Parser, Query, QueryCursor, Tree
+from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor, Range, Tree
 
 from .expr import Expr, ExprConverter, InvalidExpr, Span
 
@@ -29,6 +40,51 @@ def new_parser() -> Parser:
     return Parser(hcl_language())
 
 
+class _Reparser(threading.local):
+    """Parses one byte range of a file alone, keeping the last few trees (per thread:
+    parsers are not thread-safe)."""
+
+    KEEP = 8
+
+    def __init__(self):
+        self.parser: Parser | None = None
+        self.recent: OrderedDict[tuple[int, int, int], tuple[bytes, Tree]] = OrderedDict()
+
+    def node(self, source: bytes, start: int, end: int, kind: str, scope: tuple[int, int] | None = None) -> Node | None:
+        """The ``kind`` node spanning exactly ``[start, end)`` of ``source``, from a parse of
+        ``scope`` (its top-level block: the next questions are likely about the same block)."""
+        for (src_id, s, e), (src, tree) in reversed(self.recent.items()):
+            if src is source and s <= start and end <= e:
+                found = _exact(tree, start, end, kind)
+                if found is not None:
+                    return found
+        if self.parser is None:
+            self.parser = new_parser()
+        if scope is not None:
+            start_at, end_at = scope
+        else:
+            start_at, end_at = start, end
+        # Points only place rows and columns, which nothing here reads: bytes carry the spans.
+        self.parser.included_ranges = [Range(Point(0, 0), Point(0, end_at - start_at), start_at, end_at)]
+        tree = self.parser.parse(source)
+        self.recent[(id(source), start_at, end_at)] = (source, tree)
+        while len(self.recent) > self.KEEP:
+            self.recent.popitem(last=False)
+        return _exact(tree, start, end, kind)
+
+
+def _exact(tree: Tree, start: int, end: int, kind: str) -> Node | None:
+    node = tree.root_node.descendant_for_byte_range(start, end)
+    while node is not None and not (node.type == kind and node.start_byte == start and node.end_byte == end):
+        if node.start_byte < start or node.end_byte > end:
+            return None
+        node = node.parent
+    return node
+
+
+_reparser = _Reparser()
+
+
 @dataclass(frozen=True, slots=True)
 class SyntaxProblem:
     """A syntax error: a tree-sitter ERROR/MISSING region, or something Terraform rejects."""
@@ -44,26 +100,36 @@ class Attribute:
     most are never asked about again: only the name is read eagerly.
     """
 
-    __slots__ = ("name", "_node", "_converter", "_expr")
+    __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_scope")
 
-    def __init__(self, name: str, node: Node, converter: ExprConverter):
+    def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
+                 scope: tuple[int, int] | None = None):
         self.name = name
-        self._node = node
+        self._node = node if keep_node else None  # None: parse the range again when asked
+        self._start, self._end = node.start_byte, node.end_byte
+        self._scope = scope  # the top-level block's range, parsed again in one go
         self._converter = converter
         self._expr: Expr | None = None
 
+    def _tree_node(self) -> Node:
+        if self._node is not None:
+            return self._node
+        node = _reparser.node(self._converter.source, self._start, self._end, "attribute", self._scope)
+        assert node is not None, f"attribute {self.name!r} not found again at {self._start}-{self._end}"
+        return node
+
     @property
     def span(self) -> Span:
-        return self._converter.span(self._node)
+        return Span(self._converter.file, self._start, self._end)
 
     @property
     def name_span(self) -> Span:
-        return self._converter.span(self._node.child(0))
+        return self._converter.span(self._tree_node().child(0))
 
     @property
     def expr(self) -> Expr:
         if self._expr is None:
-            node = self._node
+            node = self._tree_node()
             expr_node = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
             if expr_node is None or expr_node.type != "expression":
                 expr_node = next((c for c in node.children if c.type == "expression"), None)
@@ -75,7 +141,8 @@ class Attribute:
 
     def literal_string(self) -> str | None:
         """The value when it is a plain quoted string without escapes or templates (fast path)."""
-        expr_node = self._node.child(self._node.child_count - 1)
+        node = self._tree_node()
+        expr_node = node.child(node.child_count - 1)
         raw = self._converter.source[expr_node.start_byte : expr_node.end_byte] if expr_node is not None else b""
         if len(raw) >= 2 and raw[0] == 0x22 and raw[-1] == 0x22 and not any(c in raw[1:-1] for c in b'"\\$%\n'):
             return raw[1:-1].decode("utf-8", "replace")
@@ -102,27 +169,41 @@ class Body:
 class Block:
     """A block; its body is read from the tree on first use (most nested bodies are never needed)."""
 
-    __slots__ = ("type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body")
+    __slots__ = ("type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse", "_scope")
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
-                 body: Body | None, span: Span, node: Node | None = None, converter: ExprConverter | None = None):
+                 body: Body | None, span: Span, node: Node | None = None, converter: ExprConverter | None = None,
+                 scope: tuple[int, int] | None = None, eager: bool = False):
         self.type = type
         self.labels = labels
         self.label_spans = label_spans
         self.type_span = type_span
         self.span = span
         self._body = body
-        self._node = node
         self._converter = converter
+        # Without the file's tree, the body is read from a parse of the block's range alone.
+        self._reparse = node is not None and converter is not None and not converter.keep_nodes
+        self._node = None if self._reparse else node
+        self._scope = scope
+        if eager and self._reparse and body is None:
+            # Read now, from the tree still at hand: every module build reads this body.
+            body = Body()
+            for child in node.children:
+                if child.type == "body":
+                    _read_body(child, body, converter, scope, eager=True)
+            self._body = body
 
     @property
     def body(self) -> Body:
         if self._body is None:
             body = Body()
-            if self._node is not None and self._converter is not None:
-                for child in self._node.children:
+            node = self._node
+            if self._reparse:
+                node = _reparser.node(self._converter.source, self.span.start, self.span.end, "block", self._scope)
+            if node is not None and self._converter is not None:
+                for child in node.children:
                     if child.type == "body":
-                        _read_body(child, body, self._converter)
+                        _read_body(child, body, self._converter, self._scope)
             self._body, self._node = body, None
         return self._body
 
@@ -141,29 +222,61 @@ class Block:
 
 @dataclass(slots=True)
 class HclFile:
-    """One parsed file: the tree (kept for incremental reparsing), its body and its syntax errors."""
+    """One parsed file: the tree (kept for incremental reparsing, or None), its body and its syntax errors."""
 
     path: str
     source: bytes
-    tree: Tree
+    tree: Tree | None
     body: Body
     errors: list[SyntaxProblem]
+    # Without the tree: each top-level node's (type, start, end) and, when references were
+    # read before the tree was dropped, their relative references (syntax.references).
+    tops: tuple[tuple[str, int, int, list | None], ...] = ()
+
+    def top_levels(self) -> list["TopLevel"]:
+        """The blocks and attributes of the file's body (and ERROR regions), with their nodes on demand."""
+        if self.tree is not None:
+            from .references import top_level_nodes
+
+            return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
+        return [TopLevel(self.source, kind, start, end, refs, None) for kind, start, end, refs in self.tops]
 
     def text(self, span: Span) -> str:
         return self.source[span.start : span.end].decode("utf-8", "replace")
 
 
-def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree: Tree | None = None) -> HclFile:
-    """Parses ``source`` (incrementally when ``old_tree`` was edited to match it)."""
+class TopLevel:
+    """A top-level block or attribute of a file: its range, and its node (parsed again when the file's tree was dropped)."""
+
+    __slots__ = ("source", "type", "start_byte", "end_byte", "refs", "_node")
+
+    def __init__(self, source: bytes, type: str, start: int, end: int, refs: list | None, node: Node | None):
+        self.source, self.type, self.start_byte, self.end_byte, self.refs, self._node = source, type, start, end, refs, node
+
+    def node(self) -> Node:
+        if self._node is None:
+            self._node = _reparser.node(self.source, self.start_byte, self.end_byte, self.type)
+            assert self._node is not None, f"top-level {self.type} not found again at {self.start_byte}-{self.end_byte}"
+        return self._node
+
+
+def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree: Tree | None = None,
+               keep_tree: bool = True, refs_cache: dict | None = None) -> HclFile:
+    """Parses ``source`` (incrementally when ``old_tree`` was edited to match it).
+
+    ``keep_tree=False``: the tree is dropped once the structure and references are read
+    (files nobody edits; see the module's docstring); ``refs_cache`` is the
+    ``syntax.references.BlockCache`` their references are read through."""
     parser = parser or new_parser()
     tree = parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
-    return build_file(path, source, tree)
+    return build_file(path, source, tree, keep_tree, refs_cache)
 
 
-def build_file(path: str, source: bytes, tree: Tree) -> HclFile:
+def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None) -> HclFile:
     """Reads the structure of an already parsed tree."""
-    converter = ExprConverter(source, path)
     root = tree.root_node
+    keep_tree = keep_tree or root.has_error
+    converter = ExprConverter(source, path, keep_nodes=keep_tree)
     errors = _collect_errors(root, path)
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
@@ -176,32 +289,46 @@ def build_file(path: str, source: bytes, tree: Tree) -> HclFile:
     _place_unclosed_block(source, path, errors)
     _check_terraform_rules(root, source, path, errors)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
-    return HclFile(path, source, tree, body, errors)
+    if keep_tree:
+        return HclFile(path, source, tree, body, errors)
+    from .references import block_references, top_level_nodes
+
+    # Every file's references are read for the undefined-reference check: read them now,
+    # while the tree is here, rather than parse the file a second time for them.
+    cache = {} if refs_cache is None else refs_cache
+    tops = tuple((n.type, n.start_byte, n.end_byte, block_references(n, source, cache)) for n in top_level_nodes(root))
+    return HclFile(path, source, None, body, errors, tops)
 
 
-def _read_body(node: Node, body: Body, conv: ExprConverter) -> None:
+# Blocks whose bodies every module build reads (stir.model.build_module): without the file's
+# tree they are read at once rather than parsed again; resource and data bodies wait for a trace.
+_EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
+
+
+def _read_body(node: Node, body: Body, conv: ExprConverter, scope: tuple[int, int] | None = None,
+               eager: bool = False) -> None:
     for child in node.children:
         kind = child.type
         if kind == "attribute":
-            attr = _read_attribute(child, conv)
+            attr = _read_attribute(child, conv, scope)
             if attr is not None:
                 body.attributes[attr.name] = attr
         elif kind == "block":
-            block = _read_block(child, conv)
+            block = _read_block(child, conv, scope, eager)
             if block is not None:
                 body.blocks.append(block)
         elif kind == "ERROR" or kind == "body":
-            _read_body(child, body, conv)
+            _read_body(child, body, conv, scope, eager)
 
 
-def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
+def _read_attribute(node: Node, conv: ExprConverter, scope: tuple[int, int] | None = None) -> Attribute | None:
     name_node = node.child(0)
     if name_node is None or name_node.type != "identifier":
         return None
-    return Attribute(conv.text(name_node), node, conv)
+    return Attribute(conv.text(name_node), node, conv, conv.keep_nodes, scope or (node.start_byte, node.end_byte))
 
 
-def _read_block(node: Node, conv: ExprConverter) -> Block | None:
+def _read_block(node: Node, conv: ExprConverter, scope: tuple[int, int] | None = None, eager: bool = False) -> Block | None:
     type_node = node.child(0)
     if type_node is None or type_node.type != "identifier":
         return None
@@ -216,7 +343,10 @@ def _read_block(node: Node, conv: ExprConverter) -> Block | None:
             label_spans.append(conv.span(child))
         elif child.type == "block_start":
             break
-    return Block(conv.text(type_node), tuple(labels), tuple(label_spans), conv.span(type_node), None, conv.span(node), node, conv)
+    kind = conv.text(type_node)
+    if scope is None:  # a top-level block: its own scope
+        scope, eager = (node.start_byte, node.end_byte), kind in _EAGER_BODIES
+    return Block(kind, tuple(labels), tuple(label_spans), conv.span(type_node), None, conv.span(node), node, conv, scope, eager)
 
 
 def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:

@@ -1,0 +1,97 @@
+"""Files read from disk keep no tree-sitter tree (syntax.hclfile, keep_tree=False): their blocks
+and attributes keep byte ranges and parse that range alone again when asked. Everything read
+that way must equal what the file's own tree gives."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tfphi.syntax.hclfile import Block, Body, parse_file
+from tfphi.syntax.references import block_references
+
+REPO = Path(__file__).resolve().parents[2]
+EXAMPLES = sorted((REPO / "examples").rglob("*.tf"))
+
+EDGE = b'''variable "v" {
+  type = object({ a = string })
+  default = { a = "x" }
+  validation {
+    condition     = contains(["x", "y"], var.v.a)
+    error_message = "a must be x or y."
+  }
+}
+
+locals {
+  heredoc = <<-EOT
+    hello ${var.v.a} %{ if true }yes%{ endif }
+  EOT
+  nested = { for k, x in var.m : k => [for y in x : y if y != "z"] }
+}
+
+resource "aws_security_group" "sg" {
+  dynamic "ingress" {
+    for_each = var.ports
+    iterator = port
+    content {
+      from_port = port.value
+      cidr_blocks = ["10.0.0.0/8"]
+    }
+  }
+  tags = merge(local.tags, { Name = "sg-${var.v.a}" })
+}
+
+module "m" {
+  source = "./child"
+  x      = "\\u00e9 ${local.heredoc}"
+}
+
+output "o" { value = module.m.out }
+'''
+
+
+def _flatten(body: Body, out: list, prefix: str = "") -> list:
+    for name, attr in sorted(body.attributes.items()):
+        out.append((prefix + name, attr.span, attr.name_span, repr(attr.expr), attr.literal_string()))
+    for i, block in enumerate(body.blocks):
+        key = f"{prefix}{block.type}{list(block.labels)}#{i}."
+        out.append((key, block.span, block.type_span, block.label_spans))
+        _flatten(block.body, out, key)
+    return out
+
+
+def _views(path: str, source: bytes, keep: bool):
+    hcl = parse_file(path, source, keep_tree=keep)
+    return hcl, _flatten(hcl.body, [])
+
+
+def test_every_example_reads_the_same_without_its_tree():
+    sources = [(p.relative_to(REPO).as_posix(), p.read_bytes()) for p in EXAMPLES] + [("edge.tf", EDGE)]
+    assert len(sources) > 5
+    for path, source in sources:
+        kept, with_tree = _views(path, source, True)
+        dropped, without = _views(path, source, False)
+        assert kept.tree is not None and dropped.tree is None, path
+        assert without == with_tree, path
+        assert dropped.errors == kept.errors
+        # references were read before the tree went, as the tree gives them
+        tops_kept, tops_dropped = kept.top_levels(), dropped.top_levels()
+        assert [(t.type, t.start_byte, t.end_byte) for t in tops_dropped] == [(t.type, t.start_byte, t.end_byte) for t in tops_kept]
+        for a, b in zip(tops_kept, tops_dropped):
+            assert b.refs == block_references(a.node(), source, {})
+            # and the node parsed again is the same subtree
+            assert str(b.node()) == str(a.node())
+
+
+def test_blocks_read_in_any_order_without_the_tree():
+    """Bodies and expressions asked for long after, out of order, across files (the reparse cache is small)."""
+    sources = [EDGE.replace(b'"x"', b'"x%d"' % i) for i in range(20)]
+    files = [parse_file(f"f{i}.tf", source, keep_tree=False) for i, source in enumerate(sources)]
+    for i in reversed(range(20)):
+        assert _flatten(files[i].body, []) == _flatten(parse_file(f"f{i}.tf", sources[i]).body, [])
+
+
+def test_a_file_with_syntax_errors_keeps_its_tree():
+    broken = EDGE.replace(b'output "o" { value = module.m.out }', b'output "o" { value = }\nresource "x" {')
+    hcl = parse_file("broken.tf", broken, keep_tree=False)
+    assert hcl.tree is not None and hcl.errors
+    assert isinstance(hcl.body.blocks[0], Block)
