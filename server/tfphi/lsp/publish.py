@@ -124,6 +124,11 @@ class DiagnosticPublisher:
                 with_diags.discard(rel)
                 continue
             uri = uri_for(rel)
+            if not ws.publishes(folder, rel):  # outside every folder and not open, or another folder's
+                if rel in with_diags:  # published while it was open: cleared now
+                    self._publish(uri, None, [], force=False)
+                    with_diags.discard(rel)
+                continue
             items = [convert.diagnostic(d, index_for, uri_for, ws.encoding) for d in groups.get(rel, ())]
             doc = ws.documents.get(uri)
             force = uri in forced

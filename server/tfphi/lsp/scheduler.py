@@ -46,8 +46,10 @@ Log = Callable[[str], None]
 
 
 class AnalysisScheduler:
-    def __init__(self, ws: LiveWorkspace, publisher: DiagnosticPublisher, progress: ProgressFactory, log_error: Log):
+    def __init__(self, ws: LiveWorkspace, publisher: DiagnosticPublisher, progress: ProgressFactory, log_error: Log,
+                 watch_outside: Callable[[], None] = lambda: None):
         self.ws = ws
+        self._watch_outside = watch_outside
         self.publisher = publisher
         self._progress = progress
         self._log_error = log_error
@@ -86,6 +88,8 @@ class AnalysisScheduler:
     async def _pass(self, generation: int) -> bool:
         ws = self.ws
         ws.flush()
+        for gone in ws.take_dropped_folders():
+            self.publisher.forget_folder(gone)
         for folder in ws.folders:
             if not folder.indexed:
                 self.ensure_indexed(folder)
@@ -137,6 +141,9 @@ class AnalysisScheduler:
 
     def _take_snapshot(self, folder: Folder) -> Snapshot:
         """The folder's current snapshot; what changed since the last one joins its pending directories."""
+        if self.ws.load_outside(folder):  # an edit added a call to a module outside the folder
+            self.ws.flush()
+            self._watch_outside()
         snapshot = folder.snapshot()
         changes = folder.host.changed_since(folder.seen_revision)
         if changes is None:  # too old to tell: everything, and whatever was published before
@@ -191,7 +198,7 @@ class AnalysisScheduler:
             ws.read_config(folder)
             rels = ws.scan(folder)
             host = folder.host
-            keep = set(rels) | {rel for _, rel in ws.open_documents_in(folder)}
+            keep = set(rels) | {rel for _, rel in ws.open_documents_in(folder)} | {p for p in host.files if p.startswith("../")}
             for stale in [p for p in (*host.files, *host.tfvars, *host.problems) if p not in keep]:
                 host.remove(stale)  # re-indexing after the ignore list changed
             total = len(rels)
@@ -202,6 +209,8 @@ class AnalysisScheduler:
                 if n % INDEX_REPORT_EVERY == 0:
                     progress.report(f"{n}/{total} files", int(100 * n / max(total, 1)))
                     await asyncio.sleep(0)
+            if ws.load_outside(folder):  # modules outside the folder that its sources reach: part of the index
+                self._watch_outside()
             progress.report(f"{total}/{total} files: analysing", 100)
             folder.indexed = True
             self._freeze_heap()

@@ -13,6 +13,7 @@ from __future__ import annotations
 import asyncio
 import itertools
 import logging
+import os
 import sys
 from dataclasses import dataclass
 from typing import Any
@@ -23,6 +24,7 @@ from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
 from pygls.protocol.language_server import lsp_method
+from pygls.uris import from_fs_path
 
 from .. import __version__
 from ..analysis import Snapshot
@@ -169,7 +171,8 @@ class TfphiServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.ws = LiveWorkspace()
         self.publisher = DiagnosticPublisher(self.ws, self._send_diagnostics)
-        self.scheduler = AnalysisScheduler(self.ws, self.publisher, self._new_progress, self.log_error)
+        self.scheduler = AnalysisScheduler(self.ws, self.publisher, self._new_progress, self.log_error, self.watch_outside)
+        self._watched_outside: set[str] = set()
         self.init_settings: Any = None
         self.settings_problems: list[str] = []
         self._progress_ids = itertools.count(1)
@@ -281,6 +284,28 @@ class TfphiServer(LanguageServer):
         except Exception as exc:  # noqa: BLE001
             self.log_warning(f"tfphi: could not register file watchers ({exc}); files changed on disk are not followed")
 
+    def watch_outside(self) -> None:
+        """Asks the client to watch the module directories outside the folders that their sources reach."""
+        new = sorted(set(self.ws.outside_dirs()) - self._watched_outside)
+        if not new or not self.supports_watch_registration:
+            return
+        self._watched_outside.update(new)
+        relative = bool(self._capability("workspace.did_change_watched_files.relative_pattern_support"))
+        watchers = [
+            types.FileSystemWatcher(
+                glob_pattern=types.RelativePattern(base_uri=from_fs_path(real) or real, pattern="*.tf") if relative
+                else os.path.join(real, "*.tf").replace(os.sep, "/")
+            )
+            for real in new
+        ]
+        registration = types.Registration(
+            id=f"tfphi/watch/{next(self._registration_ids)}",
+            method=types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
+            register_options=types.DidChangeWatchedFilesRegistrationOptions(watchers=watchers),
+        )
+        future = self.client_register_capability(types.RegistrationParams(registrations=[registration]))
+        future.add_done_callback(_log_registration_failure)
+
     # ---- requests --------------------------------------------------------------------------
 
     def indexing_incomplete(self) -> bool:
@@ -304,6 +329,15 @@ class TfphiServer(LanguageServer):
             return None
         folder, rel = found
         return DocContext(uri, folder, rel, self.ws.line_index(folder, rel), self.ws.encoding, folder.snapshot())
+
+
+def _log_registration_failure(future: Any) -> None:
+    try:
+        error = future.exception()
+    except BaseException as exc:  # noqa: BLE001 - cancelled
+        error = exc
+    if error is not None:
+        logger.warning("watching the modules outside the folders failed: %s", error)
 
 
 class _WorkDoneProgress(Progress):

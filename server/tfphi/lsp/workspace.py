@@ -5,6 +5,11 @@
   from ``$HOME`` must not make the server walk ``$HOME``).
 - Files that are not open come from the disk (``index_folder`` at start-up, ``file_event``
   afterwards); an open document's text wins over the disk until it is closed.
+- Module directories outside a folder that its local sources reach (``envs/prod`` calling
+  ``../../modules/db``) are read too, under paths that climb out of the folder
+  (``../../modules/db/main.tf``), as Terraform follows them (SPEC 2); the server watches them.
+  A document opened there belongs to the folder that reads it (no loose folder, no false
+  errors), and its diagnostics are published only while it is open.
 - Changes to open documents are applied to the document store at once and reach the
   host in ``flush`` (one incremental reparse per document per batch of changes).
 
@@ -15,6 +20,7 @@ turns its answers into messages.
 from __future__ import annotations
 
 import os
+import posixpath
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Iterable, Iterator
@@ -25,11 +31,13 @@ from ..analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from ..config import Config
 from ..features.locations import line_index as cached_line_index
 from ..loader import SKIPPED_DIRS, is_ignored, link_problem, read_bytes, walk_workspace
+from ..stir.roots import missing_local_targets
 from ..stir.workspace import module_dir_of
 from ..text import Encoding, LineIndex
 from .documents import Document, DocumentStore, TextChange
 
-LOOSE_FOLDER_LIMIT = 500  # files read for a loose folder
+LOOSE_FOLDER_LIMIT = 500  # files read for a loose folder (and for one outside module directory)
+MAX_OUTSIDE_ROUNDS = 32  # chains of ``../`` modules calling further ``../`` modules, followed this deep
 
 
 @dataclass(eq=False)
@@ -46,6 +54,9 @@ class Folder:
     pending_dirs: set[str] = field(default_factory=set)  # module dirs whose diagnostics are not yet published
     nested: tuple[str, ...] = ()  # relative roots of deeper folders (their files are theirs)
     seen_revision: int = -1  # the host revision whose changes are in ``pending_dirs``
+    outside: dict[str, str] = field(default_factory=dict)  # module dirs read from outside the folder -> real path
+    outside_tried: set[str] = field(default_factory=set)  # outside module dirs already looked for
+    outside_checked: object | None = None  # the module tree whose calls were last followed out
     reported_failures: set[str] = field(default_factory=set)  # module failures already logged
 
     def rel_path(self, fs_path: str) -> str | None:
@@ -60,12 +71,20 @@ class Folder:
             return None
         return rel
 
+    def outside_rel(self, fs_path: str) -> str | None:
+        """The path of ``fs_path`` relative to this folder when it is a file of an outside module it reads."""
+        if not self.outside:
+            return None
+        rel = os.path.relpath(fs_path, self.root).replace(os.sep, "/")
+        return rel if posixpath.dirname(rel) in self.outside else None
+
     def snapshot(self) -> Snapshot:
         """The folder's analysis as of every change fed to it so far."""
         return self.host.snapshot()
 
     def fs_path(self, rel: str) -> str:
-        return os.path.join(self.root, *rel.split("/"))
+        path = os.path.join(self.root, *rel.split("/"))
+        return os.path.normpath(path) if rel.startswith("../") else path
 
     def owns(self, rel: str) -> bool:
         """True when ``rel`` is this folder's (not a deeper folder's)."""
@@ -94,6 +113,7 @@ class LiveWorkspace:
         self._pending: set[str] = set()  # URIs of documents whose text reached neither the host
         self._open_paths: dict[str, str] = {}  # fs path -> the URI the client opened it with
         self._flushed: dict[str, tuple[Folder, str]] = {}  # URI -> where its text was last fed
+        self.dropped_folders: list[Folder] = []  # loose folders gone since the last pass
 
     @property
     def encoding(self) -> Encoding:
@@ -164,7 +184,14 @@ class LiveWorkspace:
             return None
         for folder in self.folders:
             rel = folder.rel_path(fs)
-            if rel is not None and folder.owns(rel):
+            if rel is not None and folder.owns(rel) and not folder.loose:
+                return folder, rel
+        readers = self.outside_readers(fs)
+        if readers:
+            return readers[0]  # a module a folder reads from outside: that folder's, not a loose one
+        for folder in self.folders:
+            rel = folder.rel_path(fs)
+            if rel is not None and folder.loose:
                 return folder, rel
         if not create:
             return None
@@ -174,6 +201,73 @@ class LiveWorkspace:
             return None
         rel = folder.rel_path(fs)
         return (folder, rel) if rel is not None else None
+
+    def outside_readers(self, fs: str) -> list[tuple[Folder, str]]:
+        """The (non-loose) folders that read ``fs`` as a file of a module outside them, with its path there."""
+        found = []
+        for folder in self.folders:
+            if not folder.loose:
+                rel = folder.outside_rel(fs)
+                if rel is not None:
+                    found.append((folder, rel))
+        return found
+
+    def publishes(self, folder: Folder, rel: str) -> bool:
+        """Whether ``folder`` publishes diagnostics for ``rel``: its own files always; a file outside
+        every folder only while it is open, and only from the first folder that reads it."""
+        if not rel.startswith("../"):
+            return True
+        fs = folder.fs_path(rel)
+        if not self._is_open(fs) or any(f.rel_path(fs) is not None and not f.loose for f in self.folders):
+            return False
+        readers = self.outside_readers(fs)
+        return bool(readers) and readers[0][0] is folder
+
+    # ---- modules outside the folder ------------------------------------------------------------
+
+    def load_outside(self, folder: Folder) -> bool:
+        """Reads the module directories outside ``folder`` that its local sources reach, until none is
+        missing; True when it read any. Cheap when module calls did not change (same module tree)."""
+        if folder.loose:
+            return False
+        read_any = False
+        for _ in range(MAX_OUTSIDE_ROUNDS):
+            snapshot = folder.snapshot()
+            if folder.outside_checked is snapshot.tree:
+                break
+            folder.outside_checked = snapshot.tree
+            missing = missing_local_targets(snapshot.modules, folder.outside_tried | set(folder.outside))
+            if not missing:
+                break
+            for dir in missing:
+                folder.outside_tried.add(dir)
+                if not is_ignored(dir, folder.host.config.ignore):
+                    read_any |= self._load_outside_dir(folder, dir)
+        if read_any:
+            self._reassign_open_documents()  # a document opened there now belongs to this folder
+        return read_any
+
+    def _load_outside_dir(self, folder: Folder, dir: str) -> bool:
+        """The module files (``.tf``) directly in one outside directory; never through a link loop."""
+        path = folder.fs_path(dir)
+        try:
+            real = os.path.realpath(path, strict=True)
+        except (OSError, RuntimeError):
+            return False
+        if not os.path.isdir(real) or real in folder.outside.values():
+            return False
+        folder.outside[dir] = real
+        try:
+            names = sorted(e.name for e in os.scandir(path) if e.is_file() and file_kind(e.name) == "tf")
+        except OSError:
+            return False
+        for name in names[:LOOSE_FOLDER_LIMIT]:
+            self.load(folder, f"{dir}/{name}")
+        return True
+
+    def outside_dirs(self) -> dict[str, str]:
+        """Every outside module directory some folder reads: real path -> a folder-relative name (for watchers)."""
+        return {real: dir for folder in self.folders for dir, real in folder.outside.items()}
 
     # ---- reading the disk ------------------------------------------------------------------
 
@@ -210,7 +304,7 @@ class LiveWorkspace:
     def _load(self, folder: Folder, rel: str) -> bool:
         path = folder.fs_path(rel)
         host = folder.host
-        if (problem := link_problem(Path(folder.root), rel)) is not None:  # never read through it
+        if not rel.startswith("../") and (problem := link_problem(Path(folder.root), rel)) is not None:  # never read through it
             host.set_problem(rel, problem)
             return True
         if not os.path.isfile(path):
@@ -252,6 +346,12 @@ class LiveWorkspace:
             return None
         if not self.accepts(folder, rel):
             return None
+        for other, other_rel in self.outside_readers(fs):
+            if other is not folder and kind == "tf":  # the same outside module, read by another folder too
+                if deleted or not os.path.isfile(fs):
+                    other.host.remove(other_rel)
+                else:
+                    self._load(other, other_rel)
         if deleted or not os.path.isfile(fs):
             if kind == "config":
                 host.set_config(None, base=self.lsp_config)
@@ -311,6 +411,9 @@ class LiveWorkspace:
         folder, rel = where
         if folder not in self.folders:
             return None
+        for other, other_rel in self.outside_readers(fs) if fs else ():
+            if other is not folder:
+                self._load(other, other_rel)
         if os.path.isfile(folder.fs_path(rel)) and self.accepts(folder, rel):
             self._load(folder, rel)
         elif file_kind(rel) == "config":
@@ -318,6 +421,26 @@ class LiveWorkspace:
         else:
             folder.host.remove(rel)
         return folder
+
+    def _moved_away(self, folder: Folder, rel: str) -> None:
+        """A document no longer belongs to ``folder``: the disk's text if it still reads the file, else nothing.
+
+        A loose folder left without documents goes (its diagnostics are cleared by whoever
+        takes ``dropped_folders``).
+        """
+        fs = folder.fs_path(rel)
+        if not folder.loose and (folder.outside_rel(fs) is not None or folder.rel_path(fs) is not None) and os.path.isfile(fs):
+            self._load(folder, rel)
+        else:
+            folder.host.remove(rel)
+        if folder.loose and not any(where[0] is folder for where in self._flushed.values()):
+            self.folders.remove(folder)
+            self._sort_folders()
+            self.dropped_folders.append(folder)
+
+    def take_dropped_folders(self) -> list[Folder]:
+        dropped, self.dropped_folders = self.dropped_folders, []
+        return dropped
 
     def has_pending(self) -> bool:
         return bool(self._pending)
@@ -333,7 +456,7 @@ class LiveWorkspace:
             found = self.locate(uri)
             previous = self._flushed.get(uri)
             if previous is not None and previous != found and previous[0] in self.folders:
-                previous[0].host.remove(previous[1])  # the document moved to another folder
+                self._moved_away(previous[0], previous[1])  # the document moved to another folder
                 touched.add(previous[0])
             if found is None:
                 continue
@@ -345,6 +468,11 @@ class LiveWorkspace:
             kind = file_kind(rel)
             if kind in ("tf", "tfvars") and _clean(doc.source, host.config.max_file_size):
                 host.set_parsed(doc.parse(rel, self.documents.parser))
+                fs = uri_to_fs(uri)
+                for other, other_rel in self.outside_readers(fs) if fs else ():
+                    if other is not folder:  # another folder reads the same module from outside it
+                        other.host.set_parsed(doc.parse(other_rel, self.documents.parser))
+                        touched.add(other)
             elif kind == "config":
                 text, problem = _config_text(doc.source, host.config.max_file_size)
                 host.set_config(text, problem, base=self.lsp_config)
