@@ -106,6 +106,17 @@ output "engine" {
 }
 
 
+# The same repository seen from an editor opened at ``envs/prod``: the modules it reaches lie
+# outside the folder, under paths that climb out of it (SPEC 2).
+FROM_PROD = {
+    ("main.tf" if path == "envs/prod/main.tf" else f"../../{path}"): text
+    for path, text in WORKSPACE.items()
+    if not path.startswith("envs/")
+}
+FROM_PROD["main.tf"] = WORKSPACE["envs/prod/main.tf"]
+LAYOUTS = {"repository root": WORKSPACE, "one root's folder": FROM_PROD}
+
+
 def everything(snapshot: Snapshot) -> dict:
     """Every module's field traces, findings and diagnostics (spans included), comparable with ==."""
     out = {}

@@ -13,12 +13,13 @@ import os
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from host_support import WORKSPACE, everything, fresh
+import pytest
+
+from host_support import LAYOUTS, everything, fresh
 
 from tfphi.analysis import AnalysisHost, SetSource
 
 EXAMPLES = int(os.environ.get("TFPHI_HOST_EXAMPLES", "40"))
-PATHS = sorted(WORKSPACE)
 
 # Edits people make: lines above a declaration, comments, a value changed in place, text
 # typed or deleted anywhere (which may break the syntax for a while).
@@ -27,7 +28,7 @@ INSERTS = ["\n", "# note\n", "\n\n# two lines\n", "  ", "x", '"', "}", "{", "loc
 
 @st.composite
 def edit(draw):
-    path = draw(st.sampled_from(PATHS))
+    path = draw(st.integers(min_value=0, max_value=100))  # an index into the layout's files
     where = draw(st.floats(min_value=0, max_value=1))
     kind = draw(st.sampled_from(["insert", "insert_line", "delete", "retype"]))
     text = draw(st.sampled_from(INSERTS))
@@ -49,14 +50,17 @@ def apply(text: str, where: float, kind: str, inserted: str, length: int) -> str
     return text
 
 
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(edits=st.lists(edit(), min_size=1, max_size=10))
-def test_random_edits_equal_a_fresh_analysis(edits):
-    texts = dict(WORKSPACE)
+def test_random_edits_equal_a_fresh_analysis(layout: str, edits):
+    texts = dict(LAYOUTS[layout])
+    paths = sorted(texts)
     host = AnalysisHost()
     host.apply_change([SetSource(path, text.encode()) for path, text in texts.items()])
     everything(host.snapshot())  # analysed once, as the server does after indexing
-    for n, (path, where, kind, inserted, length, read) in enumerate(edits):
+    for n, (index, where, kind, inserted, length, read) in enumerate(edits):
+        path = paths[index % len(paths)]
         texts[path] = apply(texts[path], where, kind, inserted, length)
         host.apply_change(SetSource(path, texts[path].encode()))
         snapshot = host.snapshot()
