@@ -16,8 +16,9 @@ PACKAGE = Path(__file__).resolve().parents[1] / "server" / "tfphi"
 
 CORE = ("syntax", "stir", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "values", "diagnostics", "sarif")
 ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader")
-# Modules of the I/O layer that live beside the core package they serve (``specialize --out``).
-IO_LAYER = ("tfphi.specialize.outdir",)
+# Modules of the I/O layer that live beside the core they serve: ``specialize --out`` writes files,
+# ``check --format sarif`` finds the repository root on disk for its URIs.
+IO_LAYER = ("tfphi.specialize.outdir", "tfphi.sarif")
 LSP_LIBRARIES = ("pygls", "lsprotocol")
 IO_MODULES = ("os", "pathlib", "subprocess", "socket", "shutil", "glob", "tempfile", "urllib", "http", "asyncio", "select")
 
