@@ -54,3 +54,8 @@ def test_bad_addresses_say_what_is_wrong(text, message):
     with pytest.raises(AddressError) as error:
         parse_field_address(text)
     assert str(error.value) == message
+
+
+def test_identifiers_may_be_unicode_letters():
+    address = parse_field_address("module.日本.aws_db_instance.ü.engine_version")
+    assert (str(address.module), address.resource, address.field) == ("module.日本", "aws_db_instance.ü", ("engine_version",))

@@ -38,7 +38,7 @@ class FieldAddress:
         return f"{module}{self.resource}{format_key(self.key)}.{'.'.join(self.field)}"
 
 
-_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+_NAME = re.compile(r"[^\W\d][\w-]*")  # HCL identifiers: Unicode letters, digits, _ and -
 _KEY = re.compile(r'\[(?:(\d+)|("(?:[^"\\]|\\.)*"))\]')
 
 
