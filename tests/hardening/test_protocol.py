@@ -4,6 +4,8 @@ is answered per JSON-RPC 2.0 / LSP or ignored with a log message, and the server
 
 from __future__ import annotations
 
+import re
+
 import time
 from pathlib import Path
 from typing import Callable
@@ -38,9 +40,22 @@ def _started(workspace: Path):
     return srv
 
 
+# The last line of a traceback (``ValueError: ...``, ``pygls.exceptions.JsonRpcInternalError: ...``).
+_FINAL_EXCEPTION = re.compile(r"^[A-Za-z_][\w.]*(?:Error|Exception|Interrupt|Exit)\b")
+_EXPECTED = re.compile(r"FeatureRequestError|unknown document|JsonRPC\w*\.__init__\(\) missing 1 required positional argument")
+
+
 def _stopped(srv: RawServer) -> None:
     srv.__exit__(None, None, None)
-    assert "Traceback" not in srv.stderr() or "Unable to handle message" not in srv.stderr(), srv.stderr()[-3000:]
+    # A message the server could not handle fails the test on its own (it used to pass unless a
+    # Traceback was logged too). FIXME: pygls still logs tracebacks for the malformed messages these
+    # tests send on purpose (a notification without params: TypeError in JsonRPCNotification) and for
+    # the deliberate error answer to an unknown document; the server answers and goes on, so those
+    # are not failures yet. Any other exception is.
+    log = srv.stderr()
+    assert "Unable to handle message" not in log, log[-3000:]
+    unexpected = [line for line in log.splitlines() if _FINAL_EXCEPTION.match(line) and not _EXPECTED.search(line)]
+    assert not unexpected, (unexpected, log[-3000:])
 
 
 @pytest.fixture

@@ -22,8 +22,10 @@ async def test_hover_lists_branch_values_and_conditions(session: Session, worksp
     assert hover is not None
     assert hover.contents.kind == types.MarkupKind.Markdown
     text = hover.contents.value
-    assert '"15.4"' in text and '"14.9"' in text and "bounded" in text
-    assert 'var.customer_env == "prod"' in text
+    # whole table rows, not substrings ("bounded" is also in "unbounded")
+    assert text.split("\n")[2] == "**bounded** · 2 values"
+    assert '| `"15.4"` | `var.customer_env == "prod"` |' in text.split("\n")
+    assert '| `"14.9"` | `var.customer_env != "prod"` |' in text.split("\n")
     assert hover.range is not None and hover.range.start.line == session.pos(main, '"15.4"').line
 
 
@@ -32,7 +34,11 @@ async def test_hover_on_unbounded_field_explains_why(session: Session, workspace
     hover = await session.client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=cache), position=session.pos(cache, "var.node_type", delta=4)))
     text = hover.contents.value
-    assert "unbounded" in text and "cache_node_type" in text
+    lines = text.split("\n")
+    assert lines[2] == "**unbounded**"
+    assert [line for line in lines if line.startswith("**Why:**")] == [
+        "**Why:** var.cache_node_type ([variables.tf:20](../../variables.tf#L20)) has no default value, "
+        "and no validation block lists the allowed values."]
     assert hover.range == range_of(session.texts[cache], "var.node_type")
 
 
