@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import textwrap
 
+import pytest
+
 from phi_fixture import analysis_of, check_diagnostics, render
 
 from tfphi.syntax.jsonfile import parse_json_file
@@ -222,3 +224,13 @@ def test_json_values_are_terraforms(tmp_path):
         assert result.kind == "resolved", (name, result.reason)
         traced[name] = result.branches[0].value
     assert traced == expected
+
+
+@pytest.mark.parametrize("data", [
+    b"", b"{", b"[]", b'{"locals": []}', b'{"resource": {"a": 1}}', b"\xff\xfe", b'{"locals": {"a": "\xff"}}',
+    b"[" * 5000, b'{"module": {"m": {"source": 5}}}', b'{"locals": {"a": "${"}}', b'{"locals": {"a": "\\u00e9\\/"}}',
+])
+def test_hostile_json_never_raises(data):
+    hcl = parse_json_file("x.tf.json", data)
+    assert hcl.path == "x.tf.json" and len(hcl.source) == len(data)
+    analysis_of({"x.tf.json": data}).findings("")  # the workspace still builds

@@ -138,7 +138,10 @@ class _Scanner:
         if match is None:
             raise JsonSyntaxError(self.pos, "invalid string")
         self.pos = match.end()
-        return json.loads(match.group(0)), match.end()
+        token = match.group(0)
+        if b"\\" not in token:  # the common case: no escapes, the bytes are the text
+            return token[1:-1].decode("utf-8", "replace"), match.end()
+        return json.loads(token), match.end()
 
     def container(self, depth: int, close: bytes, kind: str) -> JNode:
         start = self.pos
@@ -380,6 +383,8 @@ def json_value_as_hcl(raw: bytes) -> bytes:
 
 
 def _template_as_hcl(token: bytes) -> bytes:
+    if b'\\"' not in token:
+        return token  # no escaped quote: nothing differs between JSON and HCL
     out = bytearray(token)
     depth = 0  # interpolation / directive nesting
     opened = -1  # where the nested string being read started (its escaped quote), else -1
