@@ -48,7 +48,7 @@ def test_defect_3_a_shared_modules_diagnostic_names_its_root():
     code, data, _ = _json("check", "rds-like", "--format", "json")
     (diagnostic,) = data["diagnostics"]
     assert diagnostic["roots"] == ["examples/complete-mysql"]
-    assert "Call path: module.db -> module.db_instance, from the root module examples/complete-mysql." in diagnostic["message"].split("\n")
+    assert "Call path: module.db -> module.db_instance, from the root module examples/complete-mysql." in diagnostic["message"]
 
 
 def test_defect_4_variable_files_json_and_the_new_codes():
