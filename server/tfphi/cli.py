@@ -53,6 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
     trace.add_argument("dir")
     trace.add_argument("address", help="e.g. module.database.aws_db_instance.app.engine_version")
     trace.add_argument("--json", action="store_true", help="print the result as JSON")
+    trace.add_argument("--dot", action="store_true", help="print the trace graph in Graphviz DOT (dot -Tsvg draws it)")
     trace.add_argument("--universe", help="comma-separated values the field may take (V1,V2,...)")
 
     spec = sub.add_parser("specialize", help="preview the count-gated specialization of a field")
@@ -177,6 +178,10 @@ def run_trace(args) -> int:
     if args.json:
         document = trace_json_document(analysis, match, result, trace_to_json(analysis, result), args.dir)
         print(json.dumps(document, indent=2, ensure_ascii=False))
+    elif args.dot:
+        from .features.trace_graph import to_dot, trace_graph
+
+        print(to_dot(trace_graph(analysis, [result])), end="")
     else:
         if match.root:
             print(f"root: {root_label(args.dir, match.root)}")

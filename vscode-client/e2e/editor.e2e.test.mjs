@@ -156,4 +156,34 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
     assert.match(await preview.locator('body').innerText(), /"15\.4"/);
     await editor.shot('09-show-trace');
   });
+
+  test('Show Trace Graph draws each branch of the field in a webview', async () => {
+    await editor.openFile('modules/postgres/main.tf');
+    await editor.goTo(4, 3);
+    await editor.runCommand('tfphi: Show Trace Graph');
+    await page.locator('.tab', { hasText: 'Trace graph' }).first().waitFor({ timeout: 30_000 });
+    const view = page.frameLocator('iframe.webview').last().frameLocator('#active-frame');
+    await view.locator('svg .node').first().waitFor({ timeout: 30_000 });
+    const labels = await view.locator('svg .node').evaluateAll((nodes) =>
+      nodes.map((n) => `${n.getAttribute('class')}: ${Array.from(n.querySelectorAll('text')).map((t) => t.textContent).join(' / ')}`),
+    );
+    assert.deepEqual(labels, [
+      'node kind-field has-location: module.database.aws_db_instance.app.engine_version / modules/postgres/main.tf:4:23',
+      'node kind-variable has-location: var.engine_version / modules/postgres/variables.tf:5:10',
+      'node kind-module_argument has-location: module.database / engine_version = / main.tf:6:3',
+      'node kind-conditional: var.customer_env == "prod" ?',
+      'node kind-literal has-location: "15.4" / main.tf:6:49',
+      'node kind-literal has-location: "14.9" / main.tf:6:58',
+    ]);
+    // One stroke per branch on each edge, in the branch's colour.
+    const strokes = await view.locator('svg path.edge').evaluateAll((paths) => paths.map((p) => p.getAttribute('stroke')));
+    assert.deepEqual(strokes.sort(), ['#1f77b4', '#1f77b4', '#1f77b4', '#1f77b4', '#ff7f0e', '#ff7f0e', '#ff7f0e', '#ff7f0e']);
+    const legend = await view.locator('ul.legend li').allInnerTexts();
+    assert.deepEqual(legend, ['"15.4" when var.customer_env == "prod"', '"14.9" when !(var.customer_env == "prod")']);
+    // The picture on its own: the bottom panel closed and the graph's editor group maximized.
+    await editor.runCommand('View: Close Panel');
+    await editor.runCommand('View: Toggle Maximized Editor Group');
+    await page.waitForTimeout(1000);
+    await editor.shot('10-trace-graph');
+  });
 });

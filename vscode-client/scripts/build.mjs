@@ -26,3 +26,17 @@ await build({
   legalComments: 'none',
   logLevel: 'info',
 });
+// The trace graph webview's script: runs in the page, with dagre for the layout.
+await build({
+  absWorkingDir: root,
+  entryPoints: ['src/webview/traceGraphView.ts'],
+  outfile: 'out/traceGraphView.js',
+  bundle: true,
+  format: 'iife',
+  platform: 'browser',
+  target: 'es2020',
+  minify: production,
+  sourcemap: production ? false : 'inline',
+  legalComments: 'none',
+  logLevel: 'info',
+});

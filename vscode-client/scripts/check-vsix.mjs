@@ -74,6 +74,7 @@ const expectedCommands = {
   'tfphi.restartServer': 'Restart Server',
   'tfphi.showOutput': 'Show Output',
   'tfphi.showTrace': 'Show Trace',
+  'tfphi.showTraceGraph': 'Show Trace Graph',
   'tfphi.previewSpecialization': 'Preview Specialization',
 };
 for (const [command, title] of Object.entries(expectedCommands)) {
@@ -114,6 +115,8 @@ check(
   'extension.js does not require vscode-languageclient at run time (it is bundled)',
   !/require\(["']vscode-languageclient/.test(code),
 );
+
+check('the trace graph webview script is shipped', entries.has('extension/out/traceGraphView.js'));
 
 // --- the bundled server: tfphi and every dependency, for each CPython 3.10-3.14 --------
 const libs = 'extension/bundled/libs/';

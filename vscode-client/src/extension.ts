@@ -23,6 +23,7 @@ import {
 } from 'vscode-languageclient/node';
 import { RestartBackoff } from './backoff';
 import { HASHICORP_TERRAFORM, highlightingSetting, semanticTokensEnabled } from './highlighting';
+import { asTraceGraph, graphPage } from './traceGraph';
 import { nodeProbes } from './probes';
 import {
   buildPreview,
@@ -110,6 +111,7 @@ class TfphiExtension implements vscode.Disposable {
       vscode.commands.registerCommand('tfphi.showOutput', () => {
         this.output.show(true);
       }),
+      vscode.commands.registerCommand('tfphi.showTraceGraph', () => this.showTraceGraph()),
       vscode.workspace.onDidChangeConfiguration((e) => {
         if (RESTART_SETTINGS.some((s) => e.affectsConfiguration(s))) {
           this.log('Server command settings changed: restarting the server.');
@@ -382,6 +384,65 @@ class TfphiExtension implements vscode.Disposable {
       document = await vscode.languages.setTextDocumentLanguage(document, preview.languageId);
     }
     await vscode.window.showTextDocument(document, { preview: true, viewColumn: vscode.ViewColumn.Beside });
+  }
+
+  /** *tfphi: Show Trace Graph*: asks the server for the graph at the cursor and draws it in a webview. */
+  private async showTraceGraph(): Promise<void> {
+    const cursor = this.cursor();
+    if (cursor === undefined) {
+      void vscode.window.showInformationMessage(
+        'tfphi: open a Terraform file and put the cursor on a field, then run the command again.',
+      );
+      return;
+    }
+    const client = this.client;
+    if (client === undefined || !client.isRunning()) {
+      void vscode.window.showInformationMessage('tfphi: the language server is not running (see tfphi: Show Output).');
+      return;
+    }
+    let answer: unknown = null;
+    try {
+      answer = await client.sendRequest('tfphi/traceGraph', {
+        textDocument: { uri: cursor.uri },
+        position: { line: cursor.line, character: cursor.character },
+      });
+    } catch (error) {
+      this.log(`tfphi/traceGraph failed: ${errorText(error)}`);
+    }
+    const graph = asTraceGraph(answer);
+    if (graph === undefined) {
+      void vscode.window.showInformationMessage(
+        'tfphi: nothing to trace at the cursor; put it on a field, a module argument, an output or a reference.',
+      );
+      return;
+    }
+    const folder = vscode.window.activeTextEditor
+      ? vscode.workspace.getWorkspaceFolder(vscode.window.activeTextEditor.document.uri)
+      : undefined;
+    const panel = vscode.window.createWebviewPanel('tfphi.traceGraph', graph.title, vscode.ViewColumn.Beside, {
+      enableScripts: true,
+      localResourceRoots: [vscode.Uri.joinPath(this.context.extensionUri, 'out')],
+    });
+    const script = panel.webview.asWebviewUri(vscode.Uri.joinPath(this.context.extensionUri, 'out', 'traceGraphView.js'));
+    const nonce = Array.from({ length: 32 }, () => Math.floor(Math.random() * 36).toString(36)).join('');
+    panel.webview.html = graphPage(graph, script.toString(), panel.webview.cspSource, nonce);
+    panel.webview.onDidReceiveMessage(async (message: unknown) => {
+      // A click on a node: open "file:line" (relative to the workspace folder) in the editor.
+      if (typeof message !== 'object' || message === null || folder === undefined) {
+        return;
+      }
+      const location = (message as { location?: unknown }).location;
+      const found = typeof location === 'string' ? /^(.*?):(\d+)(?::\d+)?$/.exec(location) : null;
+      if (found === null) {
+        return;
+      }
+      const uri = vscode.Uri.joinPath(folder.uri, found[1]);
+      const line = Math.max(Number(found[2]) - 1, 0);
+      await vscode.window.showTextDocument(uri, {
+        viewColumn: vscode.ViewColumn.One,
+        selection: new vscode.Range(line, 0, line, 0),
+      });
+    });
   }
 
   private async notifyNotFound(message: string): Promise<void> {

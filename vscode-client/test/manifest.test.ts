@@ -46,13 +46,14 @@ describe('package.json', () => {
     assert.deepEqual(tf.extensions, ['.tf', '.tfvars']);
   });
 
-  it('contributes the four commands', () => {
+  it('contributes the five commands', () => {
     assert.deepEqual(
       m.contributes.commands.map((c) => [c.command, c.title]),
       [
         ['tfphi.restartServer', 'Restart Server'],
         ['tfphi.showOutput', 'Show Output'],
         ['tfphi.showTrace', 'Show Trace'],
+        ['tfphi.showTraceGraph', 'Show Trace Graph'],
         ['tfphi.previewSpecialization', 'Preview Specialization'],
       ],
     );
