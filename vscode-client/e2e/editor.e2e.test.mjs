@@ -75,7 +75,7 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
     const cells = await hover().locator('table tr').allInnerTexts();
     assert.deepEqual(
       cells.map((row) => row.replace(/\s+/g, ' ').trim()),
-      ['value condition', '"15.4" var.customer_env == "prod"', '"14.9" !(var.customer_env == "prod")'],
+      ['value condition', '"15.4" var.customer_env == "prod"', '"14.9" var.customer_env != "prod"'],
     );
     await editor.shot('03-hover');
     await page.keyboard.press('Escape');
@@ -109,8 +109,18 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
     await fix.click();
     // The edit lands in the root variables.tf; the server re-traces and clears the warning.
     await page.locator('.markers-panel .monaco-list-row', { hasText: 'node_type' }).first().waitFor({ state: 'detached', timeout: 30_000 });
-    await editor.runCommand('File: Save All Files');
-    await page.locator('.tab.dirty').first().waitFor({ state: 'detached', timeout: 15_000 });
+    // Save the edited file (on a busy machine the first Save All may land before the edit does).
+    for (let attempt = 0; ; attempt += 1) {
+      await editor.runCommand('File: Save All Files');
+      try {
+        await page.locator('.tab.dirty').first().waitFor({ state: 'detached', timeout: 5_000 });
+        break;
+      } catch (error) {
+        if (attempt >= 4) {
+          throw error;
+        }
+      }
+    }
     await editor.openFile('variables.tf');
     await editor.goTo(24, 1);
     // The edit as saved to disk: the variable with its new validation block, laid out as fmt does.
@@ -180,9 +190,9 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
     assert.deepEqual(strokes.sort(), ['#1f77b4', '#1f77b4', '#1f77b4', '#1f77b4', '#ff7f0e', '#ff7f0e', '#ff7f0e', '#ff7f0e']);
     const legend = await view.locator('ul.legend li').allInnerTexts();
     assert.deepEqual(legend, ['"15.4" when var.customer_env == "prod"', '"14.9" when !(var.customer_env == "prod")']);
-    // The picture on its own: the bottom panel closed and the graph's editor group maximized.
-    await editor.runCommand('View: Close Panel');
-    await editor.runCommand('View: Toggle Maximized Editor Group');
+    // The picture on its own: the graph's editor group maximized (best effort: only the picture depends on it).
+    await page.keyboard.press('Escape');
+    await editor.runCommand('View: Toggle Maximized Editor Group').catch(() => page.keyboard.press('Escape'));
     await page.waitForTimeout(1000);
     await editor.shot('10-trace-graph');
   });

@@ -24,9 +24,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from tree_sitter import Node
+from tree_sitter import Node, Parser
 
-from ..syntax.hclfile import HclFile
+from ..syntax.hclfile import HclFile, hcl_language
 
 TOKEN_TYPES = (
     "namespace",
@@ -72,7 +72,9 @@ class Token:
 def semantic_tokens(hcl: HclFile) -> list[Token]:
     """Every classified token of the file, in order, none overlapping."""
     out: list[Token] = []
-    _Walker(hcl.source, out).visit(hcl.tree.root_node, frozenset(), False)
+    # Files read from disk keep no tree once their structure is read: parse those again.
+    tree = hcl.tree if hcl.tree is not None else Parser(hcl_language()).parse(hcl.source)
+    _Walker(hcl.source, out).visit(tree.root_node, frozenset(), False)
     out.sort(key=lambda t: t.start)
     return out
 
