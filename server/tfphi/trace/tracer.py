@@ -47,7 +47,7 @@ from .lift import lift, one_line
 from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
 from .types import convert, parse_type
-from .values import TfEvalError, Value, to_bool, to_hcl, to_number, to_string, value_key
+from .values import TfEvalError, TfUnrepresentable, Value, to_bool, to_hcl, to_number, to_string, value_key
 
 # How much larger than the branch limit a raw cross product may be before contradictions are dropped.
 CROSS_PRODUCT_SLACK = 8
@@ -219,10 +219,14 @@ class Tracer:
         holding = []
         for branch in values:
             value = branch.value
-            try:
-                some = to_number(value) > 0 if kind == "count" else len(value) > 0
-            except (TfEvalError, TypeError):
-                some = True  # Terraform rejects such a count; do not claim the resource is absent
+            if kind == "count":
+                try:
+                    some = to_number(value) > 0
+                except TfEvalError:
+                    some = True  # Terraform rejects such a count; do not claim the resource is absent
+            else:
+                # A for_each that is not a collection is rejected by Terraform: not "absent" either.
+                some = len(value) > 0 if isinstance(value, (dict, list)) else True
             if some:
                 holding.append(branch.cond)
         return C.disjoin(holding) if holding else None
@@ -853,6 +857,8 @@ class Tracer:
                 error = error or str(exc)
                 self._may_fail = True
                 continue
+            except TfUnrepresentable as exc:
+                return Unbounded(f"{label} gives a value tfphi cannot hold: {exc}", "invalid", span)
             except (RecursionError, OverflowError) as exc:
                 return Unbounded(f"{label} cannot be evaluated here ({type(exc).__name__})", "invalid", span)
             path: tuple[S.Step, ...] = ()
