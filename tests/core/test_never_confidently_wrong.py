@@ -129,7 +129,7 @@ resource "aws_db_instance" "x" {
 
 def test_a_module_call_with_count_zero_never_creates_its_resources():
     check_trace(COUNTED % "0", "module.m.aws_db_instance.x.engine_version", """
-        unbounded: aws_db_instance.x is never created: its count or for_each is empty for every assignment
+        unbounded: aws_db_instance.x is never created: module.m's count is 0 for every assignment
     """)
 
 

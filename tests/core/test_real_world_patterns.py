@@ -57,7 +57,7 @@ def test_a_resource_that_count_rules_out_has_no_value():
     # examples/minimal passes create = false: count = 0, the instance never exists (issue 10, defect 3).
     fixture = EXAMPLES_CALL_THE_ROOT.replace("#- examples/complete/main.tf", "#- examples/z_complete/main.tf")
     check_trace(fixture, "module.db.module.db_instance.aws_db_instance.this.engine_version", """
-        unbounded: aws_db_instance.this is never created: its count or for_each is empty for every assignment
+        unbounded: aws_db_instance.this is never created: its count is 0 for every assignment
     """)
 
 

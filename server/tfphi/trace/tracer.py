@@ -164,8 +164,8 @@ class Tracer:
         env = Env(path)
         env = env.with_iterators(iterators_of(env))
         result, touched = self.trace_attribute(address, attribute, env, universe, label or address, owner=resource.address)
-        exists, exists_touched = self.existence(path, resource)
-        result = dataclasses.replace(with_existence(result, exists, self.limits), resource=resource.address)
+        exists, exists_touched, absent_because = self.existence(path, resource)
+        result = dataclasses.replace(with_existence(result, exists, self.limits, absent_because), resource=resource.address)
         return result, touched | exists_touched
 
     def trace_attribute(
@@ -181,10 +181,11 @@ class Tracer:
         result = _prepend(result, S.FieldStep(address))
         return finish(address, result, self.limits, attribute.expr.span, env.path), frozenset(self._touched)
 
-    def existence(self, path: CallPath, resource: Resource) -> tuple["C.Cond | None", frozenset[tuple[str, str]]]:
+    def existence(self, path: CallPath, resource: Resource) -> tuple["C.Cond | None", frozenset[tuple[str, str]], str]:
         """When the resource has at least one instance: its own ``count``/``for_each`` and those of every call around it.
 
-        None means never (a count or collection that is empty for every assignment).
+        None means never (a count or collection that is empty for every assignment); the
+        text then says which one rules it out.
         """
         self._touched = set()
         self.universe = ()
@@ -195,6 +196,7 @@ class Tracer:
             if call is not None:
                 frames.append((call.body, Env(path[:i]), f"module.{path[i][0]}"))
         exists: C.Cond | None = C.TRUE
+        absent_because = ""
         for body, env, declaration in frames:
             for kind in ("count", "for_each"):
                 attribute = body.attributes.get(kind)
@@ -202,8 +204,13 @@ class Tracer:
                     continue
                 self._touched.add((env.dir, declaration))
                 some = self._some_instance(kind, attribute, env)
+                if some is None and not absent_because:
+                    owner = "its" if declaration == resource.address else f"{declaration}'s"
+                    absent_because = f"{owner} {kind} is {'0' if kind == 'count' else 'empty'} for every assignment"
                 exists = None if some is None or exists is None else C.conjoin(exists, some)
-        return exists, frozenset(self._touched)
+        if exists is None and not absent_because:
+            absent_because = "its count and for_each never hold together"
+        return exists, frozenset(self._touched), absent_because
 
     def _some_instance(self, kind: str, attribute: Attribute, env: Env) -> "C.Cond | None":
         """The condition under which a ``count``/``for_each`` gives at least one instance (None: never)."""
@@ -1179,13 +1186,13 @@ def finish(address: str, result: Result, limits: Limits, span: Span | None, path
     return TraceResult(address, kind, coalesced, selector_of(coalesced) if kind == BOUNDED else None, None, span, path)
 
 
-def with_existence(result: TraceResult, exists: "C.Cond | None", limits: Limits) -> TraceResult:
+def with_existence(result: TraceResult, exists: "C.Cond | None", limits: Limits, absent_because: str = "") -> TraceResult:
     """Adds when the resource exists; branches that contradict it are never taken.
 
     A resource that never exists has no value: Unbounded, saying why it is not created.
     """
     if exists is None:
-        never = Unbounded(f"{result.address.rsplit('.', 1)[0]} is never created: its count or for_each is empty for every assignment", "absent", result.expr_span)
+        never = Unbounded(f"{result.address.rsplit('.', 1)[0]} is never created: {absent_because}", "absent", result.expr_span)
         return dataclasses.replace(result, kind=UNBOUNDED, branches=(), selector=None, unbounded=never, exists=None)
     if result.kind != BOUNDED or isinstance(exists, C.TrueCond):
         return dataclasses.replace(result, exists=exists)
