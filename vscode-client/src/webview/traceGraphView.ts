@@ -68,7 +68,11 @@ function draw(graph: TraceGraph, vscode: VsCodeApi): void {
   layout(g);
 
   const size = g.graph() as { width?: number; height?: number };
-  const svg = element('svg', { width: (size.width ?? 400) + 16, height: (size.height ?? 300) + 16, role: 'img' });
+  // Scaled down to the view's width when wider (never up): the whole graph is in sight.
+  const width = (size.width ?? 400) + 16;
+  const height = (size.height ?? 300) + 16;
+  const svg = element('svg', { viewBox: `0 0 ${width} ${height}`, width: '100%', role: 'img' });
+  svg.style.maxWidth = `${width}px`;
   svg.setAttribute('aria-label', graph.title);
   const defs = element('defs', {});
   svg.appendChild(defs);
