@@ -18,10 +18,9 @@ from typing import Any, Sequence
 
 from ..analysis import Analysis
 from ..trace import steps as S
-from ..trace.conditions import materialize
 from ..trace.result import RESOLVED, UNBOUNDED, TraceResult
 from ..trace.values import to_display
-from .locations import location
+from .locations import condition_text, location
 
 # Branch colours: distinct on light and dark backgrounds (the webview and DOT use the same).
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
@@ -140,7 +139,7 @@ class _Builder:
             branch = GraphBranch(
                 index=len(self.branches),
                 value=to_display(b.value),
-                condition="true" if result.kind == RESOLVED else materialize(b.cond),
+                condition="true" if result.kind == RESOLVED else condition_text(b.cond),
                 address=result.address,
             )
             self.branches.append(branch)
