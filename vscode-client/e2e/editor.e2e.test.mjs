@@ -109,19 +109,14 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
     await fix.click();
     // The edit lands in the root variables.tf; the server re-traces and clears the warning.
     await page.locator('.markers-panel .monaco-list-row', { hasText: 'node_type' }).first().waitFor({ state: 'detached', timeout: 30_000 });
-    // Save the edited file (on a busy machine the first Save All may land before the edit does).
-    for (let attempt = 0; ; attempt += 1) {
-      await editor.runCommand('File: Save All Files');
-      try {
-        await page.locator('.tab.dirty').first().waitFor({ state: 'detached', timeout: 5_000 });
-        break;
-      } catch (error) {
-        if (attempt >= 4) {
-          throw error;
-        }
-      }
-    }
+    // The edit sits in a model with no tab: open the file, then save until the disk has the edit
+    // (a save can land before the edit does; closing a dirty editor would stop at a dialog).
     await editor.openFile('variables.tf');
+    const edited = join(editor.workspace, 'variables.tf');
+    for (let attempt = 0; attempt < 10 && !readFileSync(edited, 'utf8').includes('contains(["cache.r6g.large"]'); attempt += 1) {
+      await editor.runCommand('File: Save All Files');
+      await page.waitForTimeout(1_000);
+    }
     await editor.goTo(24, 1);
     // The edit as saved to disk: the variable with its new validation block, laid out as fmt does.
     const saved = readFileSync(join(editor.workspace, 'variables.tf'), 'utf8');
