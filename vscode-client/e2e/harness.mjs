@@ -222,8 +222,23 @@ export class Editor {
     await page.keyboard.press('Enter');
   }
 
-  /** Opens a workspace file by its path (the simple file dialog: no fuzzy match to race with). */
+  /** Opens a workspace file by its path; the whole dialog is tried again when a try leaves no tab. */
   async openFile(relative) {
+    for (let attempt = 1; ; attempt += 1) {
+      try {
+        return await this.openFileOnce(relative);
+      } catch (error) {
+        if (attempt >= 3) {
+          throw error;
+        }
+        await this.page.keyboard.press('Escape');
+        await this.page.waitForTimeout(1_000);
+      }
+    }
+  }
+
+  /** Opens a workspace file by its path (the simple file dialog: no fuzzy match to race with). */
+  async openFileOnce(relative) {
     const page = this.page;
     await this.runCommand('View: Close All Editor Groups');
     await page.keyboard.press('F1');
