@@ -16,7 +16,7 @@ from ..syntax.expr import AttrStep, Expr, ForExpr, IndexStep, LiteralExpr, Scope
 from . import conditions as C
 
 if TYPE_CHECKING:
-    from .tracer import Env, SourceView
+    from .tracer import SourceView
 
 MAX_LIFT_DEPTH = 20
 _PER_INSTANCE = ("each", "count", "self")

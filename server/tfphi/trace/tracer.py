@@ -311,7 +311,6 @@ class Tracer:
         def arm(truth: bool) -> Result:
             # Each arm is traced once: nested conditionals would otherwise cost 2^depth.
             if truth not in traced:
-                label = "true" if truth else "false"
                 traced[truth] = _prepend(self.trace(expr.true_result if truth else expr.false_result, env, depth, stack), S.Arm(truth, condition=_one_line(cond_text)))
             return traced[truth]
 
