@@ -91,6 +91,29 @@ def test_builtin_universes_fit_the_default_branch_limit() -> None:
         assert len(spec.universe) <= Limits().branches, key
 
 
+def test_builtin_registry_read_without_cattrs_is_what_the_checked_decoder_reads() -> None:
+    """Start-up reads the shipped registry with a small direct decoder (no cattrs import);
+    the checked decoder, the one user files go through, must read the very same registry,
+    and anything the direct decoder does not expect goes to the checked one."""
+    import sys
+    import tomllib
+
+    from tfphi.config import _builtin_fields_checked, _builtin_fields_direct, _builtin_fields_text
+
+    data = tomllib.loads(_builtin_fields_text())
+    direct = _builtin_fields_direct(data)
+    assert direct is not None
+    assert list(direct.items()) == list(_builtin_fields_checked(data).items())
+    assert any(spec.universe for spec in direct.values())
+    assert _builtin_fields_direct({"fields": {"aws_db_instance.engine": {"severity": "loud"}}}) is None
+    assert _builtin_fields_direct({"fields": {"engine": {}}}) is None
+    assert _builtin_fields_direct({"fields": {"a.b": {"universe": [{"x": 1}]}}}) is None
+    assert _builtin_fields_direct({"limits": {}, "fields": {}}) is None
+    with pytest.raises(RuntimeError, match="broken"):
+        _builtin_fields_checked({"fields": {"a.b": {"severity": "loud"}}})
+    assert "cattrs" in sys.modules  # the checked decoder imported it when first used
+
+
 def test_builtin_fields_is_cached_and_immutable() -> None:
     assert builtin_fields() is builtin_fields()
     with pytest.raises(TypeError):

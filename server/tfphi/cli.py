@@ -14,8 +14,6 @@ from . import __version__
 from .analysis import Analysis
 from .features.diagnostics import SEVERITY_RANK, Diagnostic, fix_texts, suggested_values, workspace_diagnostics
 from .features.locations import human_range, location
-from .features.trace_json import trace_to_json
-from .field_lookup import FieldMatch, FieldLookupError, lookup, trace_match
 from .loader import load_workspace
 from .workspace_output import check_json_entry, root_label, text_roots_line, trace_json_document
 from .trace.conditions import NotExpressible, atoms, root_gate
@@ -167,10 +165,13 @@ def diagnostic_json(analysis: Analysis, d: Diagnostic) -> dict:
 
 
 def run_trace(args) -> int:
+    from .features.trace_json import trace_to_json
+    from .field_lookup import FieldLookupError, lookup, trace_match
+
     analysis = _load(args.dir)
     universe = [v.strip() for v in args.universe.split(",") if v.strip()] if args.universe else None
     try:
-        match: FieldMatch = lookup(analysis, args.address, args.dir, lambda root: root_label(args.dir, root))
+        match = lookup(analysis, args.address, args.dir, lambda root: root_label(args.dir, root))
     except FieldLookupError as exc:
         print(f"tfphi: error: {exc}", file=sys.stderr)
         return EXIT_USAGE

@@ -46,12 +46,14 @@ import sys
 import types
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from importlib import resources
-from typing import Any, NewType
+from typing import TYPE_CHECKING, Any, NewType
 
-import cattrs
-from cattrs.errors import BaseValidationError, ForbiddenExtraKeysError, IterableValidationNote
-from cattrs.gen import make_dict_structure_fn, make_mapping_structure_fn
+if TYPE_CHECKING:
+    import cattrs
+
+# cattrs (and attrs under it) is imported when a configuration is first decoded, not at
+# start-up: a workspace without .tfphi.toml never needs it, and it was a quarter of the
+# start-up of a small `tfphi check` (see _builtin_fields_direct for the built-in registry).
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -294,8 +296,12 @@ def _structure_universe(value: object, _: object) -> tuple:
     return tuple(result)
 
 
-def _make_converter() -> cattrs.Converter:
+@functools.cache
+def _converter() -> cattrs.Converter:
     """The strict converter: no coercion ("5" is not a number), no extra keys, every error collected."""
+    import cattrs
+    from cattrs.gen import make_dict_structure_fn, make_mapping_structure_fn
+
     converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     converter.register_structure_hook(_PositiveInt, _structure_positive_int)
     converter.register_structure_hook(_Severity, _structure_severity)
@@ -324,14 +330,14 @@ def _make_converter() -> cattrs.Converter:
     return converter
 
 
-_CONVERTER = _make_converter()
-
 # A validation failure: the path of keys to the offending entry, the unknown keys there (if any), and the message.
 _Failure = tuple[tuple[object, ...], tuple[str, ...], str]
 
 
 def _failures(exc: BaseException, path: tuple[object, ...] = ()) -> list[_Failure]:
     """Flattens a cattrs validation error tree into (path, unknown keys, message) triples."""
+    from cattrs.errors import BaseValidationError, ForbiddenExtraKeysError, IterableValidationNote
+
     if isinstance(exc, ForbiddenExtraKeysError):
         return [(path, tuple(sorted(map(str, exc.extra_fields))), "unknown key")]
     if isinstance(exc, BaseValidationError):
@@ -382,13 +388,15 @@ def _structure(data: Mapping, where: str) -> tuple[Settings, list[tuple[tuple[ob
 
     Returns the settings and (key path, message) problems; `where` prefixes every message.
     """
+    from cattrs.errors import BaseValidationError
+
     work: dict = _copy_tables(data)  # type: ignore[assignment]
     problems: list[tuple[tuple[object, ...], str]] = []
     prefix = f"{where}." if where else ""
     # Each round drops every failing key; a few rounds settle any nesting.
     for _ in range(8):
         try:
-            settings = _CONVERTER.structure(work, Settings)
+            settings = _converter().structure(work, Settings)
         except BaseValidationError as exc:
             failures = _failures(exc)
         except Exception as exc:  # noqa: BLE001 - settings must never crash the server
@@ -491,8 +499,50 @@ def _decode(data: Mapping, base: Config, where: str) -> tuple[Config, list[tuple
 @functools.cache
 def builtin_fields() -> Mapping[str, FieldSpec]:
     """The built-in field registry shipped as package data (`data/fields.toml`), parsed once."""
-    text = resources.files("tfphi").joinpath("data/fields.toml").read_text(encoding="utf-8")
-    data = tomllib.loads(text)
+    data = tomllib.loads(_builtin_fields_text())
+    fields = _builtin_fields_direct(data)
+    if fields is not None:
+        return fields
+    return _builtin_fields_checked(data)
+
+
+def _builtin_fields_text() -> str:
+    # Through this module's own loader (importlib.resources costs a tenth of a small check's start-up).
+    origin = __spec__.origin if __spec__ is not None else None
+    loader = __spec__.loader if __spec__ is not None else None
+    if origin and loader is not None and hasattr(loader, "get_data") and origin.endswith("config.py"):
+        here = origin[: -len("config.py")]  # the package's directory, ending with its separator
+        try:
+            return loader.get_data(f"{here}data{here[-1]}fields.toml").decode("utf-8")
+        except (OSError, ValueError):
+            pass
+    from importlib import resources
+
+    return resources.files("tfphi").joinpath("data/fields.toml").read_text(encoding="utf-8")
+
+
+def _builtin_fields_direct(data: Mapping) -> Mapping[str, FieldSpec] | None:
+    """The registry decoded without cattrs, for the shape it ships in (``fields`` tables with
+    ``universe`` and ``severity``, all valid); None when anything else is there, and the
+    checked decoder then says what is wrong. (A test checks both give the same registry.)"""
+    if set(data) != {"fields"} or not isinstance(data["fields"], dict):
+        return None
+    fields: dict[str, FieldSpec] = {}
+    for key, entry in data["fields"].items():
+        if not _FIELD_KEY.match(key) or not isinstance(entry, dict) or not set(entry) <= {"universe", "severity"}:
+            return None
+        severity = entry.get("severity", "warning")
+        universe = entry.get("universe", [])
+        if severity not in SEVERITIES or not isinstance(severity, str) or not isinstance(universe, list):
+            return None
+        if not all(isinstance(item, (str, int, float, bool)) for item in universe):
+            return None
+        fields[key] = FieldSpec(universe=_structure_universe(universe, None), severity=severity)
+    return Config(fields=fields).fields
+
+
+def _builtin_fields_checked(data: Mapping) -> Mapping[str, FieldSpec]:
+    """The registry decoded as a user's file is, raising when it is broken."""
     settings, problems = _structure(data, "")
     if problems or settings.limits or settings.ignore or settings.diagnostics or settings.inlayHints:
         raise RuntimeError(f"tfphi/data/fields.toml is broken: {[m for _, m in problems]}")

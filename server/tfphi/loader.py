@@ -69,7 +69,10 @@ def walk_workspace(root: Path, config: Config, skipped: list[tuple[str, str]] | 
         for name in sorted(filenames):
             rel = f"{rel_dir}/{name}".lstrip("/")
             if file_kind(rel) in ("tf", "tfvars", "config") and not is_ignored(rel, config.ignore):
-                problem = link_problem(root, rel)
+                # os.walk never descends through a linked directory and ``root`` is resolved, so
+                # only a file that is itself a link can lead out: resolve only those (resolving
+                # every path cost more than reading the files).
+                problem = link_problem(root, rel) if os.path.islink(os.path.join(dirpath, name)) else None
                 if problem is not None:
                     if skipped is not None:
                         skipped.append((rel, problem))

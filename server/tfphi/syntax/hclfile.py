@@ -97,19 +97,27 @@ class Attribute:
     """``name = expression``; spans and the expression are worked out on first use.
 
     Building a module reads every attribute of its variable, module and output blocks, and
-    most are never asked about again: only the name is read eagerly.
+    most are never asked about again: only the name is read eagerly, with the ranges of the
+    name and of the value, so that ``name_span`` and a plain string's ``literal_string``
+    (what every module build reads) need no parse again once the file's tree is gone.
     """
 
-    __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_scope")
+    __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_scope", "_name_end", "_value")
 
     def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 scope: tuple[int, int] | None = None):
+                 scope: tuple[int, int] | None = None, name_end: int | None = None):
         self.name = name
         self._node = node if keep_node else None  # None: parse the range again when asked
         self._start, self._end = node.start_byte, node.end_byte
         self._scope = scope  # the top-level block's range, parsed again in one go
         self._converter = converter
         self._expr: Expr | None = None
+        if name_end is None:
+            first = node.child(0)
+            name_end = first.end_byte if first is not None else node.start_byte
+        self._name_end = name_end
+        value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
+        self._value = (value.start_byte, value.end_byte) if value is not None and value.type == "expression" else None
 
     def _tree_node(self) -> Node:
         if self._node is not None:
@@ -124,7 +132,7 @@ class Attribute:
 
     @property
     def name_span(self) -> Span:
-        return self._converter.span(self._tree_node().child(0))
+        return Span(self._converter.file, self._start, self._name_end)  # the name starts the attribute
 
     @property
     def expr(self) -> Expr:
@@ -141,9 +149,12 @@ class Attribute:
 
     def literal_string(self) -> str | None:
         """The value when it is a plain quoted string without escapes or templates (fast path)."""
-        node = self._tree_node()
-        expr_node = node.child(node.child_count - 1)
-        raw = self._converter.source[expr_node.start_byte : expr_node.end_byte] if expr_node is not None else b""
+        if self._value is not None:
+            raw = self._converter.source[self._value[0] : self._value[1]]
+        else:  # no value, or recovered oddly: read the last child as before
+            node = self._tree_node()
+            expr_node = node.child(node.child_count - 1)
+            raw = self._converter.source[expr_node.start_byte : expr_node.end_byte] if expr_node is not None else b""
         if len(raw) >= 2 and raw[0] == 0x22 and raw[-1] == 0x22 and not any(c in raw[1:-1] for c in b'"\\$%\n'):
             return raw[1:-1].decode("utf-8", "replace")
         if self._expr is None and raw[:1] != b'"':
@@ -325,7 +336,7 @@ def _read_attribute(node: Node, conv: ExprConverter, scope: tuple[int, int] | No
     name_node = node.child(0)
     if name_node is None or name_node.type != "identifier":
         return None
-    return Attribute(conv.text(name_node), node, conv, conv.keep_nodes, scope or (node.start_byte, node.end_byte))
+    return Attribute(conv.text(name_node), node, conv, conv.keep_nodes, scope or (node.start_byte, node.end_byte), name_node.end_byte)
 
 
 def _read_block(node: Node, conv: ExprConverter, scope: tuple[int, int] | None = None, eager: bool = False) -> Block | None:
@@ -451,7 +462,10 @@ def _describe_error(node: Node) -> str:
 _HEX_RE = re.compile(rb"^0[xX]")
 # Text that might break a rule: a hex prefix, an empty interpolation, or a template on a line
 # that looks like a block header (a name, then no "=" before a quoted label with "${"/"%{").
-_RULES_CANDIDATE = re.compile(rb'0[xX]|[$%]\{\s*\}|^[ \t]*[A-Za-z_][\w-]*[ \t]+[^\n=]*"[^"\n]*[$%]\{', re.M)
+# One pattern over the whole text was a tenth of a check's time: each part is looked for on
+# its own, the header shape only on the lines where a template starts (_rules_candidate).
+_EMPTY_AFTER_START = re.compile(rb"\s*\}")
+_HEADER_TEMPLATE = re.compile(rb'[ \t]*[A-Za-z_][\w-]*[ \t]+[^\n=]*"[^"\n]*[$%]\{')
 _LABEL_TEMPLATE_RE = re.compile(rb"(?<!\$)(?:\$\$)*[$%]\{")
 # Single-node patterns only: a parent-child pattern such as ``(block (string_lit))`` keeps one
 # query state per enclosing block, which is quadratic in nesting depth (seconds for 10,000 levels).
@@ -463,12 +477,32 @@ def _rules_query() -> Query:
     return Query(hcl_language(), _RULES_QUERY)
 
 
+def _rules_candidate(source: bytes) -> bool:
+    """True when the text might break a rule (see _EMPTY_TEMPLATE and the patterns by it)."""
+    if b"0x" in source or b"0X" in source:
+        return True
+    header, empty = _HEADER_TEMPLATE.match, _EMPTY_AFTER_START.match
+    lines_checked: set[int] = set()
+    for marker in (b"${", b"%{"):  # bytes.find, in C: a pattern scanning every byte was the cost
+        at = source.find(marker)
+        while at >= 0:
+            if empty(source, at + 2):
+                return True
+            line = source.rfind(b"\n", 0, at) + 1
+            if line not in lines_checked:  # each line once, with the whole-line pattern
+                if header(source, line):
+                    return True
+                lines_checked.add(line)
+            at = source.find(marker, at + 2)
+    return False
+
+
 def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[SyntaxProblem]) -> None:
     """What tree-sitter-hcl accepts but Terraform rejects (SPEC section 2, parser facts)."""
     if any(c.type == "object" for c in root.children):
         errors.append(SyntaxProblem(Span(path, 0, len(source)), "a .tf file cannot be a JSON object; use a .tf.json file"))
         return
-    if not _RULES_CANDIDATE.search(source):
+    if not _rules_candidate(source):
         return  # the common case: nothing in the text could break a rule, so the tree need not be walked
     captures = QueryCursor(_rules_query()).captures(root)
     for node in captures.get("number", ()):

@@ -39,6 +39,13 @@ def _query() -> Query:
     return Query(hcl_language(), "(variable_expr) @ref")
 
 
+# Single-node patterns only (linear in any nesting, see syntax.hclfile._RULES_QUERY): the
+# steps are matched to their reference by position, not by a parent-child pattern.
+@lru_cache(maxsize=1)
+def _steps_query() -> Query:
+    return Query(hcl_language(), "(variable_expr) @ref (get_attr) @step (index) @step (splat) @step")
+
+
 def top_level_nodes(root: Node) -> list[Node]:
     """The blocks and attributes of the file's body, and any ERROR regions around them."""
     nodes: list[Node] = []
@@ -62,6 +69,58 @@ def block_references(top: Node, source: bytes, cache: BlockCache) -> list[Relati
 
 
 def _block_references(top: Node, source: bytes) -> list[Relative]:
+    if not top.has_error:
+        return _block_references_fast(top, source)
+    return _block_references_walk(top, source)
+
+
+_SPACE = re.compile(rb"[ \t\r\n]*")
+
+
+def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
+    """One query for the references and every postfix step, in C; a step belongs to the
+    reference (or step) it starts right after, with only white space between.
+
+    In tree-sitter-hcl a traversal is flat: ``var.a[0].b`` is one ``expression`` whose
+    children are ``variable_expr``, ``get_attr``, ``index``, ``get_attr``, so the steps of a
+    reference are its following siblings, and a ``get_attr``/``index``/``splat`` that starts
+    where an expression ends can only be the next step of that expression. A comment
+    between two steps is a sibling that is no step (it ends the traversal, as in the walk);
+    an error-free block is required, as error recovery could attach a step elsewhere."""
+    base = top.start_byte
+    captures = QueryCursor(_steps_query()).captures(top)
+    nodes = captures.get("ref", [])
+    if not nodes:
+        return []
+    steps = {n.start_byte: n for n in captures.get("step", ())}
+    nodes.sort(key=lambda n: n.start_byte)
+    out: list[Relative] = []
+    space = _SPACE.match
+    for node in nodes:
+        end = node.end_byte
+        step = steps.get(space(source, end).end())
+        if step is None:
+            continue  # no name follows: nothing to report (as the walk)
+        root = source[node.start_byte : end].decode("utf-8", "replace")
+        names: list[str] = []
+        ends = [end - base]
+        while step is not None:
+            if step.type == "get_attr":
+                named = step.named_children
+                if not named:
+                    break
+                ident = named[-1]
+                names.append(source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"))
+                ends.append(step.end_byte - base)
+            end = step.end_byte
+            step = steps.get(space(source, end).end())
+        if names:
+            out.append((root, tuple(names), node.start_byte - base, end - base, tuple(ends)))
+    return out
+
+
+def _block_references_walk(top: Node, source: bytes) -> list[Relative]:
+    """The references of a block with syntax errors: each step found as a sibling in the tree."""
     base = top.start_byte
     scopes = Scopes()
     nodes = QueryCursor(_query()).captures(top).get("ref", [])
