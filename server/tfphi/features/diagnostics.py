@@ -221,8 +221,18 @@ def _where(analysis: Analysis, span: Span) -> str:
     return f"{span.file}:{line}"
 
 
+@dataclass(frozen=True)
+class Outside:
+    """A value a field can take that its universe does not list, and where it comes from."""
+
+    value: Any
+    source: Span | None  # the literal, default or validation value; a variable file's assignment
+    deployment: str | None = None  # the variable file (relative to DIR) whose deployment gives it
+
+
 def _unsupported_values(analysis: Analysis, dir: str) -> list[Diagnostic]:
-    """``unsupported-value``: a field with a universe can take a value outside it (SPEC 5)."""
+    """``unsupported-value``: a field with a universe can take a value outside it (SPEC 5): a
+    branch of its trace, or its value under one of the root's deployments."""
     out: list[Diagnostic] = []
     reported: set[tuple[str, tuple[str, ...]]] = set()
     for trace in analysis.field_traces(dir):
@@ -232,7 +242,9 @@ def _unsupported_values(analysis: Analysis, dir: str) -> list[Diagnostic]:
                 or result.expr_span is None or key in reported):
             continue
         supported = {value_key(v) for v in spec.universe}
-        outside = [b for b in result.branches if b.value is not None and value_key(b.value) not in supported]
+        outside = [Outside(b.value, b.source) for b in result.branches
+                   if b.value is not None and value_key(b.value) not in supported]
+        outside += _deployments_outside(analysis, trace, supported, {value_key(o.value) for o in outside})
         if not outside:
             continue
         reported.add(key)
@@ -240,30 +252,71 @@ def _unsupported_values(analysis: Analysis, dir: str) -> list[Diagnostic]:
     return out
 
 
-def unsupported_diagnostic(analysis: Analysis, trace: FieldTrace, outside: list) -> Diagnostic:
+def _deployments_outside(analysis: Analysis, trace: FieldTrace, supported: set[str], known: set[str]) -> list[Outside]:
+    """The values the root's deployments give the field that its universe does not list: a
+    variable file can hand the compiler a value no branch of the configuration shows."""
+    from ..specialize.moves import deployment_values  # the specializer traces a field under a deployment
+    from ..stir.deployments import root_deployments
+
+    if not trace.result.exists:
+        return []  # a resource that never exists takes no value
+    root = trace.result.call_path[0][1] if trace.result.call_path else ""
+    found = {d.name: d for d in root_deployments(analysis, root)}
+    out: list[Outside] = []
+    for outcome in deployment_values(analysis, trace.result, trace.resource, trace.field_name):
+        if not outcome.decided or outcome.value is None or value_key(outcome.value) in supported | known:
+            continue
+        known.add(value_key(outcome.value))
+        deployment = found.get(outcome.deployment.file)
+        out.append(Outside(outcome.value, _assignment_of(analysis, deployment, outcome.value), deployment.file if deployment else None))
+    return out
+
+
+def _assignment_of(analysis: Analysis, deployment, value: Any) -> Span | None:
+    """The assignment in the deployment's variable files that sets ``value`` (the winning one)."""
+    if deployment is None:
+        return None
+    for name, file in deployment.set_by.items():
+        if name in deployment.assignment and value_key(deployment.assignment[name]) == value_key(value):
+            attribute = analysis.tfvars[file].body.attributes.get(name) if file in analysis.tfvars else None
+            if attribute is not None:
+                return attribute.expr.span
+    return None
+
+
+def unsupported_diagnostic(analysis: Analysis, trace: FieldTrace, outside: list[Outside]) -> Diagnostic:
     result, spec = trace.result, trace.spec
     field = f"{trace.resource.address}.{trace.field_name}"
-    values = ", ".join(to_hcl(b.value) for b in outside)
+    values = ", ".join(to_hcl(o.value) for o in outside)
     listed = ", ".join(to_hcl(v) for v in spec.universe)
     one = len(outside) == 1
     origins = []
     related: list[Related] = []
-    for b in outside:
-        if b.source is not None:
-            origins.append(f"{to_hcl(b.value)} comes from {_where(analysis, b.source)}")
-            if b.source != result.expr_span:
-                related.append(Related(b.source, f"{to_hcl(b.value)} comes from here"))
+    for o in outside:
+        if o.deployment is not None:
+            where = _where(analysis, o.source) if o.source is not None else o.deployment
+            origins.append(f"{to_hcl(o.value)} comes from the deployment {where}")
+        elif o.source is not None:
+            origins.append(f"{to_hcl(o.value)} comes from {_where(analysis, o.source)}")
+        if o.source is not None and o.source != result.expr_span:
+            origin = f"set by the deployment {o.deployment}" if o.deployment is not None else "comes from here"
+            related.append(Related(o.source, f"{to_hcl(o.value)} {origin}"))
     message = (f"{trace.field_name} can take {values}, which the service compiler does not support: "
                f"{'it is' if one else 'they are'} not among the supported values of {trace.resource.type}.{trace.field_name} ({listed}).")
     detail = f"{field} is set to {_short(analysis.text(result.expr_span))}" + (f"; {'; '.join(origins)}." if origins else ".")
     key = f"{trace.resource.type}.{trace.field_name}"
     fixes = (
-        Fix("change", f"use one of the supported values ({listed}) instead of {values}."),
+        Fix("change", f"use one of the supported values ({listed}) instead of {values}{_in_files(outside)}."),
         Fix("universe", f'or, once the compiler supports {"it" if one else "them"}, add {values} to [fields."{key}"] universe in .tfphi.toml.'),
     )
-    data = {"field": field, "resource_type": trace.resource.type, "values": [to_json(b.value) for b in outside]}
+    data = {"field": field, "resource_type": trace.resource.type, "values": [to_json(o.value) for o in outside]}
     return Diagnostic(result.expr_span.file, result.expr_span, spec.severity, "unsupported-value", message,
                       tuple(related), data, detail=detail, fixes=fixes)
+
+
+def _in_files(outside: list[Outside]) -> str:
+    files = sorted({o.deployment for o in outside if o.deployment is not None})
+    return f" (in {', '.join(files)})" if files and all(o.deployment is not None for o in outside) else ""
 
 
 def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace) -> Diagnostic:
