@@ -376,6 +376,9 @@ def create_server() -> TfphiServer:
 def run_server(tcp: str | None = None) -> int:
     """Runs the language server over stdio, or over TCP when ``tcp`` is ``HOST:PORT``."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tfphi: %(levelname)s %(name)s: %(message)s")
+    from .transport import quiet_pygls_logs
+
+    quiet_pygls_logs()
     server = create_server()
     if tcp:
         host, sep, port = tcp.rpartition(":")

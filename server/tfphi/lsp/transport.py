@@ -186,6 +186,28 @@ def _reply_error(protocol: Any, raw: Any, error: JsonRpcException, report: Calla
         logger.exception("could not send an error response")
 
 
+class AnsweredElsewhere(logging.Filter):
+    """Drops pygls' tracebacks for messages that are answered and logged in one line elsewhere.
+
+    pygls logs a whole traceback when a message does not structure ("Unable to deserialize
+    message": ``handle_body`` answers it and logs one line) and when a handler raises a JSON-RPC
+    error on purpose (an unknown document, bad parameters: the server logs the error's one line).
+    A client's bad message is not the server's failure; an internal error keeps its traceback.
+    """
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if record.msg.startswith("Unable to deserialize message"):
+            return False
+        if record.msg.startswith("Exception occurred for message") and record.exc_info:
+            error = record.exc_info[1]
+            return not isinstance(error, JsonRpcException) or isinstance(error, JsonRpcInternalError)
+        return True
+
+
+def quiet_pygls_logs() -> None:
+    logging.getLogger("pygls.protocol.json_rpc").addFilter(AnsweredElsewhere())
+
+
 def serve_stdio(server: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """``LanguageServer.start_io`` with this module's message loop; returns the exit code."""
     server._stop_event = stop = threading.Event()
