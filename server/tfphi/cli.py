@@ -15,9 +15,10 @@ from .analysis import Analysis
 from .features.diagnostics import SEVERITY_RANK, Diagnostic, fix_texts, suggested_values, workspace_diagnostics
 from .features.locations import human_range, location
 from .loader import load_workspace
-from .workspace_output import check_json_entry, root_label, text_roots_line, trace_json_document
+from .workspace_output import check_json_entry, deployments_json, root_label, text_roots_line, trace_json_document
 from .trace.conditions import NotExpressible, atoms, root_gate
 from .trace.result import RESOLVED, UNBOUNDED, TraceResult, instance_of
+from .trace.steps import phrases
 from .trace.values import to_display
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
@@ -187,7 +188,19 @@ def run_trace(args) -> int:
         if match.root:
             print(f"root: {root_label(args.dir, match.root)}")
         print(render_trace_text(analysis, result))
+        print("\n".join(_deployments_text(deployments_json(analysis, match))), end="")
     return EXIT_OK
+
+
+def _deployments_text(deployments: list[dict]) -> list[str]:
+    """What the field is under each deployment (they do not narrow the trace, SPEC 2)."""
+    if not deployments:
+        return []
+    rows = [(d["file"], to_display(d["value"]) if d["value"] is not None else "not decided by its values")
+            for d in deployments]
+    width = max(len(file) for file, _ in rows)
+    return ["", "deployments (each sets the root's variables; they do not narrow the trace):"] + [
+        f"  {file.ljust(width)}  {value}" for file, value in rows] + [""]
 
 
 def render_trace_text(analysis: Analysis, result: TraceResult) -> str:
@@ -216,7 +229,8 @@ def render_trace_text(analysis: Analysis, result: TraceResult) -> str:
     for branch in result.branches:
         lines.append("")
         lines.append(f"trace of {to_display(branch.value)} (from {location(analysis, branch.source) or 'configuration'}):")
-        lines.extend(f"  {'└ ' if i else ''}{step}" for i, step in enumerate(branch.path))
+        hops = phrases(branch.path, where=lambda span: location(analysis, span))
+        lines.extend(f"  {'← ' if i else ''}{hop}" for i, hop in enumerate(hops))
     return "\n".join(lines)
 
 

@@ -118,14 +118,53 @@ def test_trace_universe_flag(warn):
     ]
 
 
-def test_trace_text(seed, warn):
+DEPLOYED = SEED + '''#- terraform.tfvars
+customer_env = "prod"
+#- env/dev.tfvars
+customer_env = "dev"
+#- env/partial.tfvars
+other = 1
+'''
+
+
+def test_trace_text(seed, warn, tmp_path):
     proc = run_cli("trace", str(seed), "module.database.aws_db_instance.app.engine_version")
     assert proc.returncode == 0
-    out = proc.stdout.decode()
-    assert out.startswith("module.database.aws_db_instance.app.engine_version: bounded, 2 values")
-    assert '"15.4"' in out and '"14.9"' in out
-    out = run_cli("trace", str(warn), "aws_db_instance.app.engine_version").stdout.decode()
-    assert "unbounded" in out and "var.postgres_version" in out
+    assert proc.stdout.decode() == '''module.database.aws_db_instance.app.engine_version: bounded, 2 values (selector: var.customer_env == "prod")
+
+  VALUE   WHEN
+  "15.4"  var.customer_env == "prod"
+  "14.9"  var.customer_env != "prod"
+
+trace of "15.4" (from main.tf:11:49):
+  var.engine_version
+  ← module.database passes engine_version (main.tf:11:3)
+  ← true arm of var.customer_env == "prod"
+  ← "15.4"
+
+trace of "14.9" (from main.tf:11:58):
+  var.engine_version
+  ← module.database passes engine_version (main.tf:11:3)
+  ← false arm of var.customer_env == "prod"
+  ← "14.9"
+'''
+    proc = run_cli("trace", str(write_fixture(DEPLOYED, tmp_path / "deployed")), "module.database.aws_db_instance.app.engine_version")
+    assert proc.returncode == 0
+    assert proc.stdout.decode().split("\n\n")[-1] == '''deployments (each sets the root's variables; they do not narrow the trace):
+  env/dev.tfvars      "14.9"
+  env/partial.tfvars  "15.4"
+  terraform.tfvars    "15.4"
+'''
+    proc = run_cli("trace", str(warn), "aws_db_instance.app.engine_version")
+    assert proc.returncode == 0
+    assert proc.stdout.decode() == '''aws_db_instance.app.engine_version: unbounded
+  why: var.postgres_version has no default value, and no validation block lists the allowed values
+  blocked by: var.postgres_version (declared at variables.tf:1:10)
+  fix (any one works):
+    1. constrain var.postgres_version with a validation block: condition = contains(["value1", "value2"], var.postgres_version) (usually the right choice: every listed value gets its own specialization).
+    2. give var.postgres_version a default.
+    3. hardcode engine_version if it does not need to be configurable.
+'''
 
 
 def test_trace_exit_codes(seed, tmp_path):

@@ -269,6 +269,11 @@ def words(path: Sequence[Step], where: Where | None = None) -> str:
     return " ← ".join(_chain(tuple(path), where))
 
 
+def phrases(path: Sequence[Step], where: Where | None = None) -> list[str]:
+    """The path in plain words, one phrase per hop (what ``words`` joins)."""
+    return _chain(tuple(path), where)
+
+
 def _chain(path: tuple[Step, ...], where: Where | None) -> list[str]:
     out: list[str] = []
     iters: list[str] = []
