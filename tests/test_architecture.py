@@ -22,11 +22,8 @@ IO_LAYER = ("tfphi.specialize.outdir", "tfphi.sarif")
 LSP_LIBRARIES = ("pygls", "lsprotocol")
 IO_MODULES = ("os", "pathlib", "subprocess", "socket", "shutil", "glob", "tempfile", "urllib", "http", "asyncio", "select")
 
-# FIXME: the concrete evaluator's file functions (file(), fileexists(), fileset()...) read the
-# disk. The tracer never calls them (they trace to Unbounded: "depends on files ... which tfphi
-# never reads", see tests/hardening/test_side_effects.py); they go when trace/evaluate.py is
-# retired (issue 10). Until then this is the one known exception, listed so that a new one fails.
-KNOWN_IO = {"tfphi.trace.functions": {"import os", "import glob", "open()"}}
+# Exceptions to "the core does no I/O" (none: the functions that read files trace to Unbounded).
+KNOWN_IO: dict[str, set[str]] = {}
 
 
 def modules() -> dict[str, ast.Module]:

@@ -74,9 +74,9 @@ def specialized_address(instance: str, resource: str, name: str, gated: bool) ->
 @pytest.mark.parametrize("name", sorted(SCENARIOS))
 def test_specialized_configuration_plans_only_moves(name: str, tmp_path: Path, terraform: Terraform):
     scenario: Scenario = SCENARIOS[name]
-    # FIXME(issue 11): DIR=envs/prod does not yet read ../../modules/db (SPEC 2: a local source is
-    # read wherever it lies), so a scenario with a root below the workspace specializes from the
-    # workspace directory, where the address names a field of exactly one root.
+    # A scenario whose root lies below the workspace (envs/prod) specializes from the workspace
+    # directory, where the address names a field of exactly one root (SPEC 1); DIR=envs/prod
+    # itself, reading ../../modules/db, is test_output.py's.
     workspace = write(tmp_path / "original", scenario.files)
     original = workspace
 
@@ -146,12 +146,13 @@ def test_specialized_configuration_plans_only_moves(name: str, tmp_path: Path, t
 
 
 def test_a_deployment_the_gates_disagree_with_gets_no_move(tmp_path: Path):
-    """FIXME(core, SPEC 3): a root variable's default is traced as Resolved, so the gates ignore a
-    deployment that overrides it. Here ``region`` defaults to "eu-west-1": the trace folds the inner
-    conditional and gates on ``var.env`` alone, while env/us.tfvars (region "us-east-1") takes
-    "m5.xlarge" through the branch the gates send to t3.small. Terraform showed it: the move to the
-    module the gates activate planned a destroy and a create. Until the tracer treats defaults as
-    overridable, the specializer writes no move for such a deployment and says why."""
+    """SPEC 3 traces a root variable's default as Resolved (deployments do not narrow a trace,
+    SPEC 2), so the gates ignore a deployment that overrides it. Here ``region`` defaults to
+    "eu-west-1": the trace folds the inner conditional and gates on ``var.env`` alone, while
+    env/us.tfvars (region "us-east-1") takes "m5.xlarge" through the branch the gates send to
+    t3.small. Terraform showed it: the move to the module the gates activate planned a destroy
+    and a create. So the specializer checks each move against the field's value under the
+    deployment, writes no move where they disagree, and says why."""
     files = dict(SCENARIOS["nested_coalesced"].files)
     files["main.tf"] = files["main.tf"].replace('variable "region" {\n  type = string\n}',
                                                 'variable "region" {\n  type    = string\n  default = "eu-west-1"\n}')

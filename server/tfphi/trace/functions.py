@@ -18,13 +18,12 @@ import base64
 import csv
 import datetime as _dt
 import functools
-import glob
 import hashlib
 import io
 import ipaddress
 import json
 import math
-import os
+import posixpath
 import re
 import unicodedata
 import urllib.parse
@@ -1960,79 +1959,21 @@ def _bcrypt(args: list[Value]) -> Value:
 
 
 # ---------------------------------------------------------------------------------------------
-# Filesystem (deterministic, but the result depends on files, not only on the arguments)
+# Files and the machine: the result depends on what Terraform's machine holds, not only on the
+# arguments. tfphi never reads them (the core does no I/O): the tracer answers Unbounded.
+
+MACHINE_DEPENDENT = frozenset({
+    "file", "fileexists", "filebase64", "fileset", "abspath", "pathexpand",
+    "filemd5", "filesha1", "filesha256", "filesha512", "filebase64sha256", "filebase64sha512",
+})
 
 
-def _read_file(path_value: Value) -> bytes:
-    path = os.path.expanduser(_str(path_value, "path"))
-    try:
-        with open(path, "rb") as handle:
-            return handle.read()
-    except FileNotFoundError:
-        raise TfEvalError(f'no file exists at "{path}"') from None
-    except IsADirectoryError:
-        raise TfEvalError(f'"{path}" is a directory, not a file') from None
-    except OSError as exc:
-        raise TfEvalError(f'failed to read "{path}": {exc.strerror}') from None
+def _machine_dependent(args: list[Value]) -> Value:
+    raise TfUnrepresentable("the result depends on files or the machine Terraform runs on, which tfphi never reads")
 
 
-@_fn("file", 1, elementwise=False)
-def _file(args: list[Value]) -> Value:
-    data = _read_file(args[0])
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError:
-        raise TfEvalError("contents are not valid UTF-8; use the filebase64 function to obtain the Base64 encoded contents") from None
-
-
-@_fn("fileexists", 1, elementwise=False)
-def _fileexists(args: list[Value]) -> Value:
-    path = os.path.expanduser(_str(args[0], "path"))
-    if os.path.isdir(path):
-        raise TfEvalError(f'"{path}" is a directory, not a file')
-    return os.path.isfile(path)
-
-
-@_fn("filebase64", 1, elementwise=False)
-def _filebase64(args: list[Value]) -> Value:
-    return base64.b64encode(_read_file(args[0])).decode("ascii")
-
-
-def _file_digest(name: str, b64: bool) -> Callable[[list[Value]], Value]:
-    def impl(args: list[Value]) -> Value:
-        digest = hashlib.new(name, _read_file(args[0]))
-        return base64.b64encode(digest.digest()).decode("ascii") if b64 else digest.hexdigest()
-
-    return impl
-
-
-for _name in ("md5", "sha1", "sha256", "sha512"):
-    _fn(f"file{_name}", 1, elementwise=False)(_file_digest(_name, False))
-for _name in ("sha256", "sha512"):
-    _fn(f"filebase64{_name}", 1, elementwise=False)(_file_digest(_name, True))
-
-
-@_fn("fileset", 2, elementwise=False)
-def _fileset(args: list[Value]) -> Value:
-    root = os.path.expanduser(_str(args[0], "path"))
-    pattern = _str(args[1], "pattern")
-    if pattern.count("[") != pattern.count("]") or pattern.count("{") != pattern.count("}"):
-        raise TfEvalError(f'invalid pattern "{pattern}"')
-    out = set()
-    for alternative in _expand_braces(pattern):
-        for match in glob.glob(os.path.join(glob.escape(root), alternative), recursive=True):
-            if os.path.isfile(match):
-                out.add(os.path.relpath(match, root).replace(os.sep, "/"))
-    return TfSet(sorted(out))
-
-
-def _expand_braces(pattern: str) -> list[str]:
-    """``{a,b}`` alternatives (doublestar's syntax) as separate glob patterns."""
-    match = re.search(r"\{([^{}]*)\}", pattern)
-    if match is None:
-        return [pattern]
-    head, tail = pattern[: match.start()], pattern[match.end() :]
-    return [p for option in match.group(1).split(",") for p in _expand_braces(head + option + tail)]
+for _name in sorted(MACHINE_DEPENDENT):
+    _fn(_name, 2 if _name == "fileset" else 1, elementwise=False)(_machine_dependent)
 
 
 @_fn("basename", 1)
@@ -2050,14 +1991,4 @@ def _dirname(args: list[Value]) -> Value:
     head = path.rsplit("/", 1)[0] if "/" in path else "."
     if path.startswith("/") and head == "":
         return "/"
-    return os.path.normpath(head).replace(os.sep, "/") if head else "."
-
-
-@_fn("abspath", 1, elementwise=False)
-def _abspath(args: list[Value]) -> Value:
-    return os.path.abspath(_str(args[0], "path")).replace(os.sep, "/")
-
-
-@_fn("pathexpand", 1, elementwise=False)
-def _pathexpand(args: list[Value]) -> Value:
-    return os.path.expanduser(_str(args[0], "path"))
+    return posixpath.normpath(head) if head else "."
