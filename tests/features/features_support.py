@@ -89,14 +89,14 @@ def field_dir(cursor: Cursor) -> str:
 # ---- whole-output snapshots (expect-test style) ------------------------------------------------
 
 SNAPSHOTS = os.path.join(os.path.dirname(__file__), "snapshots")
-UPDATE_FLAG = "UPDATE_SNAPSHOTS"
+UPDATE_FLAG = "TFPHI_UPDATE_SNAPSHOTS"
 
 
 def expect_snapshot(kind: str, actual: str) -> None:
     """Compares ``actual`` with ``snapshots/<kind>/<test>[-n].md`` as a whole.
 
     The name comes from the running test (a test that checks several outputs gets -2, -3...).
-    ``UPDATE_SNAPSHOTS=1 pytest ...`` rewrites the files instead; review them with ``git diff``.
+    ``TFPHI_UPDATE_SNAPSHOTS=1 pytest ...`` rewrites the files instead; review them with ``git diff``.
     """
     test = os.environ.get("PYTEST_CURRENT_TEST", "unknown").split("::")[-1].split(" ")[0]
     test = test.replace("[", "-").replace("]", "").replace("/", "_")
