@@ -712,10 +712,13 @@ class Tracer:
                           lambda d, s: self.without_universe(lambda: self._iterate(iteration, root, d, s)))
         if isinstance(result, Unbounded):
             return result
-        picked = tuple(
-            Branch(value if attr == "value" else key, cond, path + (S.Iter(label, to_hcl(key)),), source)
-            for key, value, cond, path, source in result  # type: ignore[misc]
-        )
+        if attr == "value":
+            picked = tuple(Branch(value, cond, path + (S.Iter(label, to_hcl(key)),), source)
+                           for key, value, cond, path, source in result)  # type: ignore[misc]
+        else:  # the key or index is the instance's own: the element's path and source are not its
+            where = iteration.attribute.expr.span
+            picked = tuple(Branch(key, cond, (S.Iter(label, to_hcl(key)),), where)
+                           for key, value, cond, path, source in result)  # type: ignore[misc]
         return self.apply_steps(picked, steps[1:], env, depth, stack, expr.span)
 
     def _iterate(self, iteration: Iteration, root: str, depth, stack):
@@ -752,13 +755,13 @@ class Tracer:
                 return collections
             for branch in collections:
                 value = branch.value
-                if isinstance(value, dict):
-                    items = sorted(value.items())
+                if isinstance(value, dict):  # each element's path is its own part of the collection's
+                    entries.extend((k, v, branch.cond, S.select(branch.path, k), branch.source) for k, v in sorted(value.items()))
                 elif isinstance(value, list):
-                    items = [(v, v) for v in value] if iteration.kind == "each" else list(enumerate(value))
+                    entries.extend((v if iteration.kind == "each" else i, v, branch.cond, S.select(branch.path, str(i)), branch.source)
+                                   for i, v in enumerate(value))
                 else:
                     return Unbounded("for_each needs a map or a set of strings", "error", collection_expr.span)
-                entries.extend((k, v, branch.cond, branch.path, branch.source) for k, v in items)
         gated = []
         for key, value, cond, path, source in entries:
             full = C.conjoin(cond, C.eq(selector, key, None, iteration.env.scope, iteration=True))
