@@ -230,3 +230,20 @@ async def test_a_document_belongs_to_the_deepest_folder(workspace: Path):
         await session.wait_indexed()
     finally:
         await stop_session(session)
+
+
+async def test_a_request_during_the_first_index_does_not_hold_up_the_pulled_settings(workspace: Path):
+    """The client's answer to ``workspace/configuration`` is never held behind a request that waits
+    for the first index: indexing waits for that answer (it used to time out after 10 s, and the
+    folder was indexed with the defaults instead of the client's settings)."""
+    session = await start_session([workspace], client_settings={"tfphi": NODE_TYPE_UNIVERSE})
+    try:
+        cache = session.open(workspace / CACHE_MAIN)
+        hover = await session.client.text_document_hover_async(types.HoverParams(  # sent before indexing ends
+            text_document=types.TextDocumentIdentifier(uri=cache), position=session.pos(cache, "var.node_type", delta=4)))
+        assert hover.contents.value.split("\n")[2] == "**bounded** · 2 values"  # the client's universe
+        await session.wait_indexed()
+        await session.wait_for(lambda: any(u == cache for u, _, _ in session.published), what="diagnostics of the open file")
+        assert not session.diagnostics(cache, "unbounded-field")
+    finally:
+        await stop_session(session)

@@ -114,6 +114,11 @@ class TfphiProtocol(LanguageServerProtocol):
     def _must_hold(self, message: Any, method: str | None) -> bool:
         if method in NEVER_HELD:
             return False
+        if method is None:
+            # The client's answer to one of the server's own requests (workspace/configuration,
+            # client/registerCapability): indexing may be waiting for it, so holding it until
+            # indexing ends would stall both until the server's request times out.
+            return False
         if self._held:
             return True  # keep the order of everything after a held request
         if not isinstance(message, RPCRequest):
