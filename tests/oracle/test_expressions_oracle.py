@@ -41,6 +41,11 @@ EXPRESSIONS = [
     'yamldecode("a: yes").a', 'split(",", "a,b")[1]', 'join("-", concat(["a"], ["b"]))', 'tostring(1.0)', 'tonumber("0.10")',
     'sum([0.1, 0.2])', 'abs(-0.5) * 2', 'format("%.2f", 1 / 3)', 'replace("a.b", ".", "-")', 'regex("(\\\\d+)", "ab12")[0]',
     'try({ a = 1 }.b, "none")', 'can({ a = 1 }.a)', 'try([1][5], [1][0])', 'try(null.a, "n")',
+    # every string is in Unicode normal form C, however it is written or built
+    '"e\\u0301" == "\\u00e9"', '"é" == "é"', 'join("", ["e", "\\u0301"]) == "\\u00e9"',
+    '"${"e"}\\u0301" == "\\u00e9"', '{ "e\\u0301" = 1 }["\\u00e9"]', 'upper("e\\u0301")',
+    'length(toset(["e\\u0301", "\\u00e9"]))', 'jsondecode("\\"e\\\\u0301\\"") == "\\u00e9"',
+    'format("%s%s", "e", "\\u0301") == "\\u00e9"', 'contains(["\\u00e9"], "e\\u0301")',
 ]
 
 

@@ -36,6 +36,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..syntax.expr import Expr, LiteralExpr, ObjectExpr, ParenExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr
+from ..trace.values import nfc
 from ..syntax.hclfile import Body
 
 if TYPE_CHECKING:  # the analysis builds on stir; stir only reads it
@@ -171,7 +172,7 @@ def literal_value(expr: Expr) -> Value:
     if isinstance(expr, ParenExpr):
         return literal_value(expr.inner)
     if isinstance(expr, TemplateExpr) and all(isinstance(p, str) for p in expr.parts):
-        return "".join(expr.parts)  # type: ignore[arg-type]
+        return nfc("".join(expr.parts))  # type: ignore[arg-type]
     if isinstance(expr, TupleExpr):
         return [literal_value(item) for item in expr.items]
     if isinstance(expr, ObjectExpr):

@@ -13,7 +13,7 @@ from typing import Union
 
 from tree_sitter import Node
 
-from ..trace.values import Value, normalize_number
+from ..trace.values import Value, nfc, normalize_number
 
 MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Python stack far above
 NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"
@@ -154,9 +154,9 @@ _ESCAPE_RE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)|\$\$\{|%%\{", re
 
 
 def unescape_quoted(text: str) -> str:
-    """Decodes the escapes of a quoted HCL string literal (``\\n``, ``\\"``, ``$${``...)."""
+    """Decodes the escapes of a quoted HCL string literal (``\\n``, ``\\"``, ``$${``...), in NFC."""
     if "\\" not in text and "$${" not in text and "%%{" not in text:
-        return text
+        return nfc(text)
 
     def repl(match: re.Match[str]) -> str:
         whole = match.group(0)
@@ -169,7 +169,7 @@ def unescape_quoted(text: str) -> str:
             return chr(int(code[1:], 16))
         return _ESCAPES.get(code, code)
 
-    return _ESCAPE_RE.sub(repl, text)
+    return nfc(_ESCAPE_RE.sub(repl, text))
 
 
 class ExprConverter:
@@ -359,7 +359,7 @@ class ExprConverter:
     def _object_key(self, node: Node, depth: int) -> Expr:
         children = [c for c in node.children if c.type != "comment"]
         if len(children) == 1 and children[0].type == "variable_expr":
-            return LiteralExpr(self.span(node), self.text(children[0]))
+            return LiteralExpr(self.span(node), nfc(self.text(children[0])))
         return self.convert(node, depth)
 
     def _template(self, node: Node, depth: int) -> Expr:
@@ -492,7 +492,7 @@ def _simplify_template(span: Span, parts: list[Union[str, Expr]]) -> Expr:
     if not parts:
         return LiteralExpr(span, "")
     if all(isinstance(p, str) for p in parts):
-        return LiteralExpr(span, "".join(parts))  # type: ignore[arg-type]
+        return LiteralExpr(span, nfc("".join(parts)))  # type: ignore[arg-type]
     return TemplateExpr(span, tuple(parts))
 
 

@@ -34,6 +34,7 @@ from typing import Any
 from tree_sitter import Node, Parser
 
 from .expr import Expr, ExprConverter, LiteralExpr, ObjectExpr, Span, TemplateExpr, TupleExpr
+from ..trace.values import nfc
 from .hclfile import BOM, Attribute, Block, Body, HclFile, SyntaxProblem, build_file, new_parser
 
 MAX_DEPTH = 100  # JSON nesting; written by people it stays far below
@@ -235,9 +236,9 @@ def literal_expr(path: str, node: JNode) -> Expr:
         return TupleExpr(span, tuple(literal_expr(path, item) for item in node.items))
     if node.kind == "object":
         return ObjectExpr(span, tuple(
-            (LiteralExpr(Span(path, ks, ke), key), literal_expr(path, value)) for key, ks, ke, value in node.items
+            (LiteralExpr(Span(path, ks, ke), nfc(key)), literal_expr(path, value)) for key, ks, ke, value in node.items
         ))
-    return LiteralExpr(span, node.value)
+    return LiteralExpr(span, nfc(node.value) if isinstance(node.value, str) else node.value)
 
 
 # ---- the file -----------------------------------------------------------------------------

@@ -42,6 +42,7 @@ from tfphi.trace.values import (
     Value,
     format_number,
     is_number,
+    nfc_value,
     normalize_number,
     to_number,
     to_string,
@@ -89,7 +90,7 @@ def call_function(name: str, args: list[Value]) -> Value:
     if count < spec.min_args or (spec.max_args is not None and count > spec.max_args):
         raise TfEvalError(f"{name}: {_arity_text(spec)}; got {count}")
     try:
-        return spec.impl(list(args))
+        return nfc_value(spec.impl(list(args)))
     except TfEvalError as exc:
         message = str(exc)
         if message.startswith(f"{name}: "):

@@ -47,7 +47,7 @@ from .lift import lift, one_line
 from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
 from .types import convert, parse_type
-from .values import TfEvalError, TfUnrepresentable, Value, to_bool, to_hcl, to_number, to_string, value_key
+from .values import TfEvalError, TfUnrepresentable, Value, nfc, to_bool, to_hcl, to_number, to_string, value_key
 
 # How much larger than the branch limit a raw cross product may be before contradictions are dropped.
 CROSS_PRODUCT_SLACK = 8
@@ -275,7 +275,7 @@ class Tracer:
 
         def render(values: list[Value]) -> Value:
             it = iter(values)
-            return "".join(p if isinstance(p, str) else to_string(next(it)) for p in expr.parts)
+            return nfc("".join(p if isinstance(p, str) else to_string(next(it)) for p in expr.parts))
 
         return self.combine(results, render, S.Op("TemplateExpr"), expr.span)
 

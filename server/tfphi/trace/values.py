@@ -11,6 +11,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import unicodedata
 from decimal import Context, Decimal
 from typing import Any, Union
 
@@ -36,6 +37,29 @@ class TfUnrepresentable(OverflowError):
 class TfSet(list):
     """A Terraform set value. It reads like a list (iteration, length, membership), but Terraform
     has no position in a set: ``s[0]``, ``element(s, 0)`` and ``concat(s)`` reject it."""
+
+
+def nfc(text: str) -> str:
+    """Terraform holds every string in Unicode normal form C (cty normalizes each one), so
+    ``"e\\u0301" == "\\u00e9"`` is true; tfphi's strings must be NFC too."""
+    return text if text.isascii() else unicodedata.normalize("NFC", text)
+
+
+def nfc_value(value: "Value") -> "Value":
+    """``value`` with every string and object key in NFC, as Terraform holds them (``nfc``)."""
+    if isinstance(value, str):
+        return nfc(value)
+    if isinstance(value, dict):
+        return {nfc(k): nfc_value(v) for k, v in value.items()}
+    if isinstance(value, TfSet):
+        out = TfSet()
+        for item in map(nfc_value, value):
+            if item not in out:  # two spellings of one string are one element
+                out.append(item)
+        return out
+    if isinstance(value, list):
+        return [nfc_value(v) for v in value]
+    return value
 
 
 # Terraform numbers are arbitrary-precision decimals (512-bit floats): 0.1 + 0.2 is 0.3. tfphi
