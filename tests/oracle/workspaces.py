@@ -182,7 +182,7 @@ def _variable(name: str, kind: str, universe: list) -> str:
     )
 
 
-def child_module(gen: Gen, name: str) -> tuple[str, list[str], bool]:
+def child_module(gen: Gen, name: str) -> tuple[str, list[str]]:
     """(main.tf, its resources, whether a resource's existence depends on a condition)."""
     r = gen.r
     parts = [
@@ -199,14 +199,12 @@ def child_module(gen: Gen, name: str) -> tuple[str, list[str], bool]:
     parts.append(f"locals {{\n  c1 = {gen.boolean(scope, 1)} ? local.c0 : {gen.string(scope, 1)}\n}}\n")
     scope = Scope(scope.strings + ["local.c1"], scope.bools, scope.numbers)
     resources = []
-    conditional = False
     for i in range(r.randint(1, 2)):
         meta, inner = _iteration(gen, scope, allow=True)
-        conditional = conditional or "?" in meta
         parts.append(f'resource "terraform_data" "r{i}" {{\n{meta}  input = {gen.value(inner, 3)}\n}}\n')
         resources.append(f"terraform_data.r{i}")
     parts.append(f'output "out" {{\n  value = {gen.string(scope, 2)}\n}}\n')
-    return "\n".join(parts), resources, conditional
+    return "\n".join(parts), resources
 
 
 def generate(seed: int, max_assignments: int = 8) -> Workspace:
@@ -227,10 +225,9 @@ def generate(seed: int, max_assignments: int = 8) -> Workspace:
         scope = Scope(scope.strings + [f"local.l{i}"], scope.bools, scope.numbers, has_cfg)
     # module calls
     outputs: list[str] = []
-    conditional: dict[str, bool] = {}
     for m, source in enumerate(r.sample(["a", "b"], r.randint(1, 2))):
         if f"modules/{source}/main.tf" not in ws.files:
-            text, resources, conditional[source] = child_module(gen, source)
+            text, resources = child_module(gen, source)
             ws.files[f"modules/{source}/main.tf"] = text
             ws.files.setdefault("_resources", "")
             ws.files[f"_resources:{source}"] = " ".join(resources)

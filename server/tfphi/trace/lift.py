@@ -63,9 +63,10 @@ def _unwrapped(text: str) -> str:
     return text[1:-1]
 
 
-def one_line(text: str) -> str:
-    """Multi-line expression text on one line, as atoms and gates print it."""
-    return " ".join(text.split()) if "\n" in text else text
+def one_line(text: str, collapse_spaces: bool = False) -> str:
+    """Multi-line expression text on one line, as atoms and gates print it (trace steps also
+    collapse runs of spaces on one line: ``a  ==  b`` is said ``a == b``)."""
+    return " ".join(text.split()) if collapse_spaces or "\n" in text else text
 
 
 def _references(expr: Expr, bound: frozenset[str]):

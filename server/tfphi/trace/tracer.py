@@ -311,7 +311,7 @@ class Tracer:
         def arm(truth: bool) -> Result:
             # Each arm is traced once: nested conditionals would otherwise cost 2^depth.
             if truth not in traced:
-                traced[truth] = _prepend(self.trace(expr.true_result if truth else expr.false_result, env, depth, stack), S.Arm(truth, condition=_one_line(cond_text)))
+                traced[truth] = _prepend(self.trace(expr.true_result if truth else expr.false_result, env, depth, stack), S.Arm(truth, condition=one_line(cond_text, collapse_spaces=True)))
             return traced[truth]
 
         if isinstance(cond, Unbounded):
@@ -334,7 +334,7 @@ class Tracer:
             if len(truths) == 1:
                 taken_true = truths.pop()
                 taken = expr.true_result if taken_true else expr.false_result
-                result = _prepend(self.trace(taken, env, depth, stack), S.Arm(taken_true, True, _one_line(cond_text)))
+                result = _prepend(self.trace(taken, env, depth, stack), S.Arm(taken_true, True, one_line(cond_text, collapse_spaces=True)))
                 if isinstance(result, Unbounded):
                     return result
                 # HCL still unifies the result with the other arm's type ("1" for `true ? 1 : "s"`).
@@ -957,10 +957,6 @@ def _object_keys(values: list[Value]) -> tuple:
             except TfEvalError:
                 keys.append(None)
     return tuple(keys)
-
-
-def _one_line(text: str) -> str:
-    return " ".join(text.split())
 
 
 def _mentions(expr: Expr, names) -> bool:
