@@ -23,7 +23,7 @@ import dataclasses
 import posixpath
 import traceback
 from dataclasses import dataclass, field
-from typing import Callable, Iterable, Mapping, NamedTuple, Sequence, Union
+from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
 
 from tree_sitter import Parser
 
@@ -148,6 +148,9 @@ class _Derived:
     """What snapshots compute lazily and hand on to the next revision."""
 
     fields: dict[str, list[FieldTrace]] = field(default_factory=dict)  # module dir -> traced fields
+    # module dir -> {index of a (resource, field) unit -> its traces}: a module whose tracing
+    # is under way, in steps that yield (``Snapshot.field_steps``); complete, it moves to ``fields``.
+    partial: dict[str, dict[int, list[FieldTrace]]] = field(default_factory=dict)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
     shifts: dict[str, list[ShiftTable]] = field(default_factory=dict)  # module dir -> moves its cached traces have not seen
     findings: dict[str, list[Finding]] = field(default_factory=dict)
@@ -156,9 +159,11 @@ class _Derived:
     def drop_fields(self, dir: str) -> None:
         self.fields.pop(dir, None)
         self.shifts.pop(dir, None)
+        self.partial.pop(dir, None)
 
     def clear(self) -> None:
         self.fields.clear()
+        self.partial.clear()
         self.field_deps.clear()
         self.shifts.clear()
         self.findings.clear()
@@ -448,6 +453,8 @@ class AnalysisHost:
             for decl in moved_decls:
                 moved |= derived.field_deps.get(decl, set())
             moved -= affected  # traced again anyway
+            for dir in dirty | moved:  # partial work holds no queue of moves: it starts again
+                derived.partial.pop(dir, None)
             findings_stale = dirty | interface_changed
             for dir in dirty:  # a caller's findings may point into the edited module
                 findings_stale |= {caller for caller, _ in self._tree.callers.get(dir, ())}
@@ -609,49 +616,92 @@ class Snapshot:
     def field_traces(self, dir: str) -> list[FieldTrace]:
         """Every registered field of a module, traced once per call path (cached)."""
         self.check_cancelled()
+        cached = self._cached_fields(dir)
+        if cached is not None:
+            return cached
+        for _ in self._field_steps(dir):
+            pass
+        return self._derived.fields[dir]
+
+    def field_steps(self, dir: str) -> Iterator[None]:
+        """Traces a module's fields one (resource, field) at a time, yielding after each.
+
+        For work that must give way (the server's background analysis yields to a newer
+        edit between two steps): what is traced is kept, so a later call, or ``field_traces``,
+        goes on from there as long as nothing it read changed. Raises ``Cancelled`` when
+        resumed on a snapshot the host has moved past.
+        """
+        self.check_cancelled()
+        if self._cached_fields(dir) is not None:
+            return
+        yield from self._field_steps(dir)
+
+    def _cached_fields(self, dir: str) -> list[FieldTrace] | None:
+        """The complete traces of a module, moved to the current text; None when they must be traced."""
         derived = self._derived
         cached = derived.fields.get(dir)
-        if cached is not None:
-            pending = derived.shifts.pop(dir, None)
-            if not pending:
-                return cached
-            rebased = _rebase(cached, pending)
-            if rebased is not None:
-                derived.fields[dir] = rebased
-                return rebased
-            derived.fields.pop(dir, None)  # a span outside every declaration: trace afresh
-        traces: list[FieldTrace] = []
+        if cached is None:
+            return None
+        pending = derived.shifts.pop(dir, None)
+        if not pending:
+            return cached
+        rebased = _rebase(cached, pending)
+        if rebased is not None:
+            derived.fields[dir] = rebased
+            return rebased
+        derived.fields.pop(dir, None)  # a span outside every declaration: trace afresh
+        return None
+
+    def _field_steps(self, dir: str) -> Iterator[None]:
+        derived = self._derived
+        units: list[tuple[Resource, tuple[str, ...], FieldSpec]] = []
+        done = derived.partial.setdefault(dir, {})
         try:
-            traces = self._trace_fields(dir)
+            if _fault_injection is not None:
+                _fault_injection("fields", dir)
+            module = self.modules.get(dir)
+            units = self._units(module) if module is not None else []
+            paths = self.tree.call_paths(dir) or [(("", dir),)]
+            for i, unit in enumerate(units):
+                if i in done:
+                    continue
+                done[i] = self._trace_unit(dir, unit, paths)
+                if i + 1 < len(units):
+                    yield
+                    self.check_cancelled()
         except Cancelled:
             raise
         except Exception:  # noqa: BLE001 - isolate the module
             derived.failures[f"fields:{dir}"] = traceback.format_exc()
-            traces = []
-        derived.fields[dir] = traces
-        return traces
+            derived.partial.pop(dir, None)
+            derived.fields[dir] = []
+            return
+        derived.partial.pop(dir, None)
+        derived.fields[dir] = [trace for i in range(len(units)) for trace in done[i]]
 
-    def _trace_fields(self, dir: str) -> list[FieldTrace]:
-        if _fault_injection is not None:
-            _fault_injection("fields", dir)
-        module = self.modules.get(dir)
-        traces: list[FieldTrace] = []
-        if module is None:
-            return traces
-        deps = self._derived.field_deps
-        paths = self.tree.call_paths(dir) or [(("", dir),)]
+    def _units(self, module: Module) -> list[tuple[Resource, tuple[str, ...], FieldSpec]]:
+        """The (resource, registered field) pairs a module traces, in a stable order."""
         registered = self.registered_fields()
+        units = []
         for resource in module.resources.values():
             for field_path, spec in registered.get(resource.type, ()):
                 if spec.severity == "off" and not self.config.inlay_hints:
                     continue
-                for path in paths:
-                    result, touched = self.tracer.trace_field(path, resource, field_path, spec.universe)
-                    if result.expr_span is None:
-                        break  # the field is not set on this resource
-                    traces.append(FieldTrace(resource, field_path, spec, result))
-                    for read in touched:
-                        deps.setdefault(read, set()).add(dir)
+                units.append((resource, field_path, spec))
+        return units
+
+    def _trace_unit(self, dir: str, unit: tuple[Resource, tuple[str, ...], FieldSpec], paths) -> list[FieldTrace]:
+        """One field of one resource, in each call path of its module."""
+        resource, field_path, spec = unit
+        deps = self._derived.field_deps
+        traces: list[FieldTrace] = []
+        for path in paths:
+            result, touched = self.tracer.trace_field(path, resource, field_path, spec.universe)
+            if result.expr_span is None:
+                break  # the field is not set on this resource
+            traces.append(FieldTrace(resource, field_path, spec, result))
+            for read in touched:
+                deps.setdefault(read, set()).add(dir)
         return traces
 
     def registered_fields(self) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:

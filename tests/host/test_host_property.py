@@ -2,8 +2,10 @@
 multi-root workspace leave field traces, findings, diagnostics and every span exactly what a
 fresh host computes from the same texts (issue 11, point 6).
 
-Snapshots are read at random points (all modules, some, or none), so cached traces cross
-several revisions with queued moves before they are read.
+Snapshots are read at random points (all modules, some, part of some, or none), so cached
+traces cross several revisions with queued moves before they are read, and tracing left half
+done (the server's background work stops between two fields when an edit arrives) goes on
+in a later revision.
 """
 
 from __future__ import annotations
@@ -33,7 +35,7 @@ def edit(draw):
     kind = draw(st.sampled_from(["insert", "insert_line", "delete", "retype"]))
     text = draw(st.sampled_from(INSERTS))
     length = draw(st.integers(min_value=1, max_value=12))
-    read = draw(st.sampled_from(["all", "some", "none"]))
+    read = draw(st.sampled_from(["all", "some", "partial", "none"]))
     return path, where, kind, text, length, read
 
 
@@ -69,4 +71,7 @@ def test_random_edits_equal_a_fresh_analysis(layout: str, edits):
         elif read == "some":
             for dir in snapshot.dirs()[n % 2 :: 2]:
                 snapshot.field_traces(dir)
+        elif read == "partial":  # the first step of each module's tracing, as a background pass cut short
+            for dir in snapshot.dirs():
+                next(iter(snapshot.field_steps(dir)), None)
     assert everything(host.snapshot()) == everything(fresh(texts))

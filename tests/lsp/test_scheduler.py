@@ -80,3 +80,36 @@ async def test_a_newer_change_cancels_the_rest_of_a_stale_pass(tmp_path: Path):
     last = [items for u, _, items in sent if u == cache][-1]
     assert [d.code for d in last] == ["unbounded-field"]
     assert [v for u, v, _ in sent if u == main][-1] == 3
+
+
+async def test_an_edit_goes_ahead_of_background_work_inside_a_module(tmp_path: Path, monkeypatch):
+    """Background tracing yields between two fields (here after every one): an edit that arrives
+    in the middle of a module's tracing is published before that module's diagnostics."""
+    import tfphi.lsp.scheduler as scheduler_module
+
+    monkeypatch.setattr(scheduler_module, "SLICE_SECONDS", 0.0)
+    root, ws, scheduler, sent = _setup(tmp_path)
+    main = from_fs_path(str(root / "main.tf"))
+    text = (root / "main.tf").read_text()
+    ws.open(main, 1, text)
+    scheduler.schedule({main})
+    folder = ws.folders[0]
+    for _ in range(10_000):  # until a module's tracing is half done in the background
+        await asyncio.sleep(0)
+        latest = folder.host._latest
+        if latest is not None and latest._derived.partial:
+            break
+    else:
+        raise AssertionError("no module was traced in steps")
+    halfway = sorted(latest._derived.partial)
+    published_before = {u for u, _, _ in sent}
+    line = text[: text.index("locals")].count("\n")
+    ws.change(main, 2, [TextChange("\n", ((line, 0), (line, 0)))])
+    scheduler.schedule({main})
+    await scheduler.idle()
+    order = [u for u, v, _ in sent]
+    edited = next(i for i, (u, v, _) in enumerate(sent) if u == main and v == 2)
+    halfway_files = {from_fs_path(str(root / dir / "main.tf")) for dir in halfway} - published_before
+    assert halfway_files, "the module traced halfway has a diagnostic to publish"
+    assert all(order.index(uri) > edited for uri in halfway_files), "the module traced halfway was published before the edit"
+    assert not folder.pending_dirs

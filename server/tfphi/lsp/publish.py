@@ -31,6 +31,7 @@ class DiagnosticPublisher:
         self._send = send
         self._last: dict[str, list[types.Diagnostic]] = {}
         self._files: dict[Folder, set[str]] = {}  # relative paths with a non-empty last list, per folder
+        self._tf_files: dict[Folder, dict[str, set[str]]] = {}  # the ``.tf`` ones among them, by module directory
         # Per folder and module directory, the files its last published diagnostics point into
         # (their own and their related locations): an edit that moves text there republishes it.
         self._mentions: dict[Folder, dict[str, frozenset[str]]] = {}
@@ -48,7 +49,7 @@ class DiagnosticPublisher:
         else:
             by_dir.pop(dir, None)
         groups = self._group(d for d in diags if file_kind(d.file) == "tf")
-        known = {rel for rel in self._files.get(folder, ()) if file_kind(rel) == "tf" and module_dir_of(rel) == dir}
+        known = set(self._tf_files.get(folder, {}).get(dir, ()))
         for doc, rel in self.ws.open_documents_in(folder):
             if file_kind(rel) == "tf" and module_dir_of(rel) == dir:
                 known.add(rel)
@@ -56,7 +57,7 @@ class DiagnosticPublisher:
 
     def published_dirs(self, folder: Folder) -> set[str]:
         """Module directories of the ``.tf`` files this folder has non-empty diagnostics on."""
-        return {module_dir_of(rel) for rel in self._files.get(folder, ()) if file_kind(rel) == "tf"}
+        return {dir for dir, rels in self._tf_files.get(folder, {}).items() if rels}
 
     def dirs_pointing_into(self, folder: Folder, dirs: Iterable[str], files: Iterable[str]) -> set[str]:
         """Those of ``dirs`` whose last published diagnostics point into one of ``files``."""
@@ -102,6 +103,7 @@ class DiagnosticPublisher:
     def forget_folder(self, folder: Folder) -> None:
         """A folder went away: clear what it published."""
         self._mentions.pop(folder, None)
+        self._tf_files.pop(folder, None)
         for rel in sorted(self._files.pop(folder, set())):
             self._publish(self.ws.uri_for(folder, rel), None, [], force=False)
         self._publish(folder.uri, None, [], force=False)
@@ -119,15 +121,22 @@ class DiagnosticPublisher:
         index_for = lambda rel: ws.line_index(folder, rel)  # noqa: E731
         uri_for = lambda rel: ws.uri_for(folder, rel)  # noqa: E731
         with_diags = self._files.setdefault(folder, set())
+        tf_files = self._tf_files.setdefault(folder, {})
+
+        def drop(rel: str) -> None:
+            with_diags.discard(rel)
+            if file_kind(rel) == "tf":
+                tf_files.get(module_dir_of(rel), set()).discard(rel)
+
         for rel in sorted(set(groups) | known):
             if not folder.owns(rel):  # a deeper folder publishes it now
-                with_diags.discard(rel)
+                drop(rel)
                 continue
             uri = uri_for(rel)
             if not ws.publishes(folder, rel):  # outside every folder and not open, or another folder's
                 if rel in with_diags:  # published while it was open: cleared now
                     self._publish(uri, None, [], force=False)
-                    with_diags.discard(rel)
+                    drop(rel)
                 continue
             items = [convert.diagnostic(d, index_for, uri_for, ws.encoding) for d in groups.get(rel, ())]
             doc = ws.documents.get(uri)
@@ -136,8 +145,10 @@ class DiagnosticPublisher:
             self._publish(uri, doc.version if doc else None, items, force)
             if items:
                 with_diags.add(rel)
+                if file_kind(rel) == "tf":
+                    tf_files.setdefault(module_dir_of(rel), set()).add(rel)
             else:
-                with_diags.discard(rel)
+                drop(rel)
 
     def _publish(self, uri: str, version: int | None, items: list[types.Diagnostic], force: bool) -> None:
         if not force and self._last.get(uri, []) == items:

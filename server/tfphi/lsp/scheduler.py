@@ -6,9 +6,13 @@ task runs at a time; it first yields once, so notifications already waiting land
 coalesced into the same pass. A pass flushes every changed document into the analysis
 (one incremental reparse each), takes each folder's snapshot, and publishes the module
 directories that changed since the folder's last snapshot, the edited documents' directories
-first. Between directories the task yields; when a newer change arrived meanwhile (the
-snapshot is cancelled), the rest of the pass is stale: it is dropped and a new pass starts
-from the newest snapshot (the directories not yet published are kept for it). A module whose
+first. The rest is background work and gives way to the user: it yields to the loop at least
+every ``SLICE_SECONDS``, between directories and inside one (its fields are traced one at a
+time with ``Snapshot.field_steps``), so a change that arrives is read within a slice. When a
+newer change arrived (the snapshot is cancelled), the rest of the pass is stale: it is
+dropped and a new pass starts from the newest snapshot, the edited document first (the
+directories not yet published are kept for it, and the fields already traced of a module
+left halfway are kept by the analysis as long as nothing they read changed). A module whose
 analysis raises is logged once and skipped; the others are published.
 """
 
@@ -17,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import time
 from typing import Awaitable, Callable
 
 from ..analysis import Cancelled, Snapshot
@@ -28,6 +33,7 @@ from .workspace import Folder, LiveWorkspace
 logger = logging.getLogger(__name__)
 
 INDEX_REPORT_EVERY = 25  # files between two progress reports (and two yields to the loop)
+SLICE_SECONDS = 0.002  # background analysis runs this long at most before letting the loop read messages
 FREEZE_EVERY_DIRS = 50  # module directories published between two heap freezes in a long pass
 
 
@@ -103,6 +109,7 @@ class AnalysisScheduler:
         work = sorted(
             ((0 if (id(f), d) in urgent else 1, i, d) for i, f in enumerate(folders) for d in f.pending_dirs),
         )
+        deadline = time.perf_counter() + SLICE_SECONDS
         for n, (_, i, dir) in enumerate(work, 1):
             if generation != self._generation:
                 return False
@@ -114,6 +121,16 @@ class AnalysisScheduler:
             if snapshot.cancelled:
                 return False  # the folder took a newer change: start again from it
             try:
+                if (id(folder), dir) not in urgent:
+                    # Background work gives way: its fields are traced in steps, and the loop
+                    # runs every SLICE_SECONDS, so an edit that arrives meanwhile is read and
+                    # this pass drops what is left (the edited document goes first in the next).
+                    for _ in snapshot.field_steps(dir):
+                        if time.perf_counter() >= deadline:
+                            await asyncio.sleep(0)
+                            if generation != self._generation or snapshot.cancelled:
+                                return False
+                            deadline = time.perf_counter() + SLICE_SECONDS
                 diags = dir_diagnostics(snapshot, dir)
             except Cancelled:
                 return False
@@ -125,7 +142,9 @@ class AnalysisScheduler:
             if diags is not None:
                 self.publisher.publish_dir(folder, dir, diags, self._forced)
             self._report_failures(folder, snapshot)
-            await asyncio.sleep(0)
+            if time.perf_counter() >= deadline or (id(folder), dir) in urgent:
+                await asyncio.sleep(0)
+                deadline = time.perf_counter() + SLICE_SECONDS
         if generation != self._generation:
             return False
         for folder, snapshot in zip(folders, snapshots):

@@ -1,0 +1,119 @@
+"""Edit -> diagnostics in-process, timed in CPU time: figures that a shared machine's load does not inflate.
+
+    python bench/edit_cpu.py --modules 1000 [--edit leaf|root] [--edits 200] [--steady]
+
+The language server's own objects (``LiveWorkspace``, ``DiagnosticPublisher``,
+``AnalysisScheduler``) on one asyncio loop, without JSON-RPC. Edits are the ones
+``bench/run.py`` makes (the probe of ``generate.py``: one character typed and deleted
+again), and, as there, they start as soon as the first diagnostics of the folder are out,
+while the rest of the first analysis runs (``--steady``: after it). A second thread plays the
+server's reader thread: it hands each change to the loop with ``call_soon_threadsafe`` and
+waits for the versioned diagnostics of that document. Per edit it records the loop thread's
+CPU time from the hand-over to the publication (what the latency is on an idle machine: the
+background work the edit waited for, and its own) and the wall time. What it leaves out:
+JSON encoding and the pipe (about 1 ms at these sizes).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+from tfphi.lsp.documents import TextChange
+from tfphi.lsp.publish import DiagnosticPublisher
+from tfphi.lsp.scheduler import AnalysisScheduler, Progress
+from tfphi.lsp.workspace import LiveWorkspace
+
+sys.path.insert(0, str(Path(__file__).parent))
+from generate import generate  # noqa: E402
+
+
+def measure(ws_dir: Path, probe: dict, edits: int, steady: bool, gap: float = 0.0002) -> list[tuple[float, float]]:
+    """(wall seconds, loop-thread CPU seconds) per edit."""
+    published: dict = {}
+    cond = threading.Condition()
+    ws = LiveWorkspace()
+
+    def send(uri, version, items):
+        with cond:
+            published.setdefault("any", None)
+            if version is not None:
+                published[(uri, version)] = (time.perf_counter(), time.thread_time())
+            cond.notify_all()
+
+    async def progress() -> Progress:
+        return Progress()
+
+    scheduler = AnalysisScheduler(ws, DiagnosticPublisher(ws, send), progress, lambda m: print(m, file=sys.stderr))
+    path = ws_dir / probe["file"]
+    uri, text = path.as_uri(), path.read_text()
+    line, ch = probe["line"], probe["character"]
+    results: list[tuple[float, float]] = []
+
+    def wait(key):
+        with cond:
+            while key not in published:
+                cond.wait()
+            return published[key]
+
+    def client(loop: asyncio.AbstractEventLoop) -> None:
+        clock = time.pthread_getcpuclockid(threading.main_thread().ident)
+        wait("any")
+        if steady:
+            asyncio.run_coroutine_threadsafe(scheduler.idle(), loop).result()
+        loop.call_soon_threadsafe(lambda: (ws.open(uri, 1, text, "terraform"), scheduler.schedule({uri})))
+        wait((uri, 1))
+        for i in range(edits + edits % 2):
+            time.sleep(gap)
+            version, insert = i + 2, i % 2 == 0
+            change = TextChange("x" if insert else "", ((line, ch), (line, ch if insert else ch + 1)))
+            t0, c0 = time.perf_counter(), time.clock_gettime(clock)
+            loop.call_soon_threadsafe(lambda v=version, c=change: (ws.change(uri, v, [c]), scheduler.schedule({uri})))
+            t1, c1 = wait((uri, version))
+            if i < edits:
+                results.append((t1 - t0, c1 - c0))
+        loop.call_soon_threadsafe(lambda: setattr(scheduler, "stopped", True))
+
+    async def run() -> None:
+        loop = asyncio.get_running_loop()
+        ws.add_folder(ws_dir.as_uri(), ws_dir.name)
+        scheduler.schedule()
+        thread = threading.Thread(target=client, args=(loop,), daemon=True)
+        thread.start()
+        while thread.is_alive():
+            await asyncio.sleep(0.01)
+
+    asyncio.run(run())
+    return results
+
+
+def percentile(xs: list[float], p: float) -> float:
+    ordered = sorted(xs)
+    return ordered[max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--modules", type=int, default=1000)
+    ap.add_argument("--edit", choices=["leaf", "root"], default="leaf")
+    ap.add_argument("--edits", type=int, default=200)
+    ap.add_argument("--steady", action="store_true", help="start editing once the first analysis is done")
+    ap.add_argument("--workdir", type=Path, help="where to generate the workspace (default: a temporary directory)")
+    args = ap.parse_args(argv)
+    ws_dir = args.workdir or Path(tempfile.mkdtemp(prefix="tfphi-edit-cpu-"))
+    summary = generate(ws_dir, args.modules)
+    results = measure(ws_dir, summary["probes"][f"{args.edit}_edit"], args.edits, args.steady)
+    wall, cpu = [w * 1000 for w, _ in results], [c * 1000 for _, c in results]
+    print(f"{args.modules} modules, {args.edit} edit{' (steady)' if args.steady else ''}, {len(results)} edits: "
+          f"CPU p50/p95/p99 {percentile(cpu, 50):.1f}/{percentile(cpu, 95):.1f}/{percentile(cpu, 99):.1f} ms, "
+          f"wall p50/p99 {percentile(wall, 50):.1f}/{percentile(wall, 99):.1f} ms; first five CPU {[round(c, 1) for c in cpu[:5]]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
