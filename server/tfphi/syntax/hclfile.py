@@ -345,9 +345,14 @@ def _read_block(node: Node, conv: ExprConverter, scope: tuple[int, int] | None =
         return None
     labels: list[str] = []
     label_spans: list[Span] = []
+    source = conv.source
     for child in node.children[1:]:
         if child.type == "string_lit":
-            labels.append("".join(p for p in conv.quoted_chunks(child) if isinstance(p, str)))
+            raw = source[child.start_byte : child.end_byte]
+            if len(raw) >= 2 and raw[0] == 0x22 and raw[-1] == 0x22 and b"{" not in raw and not child.has_error:
+                labels.append(raw[1:-1].decode("utf-8", "replace"))  # the common case: no template at all
+            else:
+                labels.append("".join(p for p in conv.quoted_chunks(child) if isinstance(p, str)))
             label_spans.append(conv.span(child))
         elif child.type == "identifier":
             labels.append(conv.text(child))

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from operator import attrgetter
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -43,7 +44,15 @@ def _query() -> Query:
 # steps are matched to their reference by position, not by a parent-child pattern.
 @lru_cache(maxsize=1)
 def _steps_query() -> Query:
-    return Query(hcl_language(), "(variable_expr) @ref (get_attr) @step (index) @step (splat) @step")
+    names = " ".join(f'"{name}"' for name in sorted(NAME_ATTRIBUTES))
+    return Query(hcl_language(), "(variable_expr) @ref (get_attr) @step (index) @step (splat) @step "
+                 "(for_tuple_expr) @for (for_object_expr) @for (template_for) @for (block) @block "
+                 f"((attribute (identifier) @attr_name) @name_attr (#any-of? @attr_name {names}))")
+
+
+# More binding regions than this in one block (hostile nesting): references are not filtered
+# (each region is tested against each reference), ``reference_is_bound`` decides later.
+MAX_REGIONS = 64
 
 
 def top_level_nodes(root: Node) -> list[Node]:
@@ -75,6 +84,8 @@ def _block_references(top: Node, source: bytes) -> list[Relative]:
 
 
 _SPACE = re.compile(rb"[ \t\r\n]*")
+_WHITE = frozenset(b" \t\r\n")
+_START = attrgetter("start_byte")
 
 
 def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
@@ -86,37 +97,75 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
     reference are its following siblings, and a ``get_attr``/``index``/``splat`` that starts
     where an expression ends can only be the next step of that expression. A comment
     between two steps is a sibling that is no step (it ends the traversal, as in the walk);
-    an error-free block is required, as error recovery could attach a step elsewhere."""
+    an error-free block is required, as error recovery could attach a step elsewhere.
+
+    References bound around them (a ``for`` variable, a ``dynamic`` iterator) or standing
+    where names are not references (``type``, ``lifecycle``...) are left out: they can never
+    be undefined, and deciding it later would mean parsing the block again. The regions that
+    bind are found by the same query; a reference is bound by the regions that contain it,
+    as ``Scopes`` decides along the chain of its ancestors."""
     base = top.start_byte
     captures = QueryCursor(_steps_query()).captures(top)
     nodes = captures.get("ref", [])
     if not nodes:
         return []
+    regions = _binding_regions(captures)
     steps = {n.start_byte: n for n in captures.get("step", ())}
-    nodes.sort(key=lambda n: n.start_byte)
+    nodes.sort(key=_START)
     out: list[Relative] = []
-    space = _SPACE.match
+    step_at = steps.get
+    space, size = _SPACE.match, len(source)
+
+    def next_step(end: int) -> Node | None:  # the step right after ``end`` (white space between is rare)
+        step = step_at(end)
+        if step is None and end < size and source[end] in _WHITE:
+            step = step_at(space(source, end).end())
+        return step
+
     for node in nodes:
         end = node.end_byte
-        step = steps.get(space(source, end).end())
+        step = next_step(end)
         if step is None:
             continue  # no name follows: nothing to report (as the walk)
         root = source[node.start_byte : end].decode("utf-8", "replace")
+        if regions and _bound_in(regions, node.start_byte, end, root):
+            continue
         names: list[str] = []
         ends = [end - base]
         while step is not None:
             if step.type == "get_attr":
-                named = step.named_children
-                if not named:
-                    break
-                ident = named[-1]
+                ident = step.child(step.child_count - 1)  # ``.`` then the name
+                if ident is None or not ident.is_named:
+                    named = step.named_children
+                    if not named:
+                        break
+                    ident = named[-1]
                 names.append(source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"))
                 ends.append(step.end_byte - base)
             end = step.end_byte
-            step = steps.get(space(source, end).end())
+            step = next_step(end)
         if names:
             out.append((root, tuple(names), node.start_byte - base, end - base, tuple(ends)))
     return out
+
+
+def _binding_regions(captures: dict) -> list[tuple[int, int, frozenset[str], bool]] | None:
+    """(start, end, names bound, names are no references) of each node that binds; None when too many."""
+    regions = []
+    for kind in ("for", "block"):
+        for node in captures.get(kind, ()):
+            bound, not_refs = _binding(node)
+            if bound or not_refs:
+                regions.append((node.start_byte, node.end_byte, bound, not_refs))
+    regions.extend((node.start_byte, node.end_byte, frozenset(), True) for node in captures.get("name_attr", ()))
+    return regions if len(regions) <= MAX_REGIONS else None
+
+
+def _bound_in(regions: list[tuple[int, int, frozenset[str], bool]], start: int, end: int, root: str) -> bool:
+    for r_start, r_end, names, not_refs in regions:
+        if r_start <= start and end <= r_end and (not_refs or root in names):
+            return True
+    return False
 
 
 def _block_references_walk(top: Node, source: bytes) -> list[Relative]:

@@ -1,0 +1,101 @@
+"""References read by one tree-sitter query (syntax.references, error-free blocks) must be what
+the walk along each reference's siblings reads, less the references bound around them, which can
+never be undefined (``reference_is_bound`` says which)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tfphi.syntax.hclfile import new_parser
+from tfphi.syntax.references import (
+    MAX_REGIONS,
+    _block_references_fast,
+    _block_references_walk,
+    reference_is_bound,
+    top_level_nodes,
+)
+
+REPO = Path(__file__).resolve().parents[2]
+
+CASES = {
+    "steps": b'x = var.a.b[0][*].c.d\ny = var.l.*.z\nz = local.m[var.k].x\n',
+    "white space and comments between steps": b'x = var.a .b\ny = var.a\n  .b\nz = var.a /* c */ .b\nw = var.a # c\n',
+    "for expressions": b'x = [for k, v in var.m : v.name if k.x]\ny = { for s in local.l : s.id => var.s.id }\n',
+    "template for": b'x = "%{ for z in var.l }${z.a}${var.z.a}%{ endfor }"\n',
+    "dynamic blocks": b'''resource "aws_security_group" "sg" {
+  dynamic "ingress" {
+    for_each = var.ports
+    content { from_port = ingress.value.port }
+  }
+  dynamic "egress" {
+    for_each = var.ports
+    iterator = port
+    content {
+      from_port = port.value
+      to_port   = egress.value
+    }
+  }
+}
+''',
+    "names that are no references": b'''variable "v" { type = map(object({ a = string })) }
+resource "aws_instance" "i" {
+  provider = aws.west
+  lifecycle {
+    ignore_changes       = [tags.x, ami]
+    replace_triggered_by = [aws_instance.other.id]
+  }
+  ami = data.aws_ami.a.id
+}
+moved {
+  from = aws_instance.a
+  to   = aws_instance.b
+}
+module "m" {
+  source    = "./m"
+  providers = { aws = aws.west }
+  x         = module.other.out
+}
+''',
+    "a loop variable named like a root": b'x = [for var in local.l : var.name]\ny = var.name\n',
+}
+
+
+def _check(source: bytes) -> int:
+    tree = new_parser().parse(source)
+    dropped = 0
+    for top in top_level_nodes(tree.root_node):
+        assert not top.has_error
+        fast = _block_references_fast(top, source)
+        walk = _block_references_walk(top, source)
+        assert fast == [ref for ref in walk if not reference_is_bound(top, ref)]
+        dropped += len(walk) - len(fast)
+    return dropped
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_query_reads_what_the_walk_reads(name):
+    _check(CASES[name])
+
+
+def test_bound_references_are_left_out():
+    assert _check(CASES["dynamic blocks"]) == 2  # ingress.value.port, port.value (not egress.value: the iterator is port)
+    assert _check(CASES["names that are no references"]) == 6
+    assert _check(CASES["a loop variable named like a root"]) == 1
+
+
+def test_every_example_reads_the_same():
+    for path in sorted((REPO / "examples").rglob("*.tf")):
+        _check(path.read_bytes())
+
+
+def test_too_many_binding_regions_keep_every_reference():
+    """Hostile nesting: past MAX_REGIONS the references are kept and decided later."""
+    depth = MAX_REGIONS + 5
+    source = b"x = " + b"[for a in " * depth + b"var.l" + b" : a.b]" * depth + b"\n"
+    tree = new_parser().parse(source)
+    (top,) = top_level_nodes(tree.root_node)
+    fast = _block_references_fast(top, source)
+    assert fast == _block_references_walk(top, source)
+    assert [ref[0] for ref in fast].count("a") == depth
