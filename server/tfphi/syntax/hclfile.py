@@ -8,8 +8,9 @@ edited, so a file parsed with ``keep_tree=False`` (the files on disk, not open i
 editor) keeps no tree once its structure is read: its blocks and attributes remember
 byte ranges, and the first question about one of them parses that range alone again
 (``Parser.included_ranges``: the nodes keep the file's byte offsets, so spans are
-unchanged). The few most recent of those small trees are kept, so the attributes of one
-block cost one parse between them. A file with syntax errors keeps its tree (a range
+unchanged). A block's body is read from a parse of its top-level block, an attribute's
+expression from a parse of the attribute alone (a trace reads a few arguments of a large
+module call); the few most recent of those small trees are kept and asked first. A file with syntax errors keeps its tree (a range
 parsed alone could recover differently).
 """
 
@@ -102,14 +103,13 @@ class Attribute:
     (what every module build reads) need no parse again once the file's tree is gone.
     """
 
-    __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_scope", "_name_end", "_value")
+    __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value")
 
     def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 scope: tuple[int, int] | None = None, name_end: int | None = None):
+                 name_end: int | None = None):
         self.name = name
         self._node = node if keep_node else None  # None: parse the range again when asked
         self._start, self._end = node.start_byte, node.end_byte
-        self._scope = scope  # the top-level block's range, parsed again in one go
         self._converter = converter
         self._expr: Expr | None = None
         if name_end is None:
@@ -122,7 +122,10 @@ class Attribute:
     def _tree_node(self) -> Node:
         if self._node is not None:
             return self._node
-        node = _reparser.node(self._converter.source, self._start, self._end, "attribute", self._scope)
+        # The attribute's own range: a trace reads a few arguments of a module call or a
+        # variable's type and default, and parsing the whole block for each cost more (a
+        # recent parse of the block, e.g. for a resource's body, still answers first).
+        node = _reparser.node(self._converter.source, self._start, self._end, "attribute")
         assert node is not None, f"attribute {self.name!r} not found again at {self._start}-{self._end}"
         return node
 
@@ -321,7 +324,7 @@ def _read_body(node: Node, body: Body, conv: ExprConverter, scope: tuple[int, in
     for child in node.children:
         kind = child.type
         if kind == "attribute":
-            attr = _read_attribute(child, conv, scope)
+            attr = _read_attribute(child, conv)
             if attr is not None:
                 body.attributes[attr.name] = attr
         elif kind == "block":
@@ -332,11 +335,11 @@ def _read_body(node: Node, body: Body, conv: ExprConverter, scope: tuple[int, in
             _read_body(child, body, conv, scope, eager)
 
 
-def _read_attribute(node: Node, conv: ExprConverter, scope: tuple[int, int] | None = None) -> Attribute | None:
+def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
     name_node = node.child(0)
     if name_node is None or name_node.type != "identifier":
         return None
-    return Attribute(conv.text(name_node), node, conv, conv.keep_nodes, scope or (node.start_byte, node.end_byte), name_node.end_byte)
+    return Attribute(conv.text(name_node), node, conv, conv.keep_nodes, name_node.end_byte)
 
 
 def _read_block(node: Node, conv: ExprConverter, scope: tuple[int, int] | None = None, eager: bool = False) -> Block | None:
