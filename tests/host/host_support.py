@@ -114,7 +114,53 @@ FROM_PROD = {
     if not path.startswith("envs/")
 }
 FROM_PROD["main.tf"] = WORKSPACE["envs/prod/main.tf"]
-LAYOUTS = {"repository root": WORKSPACE, "one root's folder": FROM_PROD}
+
+# A root module of many calls to one module, with blocks of every kind between them: edits
+# in it move the blocks after the edit, whose bodies the host takes over from the previous
+# parse of an open document (syntax.reuse) instead of reading them again.
+def _many_calls() -> dict[str, str]:
+    calls = []
+    for i in range(6):
+        calls.append(f'''module "db_{i}" {{
+  source         = "./modules/db"
+  engine_version = var.mode == "prod" ? "15.{i}" : "14.{i}"
+  instance_class = local.classes[{i % 2}]
+}}
+
+variable "size_{i}" {{
+  type    = number
+  default = {i}
+  validation {{
+    condition     = var.size_{i} >= 0
+    error_message = "size_{i} must not be negative."
+  }}
+}}
+''')
+    root = '''variable "mode" {
+  type    = string
+  default = "prod"
+}
+
+locals {
+  classes = ["db.t4g.micro", "db.r6g.large"]
+}
+
+''' + "\n".join(calls) + '''
+output "version" {
+  value = module.db_0.version
+}
+
+resource "aws_db_instance" "copy" {
+  engine         = module.db_1.engine == "redis" ? "postgres" : "mysql"
+  engine_version = module.db_2.version
+}
+'''
+    return {"main.tf": root, "modules/db/main.tf": WORKSPACE["modules/db/main.tf"],
+            "modules/db/variables.tf": WORKSPACE["modules/db/variables.tf"]}
+
+
+MANY_CALLS = _many_calls()
+LAYOUTS = {"repository root": WORKSPACE, "one root's folder": FROM_PROD, "a root of many calls": MANY_CALLS}
 
 
 def everything(snapshot: Snapshot) -> dict:

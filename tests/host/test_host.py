@@ -137,3 +137,42 @@ def test_a_failure_is_retried_when_the_module_changes(fault_in):
     host.apply_change(SetSource("modules/db/variables.tf", (WORKSPACE["modules/db/variables.tf"] + "\n").encode()))
     snapshot = host.snapshot()
     assert snapshot.field_traces("modules/db") and snapshot.failures == {}
+
+
+def test_an_edited_document_takes_over_the_bodies_of_the_blocks_the_edit_left_alone():
+    """syntax.reuse: the blocks before the edit keep their body objects, the blocks after it get
+    moved copies, and the module built from them is the one a fresh parse gives (the property
+    test checks whole analyses; this checks the reuse happens at all)."""
+    from host_support import MANY_CALLS
+
+    from tfphi.analysis import SetParsed
+    from tfphi.lsp.documents import Document, TextChange
+    from tfphi.syntax.hclfile import new_parser
+
+    host = host_of(MANY_CALLS)
+    parser = new_parser()
+    text = MANY_CALLS["main.tf"]
+    doc = Document("main.tf", 1, text.encode())
+    host.apply_change(SetParsed(doc.parse("main.tf", parser)))
+    everything(host.snapshot())  # bodies read
+    before = {b.labels: b for b in host.files["main.tf"].body.blocks}
+    at = text.index('"15.2"') + 2
+    line = text.count("\n", 0, at)
+    doc.apply([TextChange("x", ((line, at - text.rfind("\n", 0, at) - 1),) * 2)], 2)
+    host.apply_change(SetParsed(doc.parse("main.tf", parser)))
+    after = {b.labels: b for b in host.files["main.tf"].body.blocks}
+    assert after[("db_0",)]._body is before[("db_0",)]._body  # above the edit: the same object
+    assert after[("db_2",)]._body is None  # the edited block: read from the new tree
+    moved = after[("db_3",)]._body
+    assert moved is not None and moved is not before[("db_3",)]._body  # below: a moved copy
+    assert moved.attributes["engine_version"].span.start == before[("db_3",)].body.attributes["engine_version"].span.start + 1
+    assert everything(host.snapshot()) == everything(fresh({**MANY_CALLS, "main.tf": doc.text}))
+
+
+def test_the_reuse_of_bodies_copies_every_slot_of_attributes_and_blocks():
+    """A slot added to Attribute or Block must be handled by syntax.reuse's copies."""
+    from tfphi.syntax.hclfile import Attribute, Block
+    from tfphi.syntax.reuse import ATTRIBUTE_SLOTS, BLOCK_SLOTS
+
+    assert set(Attribute.__slots__) == ATTRIBUTE_SLOTS
+    assert set(Block.__slots__) == BLOCK_SLOTS

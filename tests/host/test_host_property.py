@@ -2,6 +2,10 @@
 multi-root workspace leave field traces, findings, diagnostics and every span exactly what a
 fresh host computes from the same texts (issue 11, point 6).
 
+A file is edited either as the disk's bytes (``SetSource``: the host parses it and keeps no
+tree) or as an open document (``SetParsed`` of an incremental parse that keeps its tree, as
+the server feeds it: blocks the edit did not touch keep what the previous parse read).
+
 Snapshots are read at random points (all modules, some, part of some, or none), so cached
 traces cross several revisions with queued moves before they are read, and tracing left half
 done (the server's background work stops between two fields when an edit arrives) goes on
@@ -19,7 +23,9 @@ import pytest
 
 from host_support import LAYOUTS, everything, fresh
 
-from tfphi.analysis import AnalysisHost, SetSource
+from tfphi.analysis import AnalysisHost, SetParsed, SetSource
+from tfphi.lsp.documents import Document, TextChange
+from tfphi.syntax.hclfile import new_parser
 
 EXAMPLES = int(os.environ.get("TFPHI_HOST_EXAMPLES", "40"))
 
@@ -36,20 +42,28 @@ def edit(draw):
     text = draw(st.sampled_from(INSERTS))
     length = draw(st.integers(min_value=1, max_value=12))
     read = draw(st.sampled_from(["all", "some", "partial", "none"]))
-    return path, where, kind, text, length, read
+    opened = draw(st.booleans())
+    return path, where, kind, text, length, read, opened
 
 
-def apply(text: str, where: float, kind: str, inserted: str, length: int) -> str:
+def apply(text: str, where: float, kind: str, inserted: str, length: int) -> tuple[str, TextChange]:
+    """The edited text, and the same edit as an editor sends it (a range in UTF-16 positions)."""
     at = int(where * len(text))
+    end = at
     if kind == "insert_line":
-        at = text.rfind("\n", 0, at) + 1  # at a line start: everything below moves
-        return text[:at] + inserted + text[at:]
-    if kind == "insert":
-        return text[:at] + inserted + text[at:]
-    if kind == "delete":
-        return text[:at] + text[at + length :]
-    # retype: delete then type the same characters back (the text returns; trees and caches churn)
-    return text
+        at = end = text.rfind("\n", 0, at) + 1  # at a line start: everything below moves
+    elif kind == "insert":
+        pass
+    elif kind == "delete":
+        inserted, end = "", min(len(text), at + length)
+    else:  # retype: delete then type the same characters back (the text returns; trees and caches churn)
+        inserted, end = text[at : at + length], min(len(text), at + length)
+    return text[:at] + inserted + text[end:], TextChange(inserted, (_position(text, at), _position(text, end)))
+
+
+def _position(text: str, at: int) -> tuple[int, int]:
+    line_start = text.rfind("\n", 0, at) + 1
+    return text.count("\n", 0, at), len(text[line_start:at].encode("utf-16-le")) // 2
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
@@ -61,10 +75,21 @@ def test_random_edits_equal_a_fresh_analysis(layout: str, edits):
     host = AnalysisHost()
     host.apply_change([SetSource(path, text.encode()) for path, text in texts.items()])
     everything(host.snapshot())  # analysed once, as the server does after indexing
-    for n, (index, where, kind, inserted, length, read) in enumerate(edits):
+    documents: dict[str, Document] = {}
+    parser = new_parser()
+    for n, (index, where, kind, inserted, length, read, opened) in enumerate(edits):
         path = paths[index % len(paths)]
-        texts[path] = apply(texts[path], where, kind, inserted, length)
-        host.apply_change(SetSource(path, texts[path].encode()))
+        texts[path], change = apply(texts[path], where, kind, inserted, length)
+        if opened or path in documents:  # an open document stays open
+            if path not in documents:
+                documents[path] = Document(path, 0, host.files[path].source if path in host.files else b"")
+                documents[path].parse(path, parser)
+            doc = documents[path]
+            doc.apply([change], n + 1)
+            assert doc.text == texts[path]
+            host.apply_change(SetParsed(doc.parse(path, parser)))
+        else:
+            host.apply_change(SetSource(path, texts[path].encode()))
         snapshot = host.snapshot()
         if read == "all":
             everything(snapshot)
