@@ -2,13 +2,11 @@
 
 from __future__ import annotations
 
-import argparse
 import gc
 import json
 import os
 import sys
-from pathlib import Path
-from typing import Sequence
+from typing import TYPE_CHECKING, Sequence
 
 from . import __version__
 from .analysis import Analysis
@@ -28,13 +26,18 @@ class UsageError(Exception):
     pass
 
 
-class _Parser(argparse.ArgumentParser):
-    def error(self, message: str):  # argparse exits 2 on usage errors, as SPEC wants
-        self.print_usage(sys.stderr)
-        self.exit(EXIT_USAGE, f"tfphi: error: {message}\n")
+if TYPE_CHECKING:
+    import argparse
 
 
 def build_parser() -> argparse.ArgumentParser:
+    import argparse  # not for the plain `check` (see _plain_check): it and what it loads were a tenth of a small check
+
+    class _Parser(argparse.ArgumentParser):
+        def error(self, message: str):  # argparse exits 2 on usage errors, as SPEC wants
+            self.print_usage(sys.stderr)
+            self.exit(EXIT_USAGE, f"tfphi: error: {message}\n")
+
     parser = _Parser(prog="tfphi", description="Phi tracing for Terraform: which values can each field take, and when?")
     parser.add_argument("--version", action="version", version=f"tfphi {__version__}")
     sub = parser.add_subparsers(dest="command", required=True, parser_class=_Parser)
@@ -84,8 +87,39 @@ def entry() -> None:
     raise SystemExit(code)
 
 
+class _CheckArgs:
+    command = "check"
+
+    def __init__(self, dir: str, format: str, fail_on: str):
+        self.dir, self.format, self.fail_on = dir, format, fail_on
+
+
+_CHECK_CHOICES = {"--format": ("text", "json", "sarif"), "--fail-on": ("error", "warning", "never")}
+
+
+def _plain_check(argv: Sequence[str]) -> _CheckArgs | None:
+    """``check [DIR] [--format F] [--fail-on L]`` spelled out in full with valid values (what
+    scripts and CI run), read without argparse; None for anything else (help, abbreviations,
+    ``--opt=value``, errors...), which argparse reads as before. The values are the ones
+    argparse would give: build_parser declares the same options and defaults."""
+    if not argv or argv[0] != "check":
+        return None
+    values = {"--format": "text", "--fail-on": "error"}
+    dirs: list[str] = []
+    rest = list(argv[1:])
+    while rest:
+        item = rest.pop(0)
+        if item in _CHECK_CHOICES and rest and rest[0] in _CHECK_CHOICES[item]:
+            values[item] = rest.pop(0)
+        elif item.startswith("-") or dirs:
+            return None
+        else:
+            dirs.append(item)
+    return _CheckArgs(dirs[0] if dirs else ".", values["--format"], values["--fail-on"])
+
+
 def main(argv: Sequence[str] | None = None) -> int:
-    args = build_parser().parse_args(argv)
+    args = _plain_check(sys.argv[1:] if argv is None else argv) or build_parser().parse_args(argv)
     try:
         if args.command == "serve":
             from .lsp.server import run_server
@@ -104,10 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load(dir: str) -> Analysis:
-    root = Path(dir)
-    if not root.is_dir():
+    if not os.path.isdir(dir):
         raise UsageError(f"{dir} is not a directory")
-    return load_workspace(root)
+    return load_workspace(dir)
 
 
 # ---- check ------------------------------------------------------------------------------
@@ -271,6 +304,8 @@ def run_specialize(args) -> int:
     from .specialize.preview import specialize_address
 
     analysis = _load(args.dir)
+    from pathlib import Path
+
     preview = specialize_address(analysis, args.address, Path(os.path.abspath(args.dir)).parts)
     if preview is None:
         print(f"tfphi: error: {args.address} names no field in {args.dir}", file=sys.stderr)

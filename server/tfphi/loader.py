@@ -13,11 +13,15 @@ to the workspace (``../../main.tf``). Only the called directory's own module fil
 
 from __future__ import annotations
 
+import errno
 import fnmatch
 import json
 import os
-from pathlib import Path
-from typing import Iterator
+from typing import Iterator, Union
+
+# Paths are strings here (os.path): pathlib and what it imports were a tenth of a small
+# check's start-up. Callers may pass a pathlib.Path (os.fspath accepts both).
+PathLike = Union[str, "os.PathLike[str]"]
 
 from .analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from .config import Config
@@ -39,19 +43,19 @@ def is_ignored(rel: str, ignore: tuple[str, ...]) -> bool:
     return False
 
 
-def read_bytes(path: Path, limit: int) -> bytes:
+def read_bytes(path: PathLike, limit: int) -> bytes:
     """Reads at most ``limit + 1`` bytes, so a huge file never fills memory."""
     with open(path, "rb") as handle:
         return handle.read(limit + 1)
 
 
-def walk_workspace(root: Path, config: Config, skipped: list[tuple[str, str]] | None = None) -> Iterator[str]:
+def walk_workspace(root: PathLike, config: Config, skipped: list[tuple[str, str]] | None = None) -> Iterator[str]:
     """Relative POSIX paths of every file tfphi reads under ``root``.
 
     Files it will not read (a symbolic link out of the workspace or in a loop) are appended
     to ``skipped`` as (relative path, message) when a list is given.
     """
-    root = root.resolve()
+    root = os.path.realpath(root)
     seen_dirs: set[tuple[int, int]] = set()
     count = 0
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
@@ -60,7 +64,7 @@ def walk_workspace(root: Path, config: Config, skipped: list[tuple[str, str]] | 
             dirnames[:] = []
             continue
         seen_dirs.add((stat.st_dev, stat.st_ino))
-        rel_dir = Path(dirpath).relative_to(root).as_posix()
+        rel_dir = _posix(os.path.relpath(dirpath, root))
         rel_dir = "" if rel_dir == "." else rel_dir
         dirnames[:] = sorted(
             d for d in dirnames
@@ -85,55 +89,69 @@ def walk_workspace(root: Path, config: Config, skipped: list[tuple[str, str]] | 
             yield from _installed_modules(root, rel_dir, config)
 
 
-def link_problem(root: Path, rel: str) -> str | None:
+def link_problem(root: PathLike, rel: str) -> str | None:
     """Why ``rel`` must not be read: it leads out of ``root`` through a symbolic link (of the file
     or of a directory on its path), or the links loop (else None)."""
-    full = root / rel
-    if not _inside(full, root.resolve()):
+    if not _inside(os.path.join(root, rel), os.path.realpath(root)):
         return f"{rel} is a symbolic link that leads outside the workspace or loops; it was skipped"
     return None
 
 
-def _inside(path: Path, root: Path) -> bool:
+def _inside(path: PathLike, root: str) -> bool:
+    """True when ``path``, links resolved, is ``root`` (resolved) or under it; False when the links
+    loop (what ``Path.resolve`` did: a missing path is resolved as far as it goes)."""
     try:
-        path.resolve().relative_to(root)
-        return True
-    except (ValueError, OSError, RuntimeError):
+        real = os.path.realpath(path)
+        os.stat(real)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return False
+    except ValueError:  # a NUL in the path
         return False
+    return real == root or real.startswith(root.rstrip(os.sep) + os.sep)
 
 
-def _installed_modules(root: Path, rel_dir: str, config: Config) -> Iterator[str]:
+def _posix(rel: str) -> str:
+    return rel if os.sep == "/" else rel.replace(os.sep, "/")
+
+
+def _installed_modules(root: str, rel_dir: str, config: Config) -> Iterator[str]:
     """``modules.json`` and the ``.tf`` files of the modules it lists (inside the workspace only)."""
     manifest_rel = f"{rel_dir}/{MODULES_JSON}".lstrip("/")
     yield manifest_rel
     try:
-        data = json.loads(read_bytes(root / manifest_rel, config.max_file_size))
+        data = json.loads(read_bytes(os.path.join(root, manifest_rel), config.max_file_size))
         entries = data.get("Modules", []) if isinstance(data, dict) else []
     except (OSError, ValueError, RecursionError):
         return
     for entry in entries if isinstance(entries, list) else []:
         if not isinstance(entry, dict) or not isinstance(entry.get("Dir"), str) or not entry.get("Key"):
             continue
-        module_dir = (root / rel_dir / entry["Dir"]).resolve()
-        if not _inside(module_dir, root) or not module_dir.is_dir():
+        try:
+            module_dir = os.path.realpath(os.path.join(root, rel_dir, entry["Dir"]))
+        except ValueError:  # a NUL in the manifest's path
             continue
-        for child in sorted(module_dir.iterdir()):
-            if child.suffix == ".tf" and child.is_file() and _inside(child, root):
-                yield child.relative_to(root).as_posix()
+        if not _inside(module_dir, root) or not os.path.isdir(module_dir):
+            continue
+        for name in sorted(os.listdir(module_dir)):
+            child = os.path.join(module_dir, name)
+            if name.endswith(".tf") and len(name) > 3 and os.path.isfile(child) and _inside(child, root):
+                yield _posix(os.path.relpath(child, root))
 
 
-def load_workspace(root: Path, base: Config | None = None) -> Snapshot:
+def load_workspace(root: PathLike, base: Config | None = None) -> Snapshot:
     """Reads the files under ``root`` into an analysis host and returns its snapshot (the CLI's batch mode)."""
+    root = os.fspath(root)
     analysis = AnalysisHost(base)
-    config_path = root / CONFIG_FILE
-    if config_path.is_file():
+    config_path = os.path.join(root, CONFIG_FILE)
+    if os.path.isfile(config_path):
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))
     skipped: list[tuple[str, str]] = []
     for rel in walk_workspace(root, analysis.config, skipped):
         if rel == CONFIG_FILE:
             continue
         try:
-            data = read_bytes(root / rel, analysis.config.max_file_size)
+            data = read_bytes(os.path.join(root, rel), analysis.config.max_file_size)
         except OSError as exc:
             analysis.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
             continue
@@ -144,7 +162,7 @@ def load_workspace(root: Path, base: Config | None = None) -> Snapshot:
     return analysis.snapshot()
 
 
-def load_outside_modules(root: Path, analysis: AnalysisHost, attempted: set[str] | None = None) -> list[str]:
+def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[str] | None = None) -> list[str]:
     """Reads the modules outside ``root`` that local sources reach, until none is missing.
 
     Returns the relative paths of the files it read. ``attempted`` (directories already tried)
@@ -164,7 +182,7 @@ def load_outside_modules(root: Path, analysis: AnalysisHost, attempted: set[str]
             read.extend(_read_module_dir(root, dir, analysis, seen_real))
 
 
-def module_files_in(directory: Path) -> list[str]:
+def module_files_in(directory: PathLike) -> list[str]:
     """Names of the module files (``.tf``, ``.tf.json``) directly in ``directory``, sorted; [] when unreadable."""
     try:
         names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
@@ -173,9 +191,9 @@ def module_files_in(directory: Path) -> list[str]:
     return [name for name in names if file_kind(name) == "tf"]
 
 
-def _read_module_dir(root: Path, dir: str, analysis: AnalysisHost, seen_real: set[str]) -> list[str]:
+def _read_module_dir(root: PathLike, dir: str, analysis: AnalysisHost, seen_real: set[str]) -> list[str]:
     """One module directory outside the workspace; a directory reached twice through links is read once."""
-    directory = root / dir
+    directory = os.path.join(root, dir)
     try:
         real = os.path.realpath(directory, strict=True)  # a link loop raises here
     except (OSError, RuntimeError):
@@ -187,7 +205,7 @@ def _read_module_dir(root: Path, dir: str, analysis: AnalysisHost, seen_real: se
     for name in module_files_in(directory):
         rel = f"{dir}/{name}"
         try:
-            data = read_bytes(directory / name, analysis.config.max_file_size)
+            data = read_bytes(os.path.join(directory, name), analysis.config.max_file_size)
         except OSError as exc:
             analysis.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
             continue
