@@ -21,6 +21,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import logging
+import sys
 import time
 from typing import Awaitable, Callable
 
@@ -33,7 +34,8 @@ from .workspace import Folder, LiveWorkspace
 logger = logging.getLogger(__name__)
 
 INDEX_REPORT_EVERY = 25  # files between two progress reports (and two yields to the loop)
-SLICE_SECONDS = 0.002  # background analysis runs this long at most before letting the loop read messages
+SWITCH_INTERVAL_SECONDS = 0.0005
+SLICE_SECONDS = 0.001  # background analysis runs this long at most before letting the loop read messages
 FREEZE_EVERY_SECONDS = 0.25  # at most this long between two heap freezes while analysis runs (see _freeze_young)
 
 
@@ -64,6 +66,12 @@ class AnalysisScheduler:
         self._forced: set[str] = set()
         self._indexing: dict[Folder, asyncio.Task] = {}
         self.passes = 0  # completed passes (for tests and benchmarks)
+        # The transport reads the client in a thread (lsp/transport.py), which needs the GIL to
+        # hand a message to the loop: while analysis runs it gets it only when the interpreter
+        # switches threads, every 5 ms by default. A change waited that long before the loop
+        # even saw it; 0.5 ms bounds that wait (the reader is blocked in read() the rest of
+        # the time, so switching costs nothing then).
+        sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_SECONDS))
         self._frozen_at = 0.0
         self.stopped = False
 
