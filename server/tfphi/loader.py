@@ -17,13 +17,21 @@ import errno
 import fnmatch
 import json
 import os
-from typing import Iterator, Union
+import queue
+import sys
+import threading
+from typing import TYPE_CHECKING, Iterator, Union
 
 # Paths are strings here (os.path): pathlib and what it imports were a tenth of a small
 # check's start-up. Callers may pass a pathlib.Path (os.fspath accepts both).
 PathLike = Union[str, "os.PathLike[str]"]
 
 from .analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
+from .syntax.hclfile import new_parser, prepared_tree
+from .syntax.jsonfile import is_json_path
+
+if TYPE_CHECKING:
+    from tree_sitter import Tree
 from .config import Config
 from .stir.roots import missing_local_targets
 from .stir.workspace import MODULES_JSON
@@ -147,19 +155,75 @@ def load_workspace(root: PathLike, base: Config | None = None) -> Snapshot:
     if os.path.isfile(config_path):
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))
     skipped: list[tuple[str, str]] = []
-    for rel in walk_workspace(root, analysis.config, skipped):
-        if rel == CONFIG_FILE:
+    rels = [rel for rel in walk_workspace(root, analysis.config, skipped) if rel != CONFIG_FILE]
+    for rel, data, tree in _read_ahead(root, rels, analysis.config.max_file_size):
+        if isinstance(data, OSError):
+            analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}")
             continue
-        try:
-            data = read_bytes(os.path.join(root, rel), analysis.config.max_file_size)
-        except OSError as exc:
-            analysis.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
-            continue
-        analysis.set_source(rel, data)
+        with prepared_tree(data, tree):
+            analysis.set_source(rel, data)
     for rel, message in skipped:
         analysis.set_problem(rel, message)
     load_outside_modules(root, analysis)
     return analysis.snapshot()
+
+
+READ_AHEAD = 16  # files read and parsed ahead of the analysis: their trees are all in memory at once
+
+
+def _read_ahead(root: str, rels: list[str], limit: int) -> Iterator[tuple[str, "bytes | OSError", "Tree | None"]]:
+    """(path, bytes or the error reading them, tree-sitter tree or None) for each path, in order.
+
+    A helper thread reads the files and parses the native-syntax ones (tree-sitter runs
+    without the GIL) while the caller's thread reads the structure of the files before
+    them: on two cores the parse of a workspace costs little wall time beyond the analysis
+    that reads it. The helper only reads bytes and parses them; everything that changes the
+    analysis stays on the caller's thread (ARCHITECTURE.md: no threads in the analysis), and
+    the tree reaches it through ``syntax.hclfile.prepared_tree``. At most READ_AHEAD files
+    wait, so their trees never pile up (a tree is about 60 bytes per byte of source)."""
+    if len(rels) < 2:  # nothing to overlap
+        for rel in rels:
+            try:
+                yield rel, read_bytes(os.path.join(root, rel), limit), None
+            except OSError as exc:
+                yield rel, exc, None
+        return
+    waiting: queue.Queue = queue.Queue(maxsize=READ_AHEAD)
+    stop = threading.Event()
+
+    def work() -> None:
+        parser = new_parser()
+        try:
+            for rel in rels:
+                if stop.is_set():
+                    return
+                try:
+                    data = read_bytes(os.path.join(root, rel), limit)
+                except OSError as exc:
+                    waiting.put((rel, exc, None))
+                    continue
+                native = file_kind(rel) in ("tf", "tfvars") and not is_json_path(rel)
+                waiting.put((rel, data, parser.parse(data) if native and len(data) <= limit else None))
+        finally:
+            waiting.put(None)
+
+    helper = threading.Thread(target=work, name="tfphi-read-ahead", daemon=True)
+    interval = sys.getswitchinterval()
+    # The helper needs the GIL for a moment after each parse; by default it would wait up to
+    # 5 ms for it while this thread reads structure, and fall behind.
+    sys.setswitchinterval(min(interval, 0.0005))
+    helper.start()
+    try:
+        while (item := waiting.get()) is not None:
+            yield item
+    finally:
+        stop.set()
+        while helper.is_alive():  # let a helper blocked on a full queue see the stop
+            try:
+                waiting.get(timeout=0.05)
+            except queue.Empty:
+                pass
+        sys.setswitchinterval(interval)
 
 
 def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[str] | None = None) -> list[str]:

@@ -19,6 +19,7 @@ from __future__ import annotations
 import re
 import threading
 from collections import OrderedDict
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from functools import lru_cache
 
@@ -281,9 +282,34 @@ def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree:
     ``keep_tree=False``: the tree is dropped once the structure and references are read
     (files nobody edits; see the module's docstring); ``refs_cache`` is the
     ``syntax.references.BlockCache`` their references are read through."""
-    parser = parser or new_parser()
-    tree = parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
+    prepared = _prepared
+    if old_tree is None and prepared is not None and prepared[0] is source:
+        tree = prepared[1]  # parsed ahead, from these very bytes (see prepared_tree)
+    else:
+        parser = parser or new_parser()
+        tree = parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
     return build_file(path, source, tree, keep_tree, refs_cache)
+
+
+# The tree of the bytes being handed to the analysis right now, parsed ahead by the batch
+# loader on another thread (tree-sitter parses without the GIL); see ``prepared_tree``.
+_prepared: tuple[bytes, Tree] | None = None
+
+
+@contextmanager
+def prepared_tree(source: bytes, tree: Tree | None):
+    """Within the block, ``parse_file`` of exactly ``source`` (the same object) takes ``tree``
+    instead of parsing it: a parse is a function of the bytes, so the result is the same.
+
+    For the batch loader, which parses the next files on a helper thread while this one
+    reads the structure of the previous ones (loader.load_workspace). Only the thread that
+    applies changes to the analysis enters it."""
+    global _prepared
+    _prepared = (source, tree) if tree is not None else None
+    try:
+        yield
+    finally:
+        _prepared = None
 
 
 def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None) -> HclFile:

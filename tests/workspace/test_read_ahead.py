@@ -1,0 +1,87 @@
+"""The batch loader reads and parses files on a helper thread, ahead of the analysis
+(loader._read_ahead): the analysis must get exactly what reading the files one by one gives,
+every tree parsed once, and the helper must stop when the reader stops early."""
+
+from __future__ import annotations
+
+import os
+import threading
+
+from tfphi import loader
+from tfphi.features.diagnostics import workspace_diagnostics
+from tfphi.syntax import hclfile
+
+
+def _workspace(root, n=40):
+    (root / "main.tf").write_text("".join(f'module "m{i}" {{\n  source = "./m{i}"\n  x = var.v{i}\n}}\n' for i in range(n)))
+    (root / "variables.tf").write_text("".join(f'variable "v{i}" {{ default = "a{i}" }}\n' for i in range(n)))
+    (root / "terraform.tfvars").write_text('v0 = "b"\n')
+    (root / "broken.tf").write_text('resource "x" {\n')
+    (root / "bin.tf").write_bytes(b"\x00\x01")
+    (root / "j.tf.json").write_text('{"variable": {"j": {}}}')
+    for i in range(n):
+        (root / f"m{i}").mkdir()
+        (root / f"m{i}" / "main.tf").write_text('variable "x" {}\nresource "aws_db_instance" "d" { engine = var.x }\n')
+
+
+def _summary(snapshot):
+    return {path: [(d.code, d.span, d.message) for d in items] for path, items in workspace_diagnostics(snapshot).items()}
+
+
+def test_read_ahead_gives_the_analysis_what_reading_one_by_one_gives(tmp_path, monkeypatch):
+    _workspace(tmp_path)
+    ahead = _summary(loader.load_workspace(tmp_path))
+    assert any(items for items in ahead.values())  # the workspace has findings to compare
+    monkeypatch.setattr(loader, "_read_ahead", _one_by_one)
+    assert _summary(loader.load_workspace(tmp_path)) == ahead
+
+
+def _one_by_one(root, rels, limit):
+    for rel in rels:
+        try:
+            yield rel, loader.read_bytes(os.path.join(root, rel), limit), None
+        except OSError as exc:
+            yield rel, exc, None
+
+
+def test_every_native_file_is_parsed_once_on_the_helper(tmp_path, monkeypatch):
+    _workspace(tmp_path)
+    taken = []
+    build = hclfile.build_file
+
+    def counting_build(path, source, tree, *args, **kwargs):
+        prepared = hclfile._prepared
+        taken.append((path, prepared is not None and prepared[0] is source and prepared[1] is tree))
+        return build(path, source, tree, *args, **kwargs)
+
+    monkeypatch.setattr(hclfile, "build_file", counting_build)
+    loader.load_workspace(tmp_path)
+    native = [p for p, _ in taken if not p.endswith(".json")]
+    assert len(native) == len(set(native)) > 40
+    assert all(ok for _, ok in taken)
+
+
+def test_a_file_that_cannot_be_read_is_reported_in_its_place(tmp_path, monkeypatch):
+    _workspace(tmp_path, 3)
+    (tmp_path / "secret.tf").write_text('variable "s" {}\n')
+    read = loader.read_bytes
+
+    def refusing(path, limit):
+        if os.path.basename(path) == "secret.tf":
+            raise PermissionError(13, "Permission denied")
+        return read(path, limit)
+
+    monkeypatch.setattr(loader, "read_bytes", refusing)
+    diagnostics = _summary(loader.load_workspace(tmp_path))
+    assert [m for code, _, m in diagnostics.get("secret.tf", [])] == ["secret.tf cannot be read: Permission denied"]
+
+
+def test_the_helper_stops_when_the_reader_stops(tmp_path):
+    _workspace(tmp_path)
+    rels = [rel for rel in loader.walk_workspace(tmp_path, loader.Config())]
+    before = threading.active_count()
+    items = loader._read_ahead(str(tmp_path), rels, 1 << 20)
+    first = next(items)
+    assert first[0] == rels[0]
+    items.close()
+    assert threading.active_count() == before
