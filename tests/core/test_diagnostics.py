@@ -26,7 +26,7 @@ resource "aws_db_instance" "x" {
 }
 locals { a = var.nope }
 ''', '''
-        main.tf:2:20-2:21 error[syntax-error] syntax error: unexpected '='
+        main.tf:2:20-2:21 error[syntax-error] syntax error: invalid expression: expected the start of an expression, but found an invalid expression token
         main.tf:4:14-4:22 error[undefined-reference] undefined reference to var.nope: no variable block declares it
     ''')
 

@@ -10,7 +10,8 @@ from pathlib import Path
 
 # Tokens as Terraform's scanner sees them, closely enough to delete one whole token.
 _TOKEN = re.compile(rb'"(?:[^"\\\n]|\\.)*"|[A-Za-z_][\w-]*|\d+(?:\.\d+)?|==|!=|<=|>=|&&|\|\||=>|\$\{|[{}()\[\]=,.:?!<>+\-*/%]')
-INSERTIONS = [b"{", b"}", b"=", b'"', b"(", b")", b"[", b"]", b",", b"?", b"x ="]
+INSERTIONS = [b"{", b"}", b"=", b'"', b"(", b")", b"[", b"]", b",", b"?", b"x =", b"${", b"%{", b".", b":", b"*",
+              b"=>", b"...", b"'", b";", b"<<EOT\n", b"\n"]
 
 
 def tokens(source: bytes) -> list[tuple[int, int]]:
@@ -37,7 +38,12 @@ def mutants(source: bytes, count: int, seed: int) -> list[tuple[str, bytes]]:
     out = []
     for _ in range(count):
         start, end = rng.choice(spans)
-        if rng.random() < 0.5:
+        roll = rng.random()
+        if roll < 0.1 and b"\n" in source[end:]:
+            # Two lines joined into one: what "missing newline" errors are made of.
+            at = source.index(b"\n", end)
+            out.append((f"join the line at byte {at}", source[:at] + b" " + source[at + 1:]))
+        elif roll < 0.55:
             out.append((f"delete {source[start:end]!r} at byte {start}", source[:start] + source[end:]))
         else:
             token = rng.choice(INSERTIONS)

@@ -62,8 +62,9 @@ def _broken_regions(analysis: Analysis, dir: str) -> list[bytes]:
     for path in analysis.files_in(dir):
         hcl = analysis.files[path]
         for err in hcl.errors:
-            end = len(hcl.source) if err.message == UNCLOSED else err.span.end
-            regions.append(hcl.source[err.span.start:end])
+            region = err.region or err.span
+            end = len(hcl.source) if err.message == UNCLOSED else region.end
+            regions.append(hcl.source[region.start:end])
     return regions
 
 

@@ -27,6 +27,7 @@ import tree_sitter_hcl
 from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor, Range, Tree
 
 from .expr import Expr, ExprConverter, InvalidExpr, Span
+from .syntax_errors import terraform_placed
 
 BOM = b"\xef\xbb\xbf"
 
@@ -93,6 +94,7 @@ class SyntaxProblem:
 
     span: Span
     message: str
+    region: Span | None = None  # the text tree-sitter could not read, when wider than ``span``
 
 
 class Attribute:
@@ -288,7 +290,7 @@ def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree:
     else:
         parser = parser or new_parser()
         tree = parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
-    return build_file(path, source, tree, keep_tree, refs_cache)
+    return build_file(path, source, tree, keep_tree, refs_cache, native=True)
 
 
 # The tree of the bytes being handed to the analysis right now, parsed ahead by the batch
@@ -312,8 +314,10 @@ def prepared_tree(source: bytes, tree: Tree | None):
         _prepared = None
 
 
-def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None) -> HclFile:
-    """Reads the structure of an already parsed tree."""
+def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None,
+               native: bool = False) -> HclFile:
+    """Reads the structure of an already parsed tree (``native``: a file of HCL's native syntax,
+    whose syntax errors are placed where Terraform reports them)."""
     root = tree.root_node
     keep_tree = keep_tree or root.has_error
     converter = ExprConverter(source, path, keep_nodes=keep_tree)
@@ -327,7 +331,10 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         if child.type == "ERROR":
             _read_body(child, body, converter)
     _place_unclosed_block(source, path, errors)
-    _check_terraform_rules(root, source, path, errors)
+    placed = terraform_placed(path, source, errors) if native else errors  # as Terraform reports them
+    if placed is errors:  # (Terraform's own errors, when placed, already cover the rules)
+        _check_terraform_rules(root, source, path, errors)
+    errors = placed
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
