@@ -240,10 +240,18 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
         if not missing:
             return read
         attempted.update(missing)
+        rels: list[str] = []
         for dir in missing:
-            if is_ignored(dir, analysis.config.ignore):
+            if not is_ignored(dir, analysis.config.ignore):
+                rels.extend(_module_dir_files(root, dir, seen_real))
+        # the files of every directory this round reached, read and parsed ahead as the workspace's
+        for rel, data, tree in _read_ahead(os.fspath(root), rels, analysis.config.max_file_size):
+            if isinstance(data, OSError):
+                analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}")
                 continue
-            read.extend(_read_module_dir(root, dir, analysis, seen_real))
+            with prepared_tree(data, tree):
+                analysis.set_source(rel, data)
+            read.append(rel)
 
 
 def module_files_in(directory: PathLike) -> list[str]:
@@ -255,8 +263,9 @@ def module_files_in(directory: PathLike) -> list[str]:
     return [name for name in names if file_kind(name) == "tf"]
 
 
-def _read_module_dir(root: PathLike, dir: str, analysis: AnalysisHost, seen_real: set[str]) -> list[str]:
-    """One module directory outside the workspace; a directory reached twice through links is read once."""
+def _module_dir_files(root: PathLike, dir: str, seen_real: set[str]) -> list[str]:
+    """The module files of one directory outside the workspace, as paths relative to ``root``;
+    a directory reached twice through links is read once."""
     directory = os.path.join(root, dir)
     try:
         real = os.path.realpath(directory, strict=True)  # a link loop raises here
@@ -265,14 +274,4 @@ def _read_module_dir(root: PathLike, dir: str, analysis: AnalysisHost, seen_real
     if real in seen_real or not os.path.isdir(real):
         return []
     seen_real.add(real)
-    read: list[str] = []
-    for name in module_files_in(directory):
-        rel = f"{dir}/{name}"
-        try:
-            data = read_bytes(os.path.join(directory, name), analysis.config.max_file_size)
-        except OSError as exc:
-            analysis.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
-            continue
-        analysis.set_source(rel, data)
-        read.append(rel)
-    return read
+    return [f"{dir}/{name}" for name in module_files_in(directory)]

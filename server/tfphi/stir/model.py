@@ -15,7 +15,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Mapping
 
-from ..syntax.expr import Expr, Span
+from ..syntax.expr import Expr, LiteralExpr, Span
 from ..syntax.hclfile import Attribute, Block, Body
 
 
@@ -193,10 +193,10 @@ def build_module(dir: str, files: Mapping[str, Body]) -> Module:
     for path in sorted(files):
         for block in files[path].blocks:
             _add_block(block, variables, locals_, resources, data, calls, outputs)
-            for key, what, span in _declared_names(block):
+            for key, span in _declared_names(block):
                 first = firsts.setdefault(key, span)
                 if first is not span:
-                    duplicates.append(Duplicate(what, span, first))
+                    duplicates.append(Duplicate(_describe(key), span, first))
     return Module(dir, tuple(sorted(files)), variables, locals_, resources, data, calls, outputs, tuple(duplicates))
 
 
@@ -204,17 +204,26 @@ _LABELLED = {"variable": 1, "output": 1, "module": 1, "resource": 2, "data": 2}
 
 
 def _declared_names(block: Block):
-    """(identity, description, label span) of each name a top-level block declares."""
+    """(identity, label span) of each name a top-level block declares."""
     kind, labels = block.type, block.labels
     if kind == "locals":
         for name, attr in block.body.attributes.items():
-            yield ("local", name), f"local.{name}", attr.name_span
+            yield ("local", name), attr.name_span
         return
     count = _LABELLED.get(kind)
     if count is None or len(labels) != count or not block.label_spans:
         return
+    yield (kind, *labels), block.label_spans[-1]
+
+
+def _describe(key: tuple) -> str:
+    """How a duplicate declaration is named: ``local.name``, ``resource "type" "name"``
+    (worked out only for the duplicates, not for every declaration)."""
+    kind, *labels = key
+    if kind == "local":
+        return f"local.{labels[0]}"
     quoted = " ".join(f'"{label}"' for label in labels)
-    yield (kind, *labels), f"{kind} {quoted}", block.label_spans[-1]
+    return f"{kind} {quoted}"
 
 
 def _add_block(block: Block, variables, locals_, resources, data, calls, outputs) -> None:
@@ -228,8 +237,6 @@ def _add_block(block: Block, variables, locals_, resources, data, calls, outputs
                 validations.append(Validation(cond, vblock.body.attributes.get("error_message"), vblock.span))
         type_attr = block.body.attributes.get("type")
         nullable_attr = block.body.attributes.get("nullable")
-        from ..syntax.expr import LiteralExpr
-
         nullable = not (nullable_attr is not None and isinstance(nullable_attr.expr, LiteralExpr) and nullable_attr.expr.value is False)
         variables.setdefault(
             name,
