@@ -69,6 +69,9 @@ class RawServer:
         self._cond = threading.Condition()
         self.responses: dict[Any, dict] = {}
         self.notifications: list[dict] = []
+        # The last publishDiagnostics per URI: waiting for one file's diagnostics must not rescan
+        # every notification at each arrival (10,000 files publish 10,000 times: quadratic).
+        self._publications: dict[str, dict] = {}
         self.server_requests: list[dict] = []
         self.framing_errors: list[str] = []
         self.stderr_chunks: list[bytes] = []
@@ -132,6 +135,10 @@ class RawServer:
                 self.responses[message["id"]] = message
             else:
                 self.notifications.append(message)
+                if message.get("method") == "textDocument/publishDiagnostics":
+                    params = message.get("params")
+                    if isinstance(params, dict) and isinstance(params.get("uri"), str):
+                        self._publications[params["uri"]] = params
             self._cond.notify_all()
 
     def _answer_server_request(self, message: dict) -> Any:
@@ -213,18 +220,12 @@ class RawServer:
 
     def diagnostics(self, uri: str) -> list[dict] | None:
         """The last diagnostics published for ``uri`` (None when none were)."""
-        with self._cond:
-            for message in reversed(self.notifications):
-                if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
-                    return message["params"]["diagnostics"]
-        return None
+        params = self.last_publication(uri)
+        return None if params is None else params["diagnostics"]
 
     def last_publication(self, uri: str) -> dict | None:
         with self._cond:
-            for message in reversed(self.notifications):
-                if message.get("method") == "textDocument/publishDiagnostics" and message["params"]["uri"] == uri:
-                    return message["params"]
-        return None
+            return self._publications.get(uri)
 
     def wait_diagnostics(self, uri: str, predicate: Callable[[list[dict]], bool] = lambda d: True,
                          timeout: float = 60.0, version: int | None = None) -> list[dict]:
