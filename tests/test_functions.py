@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import string
+import unicodedata
 
 import pytest
 from hypothesis import given, settings
@@ -648,12 +649,15 @@ json_values = st.recursive(
 
 
 def _normalized(value):
+    """The value as Terraform holds it: whole floats as numbers, every string (keys too) in NFC."""
     if isinstance(value, float) and value.is_integer():
         return int(value)
+    if isinstance(value, str):
+        return unicodedata.normalize("NFC", value)
     if isinstance(value, list):
         return [_normalized(v) for v in value]
     if isinstance(value, dict):
-        return {k: _normalized(v) for k, v in value.items()}
+        return {unicodedata.normalize("NFC", k): _normalized(v) for k, v in value.items()}
     return value
 
 
