@@ -28,7 +28,7 @@ OQUOTE, CQUOTE, OHEREDOC, CHEREDOC = "«", "»", "H", "h"
 EQUAL, COLON, COMMA, DOT, QUESTION, STAR = "=", ":", ",", ".", "?", "*"
 DOUBLE_COLON, ELLIPSIS, FAT_ARROW = "⸬", "…", "⇒"
 INTERP, CONTROL, SEQ_END = "∫", "λ", "∎"
-QUOTED_LIT, STRING_LIT, NUMBER, IDENT, COMMENT, NEWLINE, EOF = "Q", "S", "N", "I", "C", "\n", "␄"
+QUOTED_LIT, STRING_LIT, NUMBER, IDENT, NEWLINE, EOF = "Q", "S", "N", "I", "\n", "␄"
 INVALID, QUOTED_NEWLINE = "�", "␤"
 MINUS, BANG = "-", "!"
 
@@ -91,7 +91,8 @@ _HEREDOC = re.compile(
 
 def scan(text: str) -> list[tuple[str, int, int]]:
     """The tokens of ``text`` as hclsyntax's scanner makes them: (type, start, end), character
-    offsets, spaces dropped, comments and newlines kept, a final EOF token."""
+    offsets, spaces and comments dropped (a line comment as the newline that ends it), a final
+    EOF token."""
     tokens: list[tuple[str, int, int]] = []
     emit = tokens.append
     pos, n = 0, len(text)
@@ -113,7 +114,10 @@ def scan(text: str) -> list[tuple[str, int, int]]:
             elif kind == "I":
                 emit((IDENT, pos, end))
             elif kind == "C":
-                emit((COMMENT, pos, end))
+                # The parser skips comments, but a line comment ends its line: it stands for the
+                # newline it swallowed (hclsyntax's peeker does the same).
+                if text[end - 1] == "\n":
+                    emit((NEWLINE, pos, end))
             elif kind == "NL":
                 emit((NEWLINE, pos, end))
             elif kind == "one":
@@ -251,27 +255,24 @@ class _Parser:
 
     # -- the peeker --
 
-    def _next(self) -> tuple[tuple[str, int, int], int]:
-        tokens, include = self.tokens, self.newlines[-1]
-        for i in range(self.next_index, len(tokens)):
-            tok = tokens[i]
-            kind = tok[0]
-            if kind == COMMENT:
-                # A line comment ends its line: it counts as the newline it swallowed.
-                if include and self.text[tok[2] - 1 : tok[2]] == "\n":
-                    return (NEWLINE, tok[1], tok[2]), i + 1
-                continue
-            if kind == NEWLINE and not include:
-                continue
-            return tok, i + 1
-        return tokens[-1], len(tokens)
-
     def peek(self) -> tuple[str, int, int]:
-        return self._next()[0]
+        tokens, i = self.tokens, self.next_index
+        if i >= len(tokens):
+            return tokens[-1]  # past the end: EOF again (the last token is never a newline)
+        if not self.newlines[-1]:
+            while tokens[i][0] == NEWLINE:
+                i += 1
+        return tokens[i]
 
     def read(self) -> tuple[str, int, int]:
-        tok, self.next_index = self._next()
-        return tok
+        tokens, i = self.tokens, self.next_index
+        if i >= len(tokens):
+            return tokens[-1]
+        if not self.newlines[-1]:
+            while tokens[i][0] == NEWLINE:
+                i += 1
+        self.next_index = i + 1
+        return tokens[i]
 
     def prev(self) -> tuple[str, int, int]:
         return self.tokens[self.next_index - 1] if self.next_index else self.peek()
@@ -490,21 +491,23 @@ class _Parser:
         self.parse_expression()
 
     def parse_binary(self, level: int) -> None:
-        if level == len(_BINARY_LEVELS):
-            self.parse_term()
-            self.parse_traversals()
-            return
+        """Operands joined by the operators of ``level`` and tighter ones. hclsyntax recurses once
+        per precedence level for each operand; this reads the first operand, then climbs the
+        levels from the tightest, which reports the same errors (every level's operands start at
+        the same token, so an error in one is an error in all of them)."""
         before = len(self.errors)
-        self.parse_binary(level + 1)
-        if self.recovery and len(self.errors) > before:
-            return
-        operators = _BINARY_LEVELS[level]
-        while self.peek()[0] in operators:
-            self.read()
-            before = len(self.errors)
-            self.parse_binary(level + 1)
+        self.parse_term()
+        self.parse_traversals()
+        for tighter in range(len(_BINARY_LEVELS) - 1, level - 1, -1):
             if self.recovery and len(self.errors) > before:
                 return
+            operators = _BINARY_LEVELS[tighter]
+            while self.peek()[0] in operators:
+                self.read()
+                at = len(self.errors)
+                self.parse_binary(tighter + 1)
+                if self.recovery and len(self.errors) > at:
+                    return
 
     def parse_traversals(self) -> None:
         while True:
@@ -1090,29 +1093,29 @@ _STR = rb'"(?:[^"\\\n]|\\.)*+"'
 # "{" starts a new line unless the block is a one-argument one-liner. Valid files rarely have them
 # outside heredocs and multi-line parentheses, where they only cost a look.
 _SHAPES = tuple(re.compile(p) for p in (
-    rb"\n[ \t]*+(?:[.,(?:+%]|=(?![=>])|&&|\|\||\}[ \t]*+[^\s)\],.\[:?#/*+\-<>=!&|\"]|[\])][\])},]*+[ \t]*+\}"
-    rb"|(?!(?:for|if|in)[ \t])" + _ID + rb"(?:[ \t]*+(?:\n|#|//)|[ \t]++(?:\"|[A-Za-z_])(?![^\n{]*+\{)))",
+    rb"\n[ \t]*+(?:[.,?:+%]|\((?![^\n]*\)[ \t]*=)|=(?![=>])|&&|\|\||\}[ \t]*+[^\s)\],.\[:?#/*+\-<>=!&|\"]|[\])][\])},]*+[ \t]*+\}"
+    rb"|(?!(?:for|if|in)[ \t])" + _ID + rb"[ \t]++(?:\"|[A-Za-z_])(?![^\n{]*+\{)"
+    rb"|" + _ID + rb"(?:[ \t]++(?:\"[^\"\n]*+\"|" + _ID + rb"))*+[ \t]*+\{[ \t]*+[A-Za-z_](?![^\n]*?\}[ \t]*+(?:\n|#|//)))",
     # ^ a line continuing an expression, "}" with more after it on its line (or after a closing
-    #   bracket), a name alone on its
-    #   line, a name then a value with no "=" (runtime lower(x)), or a block header with no "{"
+    #   bracket), a name then a value with no "=" (runtime lower(x)), a block header with no "{", or
+    #   a block opened with an argument (or a block) on its line and not closed there ("x {  a = 1")
     rb"\\[^nrt\"\\uU]",  # a backslash that may be an invalid escape
-    rb"for[ \t](?:(?<=\[for[ \t])|(?<=\[ for[ \t]))[^\n]*?(?:=>|\.\.\.)"  # a key in a tuple's for expression,
-    rb"|for[ \t](?:(?<=\{for[ \t])|(?<=\{ for[ \t]))(?![^\n]*?=>)",  # or none in an object's
+    rb"for[ \t](?:(?<=\[for[ \t])|(?<=\[ for[ \t]))[^\n\[\]]*?(?:=>|\.\.\.)"  # a key in a tuple's for expression,
+    rb"|for[ \t](?:(?<=\{for[ \t])|(?<=\{ for[ \t]))(?![^\n{}]*?=>)",  # or none in an object's (up to a bracket)
 ))
 _TWO_DOTS = re.compile(rb"\.[0-9]++\.[0-9]")
-_NUMBER_BEFORE = re.compile(rb"(?<![<>=!])[=(\[][ \t]*+[0-9]++\Z")
+_NUMBER_BEFORE = re.compile(rb"(?<![<>=!])=[ \t]*+[0-9]++\Z")
+# A name alone on its line (an argument's "=" on the next line), unless it closes a heredoc.
+_NAME_ALONE = re.compile(rb"\n[ \t]*+(" + _ID + rb")[ \t]*+(?:\n|#|//)")
 # An operator ending a line (its operand is on the next line), unless the line is a comment.
 _OPERATOR_AT_END = re.compile(rb"[=?+\-*%<>!&|.](?:[ \t]*+\n|[ \t]++(?:#|//))")
-# A second argument on a line: "name =" after a value, only spaces between. Searched in the
+# A second argument (or block) on a line: "name =" (or "name {") after a value, only spaces between. Searched in the
 # reversed text, so that the search starts at the "=" (a look-behind cannot span a name).
-_SECOND_ARGUMENT = re.compile(rb"=(?<![=>]=)(?![=!<>])[ \t]*+[\w-]*+(?<=[A-Za-z_])[ \t]++[^\s{,(\[#/]")
+_SECOND_ARGUMENT = re.compile(rb"(?:=(?<![=>]=)(?![=!<>])|\{)[ \t]*+[\w-]*+(?<=[A-Za-z_])[ \t]++[\w\])\"}]")
 # An argument and then "}" on its line ("value = x }"): candidates are the lines ending with a "}"
 # that follows a value, confirmed on the line itself.
-_CLOSE_AFTER_VALUE = re.compile(rb"\}(?:(?<=[^\s{]\})|(?<=[^\s{] \})|(?<=[^\s{]  \}))[ \t]*+(?:\n|#|//)")
+_CLOSE_AFTER_VALUE = re.compile(rb"\}(?:" + b"|".join(rb"(?<=[^\s{]%s\})" % (b" " * n) for n in range(17)) + rb")[ \t]*+(?:\n|#|//)")
 _ARGUMENT_THEN_CLOSE = re.compile(rb"[ \t]*+" + _ID + rb"[ \t]*+=(?![=>])(?:" + _STR + rb"|\{(?:[^{}\n]|\{[^{}\n]*+\})*+\}|[^{}\"\n])*+\}")
-# A block opened with an argument on its line and not closed there ("x {  a = 1").
-_OPEN_WITH_ARGUMENT = re.compile(rb"\{[ \t]*+" + _ID + rb"[ \t]*+=(?![=>])(?![^\n}]*+\})")
-_HEADER = re.compile(rb"[ \t]*+" + _ID + rb"(?:[ \t]++(?:\"[^\"\n]*+\"|" + _ID + rb"))*+[ \t]*+\{")
 
 
 def suspicious(source: bytes) -> bool:
@@ -1120,26 +1123,35 @@ def suspicious(source: bytes) -> bool:
     that Terraform reports (regular-expression searches in C, and a look at the few lines they
     find: the check every file gets)."""
     text = b"\n" + source + b"\n"
+    if b"<<" in text:
+        text = _without_heredoc_bodies(text)
+    if b"/*" in text:
+        text = _BLOCK_COMMENT.sub(b"", text)
     if b"%{" in text or b"~}" in text or b"${~" in text:  # template directives, strip markers
         return True
     if any(shape.search(text) for shape in _SHAPES):
         return True
     for found in _TWO_DOTS.finditer(text):
-        # foo.0.1 (a chained legacy index), or 1.2.3 as a number (not in a string)
-        before = text[text.rfind(b"\n", 0, found.start()) + 1 : found.start()]
+        # foo.0.1 (a chained legacy index), or 1.2.3 as a number (not in a string); the look back
+        # is bounded, so that a long line of numbers costs no more than a short one
+        before = text[max(0, found.start() - 64) : found.start()]
+        before = before[before.rfind(b"\n") + 1 :]
         if before[-1:].isalpha() or before[-1:] in (b"_", b"]") or _NUMBER_BEFORE.search(before):
             return True
     for found in _OPERATOR_AT_END.finditer(text):
-        line = text[text.rfind(b"\n", 0, found.start()) + 1 : found.start()]
+        line = text[text.rfind(b"\n", 0, found.start()) + 1 : found.start() + 1]
         if b"#" not in line and b"//" not in line and not line.lstrip().startswith((b"*", b"/*")):
+            return True
+    markers = None
+    for found in _NAME_ALONE.finditer(text):
+        if markers is None:
+            markers = set(_HEREDOC_START.findall(text))
+        if found.group(1) not in markers:  # not a heredoc's closing marker
             return True
     if _SECOND_ARGUMENT.search(text[::-1]):
         return True
     for found in _CLOSE_AFTER_VALUE.finditer(text):
         if _ARGUMENT_THEN_CLOSE.match(text, text.rfind(b"\n", 0, found.start()) + 1, found.end()):
-            return True
-    for found in _OPEN_WITH_ARGUMENT.finditer(text):
-        if _HEADER.fullmatch(text, text.rfind(b"\n", 0, found.start()) + 1, found.start() + 1):
             return True
     return False
 
@@ -1170,3 +1182,23 @@ def terraform_placed(path: str, source: bytes, errors: list) -> list:
         end = len(source)
     region = Span(path, start, end)
     return [SyntaxProblem(Span(path, e.start, e.end), e.message, region) for e in found]
+
+
+_BLOCK_COMMENT = re.compile(rb"/\*[\s\S]*?\*/")
+_HEREDOC_START = re.compile(rb"<<-?(" + _ID + rb")\r?\n")
+
+
+def _without_heredoc_bodies(text: bytes) -> bytes:
+    """``text`` without the lines inside its heredocs: scripts and documents whose lines have
+    every shape above, and none of which tree-sitter and Terraform read differently."""
+    parts, at = [], 0
+    for start in _HEREDOC_START.finditer(text):
+        if start.start() < at:
+            continue
+        end = re.compile(rb"\n[ \t]*" + re.escape(start.group(1)) + rb"[ \t]*\r?\n").search(text, start.end() - 1)
+        if end is None:
+            break
+        parts.append(text[at : start.end()])
+        at = end.start() + 1
+    parts.append(text[at:])
+    return b"".join(parts)
