@@ -34,7 +34,6 @@ from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, new_parser, parse_file
 from .syntax.jsonfile import is_json_path, parse_json_file
-from .syntax.reuse import adopt_unchanged_bodies
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, reference_is_bound
 from .trace.result import TraceResult
 from .trace.tracer import Env, SourceView, Tracer, block_iterators
@@ -295,9 +294,6 @@ class AnalysisHost:
         if file_kind(path) == "tfvars":
             self.tfvars[path] = hcl
             return
-        old = self.files.get(path)
-        if old is not None and old is not hcl and old.tree is not None and hcl.tree is not None:
-            adopt_unchanged_bodies(hcl, old)  # an edited document: blocks the edit left alone keep what was read
         self.files[path] = hcl
         dir = module_dir_of(path)
         self._dir_files.setdefault(dir, set()).add(path)

@@ -140,7 +140,7 @@ def test_a_failure_is_retried_when_the_module_changes(fault_in):
 
 
 def test_an_edited_document_takes_over_the_bodies_of_the_blocks_the_edit_left_alone():
-    """syntax.reuse: the blocks before the edit keep their body objects, the blocks after it get
+    """syntax.reuse: the blocks before the edit are the same objects, the blocks after it get
     moved copies, and the module built from them is the one a fresh parse gives (the property
     test checks whole analyses; this checks the reuse happens at all)."""
     from host_support import MANY_CALLS
@@ -161,7 +161,7 @@ def test_an_edited_document_takes_over_the_bodies_of_the_blocks_the_edit_left_al
     doc.apply([TextChange("x", ((line, at - text.rfind("\n", 0, at) - 1),) * 2)], 2)
     host.apply_change(SetParsed(doc.parse("main.tf", parser)))
     after = {b.labels: b for b in host.files["main.tf"].body.blocks}
-    assert after[("db_0",)]._body is before[("db_0",)]._body  # above the edit: the same object
+    assert after[("db_0",)] is before[("db_0",)]  # above the edit: the same block object
     assert after[("db_2",)]._body is None  # the edited block: read from the new tree
     moved = after[("db_3",)]._body
     assert moved is not None and moved is not before[("db_3",)]._body  # below: a moved copy

@@ -163,9 +163,10 @@ def test_a_change_reparses_against_the_edited_tree(monkeypatch):
     seen = []
     real = documents.parse_file
 
-    def spy(path, source, parser=None, old_tree=None):
+    def spy(path, source, parser=None, old_tree=None, previous=None):
         seen.append(old_tree)
-        return real(path, source, parser, old_tree)
+        assert previous is first  # the unchanged blocks of the last parse are taken over (syntax.reuse)
+        return real(path, source, parser, old_tree, previous=previous)
 
     monkeypatch.setattr(documents, "parse_file", spy)
     line, col = lsp_position(BASE, BASE.index("locals"), "utf-16")

@@ -128,7 +128,9 @@ class Document:
         """The parse of the current text: incremental against the edited tree when there is one."""
         if self.hcl is not None and not self.dirty and self.hcl.path == path:
             return self.hcl
-        hcl = parse_file(path, self.source, parser, self._edited_tree)
+        # Top-level blocks whose text the edit left alone are taken over from the last parse
+        # (syntax.reuse): an edit costs the blocks it touched, not the whole file.
+        hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl)
         if self._edited_tree is not None and hcl.tree.root_node.has_error:
             # Tree-sitter's error recovery depends on what an incremental parse could reuse:
             # the same broken text can get its ERROR node one token apart. A file with errors

@@ -278,19 +278,21 @@ class TopLevel:
 
 
 def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree: Tree | None = None,
-               keep_tree: bool = True, refs_cache: dict | None = None) -> HclFile:
+               keep_tree: bool = True, refs_cache: dict | None = None, previous: "HclFile | None" = None) -> HclFile:
     """Parses ``source`` (incrementally when ``old_tree`` was edited to match it).
 
     ``keep_tree=False``: the tree is dropped once the structure and references are read
     (files nobody edits; see the module's docstring); ``refs_cache`` is the
-    ``syntax.references.BlockCache`` their references are read through."""
+    ``syntax.references.BlockCache`` their references are read through. ``previous``: the
+    last parse of the same document, whose unchanged top-level blocks are taken over
+    (``syntax.reuse``)."""
     prepared = _prepared
     if old_tree is None and prepared is not None and prepared[0] is source:
         tree = prepared[1]  # parsed ahead, from these very bytes (see prepared_tree)
     else:
         parser = parser or new_parser()
         tree = parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
-    return build_file(path, source, tree, keep_tree, refs_cache, native=True)
+    return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous)
 
 
 # The tree of the bytes being handed to the analysis right now, parsed ahead by the batch
@@ -315,16 +317,18 @@ def prepared_tree(source: bytes, tree: Tree | None):
 
 
 def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None,
-               native: bool = False) -> HclFile:
+               native: bool = False, previous: "HclFile | None" = None) -> HclFile:
     """Reads the structure of an already parsed tree (``native``: a file of HCL's native syntax,
-    whose syntax errors are placed where Terraform reports them)."""
+    whose syntax errors are placed where Terraform reports them; ``previous``: see ``parse_file``)."""
     root = tree.root_node
     keep_tree = keep_tree or root.has_error
     converter = ExprConverter(source, path, keep_nodes=keep_tree)
     errors = _collect_errors(root, path)
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
-    if top is not None:
+    if top is not None and previous is not None and keep_tree and not errors and reuse_possible(previous, path):
+        read_top_level_reusing(top, body, converter, previous)
+    elif top is not None:
         _read_body(top, body, converter)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
     for child in root.children:
@@ -557,3 +561,6 @@ def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[Sy
         # tree-sitter-hcl reads a label's "${...}" as literal text; Terraform rejects it ("$${" escapes).
         if any(c.type == "template_interpolation" for c in node.children) or _LABEL_TEMPLATE_RE.search(node.text or b""):
             errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "block labels cannot contain template interpolations"))
+
+
+from .reuse import read_top_level_reusing, reuse_possible  # noqa: E402 - reuse builds on the classes above
