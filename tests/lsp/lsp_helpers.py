@@ -15,6 +15,7 @@ import time
 from pathlib import Path
 from typing import Any, Callable
 
+import pytest
 from lsprotocol import types
 from pygls.uris import from_fs_path
 from pytest_lsp import LanguageClient
@@ -117,6 +118,11 @@ def capabilities(*, utf8: bool = False, document_changes: bool = True, configura
     )
 
 
+# The mark of a test that uses the module's ``shared_session`` (tests/lsp/conftest.py): it runs in
+# the module's event loop, where that session's client lives.
+SHARED = pytest.mark.asyncio(loop_scope="module")
+
+
 class Session:
     """A running server, its client, and helpers to drive it."""
 
@@ -127,11 +133,14 @@ class Session:
         self.texts: dict[str, str] = {}
         self.versions: dict[str, int] = {}
         self.published: list[tuple[str, int | None, list[types.Diagnostic]]] = []
+        self.shared = False  # one server for several read-only tests (tests/lsp/conftest.py)
 
     # documents
     def open(self, path: Path, text: str | None = None) -> str:
         text = path.read_text(encoding="utf-8") if text is None else text
         u = uri(path)
+        if self.shared and self.texts.get(u) == text and self.versions.get(u) == 1:
+            return u  # an earlier test of the shared session opened it, unchanged
         self.texts[u] = text
         self.versions[u] = 1
         self.client.text_document_did_open(types.DidOpenTextDocumentParams(

@@ -10,12 +10,14 @@ from pathlib import Path
 import pytest
 from lsprotocol import types
 
-from lsp_helpers import Session, apply_edits, position_of, range_of, start_session, stop_session, uri
+from lsp_helpers import SHARED, Session, apply_edits, position_of, range_of, start_session, stop_session, uri
 
 CACHE_MAIN = "modules/cache/main.tf"
 
 
-async def test_hover_lists_branch_values_and_conditions(session: Session, workspace: Path):
+@SHARED
+async def test_hover_lists_branch_values_and_conditions(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     main = session.open(workspace / "main.tf")
     hover = await session.client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=main), position=session.pos(main, '"15.4"', delta=2)))
@@ -29,7 +31,9 @@ async def test_hover_lists_branch_values_and_conditions(session: Session, worksp
     assert hover.range is not None and hover.range.start.line == session.pos(main, '"15.4"').line
 
 
-async def test_hover_on_unbounded_field_explains_why(session: Session, workspace: Path):
+@SHARED
+async def test_hover_on_unbounded_field_explains_why(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     cache = session.open(workspace / CACHE_MAIN)
     hover = await session.client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=cache), position=session.pos(cache, "var.node_type", delta=4)))
@@ -42,7 +46,9 @@ async def test_hover_on_unbounded_field_explains_why(session: Session, workspace
     assert hover.range == range_of(session.texts[cache], "var.node_type")
 
 
-async def test_hover_on_nothing_is_null(session: Session, workspace: Path):
+@SHARED
+async def test_hover_on_nothing_is_null(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     main = session.open(workspace / "main.tf")
     hover = await session.client.text_document_hover_async(types.HoverParams(
         text_document=types.TextDocumentIdentifier(uri=main), position=session.pos(main, "# A vendor")))
@@ -103,7 +109,9 @@ async def test_each_quick_fix_removes_the_diagnostic(workspace: Path, title: str
         await stop_session(session)
 
 
-async def test_validation_fix_is_preferred_and_versioned(session: Session, workspace: Path):
+@SHARED
+async def test_validation_fix_is_preferred_and_versioned(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     cache = session.open(workspace / CACHE_MAIN)
     variables = session.open(workspace / "variables.tf")
     [diag] = await session.wait_diagnostics(cache, "unbounded-field")
@@ -138,7 +146,9 @@ async def test_inlay_hints_and_the_setting_that_turns_them_off(session: Session,
     assert await empty()
 
 
-async def test_definition_and_references(session: Session, workspace: Path):
+@SHARED
+async def test_definition_and_references(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     main = session.open(workspace / "main.tf")
     text = session.texts[main]
     locations = await session.client.text_document_definition_async(types.DefinitionParams(
@@ -161,7 +171,9 @@ def _tuple(pos: types.Position) -> tuple[int, int]:
     return pos.line, pos.character
 
 
-async def test_document_symbols(session: Session, workspace: Path):
+@SHARED
+async def test_document_symbols(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     main = session.open(workspace / "main.tf")
     symbols = await session.client.text_document_document_symbol_async(types.DocumentSymbolParams(
         text_document=types.TextDocumentIdentifier(uri=main)))
@@ -172,7 +184,9 @@ async def test_document_symbols(session: Session, workspace: Path):
     assert database.range.start == session.pos(main, 'module "database"')
 
 
-async def test_show_trace_command(session: Session, workspace: Path):
+@SHARED
+async def test_show_trace_command(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     assert set(session.initialize_result.capabilities.execute_command_provider.commands) == {
         "tfphi.showTrace", "tfphi.previewSpecialization"}
     postgres = session.open(workspace / "modules/postgres/main.tf")
@@ -189,7 +203,9 @@ def _json(pos: types.Position) -> dict:
     return {"line": pos.line, "character": pos.character}
 
 
-async def test_code_lens_and_preview_specialization(session: Session, workspace: Path):
+@SHARED
+async def test_code_lens_and_preview_specialization(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     postgres = session.open(workspace / "modules/postgres/main.tf")
     lenses = await session.client.text_document_code_lens_async(types.CodeLensParams(
         text_document=types.TextDocumentIdentifier(uri=postgres)))

@@ -9,7 +9,7 @@ import pytest
 from lsprotocol import types
 from pygls.exceptions import JsonRpcException
 
-from lsp_helpers import Session, start_session, uri
+from lsp_helpers import SHARED, Session, start_session, uri
 
 CACHE_MAIN = "modules/cache/main.tf"
 
@@ -43,7 +43,9 @@ async def test_out_of_range_positions_are_clamped(session: Session, workspace: P
     await _alive(session, main)
 
 
-async def test_change_to_an_unopened_document_is_ignored(session: Session, workspace: Path):
+@SHARED
+async def test_change_to_an_unopened_document_is_ignored(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     ghost = uri(workspace / "ghost.tf")
     session.client.text_document_did_change(types.DidChangeTextDocumentParams(
         text_document=types.VersionedTextDocumentIdentifier(uri=ghost, version=3),
@@ -76,7 +78,9 @@ async def test_version_regression_is_ignored(session: Session, workspace: Path):
     await _alive(session, main)
 
 
-async def test_unknown_method_is_method_not_found(session: Session, workspace: Path):
+@SHARED
+async def test_unknown_method_is_method_not_found(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     with pytest.raises(JsonRpcException) as info:
         await session.client.protocol.send_request_async("tfphi/noSuchMethod", {"x": 1})
     assert info.value.code == -32601
@@ -85,7 +89,9 @@ async def test_unknown_method_is_method_not_found(session: Session, workspace: P
     await _alive(session, main)
 
 
-async def test_bad_command_arguments_are_invalid_params(session: Session, workspace: Path):
+@SHARED
+async def test_bad_command_arguments_are_invalid_params(shared_session: Session, shared_workspace: Path):
+    session, workspace = shared_session, shared_workspace
     main = session.open(workspace / "main.tf")
     for arguments in ([], [42], [{"uri": main, "position": "here"}], [{"uri": main}]):
         with pytest.raises(JsonRpcException) as info:
