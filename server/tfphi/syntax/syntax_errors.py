@@ -1107,14 +1107,16 @@ _TWO_DOTS = re.compile(rb"\.[0-9]++\.[0-9]")
 _NUMBER_BEFORE = re.compile(rb"(?<![<>=!])=[ \t]*+[0-9]++\Z")
 # A name alone on its line (an argument's "=" on the next line), unless it closes a heredoc.
 _NAME_ALONE = re.compile(rb"\n[ \t]*+(" + _ID + rb")[ \t]*+(?:\n|#|//)")
-# An operator ending a line (its operand is on the next line), unless the line is a comment.
-_OPERATOR_AT_END = re.compile(rb"[=?+\-*%<>!&|.](?:[ \t]*+\n|[ \t]++(?:#|//))")
-# A second argument (or block) on a line: "name =" (or "name {") after a value, only spaces between. Searched in the
-# reversed text, so that the search starts at the "=" (a look-behind cannot span a name).
-_SECOND_ARGUMENT = re.compile(rb"(?:=(?<![=>]=)(?![=!<>])|\{)[ \t]*+[\w-]*+(?<=[A-Za-z_])[ \t]++[\w\])\"}]")
-# An argument and then "}" on its line ("value = x }"): candidates are the lines ending with a "}"
-# that follows a value, confirmed on the line itself.
-_CLOSE_AFTER_VALUE = re.compile(rb"\}(?:" + b"|".join(rb"(?<=[^\s{]%s\})" % (b" " * n) for n in range(17)) + rb")[ \t]*+(?:\n|#|//)")
+# Searched in the reversed text, where each starts with a literal character (so that the search
+# skips ahead in C) and a look-behind need not span a name: an operator ending a line, its
+# operand on the next (unless the line is a comment), and "}" after a value on its line
+# ("value = x }", confirmed on the line), before the line's end or its comment...
+_OPERATOR = rb"[=?+\-*%<>!&|.]"
+_LINE_ENDS = tuple(re.compile(start + rb"(?:(?P<op>" + _OPERATOR + rb")|(?P<cb>\})[ \t]*+[^\s{])")
+                   for start in (rb"\n[ \t]*+", rb"#[ \t]*+", rb"//[ \t]*+"))
+# ... and a second argument (or block) on a line: "name =" (or "name {") after a value.
+_SECOND_ARGUMENT = tuple(re.compile(start + rb"[ \t]*+[\w-]*+(?<=[A-Za-z_])[ \t]++[\w\])\"}]")
+                         for start in (rb"=(?<![=>]=)(?![=!<>])", rb"\{"))
 _ARGUMENT_THEN_CLOSE = re.compile(rb"[ \t]*+" + _ID + rb"[ \t]*+=(?![=>])(?:" + _STR + rb"|\{(?:[^{}\n]|\{[^{}\n]*+\})*+\}|[^{}\"\n])*+\}")
 
 
@@ -1138,21 +1140,25 @@ def suspicious(source: bytes) -> bool:
         before = before[before.rfind(b"\n") + 1 :]
         if before[-1:].isalpha() or before[-1:] in (b"_", b"]") or _NUMBER_BEFORE.search(before):
             return True
-    for found in _OPERATOR_AT_END.finditer(text):
-        line = text[text.rfind(b"\n", 0, found.start()) + 1 : found.start() + 1]
-        if b"#" not in line and b"//" not in line and not line.lstrip().startswith((b"*", b"/*")):
-            return True
     markers = None
     for found in _NAME_ALONE.finditer(text):
         if markers is None:
             markers = set(_HEREDOC_START.findall(text))
         if found.group(1) not in markers:  # not a heredoc's closing marker
             return True
-    if _SECOND_ARGUMENT.search(text[::-1]):
+    reverse, last = text[::-1], len(text) - 1
+    if any(second.search(reverse) for second in _SECOND_ARGUMENT):
         return True
-    for found in _CLOSE_AFTER_VALUE.finditer(text):
-        if _ARGUMENT_THEN_CLOSE.match(text, text.rfind(b"\n", 0, found.start()) + 1, found.end()):
-            return True
+    for line_end in _LINE_ENDS:
+        for found in line_end.finditer(reverse):
+            kind = found.lastgroup
+            at = last - found.start(kind)  # the operator or brace, in ``text``
+            line = text[text.rfind(b"\n", 0, at) + 1 : at + 1]
+            if kind == "op":
+                if b"#" not in line and b"//" not in line and not line.lstrip().startswith((b"*", b"/*")):
+                    return True
+            elif _ARGUMENT_THEN_CLOSE.fullmatch(line):
+                return True
     return False
 
 
