@@ -11,7 +11,8 @@ import pytest
 from terraform_fmt import run_terraform
 
 from tfphi.syntax.hclfile import parse_file
-from tfphi.syntax.syntax_errors import hcl_errors, suspicious
+from tfphi.syntax.error_shapes import suspicious
+from tfphi.syntax.syntax_errors import hcl_errors
 
 ROOT = Path(__file__).resolve().parents[2]
 

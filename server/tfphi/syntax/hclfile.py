@@ -27,7 +27,7 @@ import tree_sitter_hcl
 from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor, Range, Tree
 
 from .expr import Expr, ExprConverter, InvalidExpr, Span
-from .syntax_errors import terraform_placed
+from .error_shapes import terraform_placed
 
 BOM = b"\xef\xbb\xbf"
 

@@ -1,0 +1,140 @@
+"""Which files the syntax-error check (``syntax_errors``) looks at, and what it reports for them.
+
+The check is a Python pass over a file; most files need none. It runs where tree-sitter-hcl
+found an error, or where a cheap search (regular expressions in C) finds a shape that
+tree-sitter accepts and Terraform may reject. ``terraform_placed`` then puts Terraform's errors
+in place of tree-sitter's.
+"""
+
+from __future__ import annotations
+
+import re
+
+# ---- when to look -------------------------------------------------------------------------
+
+# The patterns below use possessive quantifiers (*+, ++): they never backtrack, which keeps each
+# search a single pass in C. Each pattern starts with a literal character for the same reason.
+_ID = rb"[A-Za-z_][\w-]*+"
+_STR = rb'"(?:[^"\\\n]|\\.)*+"'
+# Shapes that tree-sitter-hcl accepts (it reads newlines as spaces) and hclsyntax may not: there,
+# a newline ends an argument or a block header, "=" needs its value on its line, and a block's
+# "{" starts a new line unless the block is a one-argument one-liner. Valid files rarely have them
+# outside heredocs and multi-line parentheses, where they only cost a look.
+_SHAPES = tuple(re.compile(p) for p in (
+    rb"\n[ \t]*+(?:[.,?:+%]|\((?![^\n]*\)[ \t]*=)|=(?![=>])|&&|\|\||\}[ \t]*+[^\s)\],.\[:?#/*+\-<>=!&|\"]|[\])][\])},]*+[ \t]*+\}"
+    rb"|(?!(?:for|if|in)[ \t])" + _ID + rb"[ \t]++(?:\"|[A-Za-z_])(?![^\n{]*+\{)"
+    rb"|" + _ID + rb"(?:[ \t]++(?:\"[^\"\n]*+\"|" + _ID + rb"))*+[ \t]*+\{[ \t]*+[A-Za-z_](?![^\n]*?\}[ \t]*+(?:\n|#|//)))",
+    # ^ a line continuing an expression, "}" with more after it on its line (or after a closing
+    #   bracket), a name then a value with no "=" (runtime lower(x)), a block header with no "{", or
+    #   a block opened with an argument (or a block) on its line and not closed there ("x {  a = 1")
+    rb"\\[^nrt\"\\uU]",  # a backslash that may be an invalid escape
+    rb"for[ \t](?:(?<=\[for[ \t])|(?<=\[ for[ \t]))[^\n\[\]]*?(?:=>|\.\.\.)"  # a key in a tuple's for expression,
+    rb"|for[ \t](?:(?<=\{for[ \t])|(?<=\{ for[ \t]))(?![^\n{}]*?=>)",  # or none in an object's (up to a bracket)
+))
+_TWO_DOTS = re.compile(rb"\.[0-9]++\.[0-9]")
+_NUMBER_BEFORE = re.compile(rb"(?<![<>=!])=[ \t]*+[0-9]++\Z")
+# A name alone on its line (an argument's "=" on the next line), unless it closes a heredoc.
+_NAME_ALONE = re.compile(rb"\n[ \t]*+(" + _ID + rb")[ \t]*+(?:\n|#|//)")
+# Searched in the reversed text, where each starts with a literal character (so that the search
+# skips ahead in C) and a look-behind need not span a name: an operator ending a line, its
+# operand on the next (unless the line is a comment), and "}" after a value on its line
+# ("value = x }", confirmed on the line), before the line's end or its comment...
+_OPERATOR = rb"[=?+\-*%<>!&|.]"
+_LINE_ENDS = tuple(re.compile(start + rb"(?:(?P<op>" + _OPERATOR + rb")|(?P<cb>\})[ \t]*+[^\s{])")
+                   for start in (rb"\n[ \t]*+", rb"#[ \t]*+", rb"//[ \t]*+"))
+# ... and a second argument (or block) on a line: "name =" (or "name {") after a value.
+_SECOND_ARGUMENT = tuple(re.compile(start + rb"[ \t]*+[\w-]*+(?<=[A-Za-z_])[ \t]++[\w\])\"}]")
+                         for start in (rb"=(?<![=>]=)(?![=!<>])", rb"\{"))
+_ARGUMENT_THEN_CLOSE = re.compile(rb"[ \t]*+" + _ID + rb"[ \t]*+=(?![=>])(?:" + _STR + rb"|\{(?:[^{}\n]|\{[^{}\n]*+\})*+\}|[^{}\"\n])*+\}")
+
+
+def suspicious(source: bytes) -> bool:
+    """Whether a file that tree-sitter-hcl parses without an error may still have a syntax error
+    that Terraform reports (regular-expression searches in C, and a look at the few lines they
+    find: the check every file gets)."""
+    text = b"\n" + source + b"\n"
+    if b"<<" in text:
+        text = _without_heredoc_bodies(text)
+    if b"/*" in text:
+        text = _BLOCK_COMMENT.sub(b"", text)
+    if b"%{" in text or b"~}" in text or b"${~" in text:  # template directives, strip markers
+        return True
+    if any(shape.search(text) for shape in _SHAPES):
+        return True
+    for found in _TWO_DOTS.finditer(text):
+        # foo.0.1 (a chained legacy index), or 1.2.3 as a number (not in a string); the look back
+        # is bounded, so that a long line of numbers costs no more than a short one
+        before = text[max(0, found.start() - 64) : found.start()]
+        before = before[before.rfind(b"\n") + 1 :]
+        if before[-1:].isalpha() or before[-1:] in (b"_", b"]") or _NUMBER_BEFORE.search(before):
+            return True
+    markers = None
+    for found in _NAME_ALONE.finditer(text):
+        if markers is None:
+            markers = set(_HEREDOC_START.findall(text))
+        if found.group(1) not in markers:  # not a heredoc's closing marker
+            return True
+    reverse, last = text[::-1], len(text) - 1
+    if any(second.search(reverse) for second in _SECOND_ARGUMENT):
+        return True
+    for line_end in _LINE_ENDS:
+        for found in line_end.finditer(reverse):
+            kind = found.lastgroup
+            at = last - found.start(kind)  # the operator or brace, in ``text``
+            line = text[text.rfind(b"\n", 0, at) + 1 : at + 1]
+            if kind == "op":
+                if b"#" not in line and b"//" not in line and not line.lstrip().startswith((b"*", b"/*")):
+                    return True
+            elif _ARGUMENT_THEN_CLOSE.fullmatch(line):
+                return True
+    return False
+
+
+# ---- the errors tfphi reports -------------------------------------------------------------
+
+
+def terraform_placed(path: str, source: bytes, errors: list) -> list:
+    """A native-syntax file's syntax errors as tfphi reports them: tree-sitter's ``errors``
+    (``SyntaxProblem``s) replaced by the errors Terraform reports, where it reports them, when
+    tree-sitter found an error or the file has a shape that Terraform may reject.
+
+    Each error keeps, as its ``region``, the text tree-sitter could not read (from the first to
+    the last of its error regions): what that text declares is not reported as undefined. When
+    the check cannot say (a file nested too deep for it) or finds nothing although tree-sitter
+    did, tree-sitter's errors stay: tfphi could not read that region either way."""
+    if not errors and not suspicious(source):
+        return errors
+    from .syntax_errors import hcl_errors  # imported only for the few files that need the check
+
+    found = hcl_errors(source)
+    if not found:
+        return errors
+    from .expr import Span
+    from .hclfile import UNCLOSED, SyntaxProblem
+
+    start = min([e.start for e in found] + [e.span.start for e in errors])
+    end = max([e.end for e in found] + [e.span.end for e in errors])
+    if any(e.message == UNCLOSED for e in errors):
+        end = len(source)
+    region = Span(path, start, end)
+    return [SyntaxProblem(Span(path, e.start, e.end), e.message, region) for e in found]
+
+
+_BLOCK_COMMENT = re.compile(rb"/\*[\s\S]*?\*/")
+_HEREDOC_START = re.compile(rb"<<-?(" + _ID + rb")\r?\n")
+
+
+def _without_heredoc_bodies(text: bytes) -> bytes:
+    """``text`` without the lines inside its heredocs: scripts and documents whose lines have
+    every shape above, and none of which tree-sitter and Terraform read differently."""
+    parts, at = [], 0
+    for start in _HEREDOC_START.finditer(text):
+        if start.start() < at:
+            continue
+        end = re.compile(rb"\n[ \t]*" + re.escape(start.group(1)) + rb"[ \t]*\r?\n").search(text, start.end() - 1)
+        if end is None:
+            break
+        parts.append(text[at : start.end()])
+        at = end.start() + 1
+    parts.append(text[at:])
+    return b"".join(parts)
