@@ -180,11 +180,7 @@ class _Builder:
                 reader, label = node, ("true" if step.true else "false") + (" (always)" if step.constant else "")
                 continue
             if isinstance(step, S.Op) and step.sizes:
-                parts, offset = [], i
-                for size in step.sizes:
-                    parts.append(path[offset:offset + size])
-                    offset += size
-                i = offset
+                parts, i = step.operands(path, i)
                 if isinstance(step, S.Build) and step.picked is not None and step.picked in step.keys:
                     # Reading one element of a constructed object: only that element's path matters.
                     reader = self.chain(parts[step.keys.index(step.picked)], reader, label, branch)

@@ -221,6 +221,14 @@ class Op(Step):
     def with_sizes(self, sizes: tuple[int, ...]) -> "Op":
         return replace(self, sizes=sizes)
 
+    def operands(self, path: Sequence[Step], start: int) -> tuple[list[tuple[Step, ...]], int]:
+        """The operands' sub-paths that follow this step in ``path`` from ``start``, and the index after them."""
+        parts, offset = [], start
+        for size in self.sizes:
+            parts.append(tuple(path[offset:offset + size]))
+            offset += size
+        return parts, offset
+
 
 @dataclass(frozen=True, slots=True, repr=False)
 class Build(Op):
@@ -292,11 +300,7 @@ def _chain(path: tuple[Step, ...], where: Where | None) -> list[str]:
             iters.append(said)  # the instance is chosen before its collection is read
             continue
         if isinstance(step, Op) and step.sizes:
-            parts, offset = [], i
-            for size in step.sizes:
-                parts.append(path[offset:offset + size])
-                offset += size
-            i = offset
+            parts, i = step.operands(path, i)
             if isinstance(step, Build) and step.picked is not None and step.picked in step.keys:
                 out.extend(_chain(parts[step.keys.index(step.picked)], where))
                 continue
@@ -308,7 +312,8 @@ def _chain(path: tuple[Step, ...], where: Where | None) -> list[str]:
                 out.append(said)
                 out.extend(_chain(shown[0], where))
             else:
-                inner = ["(" + " ← ".join(_chain(p, where)) + ")" for p in shown if _chain(p, where)]
+                chains = [_chain(p, where) for p in shown]
+                inner = ["(" + " ← ".join(chain) + ")" for chain in chains if chain]
                 out.append(said + (" of " + ", ".join(inner) if inner else ""))
             continue
         if said is not None:
