@@ -10,6 +10,9 @@ from __future__ import annotations
 import os
 import textwrap
 from dataclasses import dataclass
+from pathlib import Path
+
+from snapshots import check_snapshot
 
 from tfphi.analysis import Analysis, AnalysisHost
 from tfphi.features.diagnostics import Diagnostic, dir_diagnostics
@@ -89,14 +92,13 @@ def field_dir(cursor: Cursor) -> str:
 # ---- whole-output snapshots (expect-test style) ------------------------------------------------
 
 SNAPSHOTS = os.path.join(os.path.dirname(__file__), "snapshots")
-UPDATE_FLAG = "TFPHI_UPDATE_SNAPSHOTS"
 
 
 def expect_snapshot(kind: str, actual: str) -> None:
     """Compares ``actual`` with ``snapshots/<kind>/<test>[-n].md`` as a whole.
 
     The name comes from the running test (a test that checks several outputs gets -2, -3...).
-    ``TFPHI_UPDATE_SNAPSHOTS=1 pytest ...`` rewrites the files instead; review them with ``git diff``.
+    ``TFPHI_UPDATE_SNAPSHOTS=1 pytest ...`` rewrites the files instead (``snapshots.check_snapshot``).
     """
     test = os.environ.get("PYTEST_CURRENT_TEST", "unknown").split("::")[-1].split(" ")[0]
     test = test.replace("[", "-").replace("]", "").replace("/", "_")
@@ -105,15 +107,7 @@ def expect_snapshot(kind: str, actual: str) -> None:
     name = test.removeprefix("test_") + (f"-{seen}" if seen > 1 else "")
     path = os.path.join(SNAPSHOTS, kind, name + ".md")
     text = actual.rstrip("\n") + "\n"
-    if os.environ.get(UPDATE_FLAG) == "1":
-        os.makedirs(os.path.dirname(path), exist_ok=True)
-        with open(path, "w", encoding="utf-8", newline="\n") as f:
-            f.write(text)
-        return
-    assert os.path.exists(path), f"no snapshot {path}: run with {UPDATE_FLAG}=1 to write it"
-    with open(path, encoding="utf-8") as f:
-        expected = f.read()
-    assert text == expected, f"{kind} output differs from {path} (run with {UPDATE_FLAG}=1 to refresh):\n{text}"
+    check_snapshot(Path(path), text)
 
 
 _SNAPSHOT_COUNTS: dict[str, int] = {}

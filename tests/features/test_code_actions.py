@@ -328,7 +328,8 @@ resource "aws_elasticache_replication_group" "this" {
 
 @pytest.mark.parametrize("case", sorted(FMT_CASES))
 def test_every_fix_is_laid_out_as_terraform_fmt_gives(case, tmp_path):
-    from terraform_fmt import run_terraform, write_files
+    from terraform_cli import run_terraform
+    from terraform_fmt import write_files
 
     fixture = FMT_CASES[case]
     analysis, files, diag, actions = actions_for(fixture, "modules/db/main.tf" if "shared" in case else "main.tf")

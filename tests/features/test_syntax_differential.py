@@ -10,9 +10,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-import pytest
 from broken_files import corpus, mutants, seed_of
-from terraform_fmt import run_terraform
+from terraform_cli import run_terraform
 
 from tfphi.syntax.hclfile import UNCLOSED, parse_file
 

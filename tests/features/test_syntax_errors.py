@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from terraform_fmt import run_terraform
+from terraform_cli import run_terraform
 
 from tfphi.syntax.hclfile import parse_file
 from tfphi.syntax.error_shapes import suspicious

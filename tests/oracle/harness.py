@@ -19,7 +19,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from terraform import decode_json, run_terraform
+from terraform import decode_json
+from terraform_cli import run_terraform
 from tfphi.trace.values import to_hcl
 
 

@@ -12,21 +12,12 @@ from __future__ import annotations
 
 import base64
 import json
-import os
-import shutil
-import subprocess
 import tempfile
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
 
-import pytest
-
-INSTALL_HINT = (
-    "terraform is not on PATH: install Terraform 1.11 "
-    "(https://developer.hashicorp.com/terraform/install, e.g. `apt-get install terraform` from "
-    "HashiCorp's apt repository) to run the Terraform oracle tests"
-)
+from terraform_cli import run_terraform
 
 # terraform console reads its input with a 64 KiB line buffer
 LINE_LIMIT = 60_000
@@ -34,43 +25,6 @@ LINE_LIMIT = 60_000
 ERROR = "E"  # a row Terraform rejects
 UNENCODABLE = "U"  # a row Terraform evaluates to something jsonencode refuses (an infinity)
 UNKNOWN = "?"  # a row Terraform evaluates to an unknown value ("known after apply")
-
-
-def terraform_binary() -> str:
-    """The ``terraform`` executable; skips (fails under ``CI=true``) when it is missing."""
-    path = shutil.which("terraform")
-    if path is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(INSTALL_HINT)
-        pytest.skip(INSTALL_HINT)
-    return path
-
-
-def terraform_env(scratch: Path) -> dict[str, str]:
-    """An environment that keeps Terraform offline and quiet, with no user configuration."""
-    config = scratch / "empty.tfrc"
-    config.touch()
-    env = {k: v for k, v in os.environ.items() if not k.startswith("TF_")}
-    env.update(
-        TF_CLI_CONFIG_FILE=str(config),
-        TF_IN_AUTOMATION="1",
-        TF_INPUT="0",
-        CHECKPOINT_DISABLE="1",
-        TF_DATA_DIR=str(scratch / ".terraform"),
-    )
-    return env
-
-
-def run_terraform(args: list[str], cwd: Path, stdin: str | None = None, timeout: int = 240) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [terraform_binary(), *args],
-        cwd=cwd,
-        input=stdin,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=terraform_env(cwd),
-    )
 
 
 def decode_json(text: str) -> Any:

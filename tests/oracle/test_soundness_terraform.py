@@ -25,11 +25,11 @@ import shutil
 import time
 from collections import Counter
 from decimal import Decimal
-from pathlib import Path
 from typing import Any
 
 from harness import Harness
-from terraform import scratch_dir, terraform_binary
+from terraform import scratch_dir
+from terraform_cli import terraform_binary
 from workspaces import fixed_workspaces, generate
 from tfphi.features.trace_json import trace_to_json
 from tfphi.loader import load_workspace

@@ -9,40 +9,18 @@ under ``CI=true`` where a missing oracle is a failure, not a pass.
 from __future__ import annotations
 
 import json
-import os
-import shutil
 import subprocess
 from pathlib import Path
 
-import pytest
-
-INSTALL_HINT = ("terraform is not on PATH: install Terraform 1.11 (https://developer.hashicorp.com/terraform/install, "
-                "or `apt-get install terraform` from HashiCorp's Debian repository) to run the specializer's Terraform tests")
-
-
-def terraform_binary() -> str:
-    found = shutil.which("terraform")
-    if found is None:
-        if os.environ.get("CI") == "true":
-            pytest.fail(INSTALL_HINT)
-        pytest.skip(INSTALL_HINT)
-    return found
+from terraform_cli import terraform_env
 
 
 class Terraform:
     """``terraform`` with an empty CLI configuration, no prompts and no update checks."""
 
     def __init__(self, binary: str, scratch: Path):
-        rc = scratch / "empty.tfrc"
-        rc.write_text("", encoding="utf-8")
         self.binary = binary
-        self.env = {
-            **{k: v for k, v in os.environ.items() if not k.startswith("TF_")},
-            "TF_CLI_CONFIG_FILE": str(rc),
-            "TF_IN_AUTOMATION": "1",
-            "TF_INPUT": "0",
-            "CHECKPOINT_DISABLE": "1",
-        }
+        self.env = terraform_env(scratch)
 
     def run(self, cwd: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
         done = subprocess.run([self.binary, *args], cwd=cwd, env=self.env, capture_output=True, text=True, timeout=120)

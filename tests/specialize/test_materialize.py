@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import pytest
 from hypothesis import given, settings, strategies as st
 
 from tfphi.trace import conditions as C
-from tfphi.trace.conditions import And, Eq, Existing, Not, Or, TRUE, eq, materialize
+from tfphi.trace.conditions import And, Existing, Not, Or, TRUE, eq, materialize
 from tfphi.syntax.hclfile import parse_file
 
 from .hcleval import eval_cond, evaluate

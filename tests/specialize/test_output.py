@@ -10,7 +10,9 @@ from tfphi.loader import load_workspace
 from tfphi.specialize.deployments import Deployment, root_deployments
 from tfphi.specialize.fmt import align
 
-from .terraform_support import Terraform, terraform_binary
+from terraform_cli import terraform_binary
+
+from .terraform_support import Terraform
 
 # Lines fmt aligns and lines it does not: chains broken by blank lines, comments, blocks and
 # multi-line values; trailing comments; a heredoc; "=" inside strings and operators.

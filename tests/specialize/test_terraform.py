@@ -23,7 +23,9 @@ from tfphi.loader import load_workspace
 from tfphi.specialize.preview import specialize_address
 
 from .conftest import check_snapshot
-from .terraform_support import Terraform, terraform_binary
+from terraform_cli import terraform_binary
+
+from .terraform_support import Terraform
 from .tf_scenarios import SCENARIOS, Scenario
 
 

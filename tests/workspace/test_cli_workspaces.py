@@ -10,13 +10,13 @@ The commands run from ``repos/``, so every path in the output is stable.
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
 import pytest
 
 from phi_fixture import run_cli
+from snapshots import check_snapshot
 
 HERE = Path(__file__).parent
 REPOS = HERE / "repos"
@@ -81,12 +81,7 @@ def render(args: tuple[str, ...]) -> str:
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_cli_snapshot(name: str) -> None:
     actual = render(CASES[name])
-    snapshot = SNAPSHOTS / f"{name}.txt"
-    if os.environ.get("TFPHI_UPDATE_SNAPSHOTS") == "1" or not snapshot.exists():
-        snapshot.write_text(actual, encoding="utf-8")
-        if os.environ.get("CI") == "true":
-            pytest.fail(f"snapshot {snapshot.name} was missing")
-    assert actual == snapshot.read_text(encoding="utf-8")
+    check_snapshot(SNAPSHOTS / f"{name}.txt", actual)
 
 
 def test_every_snapshot_has_a_case() -> None:

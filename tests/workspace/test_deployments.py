@@ -9,9 +9,9 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
 from phi_fixture import analysis_of, run_cli, write_fixture
-from terraform_support import Terraform, terraform_binary
+from terraform_cli import terraform_binary
+from terraform_support import Terraform
 
 from tfphi.loader import load_workspace
 from tfphi.stir.deployments import deployment_values, files_of_root, root_deployments, variable_values

@@ -201,7 +201,8 @@ def test_json_values_are_terraforms(tmp_path):
     import subprocess
 
     from phi_fixture import write_fixture
-    from terraform_support import Terraform, terraform_binary
+    from terraform_cli import terraform_binary
+    from terraform_support import Terraform
 
     terraform = Terraform(terraform_binary(), tmp_path)
     root = write_fixture(ORACLE, tmp_path / "root")

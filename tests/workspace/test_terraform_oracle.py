@@ -13,7 +13,8 @@ import subprocess
 from pathlib import Path
 
 from phi_fixture import run_cli, write_fixture
-from terraform_support import Terraform, terraform_binary
+from terraform_cli import terraform_binary
+from terraform_support import Terraform
 
 REPO = {
     "modules/m/main.tf": b'''variable "v" {
