@@ -326,8 +326,8 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     errors = _collect_errors(root, path)
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
-    if top is not None and previous is not None and keep_tree and not errors and reuse_possible(previous, path):
-        read_top_level_reusing(top, body, converter, previous)
+    if top is not None and previous is not None and keep_tree and not errors and _reuse.reuse_possible(previous, path):
+        _reuse.read_top_level_reusing(top, body, converter, previous)
     elif top is not None:
         _read_body(top, body, converter)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
@@ -335,9 +335,16 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         if child.type == "ERROR":
             _read_body(child, body, converter)
     _place_unclosed_block(source, path, errors)
-    placed = terraform_placed(path, source, errors) if native else errors  # as Terraform reports them
+    # A document parsed again after an edit asks the text searches of the lines the edit did
+    # not touch from a cache (syntax.reuse: same answer, cost of the edited lines).
+    if not native:
+        placed = errors
+    elif previous is not None and not errors and not _reuse.suspicious_in_chunks(source):
+        placed = errors
+    else:
+        placed = terraform_placed(path, source, errors)  # as Terraform reports them
     if placed is errors:  # (Terraform's own errors, when placed, already cover the rules)
-        _check_terraform_rules(root, source, path, errors)
+        _check_terraform_rules(root, source, path, errors, _reuse.rules_candidate_in_chunks if previous is not None else _rules_candidate)
     errors = placed
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     if keep_tree:
@@ -542,12 +549,12 @@ def _rules_candidate(source: bytes) -> bool:
     return False
 
 
-def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[SyntaxProblem]) -> None:
+def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[SyntaxProblem], candidate=None) -> None:
     """What tree-sitter-hcl accepts but Terraform rejects (SPEC section 2, parser facts)."""
     if any(c.type == "object" for c in root.children):
         errors.append(SyntaxProblem(Span(path, 0, len(source)), "a .tf file cannot be a JSON object; use a .tf.json file"))
         return
-    if not _rules_candidate(source):
+    if not (candidate or _rules_candidate)(source):
         return  # the common case: nothing in the text could break a rule, so the tree need not be walked
     captures = QueryCursor(_rules_query()).captures(root)
     for node in captures.get("number", ()):
@@ -563,4 +570,4 @@ def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[Sy
             errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "block labels cannot contain template interpolations"))
 
 
-from .reuse import read_top_level_reusing, reuse_possible  # noqa: E402 - reuse builds on the classes above
+from . import reuse as _reuse  # noqa: E402 - reuse builds on the classes above

@@ -18,14 +18,25 @@ whose text is unchanged has the same structure, so the incremental parse
 
 Only parses without syntax errors are matched: with errors, what a block's text parses to
 can depend on the text around it.
+
+The text searches every parse makes (``error_shapes.suspicious``, ``hclfile._rules_candidate``)
+are asked per chunk of lines here, with the answers of unchanged chunks cached: a chunk
+starts at each line that begins with a name (a top-level block's header, as a rule), so an
+edit changes one chunk. The answer is the same as for the whole text because every shape
+those searches look for lies within one line (with the newline before it); the two things
+that reach across lines, heredoc bodies and ``/* */`` comments, send the text to the
+whole-text search, and so does a chunk that is suspicious (the whole text confirms it).
 """
 
 from __future__ import annotations
 
+import re
+
 from tree_sitter import Node
 
 from .expr import ExprConverter, Span
-from .hclfile import Attribute, Block, Body, HclFile, _read_attribute, _read_block, _read_body
+from .error_shapes import suspicious
+from .hclfile import Attribute, Block, Body, HclFile, _read_attribute, _read_block, _read_body, _rules_candidate
 
 # The state of an Attribute and a Block this module copies; a slot added there must be
 # handled here (tests/host checks these sets against the classes).
@@ -109,3 +120,51 @@ def _moved_block(block: Block, delta: int, converter: ExprConverter, scope: tupl
 
 def _moved_span(span: Span, delta: int) -> Span:
     return Span(span.file, span.start + delta, span.end + delta)
+
+
+# ---- text searches per chunk of lines ------------------------------------------------------
+
+_CHUNK_START = re.compile(rb"\n(?=[A-Za-z_])")  # a line that begins with a name starts a chunk
+MAX_CACHED_CHUNKS = 50_000
+_verdicts: dict[tuple[int, bytes], bool] = {}  # (which search, chunk) -> its answer
+
+
+_last_split: list = [None, []]  # the last text split, and its chunks (both searches split the same text)
+
+
+def _chunks(source: bytes) -> list[bytes]:
+    if _last_split[0] is source:
+        return _last_split[1]
+    starts = [0] + [m.end() for m in _CHUNK_START.finditer(source)]
+    ends = starts[1:] + [len(source)]
+    chunks = [source[a:b] for a, b in zip(starts, ends)]
+    _last_split[:] = [source, chunks]
+    return chunks
+
+
+def _any_chunk(which: int, search, source: bytes) -> bool:
+    if len(_verdicts) > MAX_CACHED_CHUNKS:
+        _verdicts.clear()
+    get = _verdicts.get
+    for chunk in _chunks(source):
+        key = (which, chunk)
+        verdict = get(key)
+        if verdict is None:
+            verdict = _verdicts[key] = search(chunk)
+        if verdict:
+            return True
+    return False
+
+
+def suspicious_in_chunks(source: bytes) -> bool:
+    """``error_shapes.suspicious(source)``, from cached answers for the unchanged chunks."""
+    if b"<<" in source or b"/*" in source:
+        return suspicious(source)  # heredocs and block comments reach across lines
+    return _any_chunk(0, suspicious, source) and suspicious(source)
+
+
+def rules_candidate_in_chunks(source: bytes) -> bool:
+    """``hclfile._rules_candidate(source)``, from cached answers for the unchanged chunks (its
+    shapes lie within a line, or a ``${`` and the blanks and ``}`` after it, which never reach
+    a line that begins with a name)."""
+    return _any_chunk(1, _rules_candidate, source) and _rules_candidate(source)
