@@ -163,9 +163,24 @@ def test_an_edited_document_takes_over_the_bodies_of_the_blocks_the_edit_left_al
     after = {b.labels: b for b in host.files["main.tf"].body.blocks}
     assert after[("db_0",)] is before[("db_0",)]  # above the edit: the same block object
     assert after[("db_2",)]._body is None  # the edited block: read from the new tree
-    moved = after[("db_3",)]._body
-    assert moved is not None and moved is not before[("db_3",)]._body  # below: a moved copy
+    below = after[("db_3",)]
+    # below: a moved copy whose body is copied on first read, from its origin (the block before)
+    assert below is not before[("db_3",)] and below._body is None and below._origin == (before[("db_3",)], 1)
+    assert below.span.start == before[("db_3",)].span.start + 1
+    assert "engine_version" in below.attribute_names() and below.literal_attribute("source") == "./modules/db"
+    assert below._body is None  # names and plain strings answered without copying
+    moved = below.body
+    assert moved is not before[("db_3",)]._body and below._origin is None
     assert moved.attributes["engine_version"].span.start == before[("db_3",)].body.attributes["engine_version"].span.start + 1
+    assert everything(host.snapshot()) == everything(fresh({**MANY_CALLS, "main.tf": doc.text}))
+    # two more edits above, nothing read between them: the copy points at the last block read
+    # (the copy that the analysis above read), with the offsets added up
+    column = at - text.rfind("\n", 0, at) - 1
+    for version in (3, 4):
+        doc.apply([TextChange("y", ((line, column),) * 2)], version)
+        host.apply_change(SetParsed(doc.parse("main.tf", parser)))
+    again = {b.labels: b for b in host.files["main.tf"].body.blocks}
+    assert again[("db_4",)]._origin == (after[("db_4",)], 2)
     assert everything(host.snapshot()) == everything(fresh({**MANY_CALLS, "main.tf": doc.text}))
 
 

@@ -105,14 +105,22 @@ META_ARGUMENTS = frozenset({"source", "version", "count", "for_each", "providers
 class ModuleCall:
     name: str
     source: str | None
-    source_attr: Attribute | None
-    body: Body
+    block: Block
     span: Span
     label_span: Span
 
     @property
     def address(self) -> str:
         return f"module.{self.name}"
+
+    @property
+    def body(self) -> Body:
+        """Read on first use: a call below an edit keeps its origin's body until something reads it (syntax.reuse)."""
+        return self.block.body
+
+    @property
+    def source_attr(self) -> Attribute | None:
+        return self.block.body.attributes.get("source")
 
     @property
     def arguments(self) -> dict[str, Attribute]:
@@ -259,7 +267,6 @@ def _add_block(block: Block, variables, locals_, resources, data, calls, outputs
         res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block, block.span, block.label_spans)
         target.setdefault(f"{labels[0]}.{labels[1]}", res)
     elif kind == "module" and len(labels) == 1:
-        source_attr = block.body.attributes.get("source")
-        calls.setdefault(labels[0], ModuleCall(labels[0], static_string(source_attr), source_attr, block.body, block.span, block.label_spans[0]))
+        calls.setdefault(labels[0], ModuleCall(labels[0], block.literal_attribute("source"), block, block.span, block.label_spans[0]))
     elif kind == "output" and len(labels) == 1:
         outputs.setdefault(labels[0], Output(labels[0], block.body.attributes.get("value"), block.span, block.label_spans[0]))

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import Callable, Iterator, Mapping
 
 from ..syntax.expr import Span
-from .model import Module
+from .model import META_ARGUMENTS, Module
 from .workspace import ModuleTree
 
 # Roots that name no declaration of the module.
@@ -119,9 +119,9 @@ def _missing_arguments(module: Module, modules, tree) -> Iterator[Finding]:
         child = modules.get(target.dir)
         if child is None:
             continue
-        passed = call.arguments
+        passed = call.block.attribute_names()  # (a call below an edit answers without copying its body)
         for var in child.variables.values():
-            if var.default is None and var.name not in passed:
+            if var.default is None and (var.name in META_ARGUMENTS or var.name not in passed):
                 yield Finding(
                     "missing-argument",
                     call.label_span,

@@ -186,7 +186,7 @@ class Body:
 class Block:
     """A block; its body is read from the tree on first use (most nested bodies are never needed)."""
 
-    __slots__ = ("type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse", "_scope")
+    __slots__ = ("type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse", "_scope", "_origin")
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
                  body: Body | None, span: Span, node: Node | None = None, converter: ExprConverter | None = None,
@@ -202,6 +202,7 @@ class Block:
         self._reparse = node is not None and converter is not None and not converter.keep_nodes
         self._node = None if self._reparse else node
         self._scope = scope
+        self._origin: tuple[Block, int] | None = None  # a moved copy's body, not copied yet (syntax.reuse)
         if eager and self._reparse and body is None:
             # Read now, from the tree still at hand: every module build reads this body.
             body = Body()
@@ -213,6 +214,10 @@ class Block:
     @property
     def body(self) -> Body:
         if self._body is None:
+            if self._origin is not None:  # a block that moved: its origin's body, offsets moved
+                origin, delta = self._origin
+                self._body, self._origin = _reuse.moved_body(origin._body, delta, self._converter, self._scope), None
+                return self._body
             body = Body()
             node = self._node
             if self._reparse:
@@ -226,6 +231,19 @@ class Block:
 
     def __repr__(self) -> str:
         return f"Block({self.type!r}, {self.labels!r})"
+
+    def attribute_names(self):
+        """The names of the body's attributes (a moved block answers from its origin without copying its body)."""
+        if self._body is None and self._origin is not None:
+            return self._origin[0]._body.attributes.keys()
+        return self.body.attributes.keys()
+
+    def literal_attribute(self, name: str) -> str | None:
+        """``body.attributes[name].literal_string()``, or None without the attribute (a moved block
+        answers from its origin, whose text is the same, without copying its body)."""
+        body = self._origin[0]._body if self._body is None and self._origin is not None else self.body
+        attribute = body.attributes.get(name)
+        return attribute.literal_string() if attribute is not None else None
 
     def iterator_name(self) -> str:
         """For a ``dynamic`` block: the name its content uses, from ``iterator = x`` or else the label."""

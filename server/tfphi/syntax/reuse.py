@@ -41,7 +41,10 @@ from .hclfile import Attribute, Block, Body, HclFile, _read_attribute, _read_blo
 # The state of an Attribute and a Block this module copies; a slot added there must be
 # handled here (tests/host checks these sets against the classes).
 ATTRIBUTE_SLOTS = frozenset({"name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value"})
-BLOCK_SLOTS = frozenset({"type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse", "_scope"})
+BLOCK_SLOTS = frozenset({"type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse", "_scope", "_origin"})
+# At most this many earlier texts are held by moved blocks whose bodies are not copied yet
+# (their origins: the blocks last read, with the nodes of that text's tree).
+MAX_ORIGIN_TEXTS = 3
 
 
 def reuse_possible(previous: HclFile, path: str) -> bool:
@@ -56,12 +59,13 @@ def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, prev
     for block in previous.body.blocks:
         before.setdefault(old_source[block.span.start : block.span.end], block)
     source = converter.source
+    origins: set[int] = set()  # the texts that this parse's pending moved blocks hold (by id)
     for child in top.children:
         kind = child.type
         if kind == "block":
             start = child.start_byte
             old = before.get(source[start : child.end_byte])
-            block = _read_block(child, converter) if old is None else _moved_top_block(old, start - old.span.start, converter, child)
+            block = _read_block(child, converter) if old is None else _moved_top_block(old, start - old.span.start, converter, child, origins)
             if block is not None:
                 body.blocks.append(block)
         elif kind == "attribute":
@@ -72,17 +76,48 @@ def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, prev
             _read_body(child, body, converter)
 
 
-def _moved_top_block(old: Block, delta: int, converter: ExprConverter, node: Node) -> Block:
+def _moved_top_block(old: Block, delta: int, converter: ExprConverter, node: Node, origins: set[int]) -> Block:
     if delta == 0:
         return old
     scope = (node.start_byte, node.end_byte)
-    moved = _moved_block(old, delta, converter, scope)
-    if moved._body is None:  # never read: read it from the new tree when asked
-        moved._node, moved._reparse = node, False
+    if old._origin is not None or old._body is not None:
+        # Its body is copied with moved offsets when first read (most never are: a module
+        # build reads a call's source and argument names, which the origin answers).
+        origin, total = old._origin if old._origin is not None else (old, 0)
+        total += delta
+        text = id(origin._converter.source)
+        if text in origins or len(origins) < MAX_ORIGIN_TEXTS:
+            origins.add(text)
+            moved = _moved_shell(old, delta, converter, scope)
+            moved._origin = (origin, total)
+            return moved
+        moved = _moved_shell(old, delta, converter, scope)  # too many old texts held: copy now
+        moved._body = moved_body(origin._body, total, converter, scope)
+        return moved
+    moved = _moved_shell(old, delta, converter, scope)
+    moved._node, moved._reparse = node, False  # never read: read it from the new tree when asked
     return moved
 
 
-def _moved_body(body: Body, delta: int, converter: ExprConverter, scope: tuple[int, int]) -> Body:
+def _moved_shell(block: Block, delta: int, converter: ExprConverter, scope: tuple[int, int]) -> Block:
+    """A copy of a top-level block's header with moved offsets, without a body yet."""
+    moved = Block.__new__(Block)
+    moved.type = block.type
+    moved.labels = block.labels
+    moved.label_spans = tuple(_moved_span(s, delta) for s in block.label_spans)
+    moved.type_span = _moved_span(block.type_span, delta)
+    moved.span = _moved_span(block.span, delta)
+    moved._converter = converter
+    moved._scope = scope
+    moved._node = None
+    moved._body = None
+    moved._reparse = False
+    moved._origin = None
+    return moved
+
+
+def moved_body(body: Body, delta: int, converter: ExprConverter, scope: tuple[int, int]) -> Body:
+    """A copy of ``body`` (read from another text where it starts ``delta`` bytes earlier) with its offsets moved."""
     return Body({name: _moved_attribute(attr, delta, converter) for name, attr in body.attributes.items()},
                 [_moved_block(block, delta, converter, scope) for block in body.blocks])
 
@@ -109,8 +144,9 @@ def _moved_block(block: Block, delta: int, converter: ExprConverter, scope: tupl
     moved._converter = converter
     moved._scope = scope
     moved._node = None
+    moved._origin = None
     if block._body is not None:
-        moved._body = _moved_body(block._body, delta, converter, scope)
+        moved._body = moved_body(block._body, delta, converter, scope)
         moved._reparse = False
     else:
         moved._body = None
