@@ -97,6 +97,10 @@ class SyntaxProblem:
     region: Span | None = None  # the text tree-sitter could not read, when wider than ``span``
 
 
+# A quoted string with nothing to unescape or interpolate: its value is the text between the quotes.
+_PLAIN_STRING = re.compile(rb'"[^"\\$%\n]*"')
+
+
 class Attribute:
     """``name = expression``; spans and the expression are worked out on first use.
 
@@ -161,7 +165,7 @@ class Attribute:
             node = self._tree_node()
             expr_node = node.child(node.child_count - 1)
             raw = self._converter.source[expr_node.start_byte : expr_node.end_byte] if expr_node is not None else b""
-        if len(raw) >= 2 and raw[0] == 0x22 and raw[-1] == 0x22 and not any(c in raw[1:-1] for c in b'"\\$%\n'):
+        if _PLAIN_STRING.fullmatch(raw):
             return raw[1:-1].decode("utf-8", "replace")
         if self._expr is None and raw[:1] != b'"':
             return None
