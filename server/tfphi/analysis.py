@@ -214,6 +214,7 @@ class AnalysisHost:
         # derived state that outlives snapshots
         self._modules: dict[str, Module] = {}
         self._prints: dict[str, dict[str, _Print]] = {}  # module dir -> declaration address -> where and what
+        self._built_from: dict[str, dict[str, HclFile]] = {}  # module dir -> the parses its last build read
         self._tree: ModuleTree | None = None
         self._dirty: set[str] = set()
         self._everything = True  # the next snapshot re-derives everything (config, manifests)
@@ -222,6 +223,7 @@ class AnalysisHost:
         self._block_refs: BlockCache = {}
         self._block_findings: dict[tuple[bytes, int], list] = {}
         self._table_ids: dict[tuple, int] = {}
+        self._findings_of_files: dict[str, tuple[HclFile, int, list[Finding]]] = {}  # path -> (parse, table id, findings)
 
     @property
     def revision(self) -> int:
@@ -347,6 +349,7 @@ class AnalysisHost:
         self._everything = True
 
     def _drop(self, path: str) -> None:
+        self._findings_of_files.pop(path, None)
         if self.files.pop(path, None) is not None:
             dir = module_dir_of(path)
             self._dir_files.get(dir, set()).discard(path)
@@ -409,9 +412,14 @@ class AnalysisHost:
             module = self._build(dir, paths) if paths else None
             old_prints = self._prints.pop(dir, {})
             new_prints: dict[str, _Print] = {}
+            # The files whose parse the last build read too: their declarations neither moved nor changed.
+            old_files = self._built_from.pop(dir, {})
+            new_files = {path: self.files[path] for path in paths} if paths else {}
+            unchanged = {path for path, hcl in new_files.items() if old_files.get(path) is hcl}
             if module is not None:
                 self._modules[dir] = module
-                self._prints[dir] = new_prints = self._fingerprints(module)
+                self._prints[dir] = new_prints = self._fingerprints(module, old_prints, unchanged)
+                self._built_from[dir] = new_files
             else:
                 self._modules.pop(dir, None)
                 if not paths:
@@ -422,6 +430,8 @@ class AnalysisHost:
                 continue
             for address in old_prints.keys() | new_prints.keys():
                 before, after = old_prints.get(address), new_prints.get(address)
+                if before is not None and before is after and before.file in unchanged:
+                    continue  # in a file the edit did not touch: no shift to record there
                 if before is not None:
                     end = before.start + len(before.text)
                     if before == after:
@@ -493,14 +503,21 @@ class AnalysisHost:
         self._build_failures.pop(dir, None)
         return module
 
-    def _fingerprints(self, module: Module) -> dict[str, _Print]:
+    def _fingerprints(self, module: Module, old: Mapping[str, _Print] = {}, unchanged: set[str] = set()) -> dict[str, _Print]:
         """Where every declaration is and its source text, by address.
 
-        Taken when the module is built, while its spans still match the file bytes.
+        Taken when the module is built, while its spans still match the file bytes. A
+        declaration at the same place of a file whose parse is the one the last build read
+        (``unchanged``) keeps its print from ``old``.
         """
         prints: dict[str, _Print] = {}
         for decl in module.declarations():
             span = decl.span
+            if span.file in unchanged:
+                before = old.get(decl.address)
+                if before is not None and before.file == span.file and before.start == span.start and before.start + len(before.text) == span.end:
+                    prints[decl.address] = before
+                    continue
             hcl = self.files.get(span.file)
             prints[decl.address] = _Print(span.file, span.start, hcl.source[span.start : span.end] if hcl is not None else b"")
         return prints
@@ -516,7 +533,11 @@ class AnalysisHost:
         if len(self._block_findings) > MAX_CACHED_BLOCKS:
             self._block_findings.clear()
             self._table_ids.clear()
+            self._findings_of_files.clear()
             table_id = self._table_ids.setdefault(table.key, 0)
+        known = self._findings_of_files.get(path)
+        if known is not None and known[0] is hcl and known[1] == table_id:
+            return known[2]  # the same parse against the same names: its findings are the same
         findings: list[Finding] = []
         for top in hcl.top_levels():  # nodes parsed again on demand when the file keeps no tree
             base = top.start_byte
@@ -527,6 +548,7 @@ class AnalysisHost:
                 relative = self._block_findings[key] = block_findings(refs, table, lambda ref, top=top: reference_is_bound(top.node(), ref))
             for start, end, message in relative:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + end), message))
+        self._findings_of_files[path] = (hcl, table_id, findings)
         return findings
 
 

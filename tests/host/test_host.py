@@ -191,3 +191,26 @@ def test_the_reuse_of_bodies_copies_every_slot_of_attributes_and_blocks():
 
     assert set(Attribute.__slots__) == ATTRIBUTE_SLOTS
     assert set(Block.__slots__) == BLOCK_SLOTS
+
+
+def test_a_file_the_edit_left_alone_keeps_its_derived_state_only_while_its_names_hold():
+    """A module's files whose parse is unchanged keep their fingerprints and findings
+    (``AnalysisHost._built_from``, ``_findings_of_files``), but their findings are redone when the
+    names they resolve against change (a variable removed in the other file), and an edit in
+    the other file shifts nothing of theirs."""
+    texts = {
+        "main.tf": 'resource "aws_db_instance" "a" {\n  engine         = "postgres"\n  engine_version = var.v\n}\n',
+        "variables.tf": 'variable "v" {\n  type    = string\n  default = "15.4"\n}\n',
+    }
+    host = host_of(texts)
+    first = host.snapshot()
+    assert first.findings("") == []
+    main = host.files["main.tf"]
+    for variables in ('# above\nvariable "v" {\n  type    = string\n  default = "15.4"\n}\n',
+                      'variable "w" {\n  type    = string\n  default = "15.4"\n}\n',
+                      'variable "v" {\n  type    = string\n  default = "16.1"\n}\n'):
+        host.set_source("variables.tf", variables.encode())
+        snapshot = host.snapshot()
+        assert host.files["main.tf"] is main
+        assert everything(snapshot) == everything(fresh({**texts, "variables.tf": variables}))
+    assert [f.code for f in fresh({**texts, "variables.tf": 'variable "w" {\n  type = string\n}\n'}).findings("")] == ["undefined-reference"]
