@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+from tfphi import records
 import textwrap
 
 import pytest
@@ -120,7 +120,7 @@ def test_builtin_fields_is_cached_and_immutable() -> None:
         builtin_fields()["x.y"] = FieldSpec()  # type: ignore[index]
     with pytest.raises(TypeError):
         Config().fields["x.y"] = FieldSpec()  # type: ignore[index]
-    with pytest.raises(dataclasses.FrozenInstanceError):
+    with pytest.raises(records.FrozenInstanceError):
         Config().inlay_hints = False  # type: ignore[misc]
 
 
@@ -413,7 +413,7 @@ def test_toml_over_base_keeps_absent_keys() -> None:
     base = Config(limits=Limits(depth=3, branches=5), ignore=("x",), severity_override="hint", inlay_hints=False)
     config, problems = parse_config_toml("[limits]\ndepth = 4\n", base)
     assert problems == []
-    assert config == dataclasses.replace(base, limits=Limits(depth=4, branches=5))
+    assert config == records.replace(base, limits=Limits(depth=4, branches=5))
 
 
 # --- LSP settings --------------------------------------------------------------------------

@@ -19,10 +19,10 @@
 from __future__ import annotations
 
 import bisect
-import dataclasses
+from . import records
 import posixpath
 import traceback
-from dataclasses import dataclass, field
+from .records import record, field
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
 
 from tree_sitter import Parser
@@ -52,7 +52,7 @@ class Cancelled(Exception):
     """The host took a change after this snapshot was made: the work reading it is stale."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FileProblem:
     """A file that could not be analysed (not UTF-8, too large, unreadable)."""
 
@@ -60,7 +60,7 @@ class FileProblem:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FieldTrace:
     """One registered field of one resource, traced in one module instance."""
 
@@ -91,7 +91,7 @@ def file_kind(path: str) -> str | None:
 # ---- changes: the only way input reaches the host ------------------------------------------
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SetSource:
     """A file's bytes (files tfphi does not read are ignored)."""
 
@@ -99,14 +99,14 @@ class SetSource:
     data: bytes
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SetParsed:
     """A file already parsed (the editor reparses incrementally itself)."""
 
     hcl: HclFile
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SetProblem:
     """A file that could not be analysed; it drops out of the workspace."""
 
@@ -114,12 +114,12 @@ class SetProblem:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Remove:
     path: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SetConfig:
     """``.tfphi.toml`` text (None: no file) over the base configuration (``base``: new LSP settings)."""
 
@@ -143,7 +143,7 @@ class _Print(NamedTuple):
 ShiftTable = Mapping[str, Sequence[tuple[int, int, "int | None"]]]
 
 
-@dataclass
+@record
 class _Derived:
     """What snapshots compute lazily and hand on to the next revision."""
 
@@ -179,7 +179,7 @@ class _Revision:
         self.value = 0
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Changes:
     """What changed between two snapshots, for whoever republishes diagnostics."""
 
@@ -771,7 +771,7 @@ class Snapshot:
                 result, _ = self.tracer.trace_field(path, resource, field_path, chosen, label=address)
                 if result.expr_span is None:
                     return None
-                return dataclasses.replace(result, address=address)
+                return records.replace(result, address=address)
         return None
 
     def trace_expression(self, attribute, dir: str, body_chain: Iterable = ()) -> list[TraceResult]:
@@ -826,13 +826,13 @@ def _rebase(traces: list[FieldTrace], tables: list[ShiftTable]) -> list[FieldTra
 
     try:
         memo: dict[int, object] = {}
-        return [dataclasses.replace(t, result=_map_spans(t.result, shift, memo)) for t in traces]
+        return [records.replace(t, result=_map_spans(t.result, shift, memo)) for t in traces]
     except _Unanchored:
         return None
 
 
 def _map_spans(obj, shift: Callable[[Span], Span], memo: dict[int, object]):
-    """``obj`` with ``shift`` applied to every ``Span`` inside it (dataclasses, tuples, lists, dicts)."""
+    """``obj`` with ``shift`` applied to every ``Span`` inside it (records, tuples, lists, dicts)."""
     if isinstance(obj, Span):
         return shift(obj)
     if obj is None or isinstance(obj, (str, int, float, bytes)):
@@ -852,15 +852,15 @@ def _map_spans(obj, shift: Callable[[Span], Span], memo: dict[int, object]):
         new = items if items != obj else obj
     elif isinstance(obj, dict):
         new = {k: _map_spans(v, shift, memo) for k, v in obj.items()}
-    elif dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+    elif records.is_record(obj) and not isinstance(obj, type):
         changes = {}
-        for f in dataclasses.fields(obj):
+        for f in records.fields(obj):
             value = getattr(obj, f.name)
             mapped = _map_spans(value, shift, memo)
             if mapped is not value:
                 changes[f.name] = mapped
         if changes:
-            new = dataclasses.replace(obj, **changes)
+            new = records.replace(obj, **changes)
     memo[key] = new
     return new
 

@@ -45,7 +45,7 @@ import re
 import sys
 import types
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from .records import record, field, replace
 from typing import TYPE_CHECKING, Any, NewType
 
 if TYPE_CHECKING:
@@ -80,7 +80,7 @@ _FIELD_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)+$"
 # --- the configuration as the rest of tfphi sees it ---------------------------------
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(frozen=True, kw_only=True)
 class Limits:
     """Trace limits (SPEC 3, Limits)."""
 
@@ -88,7 +88,7 @@ class Limits:
     branches: int = 16
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(frozen=True, kw_only=True)
 class FieldSpec:
     """What tfphi knows about one registered field: its allowed values and its diagnostic severity."""
 
@@ -106,7 +106,7 @@ def _frozen_fields(fields: Mapping[str, FieldSpec]) -> Mapping[str, FieldSpec]:
 _UNSET: Any = object()
 
 
-@dataclass(frozen=True, kw_only=True)
+@record(frozen=True, kw_only=True)
 class Config:
     """The effective configuration of one workspace."""
 
@@ -125,7 +125,7 @@ class Config:
         """The spec of `resource_type.field`, with the severity override applied; None when not registered."""
         spec = self.fields.get(f"{resource_type}.{field}")
         if spec is not None and self.severity_override is not None:
-            spec = dataclasses.replace(spec, severity=self.severity_override)
+            spec = replace(spec, severity=self.severity_override)
         return spec
 
     def with_overrides(
@@ -157,7 +157,7 @@ class Config:
         )
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ConfigProblem:
     """Something wrong in a configuration source; line and column are 1-based, when known."""
 
@@ -175,7 +175,7 @@ _StrList = NewType("_StrList", tuple)
 _Universe = NewType("_Universe", tuple)
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)  # cattrs reads dataclasses, not records
 class LimitsSettings:
     """`limits` as written by the user."""
 
@@ -184,7 +184,7 @@ class LimitsSettings:
     max_file_size: _PositiveInt | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)  # cattrs reads dataclasses, not records
 class FieldSettings:
     """One `fields."type.field"` entry as written by the user."""
 
@@ -192,28 +192,28 @@ class FieldSettings:
     severity: _Severity | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)  # cattrs reads dataclasses, not records
 class DiagnosticsSettings:
     """`diagnostics` as written by the user."""
 
     severity: _Severity | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)  # cattrs reads dataclasses, not records
 class InlayHintsSettings:
     """`inlayHints` as written by the user."""
 
     enabled: bool | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)  # cattrs reads dataclasses, not records
 class WorkspaceSettings:
     """`workspace` as written by the user."""
 
     ignore: _StrList | None = None
 
 
-@dataclass(frozen=True, kw_only=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)  # cattrs reads dataclasses, not records
 class Settings:
     """The whole configuration as written by the user (TOML file or LSP `tfphi` setting)."""
 

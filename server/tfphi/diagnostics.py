@@ -9,7 +9,7 @@ rendered message back. ``text`` is the one rendering shared by every plain-text 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from .records import record, field
 from typing import Any
 
 from .syntax.expr import Span
@@ -19,7 +19,7 @@ SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}
 FIXES_HEADING = "Fix (any one works):"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Related:
     """Another place the diagnostic is about, with what it is (``var.engine is declared here``)."""
 
@@ -27,7 +27,7 @@ class Related:
     message: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Fix:
     """One way to make the diagnostic go away, as a full sentence.
 
@@ -40,7 +40,7 @@ class Fix:
     text: str
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Diagnostic:
     """``span`` is a byte range; ``position`` (1-based line, code-point column) stands in when there is no span."""
 

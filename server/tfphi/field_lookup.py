@@ -11,8 +11,8 @@ Pure: it reads an ``Analysis`` and never touches the disk.
 
 from __future__ import annotations
 
-import dataclasses
-from dataclasses import dataclass
+from . import records
+from .records import record
 from typing import Callable, Mapping, Sequence
 
 from .addrs import NO_KEY, AddressError, FieldAddress, InstanceKey, ModuleInstance, parse_field_address
@@ -32,7 +32,7 @@ class FieldLookupError(Exception):
     """ADDRESS names no field, or fields in several roots; the message says which (exit 2)."""
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FieldMatch:
     """One field an address names: in which root, through which call path, on which resource."""
 
@@ -100,7 +100,7 @@ def _listing(labels: list[str]) -> str:
 
 
 def _unkeyed(address: FieldAddress) -> FieldAddress:
-    return dataclasses.replace(address, module=address.module.unkeyed(), key=NO_KEY)
+    return records.replace(address, module=address.module.unkeyed(), key=NO_KEY)
 
 
 def _check_keys(analysis: Analysis, match: FieldMatch) -> None:
@@ -133,7 +133,7 @@ def trace_match(analysis: Analysis, match: FieldMatch, universe: Sequence[Value]
     label = str(_unkeyed(address))
     kwargs = {"assignment": dict(assignment)} if assignment is not None else {}
     result, _ = analysis.tracer.trace_field(match.path, match.resource, address.field, chosen, label=label, **kwargs)
-    result = dataclasses.replace(result, address=str(address))
+    result = records.replace(result, address=str(address))
     return narrow(analysis, result, match)
 
 
@@ -163,9 +163,9 @@ def narrow(analysis: Analysis, result: TraceResult, match: FieldMatch) -> TraceR
         if cond is not None:
             branches.append(Branch(branch.value, cond, branch.path, branch.source))
     narrowed = finish(result.address, tuple(branches), analysis.config.limits, result.expr_span, result.call_path)
-    narrowed = dataclasses.replace(narrowed, exists=result.exists, resource=result.resource)
+    narrowed = records.replace(narrowed, exists=result.exists, resource=result.resource)
     if not branches:
-        return dataclasses.replace(narrowed, unbounded=dataclasses.replace(
+        return records.replace(narrowed, unbounded=records.replace(
             narrowed.unbounded, reason=f"{result.address} has no instance with these keys"))
     return narrowed
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-import dataclasses
+from tfphi import records
 
 from features_support import load, parse_fixture
 
@@ -80,7 +80,7 @@ def test_more_than_six_values_are_cut():
 
 def test_disabled_by_configuration():
     files, _ = parse_fixture(STACK)
-    host = AnalysisHost(dataclasses.replace(Config(), inlay_hints=False))
+    host = AnalysisHost(records.replace(Config(), inlay_hints=False))
     host.apply_change([SetSource(path, data) for path, data in files.items()])
     assert inlay_hints(host.snapshot(), "db/main.tf", 0, 10_000) == []
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from ..records import record
 
 from .instance_key import InstanceKey, NO_KEY, format_key
 from .module_instance import ModuleInstance, ModuleStep
@@ -18,7 +18,7 @@ class AddressError(ValueError):
     """An address that is not a field address; the message says what is wrong."""
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class FieldAddress:
     module: ModuleInstance
     mode: str  # "managed" | "data"

@@ -2,12 +2,12 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 
 from .instance_key import InstanceKey, NO_KEY, format_key
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ModuleStep:
     """One ``module.<name>[key]`` step of a module instance path."""
 
@@ -18,7 +18,7 @@ class ModuleStep:
         return f"module.{self.name}{format_key(self.key)}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ModuleInstance:
     """A path of module calls from the root module; ``()`` is the root module itself."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import record, field
 
 from ..analysis import Analysis, FieldTrace
 from ..stir.model import Variable
@@ -16,7 +16,7 @@ DEFAULT_INDENT = "  "
 MAX_VALIDATION_VALUES = 16
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TextEdit:
     """Replace ``span`` (bytes) of ``file`` with ``new_text``."""
 
@@ -25,7 +25,7 @@ class TextEdit:
     new_text: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class CodeAction:
     """A quick fix: a title and the edits that apply it."""
 

@@ -4,7 +4,7 @@ whose values activate it."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 
 from ..analysis import Analysis
 from ..stir.workspace import module_dir_of
@@ -12,7 +12,7 @@ from ..syntax.expr import Span
 from ..trace.result import BOUNDED
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CodeLens:
     span: Span  # the field's attribute (name through value)
     title: str

@@ -7,7 +7,7 @@ call path of the module, with the iterators (``each``, ``count``, dynamic blocks
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from ..records import record, replace
 
 from ..analysis import Analysis
 from ..config import FieldSpec
@@ -22,7 +22,7 @@ from ..trace.tracer import Env, Iteration, block_iterators
 TRACEABLE_ROOTS = frozenset({"var", "local", "module", "each", "count", "data"})
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Scope:
     """Where an expression stands: its module, the block whose for_each/count is in scope, dynamic iterators."""
 
@@ -31,7 +31,7 @@ class Scope:
     dynamics: tuple[tuple[str, Attribute], ...] = ()  # (iterator name, dynamic block's for_each)
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Target:
     """A traceable thing under the cursor.
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ..records import record
 from typing import Any
 
 from ..analysis import CONFIG_FILE, Analysis, FieldTrace
@@ -141,7 +141,7 @@ def _unbounded_fields(analysis: Analysis, dir: str) -> list[Diagnostic]:
     return out
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Blocker:
     """What stops a trace, for people: the expression, where it is declared, and why.
 
@@ -244,7 +244,7 @@ def _where(analysis: Analysis, span: Span) -> str:
     return f"{span.file}:{line}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outside:
     """A value a field can take that its universe does not list, and where it comes from."""
 

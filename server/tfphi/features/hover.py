@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass
+from ..records import record
 
 from ..analysis import Analysis
 from ..stir.workspace import CallPath, module_dir_of
@@ -25,7 +25,7 @@ MAX_VALUE_WIDTH = 80
 _VAR_NAME = re.compile(r"\bvar\.([A-Za-z_][A-Za-z0-9_-]*)")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Hover:
     """Markdown for the editor and the byte range it describes."""
 

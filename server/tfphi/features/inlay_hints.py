@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 
 from ..analysis import Analysis
 from ..stir.workspace import module_dir_of
@@ -13,7 +13,7 @@ MAX_HINT_VALUES = 6
 MAX_HINT_VALUE_WIDTH = 40
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class InlayHint:
     """A label shown at a byte offset."""
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 
 from ..analysis import Analysis
 from ..stir.model import Module
@@ -15,7 +15,7 @@ from .cursor import contains, innermost_traversal, tfvars_variable
 Decl = tuple[str, str, str]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Symbol:
     """One outline entry: ``span`` is the whole declaration, ``selection_span`` its name."""
 

@@ -22,7 +22,7 @@ line/character positions (splitting the few that span lines: block comments, her
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 
 from tree_sitter import Node, Parser
 
@@ -61,7 +61,7 @@ _TEMPLATE_MARKS = frozenset(
 )
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Token:
     start: int  # byte offsets in the file
     end: int

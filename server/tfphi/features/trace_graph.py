@@ -13,7 +13,7 @@ to the node that reads them, so the true and false arms of one conditional meet 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import record, field
 from typing import Any, Sequence
 
 from ..analysis import Analysis
@@ -26,7 +26,7 @@ from .locations import condition_text, location
 PALETTE = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")
 
 
-@dataclass
+@record
 class GraphNode:
     id: str
     kind: str  # field | variable | local | module_argument | module_output | default | validation | universe
@@ -37,7 +37,7 @@ class GraphNode:
     branches: list[int] = field(default_factory=list)
 
 
-@dataclass
+@record
 class GraphEdge:
     source: str  # the node the value comes from
     target: str  # the node that reads it
@@ -45,7 +45,7 @@ class GraphEdge:
     branches: list[int] = field(default_factory=list)
 
 
-@dataclass
+@record
 class GraphBranch:
     index: int
     value: str  # in Terraform's syntax
@@ -54,7 +54,7 @@ class GraphBranch:
     nodes: list[str] = field(default_factory=list)  # from the field to the literal
 
 
-@dataclass
+@record
 class TraceGraph:
     title: str
     kind: str  # resolved | bounded | unbounded (the widest of the results)

@@ -15,7 +15,7 @@ Nothing here knows about LSP messages, the workspace or the analysis.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import record, field
 from typing import Iterable
 
 from tree_sitter import Parser, Tree
@@ -31,7 +31,7 @@ def encode_text(text: str) -> bytes:
     return text.encode("utf-8", "surrogatepass")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TextChange:
     """One content change: ``range`` is ((line, col), (line, col)) in the document's encoding, or None for the whole text."""
 
@@ -43,7 +43,7 @@ class StaleVersion(Exception):
     """A change whose version is not newer than the document's: it is ignored."""
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Document:
     """One open document."""
 

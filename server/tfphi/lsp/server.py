@@ -15,7 +15,7 @@ import itertools
 import logging
 import os
 import sys
-from dataclasses import dataclass
+from ..records import record
 from typing import Any
 
 from lsprotocol import types
@@ -149,7 +149,7 @@ class TfphiProtocol(LanguageServerProtocol):
                 logger.exception("a held message failed")
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DocContext:
     """What a request about one document needs: where it is, the snapshot it reads and its line index."""
 

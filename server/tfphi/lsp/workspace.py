@@ -21,7 +21,7 @@ from __future__ import annotations
 
 import os
 import posixpath
-from dataclasses import dataclass, field
+from ..records import record, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -40,7 +40,7 @@ LOOSE_FOLDER_LIMIT = 500  # files read for a loose folder (and for one outside m
 MAX_OUTSIDE_ROUNDS = 32  # chains of ``../`` modules calling further ``../`` modules, followed this deep
 
 
-@dataclass(eq=False)
+@record(eq=False)
 class Folder:
     """One workspace folder and its analysis host."""
 

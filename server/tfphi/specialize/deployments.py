@@ -14,7 +14,7 @@ that leaves a variable unset does not decide what depends on it).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from ..records import record, field
 from typing import Mapping
 
 from ..analysis import Analysis
@@ -27,7 +27,7 @@ from ..trace.tracer import Env, Result, SourceView, Tracer, _convert_all, _prepe
 from ..trace.types import convert, parse_type
 from ..trace.values import TfEvalError, Value, to_hcl
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Deployment:
     """One way the root is planned: ``terraform plan -var-file=<file>`` (or a plain plan)."""
 
@@ -87,7 +87,7 @@ class AssignedTracer(Tracer):
         return Unbounded(f"{self.deployment.file} does not set var.{var.name}", "unassigned", var.label_span, (env.dir, var.name))
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Outcome:
     """What a field is under one deployment: its value, or why the deployment does not decide it."""
 

@@ -16,14 +16,14 @@ to apply is fmt's alignment (hclwrite's ``formatCells``):
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ..records import record
 
 _OPEN = "{[("
 _CLOSE = "}])"
 _HEREDOC = re.compile(r"<<-?([A-Za-z_][A-Za-z0-9_-]*)[ \t]*$")
 
 
-@dataclass
+@record
 class _Line:
     lines: list[str]  # physical lines (more than one when a heredoc continues it)
     eq: int | None = None  # index of the assignment's "=" in lines[0]

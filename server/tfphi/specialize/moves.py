@@ -16,7 +16,7 @@ guess: a move to the wrong branch plans a destroy and a create.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from ..records import record
 
 from ..analysis import Analysis, AnalysisHost, SetParsed, SetSource
 from ..stir.model import Resource
@@ -28,7 +28,7 @@ from .fmt import align
 from .specializer import COMPILER_VERSION, INDENT, Plan, Specialization
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class DeploymentBranch:
     """One deployment and the specialization it activates (``spec``), or why none is moved to (``problem``)."""
 

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from dataclasses import dataclass, field
+from ..records import record, field
 
 from ..analysis import Analysis, FieldTrace
 from ..config import FieldSpec
@@ -14,7 +14,7 @@ from .moves import DeploymentBranch, deployment_branches, moved_file, served_by
 from .specializer import COMPILER_VERSION, Plan, specialize
 
 
-@dataclass
+@record
 class Preview:
     """What ``specialize --out`` writes over a copy of the root configuration, and its listing.
 

@@ -36,7 +36,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from dataclasses import dataclass, field
+from ..records import record, field
 from typing import Any, Iterable
 
 from .. import __version__
@@ -55,7 +55,7 @@ GATES_FILE = "tfphi_gates.tf"
 INDENT = "  "
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Specialization:
     """One distinct value of the field, its coalesced condition and its generated module."""
 
@@ -69,7 +69,7 @@ class Specialization:
     moved_to: str | None
 
 
-@dataclass
+@record
 class Plan:
     """What the specializer produced for one field (or why it produced nothing)."""
 

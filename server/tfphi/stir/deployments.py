@@ -32,7 +32,7 @@ function calls in variable files) leaves that variable undecided.
 from __future__ import annotations
 
 import posixpath
-from dataclasses import dataclass, field
+from ..records import record, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
 from ..syntax.expr import Expr, LiteralExpr, ObjectExpr, ParenExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr
@@ -50,7 +50,7 @@ class _NotLiteral(Exception):
     pass
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class VariableFile:
     """One variable file: what it assigns, and where each assignment's name is."""
 
@@ -60,7 +60,7 @@ class VariableFile:
     undecided: frozenset[str] = frozenset()  # assignments that are not literals
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Deployment:
     """One way the root is planned: its variable files layered, and the assignment that results."""
 

@@ -12,14 +12,14 @@ queries are plan-time. The tracer only recurses through plan-time nodes.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import record, field
 from typing import Mapping
 
 from ..syntax.expr import Expr, LiteralExpr, Span
 from ..syntax.hclfile import Attribute, Block, Body
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Validation:
     condition_attr: Attribute
     error_message_attr: Attribute | None
@@ -34,7 +34,7 @@ class Validation:
         return static_string(self.error_message_attr)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Variable:
     name: str
     span: Span  # the whole block
@@ -54,7 +54,7 @@ class Variable:
         return self.type_attr.expr if self.type_attr is not None else None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Local:
     name: str
     attribute: Attribute  # Val edge: the local's value
@@ -68,7 +68,7 @@ class Local:
         return self.attribute.span
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Resource:
     """A ``resource`` (mode ``managed``) or ``data`` block; its attributes are Field edges."""
 
@@ -101,7 +101,7 @@ class Resource:
 META_ARGUMENTS = frozenset({"source", "version", "count", "for_each", "providers", "depends_on"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class ModuleCall:
     name: str
     source: str | None
@@ -136,7 +136,7 @@ class ModuleCall:
         return self.body.attributes.get("for_each")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Output:
     name: str
     value: Attribute | None
@@ -148,7 +148,7 @@ class Output:
         return f"output.{self.name}"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Module:
     """All the declarations of one directory's ``.tf`` files."""
 
@@ -174,7 +174,7 @@ class Module:
         yield from self.outputs.values()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Duplicate:
     """A second declaration of a name in one module (``duplicate-declaration``)."""
 

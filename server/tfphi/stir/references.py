@@ -6,7 +6,7 @@ Results are plain ``Finding`` records, sorted by position, so two runs report th
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 from typing import Callable, Iterator, Mapping
 
 from ..syntax.expr import Span
@@ -17,7 +17,7 @@ from .workspace import ModuleTree
 _BUILTIN_ROOTS = frozenset({"each", "count", "self", "path", "terraform"})
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Finding:
     code: str
     span: Span
@@ -40,7 +40,7 @@ def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree
     return findings
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class NameTable:
     """What references in one module can resolve to; ``key`` identifies it for caches."""
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from dataclasses import dataclass
+from ..records import record
 from typing import Mapping
 
 from .model import Module
@@ -17,7 +17,7 @@ MAX_CALL_PATHS = 64
 LOCAL_PREFIXES = ("./", "../")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class CallTarget:
     """Where a module call leads: a module directory, or nowhere (opaque) with the reason why."""
 
@@ -44,7 +44,7 @@ def is_installed_dir(dir: str) -> bool:
     return dir == ".terraform" or dir.startswith(".terraform/") or "/.terraform/" in f"/{dir}/"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Manifest:
     """One ``modules.json``: module keys (``a.b``) to installed directories."""
 
@@ -78,7 +78,7 @@ def parse_manifest(root_dir: str, text: str) -> tuple[Manifest | None, str | Non
     return Manifest(root_dir, dirs, sources), None
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class ModuleTree:
     """Call targets, callers and roots, derived from the modules and manifests."""
 

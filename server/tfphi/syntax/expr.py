@@ -8,7 +8,7 @@ cannot understand becomes an ``InvalidExpr`` carrying the reason, and nesting de
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ..records import record
 from typing import Union
 
 from tree_sitter import Node
@@ -19,7 +19,7 @@ MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Py
 NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Span:
     """A half-open byte range ``[start, end)`` in one file (path relative to the workspace root)."""
 
@@ -28,36 +28,36 @@ class Span:
     end: int
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class Expr:
     span: Span
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class LiteralExpr(Expr):
     value: Value
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class TemplateExpr(Expr):
     """A string template: parts are literal strings or interpolated expressions."""
 
     parts: tuple[Union[str, Expr], ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class AttrStep:
     name: str
     span: Span
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class IndexStep:
     key: Expr
     span: Span
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class SplatStep:
     """``[*]`` or ``.*``: the remaining steps apply to every element."""
 
@@ -67,7 +67,7 @@ class SplatStep:
 Step = Union[AttrStep, IndexStep, SplatStep]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class ScopeTraversalExpr(Expr):
     """A name followed by attribute, index and splat steps: ``var.x``, ``module.m.out[0]``."""
 
@@ -76,7 +76,7 @@ class ScopeTraversalExpr(Expr):
     steps: tuple[Step, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class RelativeTraversalExpr(Expr):
     """Steps applied to the result of another expression: ``f(x).a``, ``(x)[0]``."""
 
@@ -84,7 +84,7 @@ class RelativeTraversalExpr(Expr):
     steps: tuple[Step, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class FunctionCallExpr(Expr):
     name: str
     name_span: Span
@@ -92,39 +92,39 @@ class FunctionCallExpr(Expr):
     expand_final: bool
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class ConditionalExpr(Expr):
     condition: Expr
     true_result: Expr
     false_result: Expr
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class BinaryOpExpr(Expr):
     op: str
     left: Expr
     right: Expr
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class UnaryOpExpr(Expr):
     op: str
     operand: Expr
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class TupleExpr(Expr):
     items: tuple[Expr, ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class ObjectExpr(Expr):
     """Object constructor; a bare identifier key is a literal string key."""
 
     items: tuple[tuple[Expr, Expr], ...]
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class ForExpr(Expr):
     key_var: str | None
     value_var: str
@@ -135,12 +135,12 @@ class ForExpr(Expr):
     grouping: bool
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class ParenExpr(Expr):
     inner: Expr
 
 
-@dataclass(frozen=True, slots=True, eq=False)
+@record(frozen=True, slots=True, eq=False)
 class InvalidExpr(Expr):
     """Something the converter cannot read (a syntax error region, a template directive...)."""
 

@@ -20,7 +20,7 @@ import re
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from ..records import record, field
 from functools import lru_cache
 
 import tree_sitter_hcl
@@ -88,7 +88,7 @@ def _exact(tree: Tree, start: int, end: int, kind: str) -> Node | None:
 _reparser = _Reparser()
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class SyntaxProblem:
     """A syntax error: a tree-sitter ERROR/MISSING region, or something Terraform rejects."""
 
@@ -178,7 +178,7 @@ class Attribute:
         return f"Attribute({self.name!r})"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class Body:
     attributes: dict[str, Attribute] = field(default_factory=dict)
     blocks: list["Block"] = field(default_factory=list)
@@ -259,7 +259,7 @@ class Block:
         return self.labels[0] if self.labels else "dynamic"
 
 
-@dataclass(slots=True)
+@record(slots=True)
 class HclFile:
     """One parsed file: the tree (kept for incremental reparsing, or None), its body and its syntax errors."""
 

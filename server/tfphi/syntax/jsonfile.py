@@ -28,7 +28,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from ..records import record, field
 from typing import Any
 
 from tree_sitter import Node, Parser
@@ -69,7 +69,7 @@ SKIPPED_NESTED = frozenset({"provisioner", "connection"})
 # ---- a JSON scanner that keeps byte spans -------------------------------------------------
 
 
-@dataclass
+@record
 class JNode:
     kind: str  # object | array | string | number | true | false | null
     start: int
@@ -244,7 +244,7 @@ def literal_expr(path: str, node: JNode) -> Expr:
 # ---- the file -----------------------------------------------------------------------------
 
 
-@dataclass
+@record
 class _Pending:
     """An argument whose value is parsed as HCL: where it goes and what it becomes."""
 

@@ -20,7 +20,7 @@ why the caller runs it only on files where a cheap check says an error is possib
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from ..records import record
 
 # Token types, with the mnemonic characters hclsyntax itself uses for them.
 OBRACE, CBRACE, OBRACK, CBRACK, OPAREN, CPAREN = "{", "}", "[", "]", "(", ")"
@@ -43,7 +43,7 @@ _OPENERS = frozenset((OBRACE, OBRACK, OPAREN, OQUOTE, OHEREDOC, INTERP, CONTROL)
 _CLOSERS = frozenset((CBRACE, CBRACK, CPAREN, CQUOTE, CHEREDOC))
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class HclError:
     """One error as Terraform reports it: its summary line, a short detail, and its subject
     (byte offsets into the file, as tfphi's spans)."""

@@ -8,20 +8,20 @@ builds ``And`` and ``Not``; ``Or`` appears when branches with equal values are c
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from ..records import record, field
 from typing import Any, Union
 
 from ..addrs import ROOT_MODULE, ModuleInstance
 from .values import Value, to_hcl
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TrueCond:
     def __str__(self) -> str:
         return "true"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Existing:
     """``text`` is true, evaluated in the module instance ``scope``.
 
@@ -44,7 +44,7 @@ class Existing:
         return f"Existing({_scoped(self.scope, self.text)})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Eq:
     """The selector equals the value. Iteration atoms (``each.key``, ``count.index``) set ``iteration``."""
 
@@ -64,7 +64,7 @@ def _scoped(scope: ModuleInstance, text: str) -> str:
     return text if scope.is_root else f"{scope}: {text}"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Not:
     inner: "Cond"
 
@@ -72,7 +72,7 @@ class Not:
         return f"Not({self.inner})"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class And:
     items: tuple["Cond", ...]
 
@@ -80,7 +80,7 @@ class And:
         return _nest("And", self.items)
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Or:
     items: tuple["Cond", ...]
 

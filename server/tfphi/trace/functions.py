@@ -28,7 +28,7 @@ import re
 import unicodedata
 import urllib.parse
 import uuid as _uuid
-from dataclasses import dataclass
+from ..records import record
 from decimal import Decimal
 from typing import Any, Callable
 
@@ -62,7 +62,7 @@ class UnknownFunction(Exception):
         self.name = name
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FunctionSpec:
     name: str
     impl: Callable[[list[Value]], Value]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 from typing import Union
 
 from ..syntax.expr import Span
@@ -10,7 +10,7 @@ from .conditions import Cond, TrueCond, atoms, Eq, Existing
 from .values import Value
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Branch:
     """One value the expression can take, with the path condition and where it came from."""
 
@@ -20,7 +20,7 @@ class Branch:
     source: Span | None
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Unbounded:
     """No finite answer. ``cause`` says what kind of blocker; ``variable`` names the one to fix."""
 
@@ -42,7 +42,7 @@ Result = Union[tuple[Branch, ...], Unbounded]
 RESOLVED, BOUNDED, UNBOUNDED = "resolved", "bounded", "unbounded"
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TraceResult:
     """The answer for one field (or expression) in one module instance."""
 

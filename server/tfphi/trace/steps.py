@@ -17,7 +17,7 @@ value of a caller's whole object. Steps that only compute an index key are marke
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from ..records import record, field, replace
 from typing import Callable, Optional, Sequence
 
 from ..syntax.expr import Span
@@ -25,7 +25,7 @@ from ..syntax.expr import Span
 Where = Callable[[Span], Optional[str]]
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class Step:
     """A hop of a trace. ``span`` (where it is declared) and ``aside`` never affect equality."""
 
@@ -41,7 +41,7 @@ class Step:
         return f"<{str(self)}>"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class FieldStep(Step):
     address: str
 
@@ -52,7 +52,7 @@ class FieldStep(Step):
         return None  # the hover or message already names the field
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class NameRef(Step):
     root: str  # "var" | "local"
     name: str
@@ -64,7 +64,7 @@ class NameRef(Step):
         return f"{self.root}.{self.name}"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class ModCall(Step):
     call: str
     argument: str
@@ -76,7 +76,7 @@ class ModCall(Step):
         return f"module.{self.call} passes {self.argument}"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class Default(Step):
     variable: str
 
@@ -87,7 +87,7 @@ class Default(Step):
         return f"default of var.{self.variable}"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class Validation(Step):
     variable: str
 
@@ -98,7 +98,7 @@ class Validation(Step):
         return f"a value var.{self.variable}'s validation allows"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class Universe(Step):
     label: str
 
@@ -109,7 +109,7 @@ class Universe(Step):
         return f"a value {self.label} supports"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class TypeBool(Step):
     def __str__(self) -> str:
         return "Type bool"
@@ -118,7 +118,7 @@ class TypeBool(Step):
         return "either bool value"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class Prim(Step):
     """A value written in the configuration (``text`` in Terraform's syntax) or ``path.module``."""
 
@@ -131,7 +131,7 @@ class Prim(Step):
         return self.text
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class Arm(Step):
     """An arm of ``condition ? a : b``; ``constant`` when the condition always goes one way."""
 
@@ -149,7 +149,7 @@ class Arm(Step):
         return f"{arm} arm of {self.condition}" + (", always taken" if self.constant else "")
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class EqualArms(Step):
     """Both arms of a conditional give the same value: the condition does not matter."""
 
@@ -160,7 +160,7 @@ class EqualArms(Step):
         return None
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class Output(Step):
     call: str
     output: str
@@ -172,7 +172,7 @@ class Output(Step):
         return f"module.{self.call}.{self.output}"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class Iter(Step):
     label: str  # each.value, count.index, a dynamic block's iterator
     key: str  # the instance key in Terraform's syntax
@@ -184,7 +184,7 @@ class Iter(Step):
         return f"{self.label} of instance [{self.key}]"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class Data(Step):
     text: str
 
@@ -195,7 +195,7 @@ class Data(Step):
         return f"{self.text}, read at plan time"
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class Op(Step):
     """An operation over operand branches: ``BinaryOp +``, ``Call lower``, ``TemplateExpr``...
 
@@ -230,7 +230,7 @@ class Op(Step):
         return parts, offset
 
 
-@dataclass(frozen=True, slots=True, repr=False)
+@record(frozen=True, slots=True, repr=False)
 class Build(Op):
     """An object or tuple constructor; ``keys`` names each operand, ``picked`` the element read."""
 

@@ -9,10 +9,10 @@ in ``Unbounded`` with a reason that says which.
 
 from __future__ import annotations
 
-import dataclasses
+from .. import records
 import itertools
 import posixpath
-from dataclasses import dataclass, field, replace
+from ..records import record, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
 from ..syntax.expr import (
@@ -53,7 +53,7 @@ from .values import TfEvalError, TfUnrepresentable, Value, nfc, to_bool, to_hcl,
 CROSS_PRODUCT_SLACK = 8
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Iteration:
     """Where an iterator name (``each``, ``count``, a dynamic block's) gets its collection."""
 
@@ -62,7 +62,7 @@ class Iteration:
     env: "Env"
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Env:
     """The scope an expression is traced in: module instance, iterators and ``for`` bindings."""
 
@@ -99,7 +99,7 @@ class SourceView:
         self.text = text
 
 
-@dataclass
+@record
 class _MemoEntry:
     result: Result
     depth_needed: int
@@ -165,7 +165,7 @@ class Tracer:
         env = env.with_iterators(iterators_of(env))
         result, touched = self.trace_attribute(address, attribute, env, universe, label or address, owner=resource.address)
         exists, exists_touched, absent_because = self.existence(path, resource)
-        result = dataclasses.replace(with_existence(result, exists, self.limits, absent_because), resource=resource.address)
+        result = records.replace(with_existence(result, exists, self.limits, absent_because), resource=resource.address)
         return result, touched | exists_touched
 
     def trace_attribute(
@@ -1191,11 +1191,11 @@ def with_existence(result: TraceResult, exists: "C.Cond | None", limits: Limits,
     """
     if exists is None:
         never = Unbounded(f"{result.address.rsplit('.', 1)[0]} is never created: {absent_because}", "absent", result.expr_span)
-        return dataclasses.replace(result, kind=UNBOUNDED, branches=(), selector=None, unbounded=never, exists=None)
+        return records.replace(result, kind=UNBOUNDED, branches=(), selector=None, unbounded=never, exists=None)
     if result.kind != BOUNDED or isinstance(exists, C.TrueCond):
-        return dataclasses.replace(result, exists=exists)
+        return records.replace(result, exists=exists)
     kept = tuple(b for b in result.branches if C.conjoin(b.cond, exists) is not None)
     if len(kept) == len(result.branches):
-        return dataclasses.replace(result, exists=exists)
+        return records.replace(result, exists=exists)
     redone = finish(result.address, kept, limits, result.expr_span, result.call_path)
-    return dataclasses.replace(redone, exists=exists)
+    return records.replace(redone, exists=exists)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from ..records import record
 from typing import Any
 
 from ..syntax.expr import Expr, FunctionCallExpr, LiteralExpr, ObjectExpr, ScopeTraversalExpr, TupleExpr
@@ -11,7 +11,7 @@ from .values import TfEvalError, TfSet, Value, to_bool, to_number, to_string, va
 PRIMITIVES = ("string", "number", "bool", "any")
 
 
-@dataclass(frozen=True, slots=True)
+@record(frozen=True, slots=True)
 class TypeSpec:
     """``kind`` is a primitive, or list/set/map (``element``), tuple (``elements``) or object (``attrs``)."""
 
