@@ -14,7 +14,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "tfphi"
 
-CORE = ("syntax", "stir", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "values", "diagnostics", "sarif")
+CORE = ("syntax", "stir", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "config_schema", "records", "values", "diagnostics", "sarif")
 ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader")
 # Modules of the I/O layer that live beside the core they serve: ``specialize --out`` writes files,
 # ``check --format sarif`` finds the repository root on disk for its URIs.

@@ -98,7 +98,8 @@ def test_builtin_registry_read_without_cattrs_is_what_the_checked_decoder_reads(
     import sys
     import tomllib
 
-    from tfphi.config import _builtin_fields_checked, _builtin_fields_direct, _builtin_fields_text
+    from tfphi.config import _builtin_fields_direct, _builtin_fields_text
+    from tfphi.config_schema import _builtin_fields_checked
 
     data = tomllib.loads(_builtin_fields_text())
     direct = _builtin_fields_direct(data)
