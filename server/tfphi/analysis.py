@@ -21,7 +21,6 @@ from __future__ import annotations
 import bisect
 from . import records
 import posixpath
-import traceback
 from .records import record, field
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
 
@@ -498,7 +497,7 @@ class AnalysisHost:
                 _fault_injection("build", dir)
             module = build_module(dir, {p: self.files[p].body for p in paths})
         except Exception:  # noqa: BLE001 - one module's failure must not stop the others
-            self._build_failures[dir] = traceback.format_exc()
+            self._build_failures[dir] = _format_exc()
             return None
         self._build_failures.pop(dir, None)
         return module
@@ -630,7 +629,7 @@ class Snapshot:
                     table = name_table(module, self.modules, self.tree)
                     cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table))
                 except Exception:  # noqa: BLE001 - isolate the module
-                    derived.failures[f"findings:{dir}"] = traceback.format_exc()
+                    derived.failures[f"findings:{dir}"] = _format_exc()
                     cached = []
             derived.findings[dir] = cached
         return cached
@@ -694,7 +693,7 @@ class Snapshot:
         except Cancelled:
             raise
         except Exception:  # noqa: BLE001 - isolate the module
-            derived.failures[f"fields:{dir}"] = traceback.format_exc()
+            derived.failures[f"fields:{dir}"] = _format_exc()
             derived.partial.pop(dir, None)
             derived.fields[dir] = []
             return
@@ -829,6 +828,14 @@ def _rebase(traces: list[FieldTrace], tables: list[ShiftTable]) -> list[FieldTra
         return [records.replace(t, result=_map_spans(t.result, shift, memo)) for t in traces]
     except _Unanchored:
         return None
+
+
+def _format_exc() -> str:
+    """The exception being handled, with its traceback (``traceback`` and the ``linecache``,
+    ``tokenize`` and ``textwrap`` it loads are imported on a failure only: start-up)."""
+    import traceback
+
+    return traceback.format_exc()
 
 
 def _map_spans(obj, shift: Callable[[Span], Span], memo: dict[int, object]):

@@ -8,16 +8,18 @@ only adds what depends on which root configuration was traced.
 from __future__ import annotations
 
 import os
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from .analysis import Analysis
 from .diagnostic_roots import diagnostic_roots
 from .features.locations import human_position
-from .field_lookup import FieldMatch, trace_match
 from .stir.deployments import root_deployments
 from .stir.roots import relative_to_root
 from .trace.result import RESOLVED, TraceResult
 from .trace.values import to_json
+
+if TYPE_CHECKING:
+    from .field_lookup import FieldMatch  # trace's; check does not import it (start-up)
 
 
 def root_label(dir_arg: str, root: str) -> str:
@@ -46,6 +48,8 @@ def trace_json_document(analysis: Analysis, match: FieldMatch, result: TraceResu
 
 def deployments_json(analysis: Analysis, match: FieldMatch) -> list[dict[str, Any]]:
     """The value the field takes under each deployment of the root, or null when it does not decide it."""
+    from .field_lookup import trace_match
+
     out = []
     for deployment in root_deployments(analysis, match.root):
         value = None

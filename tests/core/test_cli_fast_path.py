@@ -1,6 +1,7 @@
 """``tfphi check`` spelled out in full is read without argparse (start-up: argparse and what it
 loads were a tenth of a small check); whatever it reads must be what argparse reads, and
-anything else must go to argparse."""
+anything else must go to argparse. And a check imports only what it uses (ARCHITECTURE.md,
+"Start-up")."""
 
 from __future__ import annotations
 
@@ -57,3 +58,50 @@ def test_a_plain_check_imports_neither_argparse_nor_pathlib(tmp_path):
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.rstrip().splitlines()[-1] == "[]"
+
+
+# A root and a local module, with a conditional, locals, outputs and a registered field: what
+# a check reads, without .tfphi.toml, variable files, syntax errors or function calls.
+WORKSPACE = {
+    "main.tf": (
+        'variable "replica" {\n  type    = bool\n  default = false\n}\n'
+        'variable "engine" {\n  type = string\n}\n'
+        'locals {\n  engine = var.replica ? null : var.engine\n}\n'
+        'module "db" {\n  source = "./modules/db"\n  engine = local.engine\n}\n'
+        'output "id" {\n  value = module.db.id\n}\n'
+    ),
+    "modules/db/main.tf": (
+        'variable "engine" {\n  type = string\n}\n'
+        'resource "aws_db_instance" "this" {\n  engine = var.engine\n}\n'
+        'output "id" {\n  value = aws_db_instance.this.id\n}\n'
+    ),
+}
+
+# What such a check does not use, and what each cost at start-up when it was imported anyway.
+NOT_FOR_A_CHECK = (
+    "dataclasses", "inspect", "ast", "dis",  # records are not dataclasses (records.py)
+    "traceback", "linecache", "tokenize", "textwrap",  # only for a module whose analysis raises
+    "cattrs", "attrs", "tfphi.config_schema",  # only when a configuration is decoded
+    "argparse", "pathlib", "importlib.resources",  # a plain check reads its arguments itself
+    "tfphi.lsp", "pygls", "lsprotocol", "asyncio",  # the server
+    "tfphi.specialize", "tfphi.sarif", "tfphi.field_lookup",  # other commands, formats, variable files
+    "tfphi.trace.functions", "tfphi.trace.strategies",  # only when a function call is traced
+    "tfphi.syntax.syntax_errors",  # only for a file the error pre-check flags
+)
+
+
+@pytest.mark.parametrize("fmt", ["json", "text"])
+def test_a_check_imports_only_what_it_uses(tmp_path, fmt):
+    for rel, text in WORKSPACE.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text)
+    code = (
+        "import sys\n"
+        "from tfphi.cli import main\n"
+        f"main(['check', {str(tmp_path)!r}, '--format', {fmt!r}, '--fail-on', 'never'])\n"
+        f"names = {NOT_FOR_A_CHECK!r}\n"
+        "print(sorted(m for m in sys.modules if m in names or m.startswith(tuple(n + '.' for n in names))))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "unbounded-field" in run.stdout + run.stderr  # the check did trace the field
+    assert run.stdout.rstrip().splitlines()[-1] == "[]"
