@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import tfphi.config
 from tfphi import records
 import textwrap
 
@@ -98,10 +99,10 @@ def test_builtin_registry_read_without_cattrs_is_what_the_checked_decoder_reads(
     import sys
     import tomllib
 
-    from tfphi.config import _builtin_fields_direct, _builtin_fields_text
+    from tfphi.config import _builtin_fields_direct, _package_data
     from tfphi.config_schema import _builtin_fields_checked
 
-    data = tomllib.loads(_builtin_fields_text())
+    data = tomllib.loads(_package_data("fields.toml"))
     direct = _builtin_fields_direct(data)
     assert direct is not None
     assert list(direct.items()) == list(_builtin_fields_checked(data).items())
@@ -114,6 +115,21 @@ def test_builtin_registry_read_without_cattrs_is_what_the_checked_decoder_reads(
         _builtin_fields_checked({"fields": {"a.b": {"severity": "loud"}}})
     assert "cattrs" in sys.modules  # the checked decoder imported it when first used
 
+
+
+def test_the_registry_start_up_reads_is_the_one_people_edit() -> None:
+    """``data/fields.json`` (read at start-up without tomllib) holds what ``data/fields.toml``
+    holds; TFPHI_UPDATE_SNAPSHOTS=1 rewrites it from the TOML."""
+    import json
+    import tomllib
+    from pathlib import Path
+
+    from snapshots import check_snapshot
+
+    from tfphi.config import _package_data
+
+    data = tomllib.loads(_package_data("fields.toml"))
+    check_snapshot(Path(tfphi.config.__file__).parent / "data" / "fields.json", json.dumps(data, indent=2, ensure_ascii=False) + "\n")
 
 def test_builtin_fields_is_cached_and_immutable() -> None:
     assert builtin_fields() is builtin_fields()

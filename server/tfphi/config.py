@@ -40,8 +40,8 @@ The module does no I/O apart from reading its own package data (`builtin_fields`
 from __future__ import annotations
 
 import functools
+import json
 import re
-import sys
 import types
 from collections.abc import Mapping
 from typing import Any
@@ -52,11 +52,6 @@ from .records import field, record, replace
 # it reads) are imported when a configuration is first decoded, not at start-up: a
 # workspace without .tfphi.toml never needs them, and cattrs alone was a quarter of the
 # start-up of a small `tfphi check` (see _builtin_fields_direct for the built-in registry).
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
 
 __all__ = [
     "SEVERITIES",
@@ -204,8 +199,13 @@ def _structure_universe(value: object, _: object) -> tuple:
 
 @functools.cache
 def builtin_fields() -> Mapping[str, FieldSpec]:
-    """The built-in field registry shipped as package data (`data/fields.toml`), parsed once."""
-    data = tomllib.loads(_builtin_fields_text())
+    """The built-in field registry shipped as package data, parsed once.
+
+    People edit `data/fields.toml`; start-up reads `data/fields.json`, the same data as
+    JSON (json is loaded anyway; tomllib and the datetime module under it are not needed
+    for a workspace without .tfphi.toml). A test checks the two hold the same data and
+    rewrites the JSON with TFPHI_UPDATE_SNAPSHOTS=1."""
+    data = json.loads(_package_data("fields.json"))
     fields = _builtin_fields_direct(data)
     if fields is not None:
         return fields
@@ -214,19 +214,20 @@ def builtin_fields() -> Mapping[str, FieldSpec]:
     return _builtin_fields_checked(data)
 
 
-def _builtin_fields_text() -> str:
-    # Through this module's own loader (importlib.resources costs a tenth of a small check's start-up).
+def _package_data(name: str) -> str:
+    """The text of ``data/<name>``, read through this module's own loader (importlib.resources
+    costs a tenth of a small check's start-up)."""
     origin = __spec__.origin if __spec__ is not None else None
     loader = __spec__.loader if __spec__ is not None else None
     if origin and loader is not None and hasattr(loader, "get_data") and origin.endswith("config.py"):
         here = origin[: -len("config.py")]  # the package's directory, ending with its separator
         try:
-            return loader.get_data(f"{here}data{here[-1]}fields.toml").decode("utf-8")
+            return loader.get_data(f"{here}data{here[-1]}{name}").decode("utf-8")
         except (OSError, ValueError):
             pass
     from importlib import resources
 
-    return resources.files("tfphi").joinpath("data/fields.toml").read_text(encoding="utf-8")
+    return resources.files("tfphi").joinpath(f"data/{name}").read_text(encoding="utf-8")
 
 
 def _builtin_fields_direct(data: Mapping) -> Mapping[str, FieldSpec] | None:
