@@ -6,8 +6,11 @@ the same behaviour (``__init__`` with defaults, factories, ``kw_only`` and ``__p
 start-up: the standard decorator writes and ``exec``s each method on its own (five to seven
 compilations per class, plus ``inspect.signature`` for a missing docstring), and importing it
 loads ``inspect`` with ``ast``, ``dis`` and ``tokenize``. With ~100 records that was two thirds
-of ``import tfphi`` and a quarter of a small ``tfphi check``. Here every class's methods are
-compiled together, in one ``exec``, and nothing else is imported.
+of ``import tfphi`` and a quarter of a small ``tfphi check``. Here ``__repr__`` and the frozen
+``__setattr__`` are closures shared by every class, and ``__init__``, ``__eq__`` and ``__hash__``
+(they run for every instance and every lookup) are compiled as dataclasses compile them, but
+only when first called: a check uses about half of the records. (Until a class is first
+instantiated, ``inspect.signature`` of it reads ``(*args, **kwargs)``.) Nothing else is imported.
 
 ``replace``, ``fields`` and ``is_record`` stand for their ``dataclasses`` namesakes, which do
 not know records. The decorator is marked with ``typing.dataclass_transform``, so type checkers
@@ -153,44 +156,126 @@ def _process(cls, frozen: bool, slots: bool, eq: bool, repr: bool, kw_only: bool
     if "__match_args__" not in own:
         cls.__match_args__ = tuple(f.name for f in positional)
 
-    namespace: dict[str, Any] = {"__record_class__": cls, "_object_setattr": object.__setattr__,
-                                 "_FrozenInstanceError": FrozenInstanceError, "_FACTORY": _FACTORY}
-    wanted = []
     if "__init__" not in own:
-        wanted.append(_init_source(cls, positional, keyword, frozen, namespace))
+        _check_defaults(cls, positional)
+        cls.__init__ = _first_init(cls, positional, keyword, frozen)
     if repr and "__repr__" not in own:
-        shown = [f.name for f in record_fields if f.repr]
-        body = ", ".join(f"{name}={{self.{name}!r}}" for name in shown)
-        wanted.append(f"def __repr__(self):\n  return self.__class__.__qualname__ + f\"({body})\"\n")
-    if eq and "__eq__" not in own:
-        compared = _tuple("self", [f.name for f in record_fields if f.compare])
-        other = _tuple("other", [f.name for f in record_fields if f.compare])
-        wanted.append("def __eq__(self, other):\n  if other.__class__ is self.__class__:\n"
-                      f"    return {compared} == {other}\n  return NotImplemented\n")
-    if eq and frozen and not explicit_hash:
-        wanted.append(f"def __hash__(self):\n  return hash({_tuple('self', [f.name for f in record_fields if f.hashed])})\n")
+        cls.__repr__ = _repr_method(cls, tuple(f.name for f in record_fields if f.repr))
+    want_eq = eq and "__eq__" not in own
+    hashed = [f.name for f in record_fields if f.hashed] if eq and frozen and not explicit_hash else None
+    if want_eq or hashed is not None:
+        eq_stub, hash_stub = _first_compare(cls, [f.name for f in record_fields if f.compare], want_eq, hashed)
+        if want_eq:
+            cls.__eq__ = eq_stub
+        if hashed is not None:
+            cls.__hash__ = hash_stub
     if frozen:
         if "__setattr__" in own or "__delattr__" in own:
             raise TypeError(f"{cls.__name__}: a frozen record cannot define __setattr__ or __delattr__")
-        names = tuple(f.name for f in record_fields)
-        namespace["_field_names"] = names
-        for method, call in (("__setattr__", "name, value"), ("__delattr__", "name")):
-            wanted.append(f"def {method}(self, {call}):\n"
-                          "  if type(self) is __record_class__ or name in _field_names:\n"
-                          "    raise _FrozenInstanceError(f'cannot assign to field {name!r}')\n"
-                          f"  super(__record_class__, self).{method}({call})\n")
-    if wanted:
-        exec("".join(wanted), namespace)  # one compilation for all of the class's methods
-    for name in ("__init__", "__repr__", "__eq__", "__hash__", "__setattr__", "__delattr__"):
-        if name in namespace:
-            method = namespace[name]
-            method.__qualname__ = f"{cls.__qualname__}.{name}"
-            if name == "__init__":
-                method.__annotations__ = {f.name: f.type for f in record_fields} | {"return": None}
-            setattr(cls, name, _recursion_guarded(method) if name == "__repr__" else method)
+        cls.__setattr__, cls.__delattr__ = _frozen_methods(cls, frozenset(f.name for f in record_fields))
     if eq and not frozen and not explicit_hash:
         cls.__hash__ = None  # mutable and compared by value: unhashable, as dataclasses make it
     return cls
+
+
+# __init__, __eq__ and __hash__ are compiled from source, as dataclasses do (they run for every
+# instance and every lookup and must be as fast as hand-written ones), but only when first
+# called: a check uses about half of the records. __repr__ and the frozen __setattr__ are the
+# same closures for every class; they compute what the dataclasses' generated methods compute.
+
+
+def _first_compare(cls, compared: list[str], eq: bool, hashed: list[str] | None) -> tuple[Callable, Callable]:
+    """Stand-in ``__eq__`` and ``__hash__`` that compile the real ones (both in one go, on the
+    first call of either), put them on the class, and call them: they run in every dict and set
+    lookup, so they are the dataclasses' own code."""
+
+    def compile_methods() -> dict[str, Any]:
+        source = ""
+        if eq:
+            source += ("def __eq__(self, other):\n  if other.__class__ is self.__class__:\n"
+                       f"    return {_tuple('self', compared)} == {_tuple('other', compared)}\n  return NotImplemented\n")
+        if hashed is not None:
+            source += f"def __hash__(self):\n  return hash({_tuple('self', hashed)})\n"
+        namespace: dict[str, Any] = {}
+        exec(source, namespace)
+        for name in ("__eq__", "__hash__"):
+            if name in namespace:
+                namespace[name].__qualname__ = f"{cls.__qualname__}.{name}"
+                setattr(cls, name, namespace[name])
+        return namespace
+
+    def __eq__(self, other):
+        return compile_methods()["__eq__"](self, other)
+
+    def __hash__(self):
+        return compile_methods()["__hash__"](self)
+
+    __eq__.__qualname__ = f"{cls.__qualname__}.__eq__"
+    __hash__.__qualname__ = f"{cls.__qualname__}.__hash__"
+    return __eq__, __hash__
+
+
+def _tuple(owner: str, names: list[str]) -> str:
+    return "(" + "".join(f"{owner}.{name}," for name in names) + ")"
+
+
+def _repr_method(cls, shown: tuple[str, ...]) -> Callable:
+    """``Name(a=1, b='x')``; a record that contains itself prints ``...`` there, as dataclasses do."""
+    running: set = set()
+
+    def __repr__(self):
+        key = (id(self), get_ident())
+        if key in running:
+            return "..."
+        running.add(key)
+        try:
+            return self.__class__.__qualname__ + "(" + ", ".join([f"{name}={getattr(self, name)!r}" for name in shown]) + ")"
+        finally:
+            running.discard(key)
+
+    __repr__.__qualname__ = f"{cls.__qualname__}.__repr__"
+    return __repr__
+
+
+def _frozen_methods(cls, names: frozenset[str]) -> tuple[Callable, Callable]:
+    def __setattr__(self, name, value):
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__setattr__(name, value)
+
+    def __delattr__(self, name):
+        if type(self) is cls or name in names:
+            raise FrozenInstanceError(f"cannot assign to field {name!r}")
+        super(cls, self).__delattr__(name)
+
+    __setattr__.__qualname__ = f"{cls.__qualname__}.__setattr__"
+    __delattr__.__qualname__ = f"{cls.__qualname__}.__delattr__"
+    return __setattr__, __delattr__
+
+
+def _check_defaults(cls, positional: list[Field]) -> None:
+    seen_default = False
+    for f in positional:
+        if f.default is not MISSING or f.default_factory is not MISSING:
+            seen_default = True
+        elif seen_default:
+            raise TypeError(f"{cls.__name__}: non-default argument {f.name!r} follows default argument")
+
+
+def _first_init(cls, positional: list[Field], keyword: list[Field], frozen: bool) -> Callable:
+    """A stand-in ``__init__`` that compiles the real one, puts it on the class, and calls it."""
+
+    def __init__(self, *args, **kwargs):
+        namespace: dict[str, Any] = {"_object_setattr": object.__setattr__, "_FACTORY": _FACTORY}
+        exec(_init_source(cls, positional, keyword, frozen, namespace), namespace)
+        init = namespace["__init__"]
+        init.__qualname__ = f"{cls.__qualname__}.__init__"
+        init.__annotations__ = {f.name: f.type for f in positional + keyword} | {"return": None}
+        cls.__init__ = init
+        init(self, *args, **kwargs)
+
+    __init__.__qualname__ = f"{cls.__qualname__}.__init__"
+    return __init__
 
 
 class _Factory:
@@ -203,27 +288,18 @@ class _Factory:
 _FACTORY = _Factory()  # the default of a parameter whose field has a default_factory
 
 
-def _tuple(owner: str, names: list[str]) -> str:
-    return "(" + "".join(f"{owner}.{name}," for name in names) + ")"
-
-
 def _init_source(cls, positional: list[Field], keyword: list[Field], frozen: bool, namespace: dict) -> str:
     params, body = ["self"], []
-    seen_default = False
     for i, f in enumerate(positional + keyword):
         if i == len(positional):
             params.append("*")
         if f.default is not MISSING:
             namespace[f"_dflt_{f.name}"] = f.default
             params.append(f"{f.name}=_dflt_{f.name}")
-            seen_default = seen_default or not f.kw_only
         elif f.default_factory is not MISSING:
             namespace[f"_factory_{f.name}"] = f.default_factory
             params.append(f"{f.name}=_FACTORY")
-            seen_default = seen_default or not f.kw_only
         else:
-            if seen_default and not f.kw_only:
-                raise TypeError(f"{cls.__name__}: non-default argument {f.name!r} follows default argument")
             params.append(f.name)
         value = f"_factory_{f.name}() if {f.name} is _FACTORY else {f.name}" if f.default_factory is not MISSING else f.name
         body.append(f"_object_setattr(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
@@ -259,22 +335,3 @@ def _slots_getstate(self):
 def _slots_setstate(self, state):
     for f, value in zip(fields(self), state):
         object.__setattr__(self, f.name, value)  # frozen records too
-
-
-def _recursion_guarded(method: Callable) -> Callable:
-    """``repr`` of a record that contains itself prints ``...`` there, as dataclasses do."""
-    running: set = set()
-
-    def __repr__(self):
-        key = (id(self), get_ident())
-        if key in running:
-            return "..."
-        running.add(key)
-        try:
-            return method(self)
-        finally:
-            running.discard(key)
-
-    __repr__.__qualname__ = method.__qualname__
-    __repr__.__wrapped__ = method
-    return __repr__

@@ -120,6 +120,7 @@ class Pickled:
 
 
 def test_records_pickle_and_repr_of_a_cycle():
+    assert hash(Pickled("a", (1, 2))) == hash(Pickled("a", (1, 2)))  # hash compiled before ==
     value = Pickled("a", (1, 2))
     assert pickle.loads(pickle.dumps(value)) == value
 
