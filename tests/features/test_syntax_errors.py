@@ -139,3 +139,49 @@ def test_the_scanner_reads_what_terraforms_reads(source, line, summary):
         assert found == []
     else:
         assert (source[: found[0].start].count(b"\n") + 1, found[0].summary) == (line, summary)
+
+
+# A suspicious item (a "=" in a description, a "for") beside items that are fine or broken.
+_ITEMS_CASES = {
+    "fine items": b'variable "a" {\n  description = "set x = y here"\n}\n\nlocals {\n  b = {for k, v in {a = 1} : k => v}\n}\n',
+    "an error in another item": b'variable "a" {\n  description = "set x = y here"\n}\nlocals {\n  a = 1   b = 2\n}\n',
+    "an argument set twice across items": b'a = "set k = v here"\nb = 1\na = 2\n',
+    "items sharing a line": b'locals {\n  a = "set k = v here"\n} locals {\n}\n',
+    "a block comment running past the line": b'locals {\n  a = "set k = v here"\n} /* x\n  y = = */\nlocals {\n}\n',
+}
+
+
+def test_checking_only_the_suspicious_items_gives_the_whole_files_answer():
+    """``terraform_placed`` given the tree checks only the top-level items whose own text has a
+    suspicious shape, then the whole file when one of them has an error: over the differential
+    test's broken files (those tree-sitter reads without an error) and a few made for it, the
+    answer is the whole check's."""
+    from broken_files import corpus, mutants, seed_of
+
+    from tfphi.syntax.error_shapes import items_clean, terraform_placed
+    from tfphi.syntax.hclfile import new_parser
+
+    parser = new_parser()
+    cases = [(name, text) for name, text in _ITEMS_CASES.items()]
+    cases += [(f"{path.name}: {what}", text) for path in corpus(ROOT)
+              for what, text in mutants(path.read_bytes(), 60, seed_of(path.relative_to(ROOT)))]
+    compared = 0
+    for name, text in cases:
+        root = parser.parse(text).root_node
+        if root.has_error or not suspicious(text):
+            continue
+        assert terraform_placed("main.tf", text, [], root) == terraform_placed("main.tf", text, []), name
+        compared += 1
+    assert compared >= 40
+    found = {name: [(e.span.start, e.message) for e in terraform_placed("main.tf", text, [], parser.parse(text).root_node)]
+             for name, text in _ITEMS_CASES.items()}
+    assert found == {
+        "fine items": [],
+        "an error in another item": [(69, "missing newline after argument: an argument definition must end with a newline")],
+        "an argument set twice across items": [(27, "attribute redefined: the argument 'a' was already set; each argument may be set only once")],
+        "items sharing a line": [(34, "missing newline after block definition: a block definition must end with a newline")],
+        "a block comment running past the line": [],
+    }
+    # The fine ones are shown fine without the whole check.
+    assert [name for name, text in _ITEMS_CASES.items() if items_clean(text, parser.parse(text).root_node)] == [
+        "fine items", "a block comment running past the line"]

@@ -9,6 +9,10 @@ in place of tree-sitter's.
 from __future__ import annotations
 
 import re
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
 
 # ---- when to look -------------------------------------------------------------------------
 
@@ -93,7 +97,7 @@ def suspicious(source: bytes) -> bool:
 # ---- the errors tfphi reports -------------------------------------------------------------
 
 
-def terraform_placed(path: str, source: bytes, errors: list) -> list:
+def terraform_placed(path: str, source: bytes, errors: list, root: "Node | None" = None) -> list:
     """A native-syntax file's syntax errors as tfphi reports them: tree-sitter's ``errors``
     (``SyntaxProblem``s) replaced by the errors Terraform reports, where it reports them, when
     tree-sitter found an error or the file has a shape that Terraform may reject.
@@ -101,8 +105,11 @@ def terraform_placed(path: str, source: bytes, errors: list) -> list:
     Each error keeps, as its ``region``, the text tree-sitter could not read (from the first to
     the last of its error regions): what that text declares is not reported as undefined. When
     the check cannot say (a file nested too deep for it) or finds nothing although tree-sitter
-    did, tree-sitter's errors stay: tfphi could not read that region either way."""
-    if not errors and not suspicious(source):
+    did, tree-sitter's errors stay: tfphi could not read that region either way.
+
+    ``root``, the file's tree-sitter tree: when tree-sitter found no error, the check first
+    looks at the top-level items with a suspicious shape alone (``items_clean``)."""
+    if not errors and (not suspicious(source) or (root is not None and items_clean(source, root))):
         return errors
     from .syntax_errors import hcl_errors  # imported only for the few files that need the check
 
@@ -118,6 +125,59 @@ def terraform_placed(path: str, source: bytes, errors: list) -> list:
         end = len(source)
     region = Span(path, start, end)
     return [SyntaxProblem(Span(path, e.start, e.end), e.message, region) for e in found]
+
+
+def items_clean(source: bytes, root: "Node") -> bool:
+    """True when the file has no syntax error Terraform reports, shown by checking only its
+    top-level items whose own text has a suspicious shape; False when that cannot be shown (the
+    caller then checks the whole file, and its result is what Terraform reports).
+
+    A suspicious file usually has one or two such items (a ``for`` or a ``=`` in a description
+    string), and the check costs a Python pass over the text it reads. It is the same answer as
+    the whole file's when tree-sitter read the file without an error (``root`` has none): the
+    items are then separated as Terraform's parser separates them, by newlines, with only
+    comments between them, so its parser starts each item afresh. Each item is looked at from
+    its start to the end of its last line (items sharing a line go together); the cut-off text
+    is a file tree-sitter reads without an error, so an item whose text has no suspicious shape
+    has no error (the promise of ``suspicious``), and an item that has one is checked alone.
+    The one thing Terraform checks across items, an argument set twice, sends the file to the
+    whole check, as does any error an item shows alone (where it is in the file is the whole
+    check's answer)."""
+    if root.has_error:
+        return False
+    body = None
+    for child in root.children:
+        if child.type == "body":
+            body = child
+        elif child.type != "comment":
+            return False  # not a body (a JSON object): the whole check
+    if body is None:
+        return True  # comments only: ``suspicious`` matched inside one
+    from .syntax_errors import hcl_errors
+
+    ranges: list[list[int]] = []  # [start, end) of each group of items, to the end of its last line
+    names: set[bytes] = set()
+    for item in body.children:
+        start, end = item.start_byte, item.end_byte
+        if item.type == "comment":
+            if ranges and start < ranges[-1][1] < end:
+                ranges[-1][1] = start  # a block comment running on past the line: stop before it
+            continue
+        if item.type == "attribute":
+            name_node = item.child(0)
+            name = source[start : name_node.end_byte if name_node is not None else start]
+            if name in names:
+                return False  # "Attribute redefined" spans two items
+            names.add(name)
+        if ranges and start < ranges[-1][1]:
+            start = ranges.pop()[0]  # on the previous item's last line: one group
+        line_end = source.find(b"\n", end)
+        ranges.append([start, len(source) if line_end < 0 else line_end + 1])
+    for start, end in ranges:
+        text = source[start:end]
+        if suspicious(text) and hcl_errors(text) != []:
+            return False
+    return True
 
 
 _BLOCK_COMMENT = re.compile(rb"/\*[\s\S]*?\*/")

@@ -364,7 +364,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     elif previous is not None and not errors and not _reuse.suspicious_in_chunks(source):
         placed = errors
     else:
-        placed = terraform_placed(path, source, errors)  # as Terraform reports them
+        placed = terraform_placed(path, source, errors, root)  # as Terraform reports them
     if placed is errors:  # (Terraform's own errors, when placed, already cover the rules)
         _check_terraform_rules(root, source, path, errors, _reuse.rules_candidate_in_chunks if previous is not None else _rules_candidate)
     errors = placed
