@@ -59,6 +59,19 @@ module "m" {
 }
 ''',
     "a loop variable named like a root": b'x = [for var in local.l : var.name]\ny = var.name\n',
+    # Where the names of those regions are found in the text: only an attribute's name or a
+    # block's type counts, not the same word in a string, a comment, a longer name or a value.
+    "region names elsewhere": b'''resource "aws_instance" "i" {
+  description = "type = var.a.b, provider = aws.west"
+  # provider = aws.east
+  types       = var.t.x
+  type_x      = { type = var.o.k }
+  tag         = type.name.x
+  nested "lifecycle" { lifecycle_x = var.n.m }
+  dynamic_x   = dynamic.a.b
+  provider    = aws.west
+}
+''',
 }
 
 
@@ -83,6 +96,7 @@ def test_bound_references_are_left_out():
     assert _check(CASES["dynamic blocks"]) == 2  # ingress.value.port, port.value (not egress.value: the iterator is port)
     assert _check(CASES["names that are no references"]) == 6
     assert _check(CASES["a loop variable named like a root"]) == 1
+    assert _check(CASES["region names elsewhere"]) == 1  # aws.west, in provider = ...
 
 
 def test_every_example_reads_the_same():

@@ -41,13 +41,22 @@ def _query() -> Query:
 
 
 # Single-node patterns only (linear in any nesting, see syntax.hclfile._RULES_QUERY): the
-# steps are matched to their reference by position, not by a parent-child pattern.
+# steps are matched to their reference by position, not by a parent-child pattern. The blocks
+# and attributes that bind or hold no references are found in the text instead (_REGION_WORD):
+# a pattern for every block and attribute cost a quarter of the query.
 @lru_cache(maxsize=1)
 def _steps_query() -> Query:
-    names = " ".join(f'"{name}"' for name in sorted(NAME_ATTRIBUTES))
     return Query(hcl_language(), "(variable_expr) @ref (get_attr) @step (index) @step (splat) @step "
-                 "(for_tuple_expr) @for (for_object_expr) @for (template_for) @for (block) @block "
-                 f"((attribute (identifier) @attr_name) @name_attr (#any-of? @attr_name {names}))")
+                 "(for_tuple_expr) @for (for_object_expr) @for (template_for) @for")
+
+
+# The names that can start such a region: an attribute that names things, a block whose
+# contents are addresses, a ``dynamic`` block (its iterator). A match is one only where the
+# tree has that name as an attribute's name or a block's type.
+_REGION_WORDS = NAME_ATTRIBUTES | ADDRESS_BLOCKS | {"dynamic"}
+_REGION_WORD = re.compile(rb"(?<![\w-])(?:" + b"|".join(sorted((w.encode() for w in _REGION_WORDS), reverse=True)) + rb")(?![\w-])")
+_ATTRIBUTE_WORDS = frozenset(w.encode() for w in NAME_ATTRIBUTES)
+_BLOCK_WORDS = frozenset(w.encode() for w in ADDRESS_BLOCKS | {"dynamic"})
 
 
 # More binding regions than this in one block (hostile nesting): references are not filtered
@@ -109,7 +118,8 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
     nodes = captures.get("ref", [])
     if not nodes:
         return []
-    regions = _binding_regions(captures)
+    regions: list | None = []
+    regions_read = False  # read when a reference with a step needs them (most blocks have none)
     steps = {n.start_byte: n for n in captures.get("step", ())}
     nodes.sort(key=_START)
     out: list[Relative] = []
@@ -128,6 +138,8 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
         if step is None:
             continue  # no name follows: nothing to report (as the walk)
         root = source[node.start_byte : end].decode("utf-8", "replace")
+        if not regions_read:
+            regions, regions_read = _binding_regions(captures, top, source), True
         if regions and _bound_in(regions, node.start_byte, end, root):
             continue
         names: list[str] = []
@@ -149,15 +161,27 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
     return out
 
 
-def _binding_regions(captures: dict) -> list[tuple[int, int, frozenset[str], bool]] | None:
+def _binding_regions(captures: dict, top: Node, source: bytes) -> list[tuple[int, int, frozenset[str], bool]] | None:
     """(start, end, names bound, names are no references) of each node that binds; None when too many."""
     regions = []
-    for kind in ("for", "block"):
-        for node in captures.get(kind, ()):
-            bound, not_refs = _binding(node)
+    for node in captures.get("for", ()):
+        bound, not_refs = _binding(node)
+        if bound or not_refs:
+            regions.append((node.start_byte, node.end_byte, bound, not_refs))
+    for match in _REGION_WORD.finditer(source, top.start_byte, top.end_byte):
+        start, end = match.span()
+        ident = top.descendant_for_byte_range(start, end)
+        if ident is None or ident.type != "identifier" or ident.start_byte != start or ident.end_byte != end:
+            continue  # in a string, a comment, a longer name...
+        parent = ident.parent
+        if parent is None:
+            continue
+        if parent.type == "attribute" and match.group() in _ATTRIBUTE_WORDS:
+            regions.append((parent.start_byte, parent.end_byte, frozenset(), True))
+        elif parent.type == "block" and parent.start_byte == start and match.group() in _BLOCK_WORDS:
+            bound, not_refs = _binding(parent)
             if bound or not_refs:
-                regions.append((node.start_byte, node.end_byte, bound, not_refs))
-    regions.extend((node.start_byte, node.end_byte, frozenset(), True) for node in captures.get("name_attr", ()))
+                regions.append((parent.start_byte, parent.end_byte, bound, not_refs))
     return regions if len(regions) <= MAX_REGIONS else None
 
 
