@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from tfphi.syntax.expr import LiteralExpr
 from tfphi.syntax.hclfile import Block, Body, parse_file
 from tfphi.syntax.references import block_references
 
@@ -15,6 +16,8 @@ EXAMPLES = sorted((REPO / "examples").rglob("*.tf"))
 EDGE = b'''variable "v" {
   type = object({ a = string })
   default = { a = "x" }
+  nullable = false
+  sensitive = (true)
   validation {
     condition     = contains(["x", "y"], var.v.a)
     error_message = "a must be x or y."
@@ -51,7 +54,9 @@ output "o" { value = module.m.out }
 
 def _flatten(body: Body, out: list, prefix: str = "") -> list:
     for name, attr in sorted(body.attributes.items()):
-        out.append((prefix + name, attr.span, attr.name_span, repr(attr.expr), attr.literal_string()))
+        out.append((prefix + name, attr.span, attr.name_span, repr(attr.expr), attr.literal_string(), attr.literal_bool()))
+        keyword = attr.literal_bool()  # a bare keyword, read from the bytes: the expression's value
+        assert keyword is None or (isinstance(attr.expr, LiteralExpr) and attr.expr.value is keyword)
     for i, block in enumerate(body.blocks):
         key = f"{prefix}{block.type}{list(block.labels)}#{i}."
         out.append((key, block.span, block.type_span, block.label_spans))
@@ -95,3 +100,10 @@ def test_a_file_with_syntax_errors_keeps_its_tree():
     hcl = parse_file("broken.tf", broken, keep_tree=False)
     assert hcl.tree is not None and hcl.errors
     assert isinstance(hcl.body.blocks[0], Block)
+
+
+def test_a_bare_keyword_is_read_from_the_bytes():
+    hcl = parse_file("edge.tf", EDGE, keep_tree=False)
+    attrs = hcl.body.blocks[0].body.attributes
+    assert [(name, attrs[name].literal_bool()) for name in ("nullable", "sensitive", "type")] == [
+        ("nullable", False), ("sensitive", None), ("type", None)]  # "(true)" is no bare keyword

@@ -245,7 +245,14 @@ def _add_block(block: Block, variables, locals_, resources, data, calls, outputs
                 validations.append(Validation(cond, vblock.body.attributes.get("error_message"), vblock.span))
         type_attr = block.body.attributes.get("type")
         nullable_attr = block.body.attributes.get("nullable")
-        nullable = not (nullable_attr is not None and isinstance(nullable_attr.expr, LiteralExpr) and nullable_attr.expr.value is False)
+        nullable = True
+        if nullable_attr is not None:
+            # ``nullable = false`` read from its bytes (converting it parsed the attribute again)
+            keyword = nullable_attr.literal_bool()
+            if keyword is not None:
+                nullable = keyword
+            else:
+                nullable = not (isinstance(nullable_attr.expr, LiteralExpr) and nullable_attr.expr.value is False)
         variables.setdefault(
             name,
             Variable(

@@ -157,6 +157,14 @@ class Attribute:
                 self._expr = self._converter.convert(expr_node)
         return self._expr
 
+    def literal_bool(self) -> bool | None:
+        """The value when it is the bare keyword ``true`` or ``false`` (read from the bytes:
+        no parse again once the file's tree is gone); None for anything else."""
+        if self._value is None:
+            return None
+        raw = self._converter.source[self._value[0] : self._value[1]]
+        return True if raw == b"true" else False if raw == b"false" else None
+
     def literal_string(self) -> str | None:
         """The value when it is a plain quoted string without escapes or templates (fast path)."""
         if self._value is not None:
@@ -358,16 +366,20 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
             _read_body(child, body, converter)
     _place_unclosed_block(source, path, errors)
     # A document parsed again after an edit asks the text searches of the lines the edit did
-    # not touch from a cache (syntax.reuse: same answer, cost of the edited lines).
-    if not native:
+    # not touch from a cache (syntax.reuse: same answer, cost of the edited lines); a file read
+    # from disk whose very bytes were found free of errors before skips them (_clean_sources).
+    known_clean = native and previous is None and not errors and source in _clean_sources
+    if not native or known_clean:
         placed = errors
     elif previous is not None and not errors and not _reuse.suspicious_in_chunks(source):
         placed = errors
     else:
         placed = terraform_placed(path, source, errors, root)  # as Terraform reports them
-    if placed is errors:  # (Terraform's own errors, when placed, already cover the rules)
+    if placed is errors and not known_clean:  # (Terraform's own errors, when placed, already cover the rules)
         _check_terraform_rules(root, source, path, errors, _reuse.rules_candidate_in_chunks if previous is not None else _rules_candidate)
     errors = placed
+    if native and previous is None and not errors and not known_clean:
+        _remember_clean(source)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
@@ -378,6 +390,25 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     cache = {} if refs_cache is None else refs_cache
     tops = tuple((n.type, n.start_byte, n.end_byte, block_references(n, source, cache)) for n in top_level_nodes(root))
     return HclFile(path, source, None, body, errors, tops)
+
+
+# The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's, the
+# rules'): the error searches are a function of the bytes, and a corpus repeats whole files (each
+# example's versions.tf; half the files of the eight module repositories of bench/README.md).
+# Bounded by the bytes held, as an editor adds each version of a document it checks.
+_clean_sources: set[bytes] = set()
+_clean_held = 0
+MAX_CLEAN_BYTES = 16 << 20
+
+
+def _remember_clean(source: bytes) -> None:
+    global _clean_held
+    if _clean_held + len(source) > MAX_CLEAN_BYTES:
+        _clean_sources.clear()
+        _clean_held = 0
+    if source not in _clean_sources:
+        _clean_sources.add(source)
+        _clean_held += len(source)
 
 
 # Blocks whose bodies every module build reads (stir.model.build_module): without the file's
