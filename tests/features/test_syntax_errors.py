@@ -185,3 +185,29 @@ def test_checking_only_the_suspicious_items_gives_the_whole_files_answer():
     # The fine ones are shown fine without the whole check.
     assert [name for name, text in _ITEMS_CASES.items() if items_clean(text, parser.parse(text).root_node)] == [
         "fine items", "a block comment running past the line"]
+
+
+def test_bytes_found_clean_once_are_not_searched_again(monkeypatch):
+    """A corpus repeats whole files: bytes found free of errors skip the searches next time,
+    wherever they are; bytes with an error are checked each time (their errors name the file)."""
+    from tfphi.syntax import hclfile
+
+    clean = b'variable "a" {\n  description = "set x = y here"\n}\n'  # suspicious, and fine
+    broken = b'locals {\n  a = 1   b = 2\n}\n'
+    monkeypatch.setattr(hclfile, "_clean_sources", set())
+    assert parse_file("one/main.tf", clean, keep_tree=False).errors == []
+    assert clean in hclfile._clean_sources
+    monkeypatch.setattr(hclfile, "terraform_placed", None)  # not called again for these bytes
+    assert parse_file("two/main.tf", clean, keep_tree=False).errors == []
+    monkeypatch.undo()
+    monkeypatch.setattr(hclfile, "_clean_sources", set())
+    first = parse_file("one/main.tf", broken).errors
+    second = parse_file("two/main.tf", broken).errors
+    assert [(e.span.file, e.span.start) for e in first + second] == [("one/main.tf", 19), ("two/main.tf", 19)]
+    assert broken not in hclfile._clean_sources
+    # bounded by the bytes held: past the bound it starts again
+    monkeypatch.setattr(hclfile, "MAX_CLEAN_BYTES", len(clean) + 10)
+    monkeypatch.setattr(hclfile, "_clean_held", 0)
+    parse_file("one/main.tf", clean)
+    parse_file("one/other.tf", clean + b"\n")
+    assert hclfile._clean_sources == {clean + b"\n"}
