@@ -202,7 +202,7 @@ class Block:
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
                  body: Body | None, span: Span, node: Node | None = None, converter: ExprConverter | None = None,
-                 scope: tuple[int, int] | None = None, eager: bool = False):
+                 scope: tuple[int, int] | None = None, eager: bool = False, body_node: Node | None = None):
         self.type = type
         self.labels = labels
         self.label_spans = label_spans
@@ -216,9 +216,10 @@ class Block:
         self._scope = scope
         self._origin: tuple[Block, int] | None = None  # a moved copy's body, not copied yet (syntax.reuse)
         if eager and self._reparse and body is None:
-            # Read now, from the tree still at hand: every module build reads this body.
+            # Read now, from the tree still at hand: every module build reads this body
+            # (``body_node``: the node of the body, when the caller has it at hand).
             body = Body()
-            for child in node.children:
+            for child in (body_node,) if body_node is not None else node.children:
                 if child.type == "body":
                     _read_body(child, body, converter, scope, eager=True)
             self._body = body
@@ -440,29 +441,39 @@ def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
 
 
 def _read_block(node: Node, conv: ExprConverter, scope: tuple[int, int] | None = None, eager: bool = False) -> Block | None:
-    type_node = node.child(0)
+    children = node.children  # once: the type, the labels and the body are all among them
+    type_node = children[0] if children else None
     if type_node is None or type_node.type != "identifier":
         return None
     labels: list[str] = []
     label_spans: list[Span] = []
-    source = conv.source
-    for child in node.children[1:]:
-        if child.type == "string_lit":
-            raw = source[child.start_byte : child.end_byte]
+    source, file = conv.source, conv.file
+    body_node = None
+    for i in range(1, len(children)):
+        child = children[i]
+        kind = child.type
+        if kind == "string_lit":
+            start, end = child.start_byte, child.end_byte
+            raw = source[start:end]
             if len(raw) >= 2 and raw[0] == 0x22 and raw[-1] == 0x22 and b"{" not in raw and not child.has_error:
                 labels.append(raw[1:-1].decode("utf-8", "replace"))  # the common case: no template at all
             else:
                 labels.append("".join(p for p in conv.quoted_chunks(child) if isinstance(p, str)))
-            label_spans.append(conv.span(child))
-        elif child.type == "identifier":
-            labels.append(conv.text(child))
-            label_spans.append(conv.span(child))
-        elif child.type == "block_start":
+            label_spans.append(Span(file, start, end))
+        elif kind == "identifier":
+            start, end = child.start_byte, child.end_byte
+            labels.append(source[start:end].decode("utf-8", "replace"))
+            label_spans.append(Span(file, start, end))
+        elif kind == "block_start":
+            body_node = next((c for c in children[i + 1 :] if c.type == "body"), None)
             break
-    kind = conv.text(type_node)
+    type_start, type_end = type_node.start_byte, type_node.end_byte
+    kind = source[type_start:type_end].decode("utf-8", "replace")
+    start, end = node.start_byte, node.end_byte
     if scope is None:  # a top-level block: its own scope
-        scope, eager = (node.start_byte, node.end_byte), kind in _EAGER_BODIES
-    return Block(kind, tuple(labels), tuple(label_spans), conv.span(type_node), None, conv.span(node), node, conv, scope, eager)
+        scope, eager = (start, end), kind in _EAGER_BODIES
+    return Block(kind, tuple(labels), tuple(label_spans), Span(file, type_start, type_end), None, Span(file, start, end),
+                 node, conv, scope, eager, body_node)
 
 
 def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
