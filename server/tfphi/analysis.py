@@ -33,7 +33,7 @@ from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, new_parser, parse_file
 from .syntax.jsonfile import is_json_path, parse_json_file
-from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, reference_is_bound
+from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
 from .trace.tracer import Env, SourceView, Tracer, block_iterators
 
@@ -544,7 +544,7 @@ class AnalysisHost:
             relative = self._block_findings.get(key)
             if relative is None:
                 refs = top.refs if top.refs is not None else block_references(top.node(), source, self._block_refs)
-                relative = self._block_findings[key] = block_findings(refs, table, lambda ref, top=top: reference_is_bound(top.node(), ref))
+                relative = self._block_findings[key] = block_findings(refs, table, is_bound_check(refs, top.node))
             for start, end, message in relative:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + end), message))
         self._findings_of_files[path] = (hcl, table_id, findings)

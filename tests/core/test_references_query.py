@@ -11,6 +11,8 @@ import pytest
 from tfphi.syntax.hclfile import new_parser
 from tfphi.syntax.references import (
     MAX_REGIONS,
+    Unbound,
+    is_bound_check,
     _block_references_fast,
     _block_references_walk,
     reference_is_bound,
@@ -113,3 +115,22 @@ def test_too_many_binding_regions_keep_every_reference():
     fast = _block_references_fast(top, source)
     assert fast == _block_references_walk(top, source)
     assert [ref[0] for ref in fast].count("a") == depth
+    # so these are checked one by one later, on the block's node
+    assert not isinstance(fast, Unbound)
+    check = is_bound_check(fast, lambda: top)
+    assert [check(ref) for ref in fast] == [False] + [True] * depth  # var.l, then each a.b
+
+
+def test_the_check_asks_for_no_node_when_the_query_left_the_bound_out():
+    """The undefined-reference check asks ``reference_is_bound`` (on a parse of the block again,
+    once the file's tree is gone) only for references the query could not decide."""
+    source = CASES["dynamic blocks"]
+    (top,) = top_level_nodes(new_parser().parse(source).root_node)
+    fast = _block_references_fast(top, source)
+    assert isinstance(fast, Unbound) and fast
+
+    def no_node():
+        raise AssertionError("the block's node was asked for")
+
+    check = is_bound_check(fast, no_node)
+    assert [check(ref) for ref in fast] == [False] * len(fast)

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from operator import attrgetter
+from typing import Callable
 
 from tree_sitter import Node, Query, QueryCursor
 
@@ -129,7 +130,7 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
     captures = QueryCursor(_steps_query()).captures(top)
     nodes = captures.get("ref", [])
     if not nodes:
-        return []
+        return Unbound()
     regions: list | None = []
     regions_read = False  # read when a reference with a step needs them (most blocks have none)
     steps = {n.start_byte: n for n in captures.get("step", ())}
@@ -170,7 +171,29 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
             step = next_step(end)
         if names:
             out.append((root, tuple(names), node.start_byte - base, end - base, tuple(ends)))
-    return out
+    return out if regions is None else Unbound(out)  # None: too many regions, nothing was left out
+
+
+class Unbound(list):
+    """References of an error-free block of which none is bound around it or stands where names
+    are no references (``_block_references_fast`` left those out): the undefined-reference
+    check need not ask ``reference_is_bound``, which parses the block again once the file's
+    tree is gone."""
+
+    __slots__ = ()
+
+
+def is_bound_check(refs: list[Relative], top_node: Callable[[], Node]) -> Callable[[Relative], bool]:
+    """What decides whether one of ``refs`` (a block's references) is bound: nothing for
+    ``Unbound`` lists, else ``reference_is_bound`` on the block's node (``top_node()``, asked
+    only then)."""
+    if isinstance(refs, Unbound):
+        return _never
+    return lambda ref: reference_is_bound(top_node(), ref)
+
+
+def _never(ref: Relative) -> bool:
+    return False
 
 
 def _binding_regions(captures: dict, top: Node, source: bytes) -> list[tuple[int, int, frozenset[str], bool]] | None:
