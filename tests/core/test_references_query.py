@@ -23,7 +23,8 @@ REPO = Path(__file__).resolve().parents[2]
 
 CASES = {
     "steps": b'x = var.a.b[0][*].c.d\ny = var.l.*.z\nz = local.m[var.k].x\n',
-    "white space and comments between steps": b'x = var.a .b\ny = var.a\n  .b\nz = var.a /* c */ .b\nw = var.a # c\n',
+    "white space and comments between steps": b'x = var.a .b\ny = var.a\n  .b\nz = var.a /* c */ .b\nw = var.a # c\n'
+                                               b'v = var. a.b\nu = var./* c */a . b\n',
     "for expressions": b'x = [for k, v in var.m : v.name if k.x]\ny = { for s in local.l : s.id => var.s.id }\n',
     "template for": b'x = "%{ for z in var.l }${z.a}${var.z.a}%{ endfor }"\n',
     "dynamic blocks": b'''resource "aws_security_group" "sg" {

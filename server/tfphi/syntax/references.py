@@ -47,7 +47,7 @@ def _query() -> Query:
 # a pattern for every block and attribute cost a quarter of the query.
 @lru_cache(maxsize=1)
 def _steps_query() -> Query:
-    return Query(hcl_language(), "(variable_expr) @ref (get_attr) @step (index) @step (splat) @step "
+    return Query(hcl_language(), "(variable_expr) @ref (get_attr) @attr (index) @step (splat) @step "
                  "(for_tuple_expr) @for (for_object_expr) @for (template_for) @for")
 
 
@@ -108,6 +108,7 @@ def _block_references(top: Node, source: bytes) -> list[Relative]:
 _SPACE = re.compile(rb"[ \t\r\n]*")
 _WHITE = frozenset(b" \t\r\n")
 _START = attrgetter("start_byte")
+_PLAIN_NAME = re.compile(rb"[A-Za-z_][\w-]*+")
 
 
 def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
@@ -133,44 +134,53 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
         return Unbound()
     regions: list | None = []
     regions_read = False  # read when a reference with a step needs them (most blocks have none)
+    attrs = captures.get("attr", ())
     steps = {n.start_byte: n for n in captures.get("step", ())}
+    steps.update((n.start_byte, n) for n in attrs)
+    attr_starts = {n.start_byte for n in attrs}  # the steps that are ``.name``
     nodes.sort(key=_START)
     out: list[Relative] = []
     step_at = steps.get
-    space, size = _SPACE.match, len(source)
-
-    def next_step(end: int) -> Node | None:  # the step right after ``end`` (white space between is rare)
-        step = step_at(end)
-        if step is None and end < size and source[end] in _WHITE:
-            step = step_at(space(source, end).end())
-        return step
+    space, size, plain_name = _SPACE.match, len(source), _PLAIN_NAME.fullmatch
 
     for node in nodes:
-        end = node.end_byte
-        step = next_step(end)
+        end = at = node.end_byte
+        step = step_at(at)
+        if step is None and at < size and source[at] in _WHITE:  # white space before a step is rare
+            at = space(source, at).end()
+            step = step_at(at)
         if step is None:
             continue  # no name follows: nothing to report (as the walk)
-        root = source[node.start_byte : end].decode("utf-8", "replace")
+        start = node.start_byte
+        root = source[start:end].decode("utf-8", "replace")
         if not regions_read:
             regions, regions_read = _binding_regions(captures, top, source), True
-        if regions and _bound_in(regions, node.start_byte, end, root):
+        if regions and _bound_in(regions, start, end, root):
             continue
         names: list[str] = []
         ends = [end - base]
         while step is not None:
-            if step.type == "get_attr":
-                ident = step.child(step.child_count - 1)  # ``.`` then the name
-                if ident is None or not ident.is_named:
-                    named = step.named_children
-                    if not named:
-                        break
-                    ident = named[-1]
-                names.append(source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"))
-                ends.append(step.end_byte - base)
-            end = step.end_byte
-            step = next_step(end)
+            step_end = step.end_byte
+            if at in attr_starts:
+                raw = source[at + 1 : step_end]
+                if plain_name(raw):  # ".name": the name is the rest (the common case)
+                    names.append(raw.decode("utf-8", "replace"))
+                else:  # white space or a comment after the dot
+                    ident = step.child(step.child_count - 1)
+                    if ident is None or not ident.is_named:
+                        named = step.named_children
+                        if not named:
+                            break  # a step without a name ends the traversal before it
+                        ident = named[-1]
+                    names.append(source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"))
+                ends.append(step_end - base)
+            end = at = step_end
+            step = step_at(at)
+            if step is None and at < size and source[at] in _WHITE:
+                at = space(source, at).end()
+                step = step_at(at)
         if names:
-            out.append((root, tuple(names), node.start_byte - base, end - base, tuple(ends)))
+            out.append((root, tuple(names), start - base, end - base, tuple(ends)))
     return out if regions is None else Unbound(out)  # None: too many regions, nothing was left out
 
 
