@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, Iterator, Union
 PathLike = Union[str, "os.PathLike[str]"]
 
 from .analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
-from .syntax.hclfile import new_parser, prepared_tree
+from .syntax.hclfile import new_parser, prepared_tree, same_bytes_shared
 from .syntax.jsonfile import is_json_path
 
 if TYPE_CHECKING:
@@ -156,15 +156,16 @@ def load_workspace(root: PathLike, base: Config | None = None) -> Snapshot:
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))
     skipped: list[tuple[str, str]] = []
     rels = [rel for rel in walk_workspace(root, analysis.config, skipped) if rel != CONFIG_FILE]
-    for rel, data, tree in _read_ahead(root, rels, analysis.config.max_file_size):
-        if isinstance(data, OSError):
-            analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}")
-            continue
-        with prepared_tree(data, tree):
-            analysis.set_source(rel, data)
-    for rel, message in skipped:
-        analysis.set_problem(rel, message)
-    load_outside_modules(root, analysis)
+    with same_bytes_shared():  # a file with the bytes of one read before is a copy of it
+        for rel, data, tree in _read_ahead(root, rels, analysis.config.max_file_size):
+            if isinstance(data, OSError):
+                analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}")
+                continue
+            with prepared_tree(data, tree):
+                analysis.set_source(rel, data)
+        for rel, message in skipped:
+            analysis.set_problem(rel, message)
+        load_outside_modules(root, analysis)
     return analysis.snapshot()
 
 
@@ -180,7 +181,9 @@ def _read_ahead(root: str, rels: list[str], limit: int) -> Iterator[tuple[str, "
     that reads it. The helper only reads bytes and parses them; everything that changes the
     analysis stays on the caller's thread (ARCHITECTURE.md: no threads in the analysis), and
     the tree reaches it through ``syntax.hclfile.prepared_tree``. At most READ_AHEAD files
-    wait, so their trees never pile up (a tree is about 60 bytes per byte of source)."""
+    wait, so their trees never pile up (a tree is about 60 bytes per byte of source). Bytes
+    it parsed already are not parsed again: the caller reads such a file as a copy of the
+    first (``syntax.hclfile.same_bytes_shared``; it parses them itself when it has none)."""
     if len(rels) < 2:  # nothing to overlap
         for rel in rels:
             try:
@@ -193,6 +196,7 @@ def _read_ahead(root: str, rels: list[str], limit: int) -> Iterator[tuple[str, "
 
     def work() -> None:
         parser = new_parser()
+        parsed: set[bytes] = set()  # bytes parsed already: a file repeating them is a copy (same_bytes_shared)
         try:
             for rel in rels:
                 if stop.is_set():
@@ -202,8 +206,11 @@ def _read_ahead(root: str, rels: list[str], limit: int) -> Iterator[tuple[str, "
                 except OSError as exc:
                     waiting.put((rel, exc, None))
                     continue
-                native = file_kind(rel) in ("tf", "tfvars") and not is_json_path(rel)
-                waiting.put((rel, data, parser.parse(data) if native and len(data) <= limit else None))
+                tree = None
+                if file_kind(rel) in ("tf", "tfvars") and not is_json_path(rel) and len(data) <= limit and data not in parsed:
+                    tree = parser.parse(data)
+                    parsed.add(data)
+                waiting.put((rel, data, tree))
         finally:
             waiting.put(None)
 

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tfphi.syntax.expr import LiteralExpr
-from tfphi.syntax.hclfile import Block, Body, parse_file
+from tfphi.syntax.hclfile import Attribute, Block, Body, parse_file
 from tfphi.syntax.references import block_references
 
 REPO = Path(__file__).resolve().parents[2]
@@ -107,3 +107,27 @@ def test_a_bare_keyword_is_read_from_the_bytes():
     attrs = hcl.body.blocks[0].body.attributes
     assert [(name, attrs[name].literal_bool()) for name in ("nullable", "sensitive", "type")] == [
         ("nullable", False), ("sensitive", None), ("type", None)]  # "(true)" is no bare keyword
+
+
+def test_a_copy_for_the_same_bytes_reads_what_a_parse_of_them_reads():
+    """Within ``same_bytes_shared`` (the batch loader), bytes read before are a copy of that file
+    under the new path: everything read from the copy is what a parse at that path gives, also
+    after the first file's lazy bodies were read; bytes with a syntax error are parsed again."""
+    from tfphi.syntax.hclfile import same_bytes_shared
+
+    sources = [p.read_bytes() for p in EXAMPLES] + [EDGE]
+    with same_bytes_shared():
+        firsts = [parse_file("a/main.tf", source, keep_tree=False) for source in sources]
+        _flatten(firsts[-1].body, [])  # the first's lazy bodies and expressions read
+        copies = [parse_file("b/main.tf", source, keep_tree=False) for source in sources]
+        broken = [parse_file(p, b'resource "x" {\n', keep_tree=False) for p in ("a/x.tf", "b/x.tf")]
+    for first, copy, source in zip(firsts, copies, sources):
+        fresh = parse_file("b/main.tf", source, keep_tree=False)
+        assert copy is not first and copy.path == "b/main.tf" and copy.tree is None
+        assert _flatten(copy.body, []) == _flatten(fresh.body, [])
+        assert copy.errors == fresh.errors == []
+        assert copy.tops == fresh.tops
+        for block in copy.body.blocks:  # every slot set (a slot added to Block must be copied too)
+            assert all(hasattr(block, slot) for slot in Block.__slots__), block
+            assert all(hasattr(attr, slot) for attr in block.body.attributes.values() for slot in Attribute.__slots__)
+    assert [b.errors[0].span.file for b in broken] == ["a/x.tf", "b/x.tf"] and broken[1].tree is not None

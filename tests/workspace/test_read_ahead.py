@@ -4,6 +4,7 @@ every tree parsed once, and the helper must stop when the reader stops early."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import threading
 
@@ -46,6 +47,8 @@ def _one_by_one(root, rels, limit):
 
 def test_every_native_file_is_parsed_once_on_the_helper(tmp_path, monkeypatch):
     _workspace(tmp_path)
+    for i in range(40):  # every module's bytes its own
+        (tmp_path / f"m{i}" / "main.tf").write_text(f'variable "x{i}" {{}}\nresource "aws_db_instance" "d" {{ engine = var.x }}\n')
     taken = []
     build = hclfile.build_file
 
@@ -59,6 +62,32 @@ def test_every_native_file_is_parsed_once_on_the_helper(tmp_path, monkeypatch):
     native = [p for p, _ in taken if not p.endswith(".json")]
     assert len(native) == len(set(native)) > 40
     assert all(ok for _, ok in taken)
+
+
+def test_a_file_repeating_the_bytes_of_one_read_before_is_a_copy_of_it(tmp_path, monkeypatch):
+    """The 40 modules of ``_workspace`` have the same ``main.tf``: it is parsed and read once,
+    the other 39 are copies under their own paths, and the analysis is what reading each
+    gives (hclfile.same_bytes_shared). A repeated file with a syntax error is read again."""
+    _workspace(tmp_path)
+    for i in range(40):  # the same bytes, with a finding of their own in each module
+        (tmp_path / f"m{i}" / "main.tf").write_text('variable "x" {}\nresource "aws_db_instance" "d" { engine = var.y }\n')
+    (tmp_path / "m1" / "broken.tf").write_text('resource "x" {\n')  # the bytes of broken.tf
+    shared = _summary(loader.load_workspace(tmp_path))
+    built = []
+    build = hclfile.build_file
+
+    def counting_build(path, source, tree, *args, **kwargs):
+        built.append(path)
+        return build(path, source, tree, *args, **kwargs)
+
+    monkeypatch.setattr(hclfile, "build_file", counting_build)
+    loader.load_workspace(tmp_path)
+    modules = sorted(p for p in built if "/" in p)
+    assert modules == ["m0/main.tf", "m1/broken.tf"]
+    monkeypatch.setattr(loader, "same_bytes_shared", contextlib.nullcontext)
+    monkeypatch.setattr(loader, "_read_ahead", _one_by_one)
+    assert _summary(loader.load_workspace(tmp_path)) == shared
+    assert [(code, span.file, span.start) for code, span, _ in shared["m7/main.tf"]] == [("undefined-reference", "m7/main.tf", 58)]
 
 
 def test_a_file_that_cannot_be_read_is_reported_in_its_place(tmp_path, monkeypatch):

@@ -317,13 +317,80 @@ def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree:
     ``syntax.references.BlockCache`` their references are read through. ``previous``: the
     last parse of the same document, whose unchanged top-level blocks are taken over
     (``syntax.reuse``)."""
+    shared = _shared if old_tree is None and previous is None and not keep_tree else None
+    if shared is not None and (first := shared.get(source)) is not None:
+        return _under_path(first, path)  # the same bytes as a file read before (see same_bytes_shared)
     prepared = _prepared
     if old_tree is None and prepared is not None and prepared[0] is source:
         tree = prepared[1]  # parsed ahead, from these very bytes (see prepared_tree)
     else:
         parser = parser or new_parser()
         tree = parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
-    return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous)
+    hcl = build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous)
+    if shared is not None and hcl.tree is None and not hcl.errors:
+        shared[source] = hcl
+    return hcl
+
+
+# The files read so far by the batch loader, by their bytes, within ``same_bytes_shared``.
+_shared: dict[bytes, "HclFile"] | None = None
+
+
+@contextmanager
+def same_bytes_shared():
+    """Within the block, ``parse_file(path, source, keep_tree=False)`` of bytes an earlier such
+    call read without a syntax error returns a copy of that file under ``path``, neither parsed
+    nor read again: what a file's bytes parse to does not depend on its path, which only its
+    spans carry. A corpus repeats whole files (each example's ``versions.tf``; half of the
+    1,536 files of bench/README.md's eight module repositories repeat another's bytes).
+
+    For the batch loader (loader.load_workspace), whose files nobody edits: the copies share
+    nothing that is changed later (each has its own blocks, attributes and converter; the
+    references, relative to each block, are the same objects as the reference cache's)."""
+    global _shared
+    outer = _shared
+    _shared = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _shared = outer
+
+
+def _under_path(hcl: HclFile, path: str) -> HclFile:
+    """``hcl`` (read without a tree and without errors) as the same bytes at ``path``."""
+    converter = ExprConverter(hcl.source, path, keep_nodes=False)
+    return HclFile(path, hcl.source, None, _body_under(hcl.body, converter), [], hcl.tops)
+
+
+def _body_under(body: Body, converter: ExprConverter) -> Body:
+    return Body({name: _attribute_under(attr, converter) for name, attr in body.attributes.items()},
+                [_block_under(block, converter) for block in body.blocks])
+
+
+def _attribute_under(attr: Attribute, converter: ExprConverter) -> Attribute:
+    copy = Attribute.__new__(Attribute)
+    copy.name = attr.name
+    copy._node = None  # read again from a parse of its range, as the original's
+    copy._converter = converter
+    copy._expr = None  # converted again on first use: an expression's spans name the file
+    copy._start, copy._end, copy._name_end, copy._value = attr._start, attr._end, attr._name_end, attr._value
+    return copy
+
+
+def _block_under(block: Block, converter: ExprConverter) -> Block:
+    file = converter.file
+    copy = Block.__new__(Block)
+    copy.type, copy.labels = block.type, block.labels
+    copy.label_spans = tuple(Span(file, s.start, s.end) for s in block.label_spans)
+    copy.type_span = Span(file, block.type_span.start, block.type_span.end)
+    copy.span = Span(file, block.span.start, block.span.end)
+    copy._converter = converter
+    copy._scope = block._scope
+    copy._node = None
+    copy._reparse = True  # a body not read yet is read from a parse of the block's range
+    copy._body = _body_under(block._body, converter) if block._body is not None else None
+    copy._origin = None  # (the batch loader's files are never moved copies)
+    return copy
 
 
 # The tree of the bytes being handed to the analysis right now, parsed ahead by the batch
