@@ -10,7 +10,6 @@ import pytest
 
 from tfphi.syntax.hclfile import new_parser
 from tfphi.syntax.references import (
-    MAX_REGIONS,
     Unbound,
     is_bound_check,
     _block_references_fast,
@@ -107,9 +106,20 @@ def test_every_example_reads_the_same():
         _check(path.read_bytes())
 
 
-def test_too_many_binding_regions_keep_every_reference():
+def test_nested_binding_regions_are_decided_by_the_regions_around_each_reference():
+    """200 nested ``for`` expressions (each binds ``a``) and a reference in each, beside one
+    that no region binds: the query leaves out what ``reference_is_bound`` says is bound."""
+    depth = 200
+    source = b"x = " + b"[for a in " * depth + b"var.l" + b" : a.b if c.d]" * depth + b"\n"
+    assert _check(source) == depth
+
+
+def test_too_many_binding_regions_keep_every_reference(monkeypatch):
     """Hostile nesting: past MAX_REGIONS the references are kept and decided later."""
-    depth = MAX_REGIONS + 5
+    from tfphi.syntax import references
+
+    monkeypatch.setattr(references, "MAX_REGIONS", 64)  # (1,024: the same, slower)
+    depth = references.MAX_REGIONS + 5
     source = b"x = " + b"[for a in " * depth + b"var.l" + b" : a.b]" * depth + b"\n"
     tree = new_parser().parse(source)
     (top,) = top_level_nodes(tree.root_node)
