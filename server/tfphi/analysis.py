@@ -32,7 +32,7 @@ from .stir.references import Finding, NameTable, block_findings, check_module, n
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, module_dir_of, parse_manifest
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, new_parser, parse_file
-from .syntax.jsonfile import is_json_path, parse_json_file
+from .syntax import is_json_path
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
 from .trace.tracer import Env, SourceView, Tracer, block_iterators
@@ -280,6 +280,8 @@ class AnalysisHost:
             return
         self.problems.pop(path, None)
         if is_json_path(path):  # Terraform's JSON syntax (SPEC 2)
+            from .syntax.jsonfile import parse_json_file  # only for such files (start-up)
+
             self._set_parsed(parse_json_file(path, data, self._parser))
         else:  # files set from disk are not edited here: their trees are dropped once read
             self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs))

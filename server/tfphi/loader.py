@@ -28,7 +28,7 @@ PathLike = Union[str, "os.PathLike[str]"]
 
 from .analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from .syntax.hclfile import new_parser, prepared_tree, same_bytes_shared
-from .syntax.jsonfile import is_json_path
+from .syntax import is_json_path
 
 if TYPE_CHECKING:
     from tree_sitter import Tree

@@ -19,7 +19,7 @@ raw bytes with no BOM adjustment; :func:`byte_point` gives that view.
 
 from __future__ import annotations
 
-import re
+from .lazy_re import lazy_compile
 from bisect import bisect_right
 from itertools import accumulate
 from typing import Literal
@@ -29,7 +29,7 @@ __all__ = ["Encoding", "LineIndex", "apply_text_change", "byte_point"]
 Encoding = Literal["utf-8", "utf-16", "utf-32"]
 
 _BOM = b"\xef\xbb\xbf"
-_LINE_BREAK = re.compile(rb"\r\n|\r|\n")
+_LINE_BREAK = lazy_compile(rb"\r\n|\r|\n")
 
 
 class _LineTable:

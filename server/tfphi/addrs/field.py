@@ -7,11 +7,11 @@ one instance; without them a ``for_each``/``count`` resource is one address for 
 from __future__ import annotations
 
 import json
-import re
 from ..records import record
 
 from .instance_key import InstanceKey, NO_KEY, format_key
 from .module_instance import ModuleInstance, ModuleStep
+from ..lazy_re import lazy_compile
 
 
 class AddressError(ValueError):
@@ -38,8 +38,8 @@ class FieldAddress:
         return f"{module}{self.resource}{format_key(self.key)}.{'.'.join(self.field)}"
 
 
-_NAME = re.compile(r"[^\W\d][\w-]*")  # HCL identifiers: Unicode letters, digits, _ and -
-_KEY = re.compile(r'\[(?:(\d+)|("(?:[^"\\]|\\.)*"))\]')
+_NAME = lazy_compile(r"[^\W\d][\w-]*")  # HCL identifiers: Unicode letters, digits, _ and -
+_KEY = lazy_compile(r'\[(?:(\d+)|("(?:[^"\\]|\\.)*"))\]')
 
 
 def parse_field_address(text: str) -> FieldAddress:

@@ -17,6 +17,7 @@ from ..trace.result import UNBOUNDED, Unbounded
 from ..trace.values import to_hcl, to_json, value_key
 from .locations import human_position
 from .suppress import unsuppressed
+from ..lazy_re import lazy_compile
 
 __all__ = ["SEVERITY_RANK", "Diagnostic", "Fix", "Related", "sort_key", "workspace_diagnostics", "dir_diagnostics"]
 
@@ -81,7 +82,7 @@ def _broken_regions(analysis: Analysis, dir: str) -> list[bytes]:
     return regions
 
 
-_WORD = re.compile(rb"[\w-]+")
+_WORD = lazy_compile(rb"[\w-]+")
 
 
 def _words(regions: list[bytes]) -> frozenset[bytes]:

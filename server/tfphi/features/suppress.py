@@ -13,9 +13,10 @@ from typing import Iterable
 from ..analysis import Analysis
 from ..diagnostics import Diagnostic
 from .locations import source_of
+from ..lazy_re import lazy_compile
 
 _MARKER = re.compile(r"(?:#|//)\s*tfphi:ignore\b([^\n]*)")
-_CODE = re.compile(r"[a-z][a-z0-9-]*")
+_CODE = lazy_compile(r"[a-z][a-z0-9-]*")
 ALL = "*"
 
 

@@ -14,6 +14,7 @@ from typing import Union
 from tree_sitter import Node
 
 from ..trace.values import Value, nfc, normalize_number
+from ..lazy_re import lazy_compile
 
 MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Python stack far above
 NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"
@@ -150,7 +151,7 @@ class InvalidExpr(Expr):
 _OPERATORS = {"+", "-", "*", "/", "%", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "!"}
 _POSTFIX = {"get_attr", "index", "splat"}
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
-_ESCAPE_RE = re.compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)|\$\$\{|%%\{", re.S)
+_ESCAPE_RE = lazy_compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)|\$\$\{|%%\{", re.S)
 
 
 def unescape_quoted(text: str) -> str:

@@ -28,6 +28,7 @@ from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor, Range
 
 from .expr import Expr, ExprConverter, InvalidExpr, Span
 from .error_shapes import terraform_placed
+from ..lazy_re import lazy_compile
 
 BOM = b"\xef\xbb\xbf"
 
@@ -642,14 +643,14 @@ def _describe_error(node: Node) -> str:
     return f"unexpected {snippet!r}" if snippet else "syntax error"
 
 
-_HEX_RE = re.compile(rb"^0[xX]")
+_HEX_RE = lazy_compile(rb"^0[xX]")
 # Text that might break a rule: a hex prefix, an empty interpolation, or a template on a line
 # that looks like a block header (a name, then no "=" before a quoted label with "${"/"%{").
 # One pattern over the whole text was a tenth of a check's time: each part is looked for on
 # its own, the header shape only on the lines where a template starts (_rules_candidate).
 _EMPTY_AFTER_START = re.compile(rb"\s*\}")
 _HEADER_TEMPLATE = re.compile(rb'[ \t]*[A-Za-z_][\w-]*[ \t]+[^\n=]*"[^"\n]*[$%]\{')
-_LABEL_TEMPLATE_RE = re.compile(rb"(?<!\$)(?:\$\$)*[$%]\{")
+_LABEL_TEMPLATE_RE = lazy_compile(rb"(?<!\$)(?:\$\$)*[$%]\{")
 # Single-node patterns only: a parent-child pattern such as ``(block (string_lit))`` keeps one
 # query state per enclosing block, which is quadratic in nesting depth (seconds for 10,000 levels).
 _RULES_QUERY = "(numeric_lit) @number (template_interpolation) @interpolation (block) @block"

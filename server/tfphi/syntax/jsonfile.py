@@ -500,7 +500,3 @@ def _top_attributes(root: Node):
                     yield node
         elif child.type == "attribute":
             yield child
-
-
-def is_json_path(path: str) -> bool:
-    return path.endswith((".tf.json", ".tfvars.json"))

@@ -22,6 +22,7 @@ from typing import Callable
 from tree_sitter import Node, Query, QueryCursor
 
 from .hclfile import hcl_language
+from ..lazy_re import lazy_compile
 
 _POSTFIX = frozenset({"get_attr", "index", "splat"})
 # Attributes whose value names things (types, providers, attributes) instead of referring to them.
@@ -295,7 +296,7 @@ def reference_is_bound(top: Node, ref: Relative) -> bool:
     return Scopes().is_bound(top, target, root)
 
 
-_POSTFIX_START = re.compile(rb"\s*[.\[/#]")  # a step (or a comment before one) may follow
+_POSTFIX_START = lazy_compile(rb"\s*[.\[/#]")  # a step (or a comment before one) may follow
 
 
 def _following_siblings(node: Node, source: bytes, top: Node, scopes: "Scopes") -> list[Node]:

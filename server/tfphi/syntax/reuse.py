@@ -30,13 +30,13 @@ whole-text search, and so does a chunk that is suspicious (the whole text confir
 
 from __future__ import annotations
 
-import re
 
 from tree_sitter import Node
 
 from .expr import ExprConverter, Span
 from .error_shapes import suspicious
 from .hclfile import Attribute, Block, Body, HclFile, _read_attribute, _read_block, _read_body, _rules_candidate
+from ..lazy_re import lazy_compile
 
 # The state of an Attribute and a Block this module copies; a slot added there must be
 # handled here (tests/host checks these sets against the classes).
@@ -160,7 +160,7 @@ def _moved_span(span: Span, delta: int) -> Span:
 
 # ---- text searches per chunk of lines ------------------------------------------------------
 
-_CHUNK_START = re.compile(rb"\n(?=[A-Za-z_])")  # a line that begins with a name starts a chunk
+_CHUNK_START = lazy_compile(rb"\n(?=[A-Za-z_])")  # a line that begins with a name starts a chunk
 MAX_CACHED_CHUNKS = 50_000
 _verdicts: dict[tuple[int, bytes], bool] = {}  # (which search, chunk) -> its answer
 

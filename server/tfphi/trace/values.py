@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import json
 import math
-import re
+from ..lazy_re import lazy_compile
 import unicodedata
 from decimal import Context, Decimal
 from typing import Any, Union
@@ -65,7 +65,7 @@ def nfc_value(value: "Value") -> "Value":
 # Terraform numbers are arbitrary-precision decimals (512-bit floats): 0.1 + 0.2 is 0.3. tfphi
 # keeps floats, but does + - * / % on the decimals they were written as, so results agree.
 _ARITHMETIC = Context(prec=100)
-_DECIMAL = re.compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
+_DECIMAL = lazy_compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
 def exact_decimal(value: int | float) -> Decimal:
