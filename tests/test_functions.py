@@ -7,7 +7,7 @@ import string
 import unicodedata
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tfphi.trace import functions as fn_module
@@ -670,10 +670,12 @@ def test_json_roundtrip_property(value):
 
 
 @given(st.lists(st.text(alphabet=st.characters(blacklist_characters=","), max_size=10), min_size=1, max_size=10))
+@example(["\uf900"])  # a compatibility ideograph: its NFC is another code point
 def test_split_join_property(items):
+    # Terraform holds every string in NFC (cty normalizes each string value): "\uf900" is read as "\u8c48"
     joined = call("join", ",", items)
     assert call("length", call("split", ",", joined)) == len(items)
-    assert call("split", ",", joined) == items
+    assert call("split", ",", joined) == _normalized(items)
 
 
 @given(st.text(max_size=30), st.integers(min_value=0, max_value=40), st.integers(min_value=-1, max_value=40))
