@@ -35,7 +35,7 @@ from .syntax.hclfile import HclFile, new_parser, parse_file
 from .syntax import is_json_path
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
-from .trace.tracer import Env, SourceView, Tracer, block_iterators
+from .trace.tracer import Env, MemoStore, Preempted, SourceView, Tracer, block_iterators
 
 CONFIG_FILE = ".tfphi.toml"
 CHANGE_LOG_LIMIT = 512  # revisions whose changed directories the host remembers (see ``changed_since``)
@@ -222,6 +222,8 @@ class AnalysisHost:
         self._block_refs: BlockCache = {}
         self._block_findings: dict[tuple[bytes, int], list] = {}
         self._table_ids: dict[tuple, int] = {}
+        # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
+        self._trace_memo = MemoStore()
         self._findings_of_files: dict[str, tuple[HclFile, int, list[Finding]]] = {}  # path -> (parse, table id, findings)
 
     @property
@@ -450,11 +452,13 @@ class AnalysisHost:
         affected = set(dirty)
         moved: set[str] = set()
         if calls_changed:
+            self._trace_memo.clear()
             self._tree = build_module_tree(self._modules, dict(self._manifests))
             affected |= set(self._modules) | set(derived.fields) | set(derived.findings)
             derived.clear()
         else:
             assert self._tree is not None
+            self._trace_memo.forget(changed_decls | moved_decls)
             for decl in changed_decls:
                 affected |= derived.field_deps.pop(decl, set())
             for dir in interface_changed:
@@ -577,7 +581,7 @@ class Snapshot:
         assert host._tree is not None
         self.tree: ModuleTree = host._tree
         self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
-        self.tracer = Tracer(SourceView(self.modules, self.tree, self.text), self.config.limits)
+        self.tracer = Tracer(SourceView(self.modules, self.tree, self.text), self.config.limits, store=host._trace_memo)
         self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
 
     # ---- state -----------------------------------------------------------------------------
@@ -692,7 +696,7 @@ class Snapshot:
                 if i + 1 < len(units):
                     yield
                     self.check_cancelled()
-        except Cancelled:
+        except (Cancelled, Preempted):  # (preempted: the unit under way is traced again when resumed)
             raise
         except Exception:  # noqa: BLE001 - isolate the module
             derived.failures[f"fields:{dir}"] = _format_exc()

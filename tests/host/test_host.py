@@ -214,3 +214,29 @@ def test_a_file_the_edit_left_alone_keeps_its_derived_state_only_while_its_names
         assert host.files["main.tf"] is main
         assert everything(snapshot) == everything(fresh({**texts, "variables.tf": variables}))
     assert [f.code for f in fresh({**texts, "variables.tf": 'variable "w" {\n  type = string\n}\n'}).findings("")] == ["undefined-reference"]
+
+
+def test_hop_results_outlive_a_snapshot_only_while_nothing_they_read_changed_or_moved():
+    """The tracers' memo is kept across snapshots (``trace.tracer.MemoStore``): an entry whose
+    declaration, or a declaration it read, changed or moved is dropped; the rest are reused,
+    and every trace equals a fresh analysis's."""
+    host = host_of(WORKSPACE)
+    everything(host.snapshot())
+    store = host._trace_memo
+    mode = ("var", (("", "envs/prod"),), "mode", ())
+    assert mode in store.memo
+    dev_keys = {key for key in store.memo if key[1][0][1] == "envs/dev"}
+    assert dev_keys
+    edited = WORKSPACE["envs/prod/main.tf"].replace('default = "prod"', 'default = "dev"')
+    host.set_source("envs/prod/main.tf", edited.encode())
+    snapshot = host.snapshot()
+    assert mode not in store.memo  # its declaration changed
+    assert not any((("", "envs/prod"),) == key[1][:1] and "engine_version" in key for key in store.memo)  # read var.mode
+    assert dev_keys <= store.memo.keys()  # the other root's entries read nothing that changed
+    assert everything(snapshot) == everything(fresh({**WORKSPACE, "envs/prod/main.tf": edited}))
+    moved = "# a line above everything\n" + edited
+    host.set_source("envs/prod/main.tf", moved.encode())
+    snapshot = host.snapshot()
+    assert not any(key[1][0][1] == "envs/prod" and dir == "envs/prod" for key in store.memo for dir, _ in store.memo[key].touched)  # every declaration there moved
+    assert dev_keys <= store.memo.keys()
+    assert everything(snapshot) == everything(fresh({**WORKSPACE, "envs/prod/main.tf": moved}))

@@ -113,3 +113,42 @@ async def test_an_edit_goes_ahead_of_background_work_inside_a_module(tmp_path: P
     assert halfway_files, "the module traced halfway has a diagnostic to publish"
     assert all(order.index(uri) > edited for uri in halfway_files), "the module traced halfway was published before the edit"
     assert not folder.pending_dirs
+
+
+async def test_a_client_message_preempts_a_background_trace_and_the_results_stay_the_same(tmp_path: Path, monkeypatch):
+    """``AnalysisScheduler.arrived`` (set by the transport's reader thread when bytes come in)
+    stops a background field's trace at its next reference; the field is traced again later.
+    Here a message "arrives" at every third reference a background trace follows: the folder
+    still gets every diagnostic, the same as a pass that nothing preempted."""
+    import tfphi.trace.tracer as tracer_module
+
+    def final(sent, root):  # the last diagnostics of each file, the folder's location left out
+        last = {}
+        for uri, _, items in sent:
+            last[uri.replace(from_fs_path(str(root)), "")] = repr(items).replace(from_fs_path(str(root)), "").replace(str(root), "")
+        return last
+
+    quiet_root, ws, scheduler, quiet = _setup(tmp_path / "quiet")
+    scheduler.schedule()
+    await scheduler.idle()
+
+    root, ws, scheduler, sent = _setup(tmp_path / "busy")
+    hop, preempted, hops = tracer_module.Tracer.hop, [], [0]
+
+    def hop_with_messages(self, *args):
+        if self.preempt is not None:
+            hops[0] += 1
+            if hops[0] % 3 == 0:
+                self.preempt[0] = True  # as the reader thread does when the client writes
+        try:
+            return hop(self, *args)
+        except tracer_module.Preempted:
+            preempted.append(1)
+            raise
+
+    monkeypatch.setattr(tracer_module.Tracer, "hop", hop_with_messages)
+    scheduler.schedule()
+    await scheduler.idle()
+    assert preempted, "no background trace was preempted"
+    assert final(sent, root) == final(quiet, quiet_root) and final(sent, root)
+    assert not ws.folders[0].pending_dirs and not ws.folders[0].host.snapshot().failures

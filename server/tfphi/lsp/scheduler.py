@@ -14,6 +14,12 @@ dropped and a new pass starts from the newest snapshot, the edited document firs
 directories not yet published are kept for it, and the fields already traced of a module
 left halfway are kept by the analysis as long as nothing they read changed). A module whose
 analysis raises is logged once and skipped; the others are published.
+
+A field being traced in the background is itself preempted when the client sends anything
+(``arrived``: a flag the transport's reader thread sets as bytes come in, without waiting for
+the loop): the trace stops at its next reference, the loop reads the message, and the field
+is traced again later, with the declarations it finished memoized. A keystroke then waits
+for a fraction of one field's trace instead of a whole slice.
 """
 
 from __future__ import annotations
@@ -26,6 +32,7 @@ import time
 from typing import Awaitable, Callable
 
 from ..analysis import Cancelled, Snapshot
+from ..trace.tracer import Preempted
 from ..features.diagnostics import dir_diagnostics
 from ..stir.workspace import module_dir_of
 from .publish import DiagnosticPublisher
@@ -55,8 +62,11 @@ Log = Callable[[str], None]
 
 class AnalysisScheduler:
     def __init__(self, ws: LiveWorkspace, publisher: DiagnosticPublisher, progress: ProgressFactory, log_error: Log,
-                 watch_outside: Callable[[], None] = lambda: None):
+                 watch_outside: Callable[[], None] = lambda: None, arrived: list[bool] | None = None):
         self.ws = ws
+        # Set to True by whoever reads the client (another thread) when a message arrives;
+        # background tracing stops at it (see the module's docstring). Cleared by the loop.
+        self.arrived = arrived if arrived is not None else [False]
         self._watch_outside = watch_outside
         self.publisher = publisher
         self._progress = progress
@@ -102,6 +112,7 @@ class AnalysisScheduler:
 
     async def _pass(self, generation: int) -> bool:
         ws = self.ws
+        self.arrived[0] = False  # what arrived before this pass has been read
         ws.flush()
         for gone in ws.take_dropped_folders():
             self.publisher.forget_folder(gone)
@@ -133,13 +144,36 @@ class AnalysisScheduler:
                     # Background work gives way: its fields are traced in steps, and the loop
                     # runs every SLICE_SECONDS, so an edit that arrives meanwhile is read and
                     # this pass drops what is left (the edited document goes first in the next).
-                    for _ in snapshot.field_steps(dir):
-                        if time.perf_counter() >= deadline:
-                            self._freeze_young()
-                            await asyncio.sleep(0)
-                            if generation != self._generation or snapshot.cancelled:
-                                return False
-                            deadline = time.perf_counter() + SLICE_SECONDS
+                    # A client message preempts even the field under way (``arrived``).
+                    tracer = snapshot.tracer
+                    retrying = False
+                    while True:
+                        # A field preempted once is traced to its end the next time: a client
+                        # that writes faster than one field's trace cannot starve the analysis.
+                        tracer.preempt = None if retrying else self.arrived
+                        try:
+                            for _ in snapshot.field_steps(dir):
+                                tracer.preempt = self.arrived  # (a field traced again is done: the next ones give way)
+                                if time.perf_counter() >= deadline or self.arrived[0]:
+                                    tracer.preempt = None
+                                    self._freeze_young()
+                                    await asyncio.sleep(0)
+                                    self.arrived[0] = False
+                                    if generation != self._generation or snapshot.cancelled:
+                                        return False
+                                    deadline = time.perf_counter() + SLICE_SECONDS
+                                    tracer.preempt = self.arrived
+                            break
+                        except Preempted:
+                            retrying = True  # let the loop read the message, then trace that field again
+                        finally:
+                            tracer.preempt = None
+                        self._freeze_young()
+                        await asyncio.sleep(0)
+                        self.arrived[0] = False
+                        if generation != self._generation or snapshot.cancelled:
+                            return False
+                        deadline = time.perf_counter() + SLICE_SECONDS
                 diags = dir_diagnostics(snapshot, dir)
             except Cancelled:
                 return False
@@ -151,8 +185,9 @@ class AnalysisScheduler:
             if diags is not None:
                 self.publisher.publish_dir(folder, dir, diags, self._forced)
             self._report_failures(folder, snapshot)
-            if time.perf_counter() >= deadline or (id(folder), dir) in urgent:
+            if time.perf_counter() >= deadline or (id(folder), dir) in urgent or self.arrived[0]:
                 await asyncio.sleep(0)
+                self.arrived[0] = False
                 deadline = time.perf_counter() + SLICE_SECONDS
         if generation != self._generation:
             return False

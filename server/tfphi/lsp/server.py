@@ -176,7 +176,10 @@ class TfphiServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.ws = LiveWorkspace()
         self.publisher = DiagnosticPublisher(self.ws, self._send_diagnostics)
-        self.scheduler = AnalysisScheduler(self.ws, self.publisher, self._new_progress, self.log_error, self.watch_outside)
+        # Set by the transport's reader thread when client bytes arrive: background tracing gives way at once.
+        self.arrived: list[bool] = [False]
+        self.scheduler = AnalysisScheduler(self.ws, self.publisher, self._new_progress, self.log_error, self.watch_outside,
+                                           arrived=self.arrived)
         self._watched_outside: set[str] = set()
         self.init_settings: Any = None
         self.settings_problems: list[str] = []

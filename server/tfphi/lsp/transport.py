@@ -54,8 +54,17 @@ class BufferedReader:
 
     CHUNK = 1 << 16
 
-    def __init__(self, stream: BinaryIO, executor: Any):
-        self._read = getattr(stream, "read1", stream.read)
+    def __init__(self, stream: BinaryIO, executor: Any, arrived: list[bool] | None = None):
+        read = getattr(stream, "read1", stream.read)
+        if arrived is not None:
+            def read_and_flag(n: int, read=read) -> bytes:
+                data = read(n)
+                arrived[0] = True  # in the reader thread: background analysis stops at its next step
+                return data
+
+            self._read = read_and_flag
+        else:
+            self._read = read
         self._executor = executor
         self._buffer = bytearray()
         self._eof = False
@@ -211,7 +220,7 @@ def quiet_pygls_logs() -> None:
 def serve_stdio(server: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """``LanguageServer.start_io`` with this module's message loop; returns the exit code."""
     server._stop_event = stop = threading.Event()
-    reader = BufferedReader(stdin or sys.stdin.buffer, server.thread_pool)
+    reader = BufferedReader(stdin or sys.stdin.buffer, server.thread_pool, getattr(server, "arrived", None))
     server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
     def report(message: str) -> None:

@@ -113,5 +113,5 @@ def field_under(analysis: Analysis, trace: TraceResult, resource: Resource, fiel
 
 def unassigned(tracer: AssignedTracer, result: TraceResult) -> list[str]:
     """Every root variable the trace met that the deployment leaves unset (not only the first)."""
-    found = [result.unbounded] + [entry.result for entry in tracer._memo.values()]
+    found = [result.unbounded] + [entry.result for memo in (tracer._memo, tracer._local_memo) for entry in memo.values()]
     return [u.variable[1] for u in found if isinstance(u, Unbounded) and u.cause == "unassigned" and u.variable]

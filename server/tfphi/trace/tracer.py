@@ -107,6 +107,51 @@ class _MemoEntry:
     may_fail: bool  # some combination was dropped because Terraform rejects it
 
 
+class Preempted(Exception):
+    """A client message arrived while background tracing ran (``Tracer.preempt``): the trace is
+    abandoned, to be done again later (the declarations it finished stay memoized)."""
+
+
+class MemoStore:
+    """Hop results kept from one snapshot to the next (``AnalysisHost``): an entry is dropped when a
+    declaration it read, or the declaration it is the value of, changes or moves (``forget``)."""
+
+    MAX_ENTRIES = 200_000
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple, _MemoEntry] = {}
+        self.readers: dict[tuple[str, str], set[tuple]] = {}  # (module dir, address) -> memo keys that read it
+
+    def keep(self, key: tuple, entry: _MemoEntry) -> None:
+        if len(self.memo) >= self.MAX_ENTRIES:
+            self.clear()
+        self.memo[key] = entry
+        readers = self.readers
+        for read in entry.touched:
+            readers.setdefault(read, set()).add(key)
+        own = _declaration_of(key)
+        if own is not None:
+            readers.setdefault(own, set()).add(key)
+
+    def forget(self, declarations) -> None:
+        memo, readers = self.memo, self.readers
+        for declaration in declarations:
+            for key in readers.pop(declaration, ()):
+                memo.pop(key, None)
+
+    def clear(self) -> None:
+        self.memo.clear()
+        self.readers.clear()
+
+
+def _declaration_of(key: tuple) -> tuple[str, str] | None:
+    """The declaration a memo entry is the value of (its reader touches it, the entry does not)."""
+    kind = key[0]
+    if kind in ("var", "local", "output"):
+        return (key[1][-1][1], f"{kind}.{key[2]}")
+    return None
+
+
 # Expressions whose value is (one of) their operands' own value: a field's universe reaches a
 # variable only through these, since only then does the variable's value become the field's.
 _VALUE_PASSING = (LiteralExpr, ParenExpr, ConditionalExpr, ScopeTraversalExpr)
@@ -115,7 +160,8 @@ _VALUE_PASSING = (LiteralExpr, ParenExpr, ConditionalExpr, ScopeTraversalExpr)
 class Tracer:
     """Traces expressions of one workspace snapshot; memoizes declaration-level results."""
 
-    def __init__(self, view: SourceView, limits: Limits = Limits(), assignment: Mapping[str, Value] | None = None):
+    def __init__(self, view: SourceView, limits: Limits = Limits(), assignment: Mapping[str, Value] | None = None,
+                 store: MemoStore | None = None):
         self.view = view
         self.limits = limits
         # Root variables set by a deployment's variable files: traced as their assigned value.
@@ -124,7 +170,15 @@ class Tracer:
         # Set when a combination was dropped because it fails to evaluate: inside try()/can()
         # such a failure is a fallback, not a rejected configuration.
         self._may_fail = False
-        self._memo: dict[tuple, _MemoEntry] = {}
+        # Declaration-level results; with a ``store``, shared with the next snapshots' tracers
+        # (iterator entries stay here: their keys hold an attribute's id, which only this
+        # snapshot's objects keep unique).
+        self._store = store
+        self._memo: dict[tuple, _MemoEntry] = store.memo if store is not None else {}
+        self._local_memo: dict[tuple, _MemoEntry] = {}
+        # Set by background work (lsp.scheduler): a one-item list the transport sets to True
+        # when a client message arrives; every hop then raises ``Preempted``.
+        self.preempt: list[bool] | None = None
         self._deepest = 0
         self._cycle_hits = 0
         # Declarations a trace read, as (module dir, address) pairs: an edit re-traces a field
@@ -503,6 +557,8 @@ class Tracer:
 
     def hop(self, key: tuple, label: str, depth: int, stack: tuple[str, ...], span: Span, compute) -> Result:
         """Follows one reference: depth and cycle checks, memoized per declaration and instance."""
+        if self.preempt is not None and self.preempt[0]:
+            raise Preempted("a client message arrived")
         # The stack holds (memo key, label) pairs: a cycle is the same declaration in the same
         # module instance, not merely the same name (every module has its own var.engine_version).
         keys = [k for k, _ in stack]
@@ -514,7 +570,8 @@ class Tracer:
         if depth > self.limits.depth:
             self._deepest = max(self._deepest, depth)
             return Unbounded(f"depth limit {self.limits.depth} reached at {label}", "depth", span)
-        entry = self._memo.get(key)
+        shared = key[0] != "iter"
+        entry = (self._memo if shared else self._local_memo).get(key)
         if entry is not None and depth + entry.depth_needed <= self.limits.depth:
             self._touched |= entry.touched
             self._deepest = max(self._deepest, depth + entry.depth_needed)
@@ -527,7 +584,13 @@ class Tracer:
         touched = frozenset(self._touched)
         may_fail = self._may_fail
         if self._cycle_hits == outer_cycles and not (isinstance(result, Unbounded) and result.cause == "depth"):
-            self._memo[key] = _MemoEntry(result, needed, touched, may_fail)
+            entry = _MemoEntry(result, needed, touched, may_fail)
+            if not shared:
+                self._local_memo[key] = entry
+            elif self._store is not None:
+                self._store.keep(key, entry)
+            else:
+                self._memo[key] = entry
         self._deepest = max(outer_deepest, self._deepest)
         self._touched = outer_touched | touched
         self._may_fail = outer_may_fail or may_fail
