@@ -230,6 +230,10 @@ class AnalysisHost:
     def revision(self) -> int:
         return self._revision.value
 
+    def release(self) -> None:
+        """Frees derived state that the last snapshots dropped (for background work to call between two steps)."""
+        self._trace_memo.release()
+
     # ---- input -------------------------------------------------------------------------
 
     def apply_change(self, change: Change | Iterable[Change]) -> None:

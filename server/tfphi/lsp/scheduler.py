@@ -188,6 +188,8 @@ class AnalysisScheduler:
             if time.perf_counter() >= deadline or (id(folder), dir) in urgent or self.arrived[0]:
                 await asyncio.sleep(0)
                 self.arrived[0] = False
+                if generation == self._generation and not snapshot.cancelled:
+                    folder.host.release()  # what the last snapshots dropped, freed after the edit's diagnostics
                 deadline = time.perf_counter() + SLICE_SECONDS
         if generation != self._generation:
             return False

@@ -121,6 +121,7 @@ class MemoStore:
     def __init__(self) -> None:
         self.memo: dict[tuple, _MemoEntry] = {}
         self.readers: dict[tuple[str, str], set[tuple]] = {}  # (module dir, address) -> memo keys that read it
+        self.retired: list = []  # stores dropped whole, freed by ``release`` (outside the edit's time)
 
     def keep(self, key: tuple, entry: _MemoEntry) -> None:
         if len(self.memo) >= self.MAX_ENTRIES:
@@ -135,13 +136,24 @@ class MemoStore:
 
     def forget(self, declarations) -> None:
         memo, readers = self.memo, self.readers
+        visits = sum(len(readers.get(declaration, ())) for declaration in declarations)
+        if visits > 256 and visits * 4 > len(memo):
+            # Most of it (an edit above the calls of a large root moves what every trace read):
+            # start afresh, and leave freeing the old entries for later.
+            self.retired.append((memo, readers))
+            self.memo, self.readers = {}, {}
+            return
         for declaration in declarations:
             for key in readers.pop(declaration, ()):
                 memo.pop(key, None)
 
     def clear(self) -> None:
-        self.memo.clear()
-        self.readers.clear()
+        self.retired.append((self.memo, self.readers))
+        self.memo, self.readers = {}, {}
+
+    def release(self) -> None:
+        """Frees what ``forget`` and ``clear`` dropped (background work calls it between two steps)."""
+        self.retired.clear()
 
 
 def _declaration_of(key: tuple) -> tuple[str, str] | None:
@@ -587,7 +599,7 @@ class Tracer:
             entry = _MemoEntry(result, needed, touched, may_fail)
             if not shared:
                 self._local_memo[key] = entry
-            elif self._store is not None:
+            elif self._store is not None and self._store.memo is self._memo:
                 self._store.keep(key, entry)
             else:
                 self._memo[key] = entry
