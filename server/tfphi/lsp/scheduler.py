@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import asyncio
 import gc
+import itertools
 import logging
 import sys
 import time
@@ -75,6 +76,10 @@ class AnalysisScheduler:
         self._task: asyncio.Task | None = None
         self._forced: set[str] = set()
         self._indexing: dict[Folder, asyncio.Task] = {}
+        # Per folder, its pending directories sorted, kept while no new one joins: an edit during
+        # the first analysis restarts the pass, and sorting a thousand pending directories each
+        # time was most of a leaf edit's growth with the workspace.
+        self._orders: dict[Folder, tuple[list[str], frozenset[str]]] = {}
         self.passes = 0  # completed passes (for tests and benchmarks)
         # The transport reads the client in a thread (lsp/transport.py), which needs the GIL to
         # hand a message to the loop: while analysis runs it gets it only when the interpreter
@@ -116,6 +121,7 @@ class AnalysisScheduler:
         ws.flush()
         for gone in ws.take_dropped_folders():
             self.publisher.forget_folder(gone)
+            self._orders.pop(gone, None)
         for folder in ws.folders:
             if not folder.indexed:
                 self.ensure_indexed(folder)
@@ -126,11 +132,10 @@ class AnalysisScheduler:
             found = ws.locate(uri, create=False)
             if found is not None:
                 urgent.add((id(found[0]), module_dir_of(found[1])))
-        work = sorted(
-            ((0 if (id(f), d) in urgent else 1, i, d) for i, f in enumerate(folders) for d in f.pending_dirs),
-        )
+        first = sorted((i, d) for i, f in enumerate(folders) for d in f.pending_dirs if (id(f), d) in urgent)
+        work = itertools.chain(first, ((i, d) for i, f in enumerate(folders) for d in self._order(f)))
         deadline = time.perf_counter() + SLICE_SECONDS
-        for n, (_, i, dir) in enumerate(work, 1):
+        for i, dir in work:
             if generation != self._generation:
                 return False
             self._freeze_young()
@@ -202,6 +207,14 @@ class AnalysisScheduler:
         if all(f.indexed for f in ws.folders):
             self._freeze_young(force=True)
         return True
+
+    def _order(self, folder: Folder) -> list[str]:
+        """The folder's pending directories, sorted (those no longer pending are skipped by the pass)."""
+        known = self._orders.get(folder)
+        if known is None or not folder.pending_dirs <= known[1]:
+            listed = sorted(folder.pending_dirs)
+            known = self._orders[folder] = (listed, frozenset(listed))
+        return known[0]
 
     def _freeze_young(self, force: bool = False) -> None:
         """Collects the young generations and freezes what survives, at most every FREEZE_EVERY_SECONDS.
