@@ -45,6 +45,11 @@ INDEX_REPORT_EVERY = 25  # files between two progress reports (and two yields to
 SWITCH_INTERVAL_SECONDS = 0.0005
 SLICE_SECONDS = 0.001  # background analysis runs this long at most before letting the loop read messages
 FREEZE_EVERY_SECONDS = 0.25  # at most this long between two heap freezes while analysis runs (see _freeze_young)
+# Loop iterations a pass gives way for: a message the reader thread read reaches its handler only
+# in the second iteration (the first sets the executor future's result, which wakes the reader
+# coroutine in the next). With one, a change that preempted background work was handled only at
+# the pass's next yield, after the field under way: ~3 ms (p50) of a root edit at 1,000 modules.
+GIVE_WAY_ITERATIONS = 3
 
 
 class Progress:
@@ -162,7 +167,7 @@ class AnalysisScheduler:
                                 if time.perf_counter() >= deadline or self.arrived[0]:
                                     tracer.preempt = None
                                     self._freeze_young()
-                                    await asyncio.sleep(0)
+                                    await self._give_way()
                                     self.arrived[0] = False
                                     if generation != self._generation or snapshot.cancelled:
                                         return False
@@ -174,7 +179,7 @@ class AnalysisScheduler:
                         finally:
                             tracer.preempt = None
                         self._freeze_young()
-                        await asyncio.sleep(0)
+                        await self._give_way()
                         self.arrived[0] = False
                         if generation != self._generation or snapshot.cancelled:
                             return False
@@ -191,7 +196,7 @@ class AnalysisScheduler:
                 self.publisher.publish_dir(folder, dir, diags, self._forced)
             self._report_failures(folder, snapshot)
             if time.perf_counter() >= deadline or (id(folder), dir) in urgent or self.arrived[0]:
-                await asyncio.sleep(0)
+                await self._give_way()
                 self.arrived[0] = False
                 if generation == self._generation and not snapshot.cancelled:
                     folder.host.release()  # what the last snapshots dropped, freed after the edit's diagnostics
@@ -207,6 +212,12 @@ class AnalysisScheduler:
         if all(f.indexed for f in ws.folders):
             self._freeze_young(force=True)
         return True
+
+    @staticmethod
+    async def _give_way() -> None:
+        """Lets the loop handle what arrived before the pass goes on (GIVE_WAY_ITERATIONS)."""
+        for _ in range(GIVE_WAY_ITERATIONS):
+            await asyncio.sleep(0)
 
     def _order(self, folder: Folder) -> list[str]:
         """The folder's pending directories, sorted (those no longer pending are skipped by the pass)."""
