@@ -315,6 +315,12 @@ class Tracer:
             return self.without_universe(lambda: method(self, expr, env, depth, stack))
         return method(self, expr, env, depth, stack)
 
+    def _universe_key(self) -> tuple:
+        """What a hop's result depends on of the field being traced: its configured values and
+        their label, which the result's steps and messages print (two fields with the same values
+        give different results; an edit of the field's header changes the label)."""
+        return (self.universe, self.universe_label) if self.universe else ()
+
     def without_universe(self, compute: Callable[[], Result]) -> Result:
         """Traces with the field's universe set aside: it describes the field's value, not its operands'."""
         saved = self.universe
@@ -525,7 +531,7 @@ class Tracer:
             var = module.variables.get(name)
             if var is None:
                 return Unbounded(f"var.{name} is not declared", "undefined", expr.span)
-            result = self._value_of(steps, lambda: self.hop(("var", env.path, name, self.universe), f"var.{name}", depth, stack, expr.span,
+            result = self._value_of(steps, lambda: self.hop(("var", env.path, name, self._universe_key()), f"var.{name}", depth, stack, expr.span,
                                                            lambda d, s: self.trace_variable(var, env, d, s)))
             return self.apply_steps(_prepend(result, S.NameRef("var", name, span=var.label_span)), steps[1:], env, depth, stack, expr.span)
         if root == "local" and name:
@@ -533,7 +539,7 @@ class Tracer:
             if local is None:
                 return Unbounded(f"local.{name} is not declared", "undefined", expr.span)
             plain_env = Env(env.path)
-            result = self._value_of(steps, lambda: self.hop(("local", env.path, name, self.universe), f"local.{name}", depth, stack, expr.span,
+            result = self._value_of(steps, lambda: self.hop(("local", env.path, name, self._universe_key()), f"local.{name}", depth, stack, expr.span,
                                                            lambda d, s: self.trace(local.attribute.expr, plain_env, d, s)))
             return self.apply_steps(_prepend(result, S.NameRef("local", name, span=local.attribute.name_span)), steps[1:], env, depth, stack, expr.span)
         if root == "module" and name:
@@ -726,7 +732,7 @@ class Tracer:
         if any(frame[1] == target.dir for frame in env.path):
             return Unbounded(f"cycle through module.{call_name} ({target.dir} calls itself)", "cycle", expr.span)
         label = f"module.{call_name}.{output_name}"
-        result = self._value_of(rest, lambda: self.hop(("output", child_path, output_name, self.universe), label, depth, stack, expr.span,
+        result = self._value_of(rest, lambda: self.hop(("output", child_path, output_name, self._universe_key()), label, depth, stack, expr.span,
                                                        lambda d, s: self._trace_output(output.value.expr, child_path, d, s)))
         if key_step is not None:
             result = self._one_instance(call, iterated, key_step, result, env, depth, stack, expr)
