@@ -19,20 +19,20 @@
 from __future__ import annotations
 
 import bisect
-from . import records
 import posixpath
-from .records import record, field
 from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
 
 from tree_sitter import Parser
 
+from . import records
 from .config import Config, ConfigProblem, FieldSpec, parse_config_toml
+from .records import record, field
 from .stir.model import Module, Resource, build_module
 from .stir.references import Finding, NameTable, block_findings, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, module_dir_of, parse_manifest
+from .syntax import is_json_path
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, new_parser, parse_file
-from .syntax import is_json_path
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
 from .trace.tracer import Env, MemoStore, Preempted, SourceView, Tracer, block_iterators

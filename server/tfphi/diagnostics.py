@@ -9,9 +9,9 @@ rendered message back. ``text`` is the one rendering shared by every plain-text 
 
 from __future__ import annotations
 
-from .records import record, field
 from typing import Any
 
+from .records import record, field
 from .syntax.expr import Span
 
 SEVERITY_RANK = {"error": 0, "warning": 1, "information": 2, "hint": 3}

@@ -11,12 +11,12 @@ Pure: it reads an ``Analysis`` and never touches the disk.
 
 from __future__ import annotations
 
-from . import records
-from .records import record
 from typing import Callable, Mapping, Sequence
 
+from . import records
 from .addrs import NO_KEY, AddressError, FieldAddress, InstanceKey, ModuleInstance, parse_field_address
 from .analysis import Analysis
+from .records import record
 from .stir.model import Resource
 from .stir.roots import display_dir
 from .stir.workspace import CallPath

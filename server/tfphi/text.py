@@ -19,10 +19,11 @@ raw bytes with no BOM adjustment; :func:`byte_point` gives that view.
 
 from __future__ import annotations
 
-from .lazy_re import lazy_compile
 from bisect import bisect_right
 from itertools import accumulate
 from typing import Literal
+
+from .lazy_re import lazy_compile
 
 __all__ = ["Encoding", "LineIndex", "apply_text_change", "byte_point"]
 

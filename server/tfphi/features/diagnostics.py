@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import re
-from ..records import record
 from typing import Any
 
 from ..analysis import CONFIG_FILE, Analysis, FieldTrace
+from ..diagnostics import SEVERITY_RANK, Diagnostic, Fix, Related, sort_key
+from ..lazy_re import lazy_compile
+from ..records import record
 from ..stir.deployments import undeclared_assignments
 from ..stir.roots import describe_call_path
-from ..diagnostics import SEVERITY_RANK, Diagnostic, Fix, Related, sort_key
-from ..syntax.expr import ScopeTraversalExpr, walk
 from ..stir.workspace import is_installed_dir
+from ..syntax.expr import ScopeTraversalExpr, walk
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
 from ..trace.values import to_hcl, to_json, value_key
 from .locations import human_position
 from .suppress import unsuppressed
-from ..lazy_re import lazy_compile
 
 __all__ = ["SEVERITY_RANK", "Diagnostic", "Fix", "Related", "sort_key", "workspace_diagnostics", "dir_diagnostics"]
 

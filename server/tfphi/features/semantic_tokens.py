@@ -22,10 +22,10 @@ line/character positions (splitting the few that span lines: block comments, her
 
 from __future__ import annotations
 
-from ..records import record
 
 from tree_sitter import Node, Parser
 
+from ..records import record
 from ..syntax.hclfile import HclFile, hcl_language
 
 TOKEN_TYPES = (

@@ -13,10 +13,10 @@ to the node that reads them, so the true and false arms of one conditional meet 
 
 from __future__ import annotations
 
-from ..records import record, field
 from typing import Any, Sequence
 
 from ..analysis import Analysis
+from ..records import record, field
 from ..trace import steps as S
 from ..trace.result import RESOLVED, UNBOUNDED, TraceResult
 from ..trace.values import to_display

@@ -15,11 +15,11 @@ Nothing here knows about LSP messages, the workspace or the analysis.
 
 from __future__ import annotations
 
-from ..records import record, field
 from typing import Iterable
 
 from tree_sitter import Parser, Tree
 
+from ..records import record, field
 from ..syntax.hclfile import HclFile, new_parser, parse_file
 from ..text import Encoding, LineIndex, byte_point
 

@@ -15,7 +15,6 @@ import itertools
 import logging
 import os
 import sys
-from ..records import record
 from typing import Any
 
 from lsprotocol import types
@@ -29,6 +28,7 @@ from pygls.uris import from_fs_path
 from .. import __version__
 from ..analysis import Snapshot
 from ..config import Config, parse_lsp_settings
+from ..records import record
 from ..text import Encoding, LineIndex
 from .guard import BadRequest, log_to_client
 from .publish import DiagnosticPublisher

@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import os
 import posixpath
-from ..records import record, field
 from pathlib import Path
 from typing import Iterable, Iterator
 
@@ -31,6 +30,7 @@ from ..analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from ..config import Config
 from ..features.locations import line_index as cached_line_index
 from ..loader import SKIPPED_DIRS, is_ignored, link_problem, read_bytes, walk_workspace
+from ..records import record, field
 from ..stir.roots import missing_local_targets
 from ..stir.workspace import module_dir_of
 from ..text import Encoding, LineIndex

@@ -14,10 +14,10 @@ that leaves a variable unset does not decide what depends on it).
 from __future__ import annotations
 
 import re
-from ..records import record, field
 from typing import Mapping
 
 from ..analysis import Analysis
+from ..records import record, field
 from ..stir.deployments import is_auto_loaded
 from ..stir.deployments import root_deployments as discovered_deployments
 from ..stir.model import Resource, Variable

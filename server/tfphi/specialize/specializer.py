@@ -36,18 +36,18 @@ from __future__ import annotations
 
 import posixpath
 import re
-from ..records import record, field
 from typing import Any, Iterable
 
 from .. import __version__
-from .fmt import align
 from ..analysis import Analysis
+from ..records import record, field
 from ..stir.model import Module, Resource
 from ..syntax.expr import AttrStep, Expr, ScopeTraversalExpr, Span, TupleExpr, walk
 from ..syntax.hclfile import Attribute, Body
 from ..trace import conditions as C
 from ..trace.result import RESOLVED, UNBOUNDED, Branch, TraceResult
 from ..trace.values import hcl_string, to_hcl, to_json, value_key
+from .fmt import align
 
 COMPILER_VERSION = f"tfphi {__version__}"
 SPECIALIZED_DIR = ".tfphi/specialized"

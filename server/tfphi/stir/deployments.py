@@ -32,12 +32,12 @@ function calls in variable files) leaves that variable undecided.
 from __future__ import annotations
 
 import posixpath
-from ..records import record, field
 from typing import TYPE_CHECKING, Any, Iterable, Mapping
 
+from ..records import record, field
 from ..syntax.expr import Expr, LiteralExpr, ObjectExpr, ParenExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr
-from ..trace.values import nfc
 from ..syntax.hclfile import Body
+from ..trace.values import nfc
 
 if TYPE_CHECKING:  # the analysis builds on stir; stir only reads it
     from ..analysis import Analysis

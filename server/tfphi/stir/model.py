@@ -12,9 +12,9 @@ queries are plan-time. The tracer only recurses through plan-time nodes.
 
 from __future__ import annotations
 
-from ..records import record, field
 from typing import Mapping
 
+from ..records import record, field
 from ..syntax.expr import Expr, LiteralExpr, Span
 from ..syntax.hclfile import Attribute, Block, Body
 

@@ -6,9 +6,9 @@ Results are plain ``Finding`` records, sorted by position, so two runs report th
 
 from __future__ import annotations
 
-from ..records import record
 from typing import Callable, Iterator, Mapping
 
+from ..records import record
 from ..syntax.expr import Span
 from .model import META_ARGUMENTS, Module
 from .workspace import ModuleTree

@@ -7,9 +7,9 @@ from __future__ import annotations
 
 import json
 import posixpath
-from ..records import record
 from typing import Mapping
 
+from ..records import record
 from .model import Module
 
 MODULES_JSON = ".terraform/modules/modules.json"

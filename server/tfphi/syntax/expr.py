@@ -8,13 +8,13 @@ cannot understand becomes an ``InvalidExpr`` carrying the reason, and nesting de
 from __future__ import annotations
 
 import re
-from ..records import record
 from typing import Union
 
 from tree_sitter import Node
 
-from ..trace.values import Value, nfc, normalize_number
 from ..lazy_re import lazy_compile
+from ..records import record
+from ..trace.values import Value, nfc, normalize_number
 
 MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Python stack far above
 NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"

@@ -20,15 +20,15 @@ import re
 import threading
 from collections import OrderedDict
 from contextlib import contextmanager
-from ..records import record, field
 from functools import lru_cache
 
 import tree_sitter_hcl
 from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor, Range, Tree
 
-from .expr import Expr, ExprConverter, InvalidExpr, Span
-from .error_shapes import terraform_placed
 from ..lazy_re import lazy_compile
+from ..records import record, field
+from .error_shapes import terraform_placed
+from .expr import Expr, ExprConverter, InvalidExpr, Span
 
 BOM = b"\xef\xbb\xbf"
 

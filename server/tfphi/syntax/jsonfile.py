@@ -28,13 +28,13 @@ from __future__ import annotations
 
 import json
 import re
-from ..records import record, field
 from typing import Any
 
 from tree_sitter import Node, Parser
 
-from .expr import Expr, ExprConverter, LiteralExpr, ObjectExpr, Span, TemplateExpr, TupleExpr
+from ..records import record, field
 from ..trace.values import nfc
+from .expr import Expr, ExprConverter, LiteralExpr, ObjectExpr, Span, TemplateExpr, TupleExpr
 from .hclfile import BOM, Attribute, Block, Body, HclFile, SyntaxProblem, build_file, new_parser
 
 MAX_DEPTH = 100  # JSON nesting; written by people it stays far below

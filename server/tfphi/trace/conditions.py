@@ -8,10 +8,10 @@ builds ``And`` and ``Not``; ``Or`` appears when branches with equal values are c
 
 from __future__ import annotations
 
-from ..records import record, field
 from typing import Any, Union
 
 from ..addrs import ROOT_MODULE, ModuleInstance
+from ..records import record, field
 from .values import Value, to_hcl
 
 

@@ -28,11 +28,12 @@ import re
 import unicodedata
 import urllib.parse
 import uuid as _uuid
-from ..records import record
 from decimal import Decimal
 from typing import Any, Callable
 
 import yaml  # PyYAML, a declared dependency: yamldecode
+
+from ..records import record
 
 from tfphi.trace.values import (
     TfEvalError,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..records import record
 from typing import Union
 
+from ..records import record
 from ..syntax.expr import Span
 from .conditions import Cond, TrueCond, atoms, Eq, Existing
 from .values import Value

@@ -17,9 +17,9 @@ value of a caller's whole object. Steps that only compute an index key are marke
 
 from __future__ import annotations
 
-from ..records import record, field, replace
 from typing import Callable, Optional, Sequence
 
+from ..records import record, field, replace
 from ..syntax.expr import Span
 
 Where = Callable[[Span], Optional[str]]

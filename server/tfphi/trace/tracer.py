@@ -9,12 +9,12 @@ in ``Unbounded`` with a reason that says which.
 
 from __future__ import annotations
 
-from .. import records
 import itertools
 import posixpath
-from ..records import record, field, replace
 from typing import Any, Callable, Mapping, Sequence
 
+from .. import records
+from ..records import record, field, replace
 from ..syntax.expr import (
     AttrStep,
     BinaryOpExpr,

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..records import record
 from typing import Any
 
+from ..records import record
 from ..syntax.expr import Expr, FunctionCallExpr, LiteralExpr, ObjectExpr, ScopeTraversalExpr, TupleExpr
 from .values import TfEvalError, TfSet, Value, to_bool, to_number, to_string, value_key
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import json
 import math
-from ..lazy_re import lazy_compile
 import unicodedata
 from decimal import Context, Decimal
 from typing import Any, Union
+
+from ..lazy_re import lazy_compile
 
 Value = Union[str, bool, int, float, None, list, dict]
 
