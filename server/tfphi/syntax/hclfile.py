@@ -360,38 +360,7 @@ def same_bytes_shared():
 def _under_path(hcl: HclFile, path: str) -> HclFile:
     """``hcl`` (read without a tree and without errors) as the same bytes at ``path``."""
     converter = ExprConverter(hcl.source, path, keep_nodes=False)
-    return HclFile(path, hcl.source, None, _body_under(hcl.body, converter), [], hcl.tops)
-
-
-def _body_under(body: Body, converter: ExprConverter) -> Body:
-    return Body({name: _attribute_under(attr, converter) for name, attr in body.attributes.items()},
-                [_block_under(block, converter) for block in body.blocks])
-
-
-def _attribute_under(attr: Attribute, converter: ExprConverter) -> Attribute:
-    copy = Attribute.__new__(Attribute)
-    copy.name = attr.name
-    copy._node = None  # read again from a parse of its range, as the original's
-    copy._converter = converter
-    copy._expr = None  # converted again on first use: an expression's spans name the file
-    copy._start, copy._end, copy._name_end, copy._value = attr._start, attr._end, attr._name_end, attr._value
-    return copy
-
-
-def _block_under(block: Block, converter: ExprConverter) -> Block:
-    file = converter.file
-    copy = Block.__new__(Block)
-    copy.type, copy.labels = block.type, block.labels
-    copy.label_spans = tuple(Span(file, s.start, s.end) for s in block.label_spans)
-    copy.type_span = Span(file, block.type_span.start, block.type_span.end)
-    copy.span = Span(file, block.span.start, block.span.end)
-    copy._converter = converter
-    copy._scope = block._scope
-    copy._node = None
-    copy._reparse = True  # a body not read yet is read from a parse of the block's range
-    copy._body = _body_under(block._body, converter) if block._body is not None else None
-    copy._origin = None  # (the batch loader's files are never moved copies)
-    return copy
+    return HclFile(path, hcl.source, None, _reuse.body_under(hcl.body, converter), [], hcl.tops)
 
 
 # The tree of the bytes being handed to the analysis right now, parsed ahead by the batch

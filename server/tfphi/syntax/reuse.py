@@ -100,13 +100,14 @@ def _moved_top_block(old: Block, delta: int, converter: ExprConverter, node: Nod
 
 
 def _moved_shell(block: Block, delta: int, converter: ExprConverter, scope: tuple[int, int]) -> Block:
-    """A copy of a top-level block's header with moved offsets, without a body yet."""
+    """A copy of a block's header with moved offsets (under ``converter``'s path), without a body yet."""
     moved = Block.__new__(Block)
     moved.type = block.type
     moved.labels = block.labels
-    moved.label_spans = tuple(_moved_span(s, delta) for s in block.label_spans)
-    moved.type_span = _moved_span(block.type_span, delta)
-    moved.span = _moved_span(block.span, delta)
+    file = converter.file
+    moved.label_spans = tuple(_moved_span(s, delta, file) for s in block.label_spans)
+    moved.type_span = _moved_span(block.type_span, delta, file)
+    moved.span = _moved_span(block.span, delta, file)
     moved._converter = converter
     moved._scope = scope
     moved._node = None
@@ -135,27 +136,23 @@ def _moved_attribute(attr: Attribute, delta: int, converter: ExprConverter) -> A
 
 
 def _moved_block(block: Block, delta: int, converter: ExprConverter, scope: tuple[int, int]) -> Block:
-    moved = Block.__new__(Block)
-    moved.type = block.type
-    moved.labels = block.labels
-    moved.label_spans = tuple(_moved_span(s, delta) for s in block.label_spans)
-    moved.type_span = _moved_span(block.type_span, delta)
-    moved.span = _moved_span(block.span, delta)
-    moved._converter = converter
-    moved._scope = scope
-    moved._node = None
-    moved._origin = None
+    moved = _moved_shell(block, delta, converter, scope)
     if block._body is not None:
         moved._body = moved_body(block._body, delta, converter, scope)
-        moved._reparse = False
     else:
-        moved._body = None
         moved._reparse = True  # read from a parse of ``scope`` on first use
     return moved
 
 
-def _moved_span(span: Span, delta: int) -> Span:
-    return Span(span.file, span.start + delta, span.end + delta)
+def body_under(body: Body, converter: ExprConverter) -> Body:
+    """A copy of a file's top-level ``body`` for the same bytes read under ``converter``'s path
+    (``hclfile.same_bytes_shared``): the moved copy with no shift, each block keeping its own range."""
+    return Body({name: _moved_attribute(attr, 0, converter) for name, attr in body.attributes.items()},
+                [_moved_block(block, 0, converter, block._scope) for block in body.blocks])
+
+
+def _moved_span(span: Span, delta: int, file: str) -> Span:
+    return Span(file, span.start + delta, span.end + delta)
 
 
 # ---- text searches per chunk of lines ------------------------------------------------------
