@@ -166,10 +166,7 @@ class AnalysisScheduler:
                                 tracer.preempt = self.arrived  # (a field traced again is done: the next ones give way)
                                 if time.perf_counter() >= deadline or self.arrived[0]:
                                     tracer.preempt = None
-                                    self._freeze_young()
-                                    await self._give_way()
-                                    self.arrived[0] = False
-                                    if generation != self._generation or snapshot.cancelled:
+                                    if not await self._pause(generation, snapshot):
                                         return False
                                     deadline = time.perf_counter() + SLICE_SECONDS
                                     tracer.preempt = self.arrived
@@ -178,10 +175,7 @@ class AnalysisScheduler:
                             retrying = True  # let the loop read the message, then trace that field again
                         finally:
                             tracer.preempt = None
-                        self._freeze_young()
-                        await self._give_way()
-                        self.arrived[0] = False
-                        if generation != self._generation or snapshot.cancelled:
+                        if not await self._pause(generation, snapshot):
                             return False
                         deadline = time.perf_counter() + SLICE_SECONDS
                 diags = dir_diagnostics(snapshot, dir)
@@ -212,6 +206,14 @@ class AnalysisScheduler:
         if all(f.indexed for f in ws.folders):
             self._freeze_young(force=True)
         return True
+
+    async def _pause(self, generation: int, snapshot) -> bool:
+        """Between two steps of a module's tracing: freeze the young heap, let the loop read what
+        arrived, and say whether the work is still current (no newer pass, snapshot not cancelled)."""
+        self._freeze_young()
+        await self._give_way()
+        self.arrived[0] = False
+        return generation == self._generation and not snapshot.cancelled
 
     @staticmethod
     async def _give_way() -> None:
