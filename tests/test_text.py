@@ -287,3 +287,52 @@ def test_byte_point() -> None:
     assert byte_point(b"a\rb", 2) == (0, 2)
     # no BOM adjustment: tree-sitter reports the raw byte column
     assert byte_point(b"\xef\xbb\xbfa", 3) == (0, 3)
+
+
+# --- an edited index is the index of the edited text ---------------------------------
+
+def _same_index(edited: LineIndex, fresh: LineIndex) -> None:
+    source = fresh.source
+    assert edited.source == source
+    assert edited.line_count == fresh.line_count
+    assert [edited.line_start(n) for n in range(fresh.line_count)] == [fresh.line_start(n) for n in range(fresh.line_count)]
+    for offset in range(len(source) + 1):
+        for encoding in ENCODINGS:
+            assert edited.position(offset, encoding) == fresh.position(offset, encoding), (offset, encoding)
+
+
+@settings(max_examples=400)
+@given(texts, st.data(), texts, st.booleans())
+def test_edited_index_matches_a_fresh_one(text: str, data, inserted: str, skip_bom: bool) -> None:
+    source = text.encode("utf-8")
+    start = data.draw(st.integers(0, len(source)), label="start")
+    old_end = data.draw(st.integers(start, len(source)), label="old_end")
+    new_source = source[:start] + inserted.encode("utf-8") + source[old_end:]
+    old = LineIndex(source, skip_bom=skip_bom)
+    for line in range(old.line_count):  # fill the non-ASCII line layouts the edit must keep or drop
+        old.position(old.line_end(line), "utf-16")
+    _same_index(old.edited(start, old_end, new_source), LineIndex(new_source, skip_bom=skip_bom))
+
+
+@pytest.mark.parametrize(
+    "before, start, old_end, inserted",
+    [
+        ("ab\r\ncd\n", 3, 4, ""),  # delete the \n of a \r\n: the \r ends the line alone
+        ("ab\rcd\n", 3, 3, "\n"),  # type \n after a lone \r: one \r\n
+        ("abcd\nef", 4, 4, "\r"),  # type \r before a \n: one \r\n
+        ("ab\r\ncd", 3, 3, "x"),  # split a \r\n
+        ("ab\ncd\nef\n", 4, 4, "\n\n"),  # new lines in the middle
+        ("ab\ncd\nef\n", 4, 8, ""),  # lines joined
+        ("\ufeffab\ncd", 6, 6, "é"),  # after a byte-order mark
+        ("ab\ncd", 1, 1, "\ufeff"),  # near the start: read afresh
+        ("日本\n語\n", 7, 7, "x"),  # a non-ASCII line's layout read again
+    ],
+)
+def test_edited_index_examples(before: str, start: int, old_end: int, inserted: str) -> None:
+    source = before.encode("utf-8")
+    new_source = source[:start] + inserted.encode("utf-8") + source[old_end:]
+    for skip_bom in (True, False):
+        old = LineIndex(source, skip_bom=skip_bom)
+        for line in range(old.line_count):
+            old.position(old.line_end(line), "utf-16")
+        _same_index(old.edited(start, old_end, new_source), LineIndex(new_source, skip_bom=skip_bom))

@@ -90,12 +90,13 @@ class _LineTable:
 class LineIndex:
     """Maps UTF-8 byte offsets of one file's bytes to (line, column) positions in a chosen encoding and back."""
 
-    __slots__ = ("_source", "_starts", "_bom", "_tables")
+    __slots__ = ("_source", "_starts", "_bom", "_skip_bom", "_tables")
 
     def __init__(self, source: bytes, skip_bom: bool = True):
         """``skip_bom=False`` for an editor's text, where a leading U+FEFF is a character like any other."""
         source = bytes(source)
         self._source = source
+        self._skip_bom = skip_bom
         self._bom = 3 if skip_bom and source.startswith(_BOM) else 0
         if b"\r" in source:
             starts = [0]
@@ -113,6 +114,35 @@ class LineIndex:
     def source(self) -> bytes:
         """The bytes this index was built from."""
         return self._source
+
+    def edited(self, start: int, old_end: int, new_source: bytes) -> "LineIndex":
+        """The index of ``new_source``: this index's text with bytes ``[start, old_end)`` replaced.
+
+        An editor's keystroke in a long file costs the lines it touched, not the file: the
+        line starts before the edit are kept, those after it are moved, and only the edited
+        range is searched for line breaks. Whether a position starts a line depends on the
+        byte before it and, after a ``\\r``, the byte at it: so starts up to ``start`` and
+        from ``old_end + 1`` on are unchanged (moved), and the ones between are searched in
+        the new text (with a byte of context each side, for a ``\\r\\n`` the edit split or joined).
+        """
+        old_source = self._source
+        if start <= len(_BOM):  # a byte-order mark may have come or gone: read afresh
+            return LineIndex(new_source, self._skip_bom)
+        delta = len(new_source) - len(old_source)
+        new_end = old_end + delta
+        starts = self._starts
+        keep = bisect_right(starts, start - 1)  # starts < start: decided by bytes before the edit
+        tail = bisect_right(starts, old_end)  # starts > old_end: decided by bytes after it
+        middle = [m.end() for m in _LINE_BREAK.finditer(new_source, start - 1, min(new_end + 1, len(new_source)))]
+        index = LineIndex.__new__(LineIndex)
+        index._source = new_source
+        index._skip_bom = self._skip_bom
+        index._bom = self._bom  # the first bytes are the same
+        index._starts = starts[:keep] + [q for q in middle if start <= q <= new_end] + [p + delta for p in starts[tail:]]
+        # Non-ASCII line layouts of the lines above the edit stay right; the others are read again.
+        first_changed = keep - 1
+        index._tables = {line: table for line, table in self._tables.items() if line < first_changed}
+        return index
 
     @property
     def line_count(self) -> int:

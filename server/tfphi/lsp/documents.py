@@ -59,7 +59,7 @@ class Document:
 
     @property
     def line_index(self) -> LineIndex:
-        """The line index of the current text (rebuilt lazily after a change)."""
+        """The line index of the current text (built when first asked; an incremental change updates it)."""
         if self._index is None:
             self._index = LineIndex(self.source, skip_bom=False)  # the client counts a leading U+FEFF
         return self._index
@@ -116,7 +116,7 @@ class Document:
                 new_end_point=byte_point(new, new_end),
             )
         self.source = new
-        self._index = None
+        self._index = index.edited(start, old_end, new)
         self.dirty = True
 
     def _tree_for_edit(self) -> Tree | None:

@@ -19,6 +19,7 @@ turns its answers into messages.
 
 from __future__ import annotations
 
+import codecs
 import os
 import posixpath
 from pathlib import Path
@@ -509,9 +510,11 @@ class LiveWorkspace:
         """The line index of the bytes the host holds for ``rel`` (the open text once flushed)."""
         host = folder.host
         hcl = host.files.get(rel) or host.tfvars.get(rel)
-        if hcl is not None:
-            return cached_line_index(hcl.source)
         doc = self.document_for(folder, rel)
+        if hcl is not None:
+            if doc is not None and doc.source is hcl.source and not hcl.source.startswith(codecs.BOM_UTF8):
+                return doc.line_index  # the open text's, which each change updates (no BOM: the same index)
+            return cached_line_index(hcl.source)
         if doc is not None:
             return doc.line_index
         if file_kind(rel) == "config" and host.config_text is not None:
