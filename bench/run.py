@@ -475,15 +475,16 @@ def measure_checkov(example: Path, runs: int, outdir: Path, timeout: float, pyth
 # --------------------------------------------------------------------------- targets and output
 
 def evaluate_targets(res: dict, large: int, small: int) -> list[dict]:
-    """Every goal of issue 15 beside its figure; a figure that was not measured says why."""
+    """Every goal of issue 15 beside its figure (and two of the first plan's, marked as such); a
+    figure that was not measured says why."""
     L, S = str(large), str(small)
     cold = res["cold"].get(L) or {}
     lsp = res["lsp"].get(L) or {}
     rows = []
 
-    def row(name, value, target, op, why=None):
+    def row(name, value, target, op, why=None, goal="issue 15"):
         ok = None if value is None else (value <= target if op == "<=" else value >= target)
-        rows.append({"name": name, "value": value, "target": f"{op} {target:g}",
+        rows.append({"name": name, "value": value, "target": f"{op} {target:g}", "goal": goal,
                      "status": (why or "n/a") if ok is None else ("PASS" if ok else "MISS")})
 
     for doc in ("leaf", "root"):
@@ -493,7 +494,7 @@ def evaluate_targets(res: dict, large: int, small: int) -> list[dict]:
         if large != small:
             row(f"{doc} edit p50 ratio {large}/{small}", res["ratios"].get(f"{doc}_edit_p50"),
                 TARGETS["edit_ratio"], "<=")
-    row(f"cold check wall s ({large})", cold.get("wall_s_best"), TARGETS["cold_wall_s"], "<=")
+    row(f"cold check wall s ({large})", cold.get("wall_s_best"), TARGETS["cold_wall_s"], "<=", goal="first plan")
     row(f"cold check peak RSS MiB ({large})", cold.get("peak_rss_mb"), TARGETS["cold_rss_mb"], "<=")
     row(f"server RSS after indexing MiB ({large})", lsp.get("rss_after_index_mb"), TARGETS["server_rss_mb"], "<=")
     row(f"hover p99 ms ({large})", (lsp.get("hover") or {}).get("p99_ms"), TARGETS["hover_p99_ms"], "<=")
@@ -508,7 +509,7 @@ def evaluate_targets(res: dict, large: int, small: int) -> list[dict]:
         why = "not measured: " + checkov.get("note", "checkov missing")
     row("checkov render / tfphi check (rds)", checkov.get("ratio"), TARGETS["checkov_ratio"], ">=", why=why)
     if res["peer"] is not None:
-        row(f"hcl2 parse / tfphi check ({large})", res["peer"].get("ratio"), TARGETS["peer_ratio"], ">=")
+        row(f"hcl2 parse / tfphi check ({large})", res["peer"].get("ratio"), TARGETS["peer_ratio"], ">=", goal="first plan")
     return rows
 
 
@@ -572,9 +573,11 @@ def print_report(res: dict, large: int, small: int) -> None:
         p = res["peer"]
         print(f"\npeer: {p['tool']} parses {p['files']} files in {fmt(p['parse_s_best'], 3)} s (best of "
               f"{m['runs']}); tfphi full analysis {fmt(p.get('tfphi_s'), 3)} s; ratio {fmt(p.get('ratio'), 2)}x")
-    print(f"\n{'goal (issue 15)':<44} {'value':>10} {'target':>8}  status")
-    for t in res["targets"]:
-        print(f"{t['name']:<44} {fmt(t['value'], 2):>10} {t['target']:>8}  {t['status']}")
+    for goal, title in (("issue 15", "goal (issue 15)"), ("first plan", "kept from the first plan (not issue 15's)")):
+        print(f"\n{title:<44} {'value':>10} {'target':>8}  status")
+        for t in res["targets"]:
+            if t["goal"] == goal:
+                print(f"{t['name']:<44} {fmt(t['value'], 2):>10} {t['target']:>8}  {t['status']}")
     if res["errors"]:
         print(f"\n{len(res['errors'])} phase(s) failed:")
         for e in res["errors"]:

@@ -208,12 +208,13 @@ def test_run_py_json_shape(tmp_path):
         assert {"name", "value", "target", "status"} <= set(t)
         assert t["status"] in ("PASS", "MISS") or t["value"] is None
     # every goal of issue 15 has its row; the corpus ones say how to measure them
-    names = [t["name"] for t in data["targets"]]
+    names = [(t["goal"], t["name"]) for t in data["targets"]]
     assert names == [
-        "leaf edit->diagnostics p50 ms (10)", "leaf edit->diagnostics p99 ms (10)",
-        "root edit->diagnostics p50 ms (10)", "root edit->diagnostics p99 ms (10)",
-        "cold check wall s (10)", "cold check peak RSS MiB (10)", "server RSS after indexing MiB (10)",
-        "hover p99 ms (10)", "corpus check / bare parse", "checkov render / tfphi check (rds)"]
+        ("issue 15", "leaf edit->diagnostics p50 ms (10)"), ("issue 15", "leaf edit->diagnostics p99 ms (10)"),
+        ("issue 15", "root edit->diagnostics p50 ms (10)"), ("issue 15", "root edit->diagnostics p99 ms (10)"),
+        ("first plan", "cold check wall s (10)"), ("issue 15", "cold check peak RSS MiB (10)"),
+        ("issue 15", "server RSS after indexing MiB (10)"), ("issue 15", "hover p99 ms (10)"),
+        ("issue 15", "corpus check / bare parse"), ("issue 15", "checkov render / tfphi check (rds)")]
     assert {t["name"]: t["status"] for t in data["targets"] if t["value"] is None} == {
         "corpus check / bare parse": "not measured: pass --corpus DIR",
         "checkov render / tfphi check (rds)": "not measured: pass --corpus DIR"}
