@@ -20,14 +20,14 @@ from __future__ import annotations
 
 import bisect
 import posixpath
-from typing import Callable, Iterable, Iterator, Mapping, NamedTuple, Sequence, Union
+from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
 
 from tree_sitter import Parser
 
 from . import records
 from .config import Config, ConfigProblem, FieldSpec, parse_config_toml
 from .records import record, field
-from .stir.model import Module, Resource, build_module
+from .stir.model import FileDecls, Module, Print, Resource, assemble_module, read_declarations
 from .stir.references import Finding, NameTable, block_findings, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, module_dir_of, parse_manifest
 from .syntax import is_json_path
@@ -130,14 +130,6 @@ class SetConfig:
 Change = Union[SetSource, SetParsed, SetProblem, Remove, SetConfig]
 
 
-class _Print(NamedTuple):
-    """Where a declaration is and what it says: same text elsewhere means it moved."""
-
-    file: str
-    start: int
-    text: bytes
-
-
 # One revision's moves: file -> sorted (old start, old end, shift or None when the text changed).
 ShiftTable = Mapping[str, Sequence[tuple[int, int, "int | None"]]]
 
@@ -212,8 +204,9 @@ class AnalysisHost:
         self._log_floor = 0  # revisions at or below this are no longer in the log
         # derived state that outlives snapshots
         self._modules: dict[str, Module] = {}
-        self._prints: dict[str, dict[str, _Print]] = {}  # module dir -> declaration address -> where and what
-        self._built_from: dict[str, dict[str, HclFile]] = {}  # module dir -> the parses its last build read
+        self._prints: dict[str, dict[str, Print]] = {}  # module dir -> declaration address -> where and what
+        self._decls: dict[str, dict[str, FileDecls]] = {}  # module dir -> what its last build read of each file
+        self._clean_parses: set[str] = set()  # files whose parse the last build of their module read had no syntax errors
         self._tree: ModuleTree | None = None
         self._dirty: set[str] = set()
         self._everything = True  # the next snapshot re-derives everything (config, manifests)
@@ -357,6 +350,7 @@ class AnalysisHost:
 
     def _drop(self, path: str) -> None:
         self._findings_of_files.pop(path, None)
+        self._clean_parses.discard(path)
         if self.files.pop(path, None) is not None:
             dir = module_dir_of(path)
             self._dir_files.get(dir, set()).discard(path)
@@ -416,17 +410,16 @@ class AnalysisHost:
         for dir in dirty:
             old = self._modules.get(dir)
             paths = self._dir_files.get(dir)
-            module = self._build(dir, paths) if paths else None
             old_prints = self._prints.pop(dir, {})
-            new_prints: dict[str, _Print] = {}
+            old_decls = self._decls.pop(dir, {})
+            built = self._build(dir, paths, old_decls) if paths else None
+            module, new_prints, new_decls = built if built is not None else (None, {}, {})
             # The files whose parse the last build read too: their declarations neither moved nor changed.
-            old_files = self._built_from.pop(dir, {})
-            new_files = {path: self.files[path] for path in paths} if paths else {}
-            unchanged = {path for path, hcl in new_files.items() if old_files.get(path) is hcl}
+            unchanged = {path for path, decls in new_decls.items() if old_decls.get(path) is decls}
             if module is not None:
                 self._modules[dir] = module
-                self._prints[dir] = new_prints = self._fingerprints(module, old_prints, unchanged)
-                self._built_from[dir] = new_files
+                self._prints[dir] = new_prints
+                self._decls[dir] = new_decls
             else:
                 self._modules.pop(dir, None)
                 if not paths:
@@ -435,7 +428,9 @@ class AnalysisHost:
             if old is None or module is None or _call_signature(old) != _call_signature(module):
                 calls_changed = True
                 continue
-            for address in old_prints.keys() | new_prints.keys():
+            # Only declarations of the files that changed can have moved or changed: a declaration
+            # of a file the edit did not touch has the same print before and after.
+            for address in _addresses(old_decls, new_decls, unchanged):
                 before, after = old_prints.get(address), new_prints.get(address)
                 if before is not None and before is after and before.file in unchanged:
                     continue  # in a file the edit did not touch: no shift to record there
@@ -500,36 +495,34 @@ class AnalysisHost:
                 self._listing.pop(dir, None)
         return Changes(frozenset(affected), frozenset(moved), frozenset(intervals) if moved else frozenset())
 
-    def _build(self, dir: str, paths: set[str]) -> Module | None:
-        """Builds one module; a module that raises is recorded and analysed as absent."""
+    def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls]) -> tuple[Module, dict[str, Print], dict[str, FileDecls]] | None:
+        """Builds one module, taking over what the last build read of its unchanged blocks:
+        the module, each declaration's print (where it is and its text, taken while its spans
+        match the file's bytes) and each file's declarations; a module that raises is recorded
+        and analysed as absent."""
         try:
             if _fault_injection is not None:
                 _fault_injection("build", dir)
-            module = build_module(dir, {p: self.files[p].body for p in paths})
+            decls = {}
+            for path in paths:
+                hcl = self.files[path]
+                before = previous.get(path)
+                # Blocks are matched by their text only between two parses of the native syntax
+                # without errors (with errors, what a block's text parses to can depend on the
+                # text around it).
+                by_text = before is not None and not hcl.errors and path in self._clean_parses and not is_json_path(path)
+                decls[path] = read_declarations(hcl.body, hcl.source, before, by_text)
+            module, prints = assemble_module(dir, decls)
         except Exception:  # noqa: BLE001 - one module's failure must not stop the others
             self._build_failures[dir] = _format_exc()
             return None
         self._build_failures.pop(dir, None)
-        return module
-
-    def _fingerprints(self, module: Module, old: Mapping[str, _Print] = {}, unchanged: set[str] = set()) -> dict[str, _Print]:
-        """Where every declaration is and its source text, by address.
-
-        Taken when the module is built, while its spans still match the file bytes. A
-        declaration at the same place of a file whose parse is the one the last build read
-        (``unchanged``) keeps its print from ``old``.
-        """
-        prints: dict[str, _Print] = {}
-        for decl in module.declarations():
-            span = decl.span
-            if span.file in unchanged:
-                before = old.get(decl.address)
-                if before is not None and before.file == span.file and before.start == span.start and before.start + len(before.text) == span.end:
-                    prints[decl.address] = before
-                    continue
-            hcl = self.files.get(span.file)
-            prints[decl.address] = _Print(span.file, span.start, hcl.source[span.start : span.end] if hcl is not None else b"")
-        return prints
+        for path in paths:
+            if self.files[path].errors:
+                self._clean_parses.discard(path)
+            else:
+                self._clean_parses.add(path)
+        return module, prints, decls
 
     def _file_findings(self, files: Mapping[str, HclFile], path: str, table: NameTable) -> list[Finding]:
         """A file's undefined references, cached per top-level block text and name table.
@@ -880,6 +873,18 @@ def _map_spans(obj, shift: Callable[[Span], Span], memo: dict[int, object]):
             new = records.replace(obj, **changes)
     memo[key] = new
     return new
+
+
+def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], unchanged: set[str]) -> set[str]:
+    """The addresses declared in the files that are not ``unchanged``, before or after."""
+    out: set[str] = set()
+    for files in (old, new):
+        for path, decls in files.items():
+            if path not in unchanged:
+                for info in decls.blocks:
+                    for entry in info.entries:
+                        out.add(entry[2])
+    return out
 
 
 def _call_signature(module: Module) -> tuple:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from tfphi.analysis import AnalysisHost, SetSource, Snapshot
 from tfphi.features.diagnostics import dir_diagnostics
+from tfphi.stir.model import Local, Module, ModuleCall, Resource, Variable
 
 # Two roots (envs/prod, envs/dev) calling shared modules with different values; one module
 # calls another; an output feeds a root field; a variable without a default keeps one field
@@ -164,15 +165,42 @@ LAYOUTS = {"repository root": WORKSPACE, "one root's folder": FROM_PROD, "a root
 
 
 def everything(snapshot: Snapshot) -> dict:
-    """Every module's field traces, findings and diagnostics (spans included), comparable with ==."""
+    """Every module's declarations, field traces, findings and diagnostics (spans included), comparable with ==."""
     out = {}
     for dir in snapshot.dirs():
         out[dir] = (
+            declarations(snapshot.modules.get(dir)),
             [(t.resource.address, t.field_path, t.result) for t in snapshot.field_traces(dir)],
             snapshot.findings(dir),
             dir_diagnostics(snapshot, dir),
         )
     return out
+
+
+def declarations(module: Module | None) -> tuple | None:
+    """A module's declarations as plain data: each one's address, spans and what it reads of
+    its block (incremental builds take declarations over from the previous build)."""
+    if module is None:
+        return None
+    out = []
+    for decl in module.declarations():
+        if isinstance(decl, Variable):
+            detail = (decl.label_span, _attr(decl.type_attr), _attr(decl.default), decl.nullable,
+                      tuple((v.span, _attr(v.condition_attr), _attr(v.error_message_attr)) for v in decl.validations))
+        elif isinstance(decl, Local):
+            detail = (_attr(decl.attribute),)
+        elif isinstance(decl, Resource):
+            detail = (decl.mode, decl.label_spans, decl.block.span, decl.block.type_span)
+        elif isinstance(decl, ModuleCall):
+            detail = (decl.source, decl.label_span, decl.block.span, sorted(decl.block.attribute_names()))
+        else:
+            detail = (decl.label_span, _attr(decl.value))
+        out.append((type(decl).__name__, decl.address, decl.span, detail))
+    return module.files, tuple(out), module.duplicates
+
+
+def _attr(attribute) -> tuple | None:
+    return None if attribute is None else (attribute.name, attribute.span, attribute.name_span)
 
 
 def fresh(texts: dict[str, str]) -> Snapshot:

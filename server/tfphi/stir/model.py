@@ -12,7 +12,7 @@ queries are plan-time. The tracer only recurses through plan-time nodes.
 
 from __future__ import annotations
 
-from typing import Mapping
+from typing import Mapping, NamedTuple
 
 from ..records import record, field
 from ..syntax.expr import Expr, LiteralExpr, Span
@@ -190,22 +190,136 @@ def static_string(attribute: Attribute | None) -> str | None:
 
 def build_module(dir: str, files: Mapping[str, Body]) -> Module:
     """Gathers the declarations of a module's files (given as path -> parsed body)."""
-    variables: dict[str, Variable] = {}
-    locals_: dict[str, Local] = {}
-    resources: dict[str, Resource] = {}
-    data: dict[str, Resource] = {}
-    calls: dict[str, ModuleCall] = {}
-    outputs: dict[str, Output] = {}
+    return assemble_module(dir, {path: read_declarations(body) for path, body in files.items()})[0]
+
+
+class Print(NamedTuple):
+    """Where a declaration is and what it says: same text elsewhere means it moved."""
+
+    file: str
+    start: int
+    text: bytes
+
+
+# One declaration of a block: (table, key in it, address, the declaration, its print).
+# Tables: 0 variables, 1 locals, 2 resources, 3 data, 4 calls, 5 outputs (``Module.declarations`` order).
+Entry = tuple[int, str, str, object, "Print | None"]
+
+
+class BlockDecls:
+    """What one top-level block declares, kept for the next build of its module to take over."""
+
+    __slots__ = ("block", "text", "entries", "names")
+
+    def __init__(self, block: Block, text: bytes | None, entries: tuple[Entry, ...], names: tuple[tuple[tuple, Span], ...]):
+        self.block = block
+        self.text = text  # the block's source text (None: no source given, nothing to match by)
+        self.entries = entries
+        self.names = names  # (identity, label span) of each name it declares (duplicate check)
+
+
+class FileDecls:
+    """What one file declares, block by block (``read_declarations``)."""
+
+    __slots__ = ("body", "blocks")
+
+    def __init__(self, body: Body, blocks: list[BlockDecls]):
+        self.body = body
+        self.blocks = blocks
+
+
+def read_declarations(body: Body, source: bytes | None = None, previous: FileDecls | None = None,
+                      by_text: bool = False) -> FileDecls:
+    """The declarations of one file's top-level body, taking over what ``previous`` read.
+
+    The same body is the same declarations. Otherwise a block that is the previous parse's
+    object itself (an edit below it: ``syntax.reuse``) keeps its declarations, and with
+    ``by_text`` (two parses without syntax errors, of the native syntax) a block whose text a
+    previous block had, at another offset (an edit above it), gets that block's declarations
+    with its own spans: module calls and resources without reading their bodies again. Every
+    other block is read afresh. ``source`` is the file's text (prints; matching by text)."""
+    if previous is not None and previous.body is body:
+        return previous
+    by_id: dict[int, BlockDecls] = {}
+    texts: dict[bytes, BlockDecls] = {}
+    if previous is not None:
+        for info in previous.blocks:
+            by_id[id(info.block)] = info
+            if by_text and info.text is not None:
+                texts.setdefault(info.text, info)
+    out = []
+    for block in body.blocks:
+        info = by_id.get(id(block))
+        if info is not None and info.block is block:
+            out.append(info)
+            continue
+        span = block.span
+        text = source[span.start : span.end] if source is not None else None
+        old = texts.get(text) if texts else None
+        moved = _moved_decls(block, text, old) if old is not None else None
+        out.append(moved if moved is not None else _block_decls(block, text, source))
+    return FileDecls(body, out)
+
+
+def assemble_module(dir: str, files: Mapping[str, FileDecls]) -> tuple[Module, dict[str, Print]]:
+    """The module of the files' declarations (files in lexical order; the first of a name wins,
+    as Terraform loads them) and the print of each declaration that won, by address (of two
+    declarations with one address, the later in ``Module.declarations`` order)."""
+    tables: tuple[dict, ...] = ({}, {}, {}, {}, {}, {})
+    prints: tuple[dict, ...] = ({}, {}, {}, {}, {}, {})
     firsts: dict[tuple, Span] = {}
     duplicates: list[Duplicate] = []
     for path in sorted(files):
-        for block in files[path].blocks:
-            _add_block(block, variables, locals_, resources, data, calls, outputs)
-            for key, span in _declared_names(block):
+        for info in files[path].blocks:
+            for table, key, address, decl, print_ in info.entries:
+                if tables[table].setdefault(key, decl) is decl:
+                    prints[table][address] = print_
+            for key, span in info.names:
                 first = firsts.setdefault(key, span)
                 if first is not span:
                     duplicates.append(Duplicate(_describe(key), span, first))
-    return Module(dir, tuple(sorted(files)), variables, locals_, resources, data, calls, outputs, tuple(duplicates))
+    variables, locals_, resources, data, calls, outputs = tables
+    module = Module(dir, tuple(sorted(files)), variables, locals_, resources, data, calls, outputs, tuple(duplicates))
+    return module, {**prints[0], **prints[1], **prints[2], **prints[3], **prints[4], **prints[5]}
+
+
+def _print(file: str, source: bytes | None, span: Span, text: bytes | None = None) -> Print:
+    if text is None:
+        text = source[span.start : span.end] if source is not None else b""
+    return Print(file, span.start, text)
+
+
+def _block_decls(block: Block, text: bytes | None, source: bytes | None) -> BlockDecls:
+    entries: list[Entry] = []
+    _add_block(block, entries, source, text)
+    return BlockDecls(block, text, tuple(entries), tuple(_declared_names(block)))
+
+
+def _moved_decls(block: Block, text: bytes | None, old: BlockDecls) -> BlockDecls | None:
+    """The declarations of a block whose text ``old``'s block had elsewhere: module calls and
+    resources (what a root module is made of) with the new block's spans; None for the others
+    (their declarations hold attributes of the body: read afresh)."""
+    kind = block.type
+    if kind != old.block.type or block.labels != old.block.labels:
+        return None
+    if kind == "module" or kind == "resource" or kind == "data":
+        entries = []
+        span = block.span
+        print_ = Print(span.file, span.start, text)
+        for table, key, address, decl, _ in old.entries:
+            if table == 4:
+                new = ModuleCall(decl.name, decl.source, block, span, block.label_spans[0])
+            else:
+                new = Resource(decl.mode, decl.type, decl.name, block, span, block.label_spans)
+            entries.append((table, key, address, new, print_))
+        names = tuple((key, block.label_spans[-1]) for key, _ in old.names)
+        return BlockDecls(block, text, tuple(entries), names)
+    if not old.entries and not old.names and kind not in _DECLARING:
+        return BlockDecls(block, text, (), ())
+    return None
+
+
+_DECLARING = frozenset({"variable", "locals", "resource", "data", "module", "output"})
 
 
 _LABELLED = {"variable": 1, "output": 1, "module": 1, "resource": 2, "data": 2}
@@ -234,8 +348,9 @@ def _describe(key: tuple) -> str:
     return f"{kind} {quoted}"
 
 
-def _add_block(block: Block, variables, locals_, resources, data, calls, outputs) -> None:
+def _add_block(block: Block, entries: list, source: bytes | None, text: bytes | None) -> None:
     kind, labels = block.type, block.labels
+    file = block.span.file
     if kind == "variable" and len(labels) == 1:
         name = labels[0]
         validations = []
@@ -253,27 +368,26 @@ def _add_block(block: Block, variables, locals_, resources, data, calls, outputs
                 nullable = keyword
             else:
                 nullable = not (isinstance(nullable_attr.expr, LiteralExpr) and nullable_attr.expr.value is False)
-        variables.setdefault(
+        variable = Variable(
             name,
-            Variable(
-                name,
-                block.span,
-                block.label_spans[0],
-                type_attr,
-                block.body.attributes.get("default"),
-                tuple(validations),
-                nullable,
-                block.body,
-            ),
+            block.span,
+            block.label_spans[0],
+            type_attr,
+            block.body.attributes.get("default"),
+            tuple(validations),
+            nullable,
+            block.body,
         )
+        entries.append((0, name, f"var.{name}", variable, _print(file, source, block.span, text)))
     elif kind == "locals":
         for name, attr in block.body.attributes.items():
-            locals_.setdefault(name, Local(name, attr))
+            entries.append((1, name, f"local.{name}", Local(name, attr), _print(file, source, attr.span)))
     elif kind in ("resource", "data") and len(labels) == 2:
-        target = resources if kind == "resource" else data
         res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block, block.span, block.label_spans)
-        target.setdefault(f"{labels[0]}.{labels[1]}", res)
+        entries.append((2 if kind == "resource" else 3, f"{labels[0]}.{labels[1]}", res.address, res, _print(file, source, block.span, text)))
     elif kind == "module" and len(labels) == 1:
-        calls.setdefault(labels[0], ModuleCall(labels[0], block.literal_attribute("source"), block, block.span, block.label_spans[0]))
+        call = ModuleCall(labels[0], block.literal_attribute("source"), block, block.span, block.label_spans[0])
+        entries.append((4, labels[0], f"module.{labels[0]}", call, _print(file, source, block.span, text)))
     elif kind == "output" and len(labels) == 1:
-        outputs.setdefault(labels[0], Output(labels[0], block.body.attributes.get("value"), block.span, block.label_spans[0]))
+        output = Output(labels[0], block.body.attributes.get("value"), block.span, block.label_spans[0])
+        entries.append((5, labels[0], f"output.{labels[0]}", output, _print(file, source, block.span, text)))
