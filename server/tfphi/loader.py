@@ -17,7 +17,7 @@ import errno
 import fnmatch
 import json
 import os
-import queue
+import marshal
 import sys
 import threading
 from typing import TYPE_CHECKING, Iterator, Union
@@ -27,11 +27,12 @@ from typing import TYPE_CHECKING, Iterator, Union
 PathLike = Union[str, "os.PathLike[str]"]
 
 from .analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
-from .syntax.hclfile import new_parser, prepared_tree, same_bytes_shared
+from .syntax.hclfile import new_parser, parse_file, prepared_file, same_bytes_shared
+from .syntax.transfer import decode, encode
 from .syntax import is_json_path
 
 if TYPE_CHECKING:
-    from tree_sitter import Tree
+    from .syntax.hclfile import HclFile
 from .config import Config
 from .stir.roots import missing_local_targets
 from .stir.workspace import MODULES_JSON
@@ -157,87 +158,179 @@ def load_workspace(root: PathLike, base: Config | None = None) -> Snapshot:
     skipped: list[tuple[str, str]] = []
     rels = [rel for rel in walk_workspace(root, analysis.config, skipped) if rel != CONFIG_FILE]
     with same_bytes_shared():  # a file with the bytes of one read before is a copy of it
-        for rel, data, tree in _read_ahead(root, rels, analysis.config.max_file_size):
-            if isinstance(data, OSError):
-                analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}")
-                continue
-            with prepared_tree(data, tree):
-                analysis.set_source(rel, data)
+        _set_files(analysis, root, rels, share_work=True)
         for rel, message in skipped:
             analysis.set_problem(rel, message)
-        load_outside_modules(root, analysis)
+        load_outside_modules(root, analysis, share_work=True)
     return analysis.snapshot()
 
 
-READ_AHEAD = 16  # files read and parsed ahead of the analysis: their trees are all in memory at once
+def _set_files(analysis: AnalysisHost, root: str, rels: list[str], share_work: bool) -> list[str]:
+    """Reads ``rels`` into ``analysis``, in order; returns the paths it could read (``share_work``:
+    see ``_read_files``)."""
+    read: list[str] = []
+    for rel, data, hcl in _read_files(root, rels, analysis.config.max_file_size, share_work):
+        if isinstance(data, OSError):
+            analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}")
+            continue
+        with prepared_file(data, hcl):
+            analysis.set_source(rel, data)
+        read.append(rel)
+    return read
 
 
-def _read_ahead(root: str, rels: list[str], limit: int) -> Iterator[tuple[str, "bytes | OSError", "Tree | None"]]:
-    """(path, bytes or the error reading them, tree-sitter tree or None) for each path, in order.
+# The share of the distinct native-syntax bytes the worker process parses and reads: this
+# process also decodes what the worker read and does the rest of the check, so the worker
+# takes more than half (measured on bench/README.md's corpus and 1,000-module workspace).
+WORKER_SHARE = 0.6
+# Below this many such bytes the worker is not started: forking, and the worker's exit, cost
+# more than a small workspace's parse (a check of one example directory stays as fast).
+WORKER_MIN_BYTES = 256 << 10
+PIPE_SIZE = 1 << 20  # the worker's answers waiting in the pipe (Linux allows 1 MiB unprivileged)
 
-    A helper thread reads the files and parses the native-syntax ones (tree-sitter runs
-    without the GIL) while the caller's thread reads the structure of the files before
-    them: on two cores the parse of a workspace costs little wall time beyond the analysis
-    that reads it. The helper only reads bytes and parses them; everything that changes the
-    analysis stays on the caller's thread (ARCHITECTURE.md: no threads in the analysis), and
-    the tree reaches it through ``syntax.hclfile.prepared_tree``. At most READ_AHEAD files
-    wait, so their trees never pile up (a tree is about 60 bytes per byte of source). Bytes
-    it parsed already are not parsed again: the caller reads such a file as a copy of the
-    first (``syntax.hclfile.same_bytes_shared``; it parses them itself when it has none)."""
-    if len(rels) < 2:  # nothing to overlap
-        for rel in rels:
-            try:
-                yield rel, read_bytes(os.path.join(root, rel), limit), None
-            except OSError as exc:
-                yield rel, exc, None
-        return
-    waiting: queue.Queue = queue.Queue(maxsize=READ_AHEAD)
-    stop = threading.Event()
 
-    def work() -> None:
-        parser = new_parser()
-        parsed: set[bytes] = set()  # bytes parsed already: a file repeating them is a copy (same_bytes_shared)
+def _read_files(root: str, rels: list[str], limit: int, share_work: bool = False
+                ) -> Iterator[tuple[str, "bytes | OSError", "HclFile | None"]]:
+    """(path, bytes or the error reading them, the file as the worker read it or None) for each path, in order.
+
+    tree-sitter's Python binding holds the interpreter lock while it parses (its allocator is
+    Python's), so no thread can parse beside the analysis. With ``share_work`` and enough
+    bytes, a worker process forked after the files are read parses and reads part of them
+    (each distinct content once: a file repeating earlier bytes is read as a copy of them,
+    ``syntax.hclfile.same_bytes_shared``) and sends what it read through a pipe
+    (``syntax.transfer``), while this process parses and reads the others; the analysis gets
+    the same objects either way (``syntax.hclfile.prepared_file``). The worker shares nothing
+    with the analysis: bytes in, builtins out, as ``parse_file`` would read them. Without a
+    worker (small workspaces, other threads running, no ``fork``), or if it fails, each file
+    is parsed here."""
+    items: list[tuple[str, bytes | OSError]] = []
+    for rel in rels:
         try:
-            for rel in rels:
-                if stop.is_set():
-                    return
-                try:
-                    data = read_bytes(os.path.join(root, rel), limit)
-                except OSError as exc:
-                    waiting.put((rel, exc, None))
-                    continue
-                tree = None
-                if file_kind(rel) in ("tf", "tfvars") and not is_json_path(rel) and len(data) <= limit and data not in parsed:
-                    tree = parser.parse(data)
-                    parsed.add(data)
-                waiting.put((rel, data, tree))
-        finally:
-            waiting.put(None)
-
-    helper = threading.Thread(target=work, name="tfphi-read-ahead", daemon=True)
-    interval = sys.getswitchinterval()
-    # The helper needs the GIL for a moment after each parse; by default it would wait up to
-    # 5 ms for it while this thread reads structure, and fall behind.
-    sys.setswitchinterval(min(interval, 0.0005))
-    helper.start()
+            items.append((rel, read_bytes(os.path.join(root, rel), limit)))
+        except OSError as exc:
+            items.append((rel, exc))
+    worker = _start_worker(items, limit) if share_work else None
+    if worker is None:
+        for rel, data in items:
+            yield rel, data, None
+        return
     try:
-        while (item := waiting.get()) is not None:
-            yield item
+        for i, (rel, data) in enumerate(items):
+            yield rel, data, worker.take(i, rel, data)
     finally:
-        stop.set()
-        while helper.is_alive():  # let a helper blocked on a full queue see the stop
+        worker.close()
+
+
+def _start_worker(items: list[tuple[str, "bytes | OSError"]], limit: int) -> "_Worker | None":
+    if not (hasattr(os, "fork") and sys.platform.startswith("linux")) or threading.active_count() > 1:
+        return None  # forking a process with other threads could copy a lock someone holds
+    distinct: set[bytes] = set()
+    candidates: list[tuple[int, int]] = []  # (index, size) of the first file with each native content
+    for i, (rel, data) in enumerate(items):
+        if isinstance(data, bytes) and len(data) <= limit and file_kind(rel) in ("tf", "tfvars") \
+                and not is_json_path(rel) and data not in distinct:
+            distinct.add(data)
+            candidates.append((i, len(data)))
+    total = sum(size for _, size in candidates)
+    if total < WORKER_MIN_BYTES:
+        return None
+    mine: list[int] = []  # the worker's, spread evenly over the order this process reads in
+    given = seen = 0
+    for i, size in candidates:
+        seen += size
+        if given + size / 2 <= WORKER_SHARE * seen:
+            mine.append(i)
+            given += size
+    return _Worker.start(items, mine)
+
+
+class _Worker:
+    """The forked worker of ``_read_files``: it parses and reads its files in order and writes
+    each as ``marshal``'d (index, ``syntax.transfer.encode``) with a 4-byte length before it."""
+
+    def __init__(self, pid: int, reader, indices: list[int]):
+        self.pid, self.reader = pid, reader
+        self.waiting = iter(indices)
+        self.next = next(self.waiting, None)
+
+    @classmethod
+    def start(cls, items: list[tuple[str, "bytes | OSError"]], indices: list[int]) -> "_Worker | None":
+        try:
+            read_end, write_end = os.pipe()
+        except OSError:
+            return None
+        try:
+            import fcntl
+
+            fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
+        except (ImportError, AttributeError, OSError):
+            pass  # a smaller pipe only makes the worker wait more
+        sys.stdout.flush()
+        sys.stderr.flush()
+        try:
+            pid = os.fork()
+        except OSError:
+            os.close(read_end)
+            os.close(write_end)
+            return None
+        if pid == 0:  # the worker
+            os.close(read_end)
+            code = 1
             try:
-                waiting.get(timeout=0.05)
-            except queue.Empty:
-                pass
-        sys.setswitchinterval(interval)
+                _work(items, indices, os.fdopen(write_end, "wb"))
+                code = 0
+            finally:
+                os._exit(code)  # nothing of the parent's to flush or free
+        os.close(write_end)
+        return cls(pid, os.fdopen(read_end, "rb"), indices)
+
+    def take(self, index: int, rel: str, data: "bytes | OSError") -> "HclFile | None":
+        """The worker's reading of item ``index`` (None when it is not the worker's, or the worker failed)."""
+        if index != self.next:
+            return None
+        self.next = next(self.waiting, None)
+        try:
+            header = self.reader.read(4)
+            message = self.reader.read(int.from_bytes(header, "little")) if len(header) == 4 else b""
+            at, encoded = marshal.loads(message)
+        except (OSError, EOFError, ValueError, TypeError):
+            at, encoded = None, None
+        if at != index:  # the worker stopped or is out of step: read the rest here
+            self.next = None
+            return None
+        return None if encoded is None else decode(encoded, rel, data)
+
+    def close(self) -> None:
+        self.reader.close()  # a worker still writing gets a broken pipe and exits
+        try:
+            os.waitpid(self.pid, 0)
+        except ChildProcessError:
+            pass
 
 
-def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[str] | None = None) -> list[str]:
+def _work(items: list[tuple[str, "bytes | OSError"]], indices: list[int], out) -> None:
+    parser = new_parser()
+    cache: dict = {}
+    for i in indices:
+        rel, data = items[i]
+        try:
+            encoded = encode(parse_file(rel, data, parser, keep_tree=False, refs_cache=cache))
+        except Exception:  # the analysis reads the file itself and meets the problem there
+            encoded = None
+        message = marshal.dumps((i, encoded))
+        out.write(len(message).to_bytes(4, "little"))
+        out.write(message)
+        out.flush()
+    out.close()
+
+
+def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[str] | None = None,
+                         share_work: bool = False) -> list[str]:
     """Reads the modules outside ``root`` that local sources reach, until none is missing.
 
     Returns the relative paths of the files it read. ``attempted`` (directories already tried)
     lets a long-lived caller, such as the editor, resume without reading a directory twice.
+    ``share_work``: a worker process may read part of them (``_read_files``; batch runs only).
     """
     attempted = set() if attempted is None else attempted
     read: list[str] = []
@@ -251,14 +344,8 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
         for dir in missing:
             if not is_ignored(dir, analysis.config.ignore):
                 rels.extend(_module_dir_files(root, dir, seen_real))
-        # the files of every directory this round reached, read and parsed ahead as the workspace's
-        for rel, data, tree in _read_ahead(os.fspath(root), rels, analysis.config.max_file_size):
-            if isinstance(data, OSError):
-                analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}")
-                continue
-            with prepared_tree(data, tree):
-                analysis.set_source(rel, data)
-            read.append(rel)
+        # the files of every directory this round reached, read as the workspace's
+        read.extend(_set_files(analysis, os.fspath(root), rels, share_work))
 
 
 def module_files_in(directory: PathLike) -> list[str]:

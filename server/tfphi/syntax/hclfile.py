@@ -322,12 +322,12 @@ def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree:
     if shared is not None and (first := shared.get(source)) is not None:
         return _under_path(first, path)  # the same bytes as a file read before (see same_bytes_shared)
     prepared = _prepared
-    if old_tree is None and prepared is not None and prepared[0] is source:
-        tree = prepared[1]  # parsed ahead, from these very bytes (see prepared_tree)
+    if shared is not None and prepared is not None and prepared[0] is source and prepared[1].path == path:
+        hcl = prepared[1]  # read by the batch loader's worker, from these very bytes (see prepared_file)
     else:
         parser = parser or new_parser()
         tree = parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
-    hcl = build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous)
+        hcl = build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous)
     if shared is not None and hcl.tree is None and not hcl.errors:
         shared[source] = hcl
     return hcl
@@ -363,21 +363,20 @@ def _under_path(hcl: HclFile, path: str) -> HclFile:
     return HclFile(path, hcl.source, None, _reuse.body_under(hcl.body, converter), [], hcl.tops)
 
 
-# The tree of the bytes being handed to the analysis right now, parsed ahead by the batch
-# loader on another thread (tree-sitter parses without the GIL); see ``prepared_tree``.
-_prepared: tuple[bytes, Tree] | None = None
+# The file being handed to the analysis right now, read by the batch loader's worker process
+# (loader._read_files); see ``prepared_file``.
+_prepared: "tuple[bytes, HclFile] | None" = None
 
 
 @contextmanager
-def prepared_tree(source: bytes, tree: Tree | None):
-    """Within the block, ``parse_file`` of exactly ``source`` (the same object) takes ``tree``
-    instead of parsing it: a parse is a function of the bytes, so the result is the same.
-
-    For the batch loader, which parses the next files on a helper thread while this one
-    reads the structure of the previous ones (loader.load_workspace). Only the thread that
-    applies changes to the analysis enters it."""
+def prepared_file(source: bytes, hcl: "HclFile | None"):
+    """Within the block, ``parse_file(hcl.path, source, keep_tree=False)`` of exactly ``source``
+    (the same object) returns ``hcl`` instead of parsing and reading it: for the batch loader,
+    whose worker process read it (``syntax.transfer``) while this one read other files. What
+    a file's bytes parse to is a function of the bytes and its path. Only the thread that
+    applies changes to the analysis enters it, within ``same_bytes_shared``."""
     global _prepared
-    _prepared = (source, tree) if tree is not None else None
+    _prepared = (source, hcl) if hcl is not None else None
     try:
         yield
     finally:
