@@ -3,7 +3,9 @@
 
 For every root and deployment, ``tfphi trace <root> ... --json`` gives the value the field takes
 under the deployment, and ``terraform console -plan`` run in the root as the deployment says
-(``-var-file=...``, or plainly) gives Terraform's: they must be equal.
+(``-var-file=...``, or plainly) gives Terraform's: they must be equal. A deployment that leaves a
+variable with a default and a validation unset (``size`` under ``terraform.tfvars``) takes the
+default, as Terraform does, not the values the validation allows.
 """
 
 from __future__ import annotations
@@ -54,6 +56,10 @@ output "out" {
 variable "size" {
   type    = number
   default = 1
+  validation {
+    condition     = contains([1, 2, 3], var.size)
+    error_message = "1, 2 or 3"
+  }
 }
 
 module "m" {

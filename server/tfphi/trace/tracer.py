@@ -657,7 +657,9 @@ class Tracer:
         if self.assignment is not None and var.name in self.assignment:
             assigned = (Branch(self.assignment[var.name], C.TRUE, (f"Deployment var.{var.name}",), var.label_span),)
             return _convert_all(assigned, var_type, f"var.{var.name}", var.label_span)
-        universe = self.validation_universe(var, env, var_type, f"var.{var.name}")
+        # Under a deployment, a variable its files leave unset takes its default, as in
+        # `terraform plan -var-file=...`; otherwise a validation's values are what a caller may pass.
+        universe = self.validation_universe(var, env, var_type, f"var.{var.name}") if self.assignment is None or var.default is None else None
         if universe is not None:
             return universe
         if var.default is not None:
