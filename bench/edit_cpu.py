@@ -7,8 +7,8 @@ The language server's own objects (``LiveWorkspace``, ``DiagnosticPublisher``,
 ``bench/run.py`` makes (the probe of ``generate.py``: one character typed and deleted
 again), and, as there, they start as soon as the first diagnostics of the folder are out,
 while the rest of the first analysis runs (``--steady``: after it). A second thread plays the
-server's reader thread: it flags each change as arrived (``AnalysisScheduler.arrived``, which
-preempts background tracing), hands it to the loop with ``call_soon_threadsafe`` and waits for the versioned diagnostics of that document. Per edit it records the loop thread's
+server's reader thread: it notes each change's arrival (``AnalysisScheduler.note_arrival``, which
+preempts background tracing and holds off garbage collection), hands it to the loop with ``call_soon_threadsafe`` and waits for the versioned diagnostics of that document. Per edit it records the loop thread's
 CPU time from the hand-over to the publication (what the latency is on an idle machine: the
 background work the edit waited for, and its own) and the wall time. What it leaves out:
 JSON encoding and the pipe (about 1 ms at these sizes).
@@ -73,8 +73,8 @@ def measure(ws_dir: Path, probe: dict, edits: int, steady: bool, gap: float = 0.
             version, insert = i + 2, i % 2 == 0
             change = TextChange("x" if insert else "", ((line, ch), (line, ch if insert else ch + 1)))
             t0, c0 = time.perf_counter(), time.clock_gettime(clock)
-            scheduler.arrived[0] = True  # as the server's reader thread flags a message it read (lsp/transport.py)
-            loop.call_soon_threadsafe(lambda v=version, c=change: (ws.change(uri, v, [c]), scheduler.schedule({uri})))
+            scheduler.note_arrival()  # as the server's reader thread does when it reads a message (lsp/transport.py)
+            loop.call_soon_threadsafe(lambda v=version, c=change: (ws.change(uri, v, [c]), scheduler.schedule({uri}), scheduler.message_handled()))
             t1, c1 = wait((uri, version))
             if i < edits:
                 results.append((t1 - t0, c1 - c0))

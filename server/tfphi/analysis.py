@@ -19,6 +19,7 @@
 from __future__ import annotations
 
 import bisect
+import functools
 import posixpath
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
 
@@ -554,6 +555,13 @@ class AnalysisHost:
         return findings
 
 
+def _span_text(files: Mapping[str, HclFile], tfvars: Mapping[str, HclFile], span: Span) -> str:
+    hcl = files.get(span.file) or tfvars.get(span.file)
+    if hcl is None:
+        return ""
+    return hcl.source[span.start : span.end].decode("utf-8", "replace")
+
+
 class Snapshot:
     """The analysis of one revision: what requests and the CLI read.
 
@@ -578,7 +586,12 @@ class Snapshot:
         assert host._tree is not None
         self.tree: ModuleTree = host._tree
         self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
-        self.tracer = Tracer(SourceView(self.modules, self.tree, self.text), self.config.limits, store=host._trace_memo)
+        # The tracer reads text through the snapshot's dicts, not through the snapshot: a tracer
+        # that pointed back at its snapshot made every snapshot a reference cycle, left to the
+        # cyclic collector, and the server freezes the heap (lsp/scheduler.py), so each snapshot
+        # frozen while current was never freed: one per keystroke, with its copies of the dicts.
+        self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
+                             self.config.limits, store=host._trace_memo)
         self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
 
     # ---- state -----------------------------------------------------------------------------
@@ -607,10 +620,7 @@ class Snapshot:
         return [p for path, p in sorted(self.problems.items()) if module_dir_of(path) == dir]
 
     def text(self, span: Span) -> str:
-        hcl = self.files.get(span.file) or self.tfvars.get(span.file)
-        if hcl is None:
-            return ""
-        return hcl.source[span.start : span.end].decode("utf-8", "replace")
+        return _span_text(self.files, self.tfvars, span)
 
     def dirs(self) -> list[str]:
         return sorted(set(self.modules) | set(self._dir_files) | {module_dir_of(p) for p in self.problems})

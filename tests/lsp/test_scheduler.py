@@ -3,7 +3,11 @@
 from __future__ import annotations
 
 import asyncio
+import gc
 import shutil
+import subprocess
+import sys
+import weakref
 from pathlib import Path
 
 from pygls.uris import from_fs_path
@@ -13,7 +17,7 @@ from tfphi.lsp.publish import DiagnosticPublisher
 from tfphi.lsp.scheduler import AnalysisScheduler, Progress
 from tfphi.lsp.workspace import LiveWorkspace
 
-from lsp_helpers import EXAMPLE
+from lsp_helpers import EXAMPLE, REPO
 
 
 def _setup(tmp_path: Path):
@@ -152,3 +156,161 @@ async def test_a_client_message_preempts_a_background_trace_and_the_results_stay
     assert preempted, "no background trace was preempted"
     assert final(sent, root) == final(quiet, quiet_root) and final(sent, root)
     assert not ws.folders[0].pending_dirs and not ws.folders[0].host.snapshot().failures
+
+
+def _edit_at(text: str, needle: str) -> tuple[int, int]:
+    at = text.index(needle)
+    return text[:at].count("\n"), at - text.rfind("\n", 0, at) - 1
+
+
+async def test_a_replaced_snapshot_is_freed_without_the_cyclic_collector(tmp_path: Path):
+    """The scheduler freezes the heap (``gc.freeze``) while analysis runs, and frozen objects are
+    never collected: a snapshot in a reference cycle (its tracer read text through it) that was
+    frozen while current was never freed, one per keystroke with its copies of the workspace's
+    tables. A replaced snapshot must go by reference counting alone."""
+    root, ws, scheduler, sent = _setup(tmp_path)
+    scheduler.schedule()
+    await scheduler.idle()
+    main = from_fs_path(str(root / "main.tf"))
+    text = (root / "main.tf").read_text()
+    ws.open(main, 1, text)
+    scheduler.schedule({main})
+    await scheduler.idle()
+    folder = ws.folders[0]
+    first = weakref.ref(folder.host.snapshot())
+    gc.freeze()  # what the scheduler does after a long pass: the current snapshot is frozen
+    try:
+        line, col = _edit_at(text, "locals")
+        for version in range(2, 6):
+            ws.change(main, version, [TextChange("\n" if version % 2 == 0 else "", ((line, col), (line + version % 2, 0)))])
+            scheduler.schedule({main})
+            await scheduler.idle()
+        assert [v for u, v, _ in sent if u == main][-1] == 5
+        assert first() is None, "a replaced snapshot is kept alive (a reference cycle frozen with it)"
+    finally:
+        gc.unfreeze()
+
+
+async def test_no_collection_starts_between_a_message_and_its_diagnostics(tmp_path: Path):
+    """``note_arrival`` (the transport's reader thread) switches the cyclic collector off until the
+    edit's diagnostics are out; background work that follows runs with it on again, and so does
+    everything once the pass ends. A message that starts no pass switches it on at once."""
+    root, ws, scheduler, sent = _setup(tmp_path)
+    collector_on: dict[tuple[str, int | None], bool] = {}
+    send = scheduler.publisher._send
+
+    def recording_send(uri, version, items):
+        collector_on.setdefault((uri, version), gc.isenabled())
+        send(uri, version, items)
+
+    scheduler.publisher._send = recording_send
+    scheduler.schedule()
+    await scheduler.idle()
+    main = from_fs_path(str(root / "main.tf"))
+    text = (root / "main.tf").read_text()
+    ws.open(main, 1, text)
+    scheduler.schedule({main})
+    await scheduler.idle()
+    try:
+        scheduler.note_arrival()  # a message that starts no pass (a hover, say)
+        assert not gc.isenabled()
+        scheduler.message_handled()
+        assert gc.isenabled()
+
+        # a change to the root re-traces its children: they are published after the edit, in the background
+        line, col = _edit_at(text, "var.cache_node_type")
+        published = len(sent)
+        scheduler.note_arrival()
+        ws.change(main, 2, [TextChange('"a"', ((line, col), (line, col + len("var.cache_node_type"))))])
+        scheduler.schedule({main})
+        scheduler.message_handled()  # (a pass is to run: the collector stays off until the edit is published)
+        assert not gc.isenabled()
+        await scheduler.idle()
+        assert gc.isenabled()
+        after = [(u, v) for u, v, _ in sent[published:]]
+        assert after[0] == (main, 2) and collector_on[(main, 2)] is False
+        children = [key for key in after[1:] if key[0] != main]
+        assert children and all(collector_on[key] for key in children), "background work ran with the collector off"
+    finally:
+        gc.enable()
+
+
+async def test_background_directories_go_in_sorted_order_and_a_restarted_pass_goes_on_where_the_last_stopped(
+        tmp_path: Path, monkeypatch):
+    """Pending directories are kept in a heap: a pass takes them in sorted order, and the pass an
+    edit restarts takes the edited document's directory first, then the rest from where the
+    stopped pass was, each directory once."""
+    import tfphi.lsp.scheduler as scheduler_module
+
+    monkeypatch.setattr(scheduler_module, "SLICE_SECONDS", 0.0)  # give way after every step
+    root, ws, scheduler, sent = _setup(tmp_path)
+    done: list[str] = []
+    publish_dir = scheduler.publisher.publish_dir
+
+    def recording_publish_dir(folder, dir, diags, forced):
+        done.append(dir)
+        publish_dir(folder, dir, diags, forced)
+
+    scheduler.publisher.publish_dir = recording_publish_dir
+    main = from_fs_path(str(root / "main.tf"))
+    text = (root / "main.tf").read_text()
+    ws.open(main, 1, text)
+    scheduler.schedule({main})
+    for _ in range(10_000):  # until the first background directory is published
+        await asyncio.sleep(0)
+        if len(done) >= 2:
+            break
+    line, col = _edit_at(text, "locals")
+    ws.change(main, 2, [TextChange("\n", ((line, col), (line, col)))])
+    scheduler.schedule({main})
+    await scheduler.idle()
+    dirs = sorted(ws.folders[0].host.snapshot().dirs())
+    assert done[0] == "" and len(dirs) > 2
+    edited = done.index("", 1)  # the edited document's directory, first in the restarted pass
+    assert done[1:edited] == dirs[1:edited], "background directories in sorted order"
+    assert done[edited + 1:] == dirs[edited:], "the restarted pass goes on where the last stopped, each directory once"
+    assert not ws.folders[0].pending_dirs
+
+
+def test_the_server_imports_before_serving_what_the_first_analysis_imports(tmp_path: Path):
+    """Modules imported on first use (trace functions with PyYAML, strategies, deployments) were
+    imported in the middle of the server's first analysis: a 0.1-0.2 s step no message could
+    preempt. ``import_analysis_modules`` runs before the server reads a message; the first
+    analysis of the bench's workspace (which calls functions and has deployments) then imports nothing."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("bench_generate", REPO / "bench" / "generate.py")
+    generate = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(generate)
+    generate.generate(tmp_path / "ws", 10)
+    code = """
+import asyncio, sys
+from pygls.uris import from_fs_path
+from tfphi.lsp.publish import DiagnosticPublisher
+from tfphi.lsp.scheduler import AnalysisScheduler, Progress
+from tfphi.lsp.server import create_server, import_analysis_modules
+from tfphi.lsp.workspace import LiveWorkspace
+
+create_server()
+import_analysis_modules()
+before = set(sys.modules)
+
+async def main():
+    ws = LiveWorkspace()
+    ws.add_folder(from_fs_path(sys.argv[1]), "ws")
+    sent = []
+    async def progress():
+        return Progress()
+    scheduler = AnalysisScheduler(ws, DiagnosticPublisher(ws, lambda *message: sent.append(message)), progress, print)
+    scheduler.schedule()
+    while not ws.folders[0].indexed:
+        await asyncio.sleep(0.01)
+    await scheduler.idle()
+    assert any(items for _, _, items in sent)  # (the analysis ran)
+
+asyncio.run(main())
+print(sorted(set(sys.modules) - before))
+"""
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ws")], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.strip() == "[]"

@@ -176,10 +176,9 @@ class TfphiServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.ws = LiveWorkspace()
         self.publisher = DiagnosticPublisher(self.ws, self._send_diagnostics)
-        # Set by the transport's reader thread when client bytes arrive: background tracing gives way at once.
-        self.arrived: list[bool] = [False]
-        self.scheduler = AnalysisScheduler(self.ws, self.publisher, self._new_progress, self.log_error, self.watch_outside,
-                                           arrived=self.arrived)
+        # The transport's reader thread calls ``scheduler.note_arrival`` when client bytes arrive:
+        # background tracing gives way at once.
+        self.scheduler = AnalysisScheduler(self.ws, self.publisher, self._new_progress, self.log_error, self.watch_outside)
         self._watched_outside: set[str] = set()
         self.init_settings: Any = None
         self.settings_problems: list[str] = []
@@ -381,12 +380,27 @@ def create_server() -> TfphiServer:
     return server
 
 
+def import_analysis_modules() -> None:
+    """Imports the modules the analysis imports on first use, before the server reads a message.
+
+    They are imported lazily so that a plain ``tfphi check`` starts fast, but in the server
+    their first use came in the middle of the first analysis: trace functions (with PyYAML),
+    strategies, deployments and code actions took 0.1-0.2 s, in one step no client message could
+    preempt, so a keystroke made then waited for the import (tests/lsp/test_server_imports.py
+    checks that the first analysis of the example imports nothing more).
+    """
+    from ..features import code_actions  # noqa: F401
+    from ..specialize import moves  # noqa: F401
+    from ..trace import strategies  # noqa: F401
+
+
 def run_server(tcp: str | None = None) -> int:
     """Runs the language server over stdio, or over TCP when ``tcp`` is ``HOST:PORT``."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tfphi: %(levelname)s %(name)s: %(message)s")
     from .transport import quiet_pygls_logs
 
     quiet_pygls_logs()
+    import_analysis_modules()
     server = create_server()
     if tcp:
         host, sep, port = tcp.rpartition(":")

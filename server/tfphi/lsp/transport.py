@@ -54,12 +54,12 @@ class BufferedReader:
 
     CHUNK = 1 << 16
 
-    def __init__(self, stream: BinaryIO, executor: Any, arrived: list[bool] | None = None):
+    def __init__(self, stream: BinaryIO, executor: Any, on_arrival: Callable[[], None] | None = None):
         read = getattr(stream, "read1", stream.read)
-        if arrived is not None:
+        if on_arrival is not None:
             def read_and_flag(n: int, read=read) -> bytes:
                 data = read(n)
-                arrived[0] = True  # in the reader thread: background analysis stops at its next step
+                on_arrival()  # in the reader thread: background analysis stops at its next step
                 return data
 
             self._read = read_and_flag
@@ -94,8 +94,9 @@ class BufferedReader:
         return body
 
 
-async def read_messages(stop: threading.Event, reader: Any, protocol: Any, report: Callable[[str], None]) -> None:
-    """The message loop: one frame after another until the input ends or ``stop`` is set."""
+async def read_messages(stop: threading.Event, reader: Any, protocol: Any, report: Callable[[str], None],
+                        handled: Callable[[], None] = lambda: None) -> None:
+    """The message loop: one frame after another until the input ends or ``stop`` is set; ``handled`` after each."""
     length: int | None = None
     other_headers = False
     while not stop.is_set():
@@ -109,6 +110,7 @@ async def read_messages(stop: threading.Event, reader: Any, protocol: Any, repor
                     break  # the input ended inside the body
                 length, other_headers = None, False
                 handle_body(body, protocol, report)
+                handled()
             elif other_headers:
                 report("tfphi: ignored a message without a Content-Length header")
                 other_headers = False
@@ -220,7 +222,8 @@ def quiet_pygls_logs() -> None:
 def serve_stdio(server: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """``LanguageServer.start_io`` with this module's message loop; returns the exit code."""
     server._stop_event = stop = threading.Event()
-    reader = BufferedReader(stdin or sys.stdin.buffer, server.thread_pool, getattr(server, "arrived", None))
+    scheduler = getattr(server, "scheduler", None)  # tfphi's server: background analysis gives way to the client
+    reader = BufferedReader(stdin or sys.stdin.buffer, server.thread_pool, scheduler.note_arrival if scheduler else None)
     server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
 
     def report(message: str) -> None:
@@ -229,7 +232,7 @@ def serve_stdio(server: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | N
 
     code = 0
     try:
-        asyncio.run(read_messages(stop, reader, server.protocol, report))
+        asyncio.run(read_messages(stop, reader, server.protocol, report, scheduler.message_handled if scheduler else lambda: None))
     except BrokenPipeError:
         logger.error("the connection to the client is lost; shutting down")
     except KeyboardInterrupt:
