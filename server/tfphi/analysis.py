@@ -33,7 +33,8 @@ from .stir.references import Finding, NameTable, block_findings, check_module, n
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import HclFile, new_parser, parse_file
+from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file
+from .syntax.reuse import top_ranges
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
 from .trace.tracer import Env, MemoStore, Preempted, SourceView, Tracer, block_iterators
@@ -426,11 +427,12 @@ class AnalysisHost:
                 if not paths:
                     self._dir_files.pop(dir, None)
                     self._build_failures.pop(dir, None)
-            if old is None or module is None or _call_signature(old) != _call_signature(module):
+            if old is None or module is None:
                 calls_changed = True
                 continue
             # Only declarations of the files that changed can have moved or changed: a declaration
             # of a file the edit did not touch has the same print before and after.
+            changed_here: list[str] = []
             for address in _addresses(old_decls, new_decls, unchanged):
                 before, after = old_prints.get(address), new_prints.get(address)
                 if before is not None and before is after and before.file in unchanged:
@@ -443,10 +445,16 @@ class AnalysisHost:
                         moved_decls.add((dir, address))
                         intervals.setdefault(before.file, []).append((before.start, end, after.start - before.start))
                     else:
-                        changed_decls.add((dir, address))
+                        changed_here.append(address)
                         intervals.setdefault(before.file, []).append((before.start, end, None))
                 elif after is not None:
-                    changed_decls.add((dir, address))
+                    changed_here.append(address)
+            changed_decls.update((dir, address) for address in changed_here)
+            # The calls (names and sources) are the same unless a call's text changed, or a call
+            # was added or removed: its address is among the changed ones.
+            if _calls_differ(old, module, changed_here):
+                calls_changed = True
+                continue
             if _interface(old) != _interface(module):
                 interface_changed.add(dir)
         affected = set(dirty)
@@ -542,15 +550,22 @@ class AnalysisHost:
         if known is not None and known[0] is hcl and known[1] == table_id:
             return known[2]  # the same parse against the same names: its findings are the same
         findings: list[Finding] = []
-        for top in hcl.top_levels():  # nodes parsed again on demand when the file keeps no tree
-            base = top.start_byte
-            key = (source[base : top.end_byte], table_id)
-            relative = self._block_findings.get(key)
+        ranges = top_ranges(hcl)  # an edited document's items, as its parse read them (no walk of its tree)
+        if ranges is None:
+            tops = hcl.top_levels()  # nodes parsed again on demand when the file keeps no tree
+            ranges = [(top.type, top.start_byte, top.end_byte) for top in tops]
+        else:
+            tops = None
+        get = self._block_findings.get
+        for i, (kind, base, end) in enumerate(ranges):
+            key = (source[base:end], table_id)
+            relative = get(key)
             if relative is None:
+                top = tops[i] if tops is not None else TopLevel(source, kind, base, end, None, None)
                 refs = top.refs if top.refs is not None else block_references(top.node(), source, self._block_refs)
                 relative = self._block_findings[key] = block_findings(refs, table, is_bound_check(refs, top.node))
-            for start, end, message in relative:
-                findings.append(Finding("undefined-reference", Span(path, base + start, base + end), message))
+            for start, stop, message in relative:
+                findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
         self._findings_of_files[path] = (hcl, table_id, findings)
         return findings
 
@@ -897,8 +912,16 @@ def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], uncha
     return out
 
 
-def _call_signature(module: Module) -> tuple:
-    return tuple(sorted((name, call.source) for name, call in module.calls.items()))
+def _calls_differ(old: Module, new: Module, changed: list[str]) -> bool:
+    """Whether the module's calls (names and sources) differ, given the addresses whose
+    declarations changed (every other call is the same declaration, or one that moved)."""
+    for address in changed:
+        if address.startswith("module."):
+            name = address[7:]
+            before, after = old.calls.get(name), new.calls.get(name)
+            if (before is None) != (after is None) or (before is not None and before.source != after.source):
+                return True
+    return False
 
 
 def _interface(module: Module) -> tuple:

@@ -194,8 +194,8 @@ def test_the_reuse_of_bodies_copies_every_slot_of_attributes_and_blocks():
 
 
 def test_a_file_the_edit_left_alone_keeps_its_derived_state_only_while_its_names_hold():
-    """A module's files whose parse is unchanged keep their fingerprints and findings
-    (``AnalysisHost._built_from``, ``_findings_of_files``), but their findings are redone when the
+    """A module's files whose parse is unchanged keep their declarations, fingerprints and findings
+    (``AnalysisHost._decls``, ``_findings_of_files``), but their findings are redone when the
     names they resolve against change (a variable removed in the other file), and an edit in
     the other file shifts nothing of theirs."""
     texts = {
@@ -240,3 +240,60 @@ def test_hop_results_outlive_a_snapshot_only_while_nothing_they_read_changed_or_
     assert not any(key[1][0][1] == "envs/prod" and dir == "envs/prod" for key in store.memo for dir, _ in store.memo[key].touched)  # every declaration there moved
     assert dev_keys <= store.memo.keys()
     assert everything(snapshot) == everything(fresh({**WORKSPACE, "envs/prod/main.tf": moved}))
+
+
+def _edit_document(host, doc, parser, old: str, new: str, version: int) -> str:
+    """Replaces the first ``old`` of an open document's text by ``new``, as an editor's change."""
+    from tfphi.analysis import SetParsed
+    from tfphi.lsp.documents import TextChange
+
+    text = doc.text
+    at = text.index(old)
+    end = at + len(old)
+    position = lambda i: (text.count("\n", 0, i), i - text.rfind("\n", 0, i) - 1)  # ASCII text
+    doc.apply([TextChange(new, (position(at), position(end)))], version)
+    host.apply_change(SetParsed(doc.parse(doc.uri, parser)))
+    return doc.text
+
+
+def test_a_module_build_takes_over_the_declarations_of_the_blocks_an_edit_left_alone():
+    """stir.model.read_declarations: a block above the edit keeps its declarations (the same
+    objects), a module call or resource below it gets its declaration again from the block of
+    the same text with the new spans, and the module is what a fresh analysis builds; an edit
+    that renames a call, changes its source, adds a second declaration of a name or breaks the
+    syntax is not mistaken for a move."""
+    from host_support import MANY_CALLS
+
+    from tfphi.analysis import SetParsed
+    from tfphi.lsp.documents import Document
+    from tfphi.syntax.hclfile import new_parser
+
+    host = host_of(MANY_CALLS)
+    parser = new_parser()
+    doc = Document("main.tf", 1, MANY_CALLS["main.tf"].encode())
+    host.apply_change(SetParsed(doc.parse("main.tf", parser)))
+    everything(host.snapshot())
+    calls = dict(host.snapshot().modules[""].calls)
+    variables = dict(host.snapshot().modules[""].variables)
+    text = _edit_document(host, doc, parser, '"15.2"', '"15.20"', 2)
+    snapshot = host.snapshot()
+    module = snapshot.modules[""]
+    assert module.calls["db_0"] is calls["db_0"] and module.variables["size_1"] is variables["size_1"]  # above the edit
+    assert module.calls["db_2"] is not calls["db_2"]  # the edited call: read again
+    below = module.calls["db_4"]
+    assert below is not calls["db_4"] and below.span.start == calls["db_4"].span.start + 1
+    assert below.block is next(b for b in host.files["main.tf"].body.blocks if b.labels == ("db_4",))
+    assert below.block._body is None  # derived without reading (or copying) its body
+    assert everything(snapshot) == everything(fresh({**MANY_CALLS, "main.tf": text}))
+    version = 3
+    for old, new in [('module "db_5"', 'module "db_five"'),  # renamed
+                     ('source         = "./modules/db"\n  engine_version = var.mode == "prod" ? "15.3"',
+                      'source         = "./modules/nowhere"\n  engine_version = var.mode == "prod" ? "15.3"'),  # another source
+                     ('module "db_1"', 'module "db_0"'),  # a second declaration of db_0
+                     ('module "db_0"', 'module "db_1"'),
+                     ('variable "size_0" {', 'variable "size_0" {{'),  # a syntax error
+                     ('variable "size_0" {{', 'variable "size_0" {'),
+                     ("\n\nmodule", "\n\n# a comment\nmodule")]:
+        text = _edit_document(host, doc, parser, old, new, version)
+        version += 1
+        assert everything(host.snapshot()) == everything(fresh({**MANY_CALLS, "main.tf": text})), (old, new)

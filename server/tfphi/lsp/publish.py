@@ -62,8 +62,11 @@ class DiagnosticPublisher:
     def dirs_pointing_into(self, folder: Folder, dirs: Iterable[str], files: Iterable[str]) -> set[str]:
         """Those of ``dirs`` whose last published diagnostics point into one of ``files``."""
         files = set(files)
-        by_dir = self._mentions.get(folder, {})
-        return {dir for dir in dirs if not by_dir.get(dir, frozenset()).isdisjoint(files)}
+        if not files:
+            return set()
+        get = self._mentions.get(folder, {}).get
+        # (an edit in a root moves the traces of hundreds of modules, most of which published nothing)
+        return {dir for dir in dirs if (mentions := get(dir)) is not None and not mentions.isdisjoint(files)}
 
     def publish_config(self, folder: Folder, snapshot: Snapshot, forced: set[str]) -> None:
         """Publishes the folder's non-``.tf`` files and the LSP settings problems (on the folder URI)."""

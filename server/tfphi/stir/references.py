@@ -6,6 +6,7 @@ Results are plain ``Finding`` records, sorted by position, so two runs report th
 
 from __future__ import annotations
 
+import weakref
 from typing import Callable, Iterator, Mapping
 
 from ..records import record
@@ -58,11 +59,13 @@ class NameTable:
 
 def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree) -> NameTable:
     outputs = []
+    targets = tree.targets
+    dir = module.dir
     for call in sorted(module.calls):
-        target = tree.targets.get((module.dir, call))
+        target = targets.get((dir, call))
         child = modules.get(target.dir) if target is not None and target.dir is not None else None
         if child is not None:
-            outputs.append((call, target.dir, frozenset(child.outputs)))
+            outputs.append((call, target.dir, _interface_of(child)[1]))
     return NameTable(
         frozenset(module.variables), frozenset(module.locals), frozenset(module.resources),
         frozenset(module.data), frozenset(module.calls), tuple(outputs),
@@ -111,17 +114,42 @@ def resolve(root: str, names: tuple[str, ...], table: NameTable) -> tuple[int, s
     return None
 
 
+# Per child module (by identity; a weak reference, so that a module an edit replaced is not kept
+# alive): its outputs' names, its variables without a default, and their names. A root of 200
+# calls asked them of each child on every edit of the root.
+_interfaces: dict[int, tuple[weakref.ref, frozenset[str], tuple, frozenset[str]]] = {}
+MAX_INTERFACES = 8192
+
+
+def _interface_of(module: Module) -> tuple[weakref.ref, frozenset[str], tuple, frozenset[str]]:
+    known = _interfaces.get(id(module))
+    if known is None or known[0]() is not module:
+        if len(_interfaces) >= MAX_INTERFACES:
+            _interfaces.clear()
+        required = tuple(var for var in module.variables.values() if var.default is None)
+        known = _interfaces[id(module)] = (weakref.ref(module), frozenset(module.outputs), required,
+                                           frozenset(var.name for var in required))
+    return known
+
+
 def _missing_arguments(module: Module, modules, tree) -> Iterator[Finding]:
+    targets = tree.targets
+    dir = module.dir
     for name, call in module.calls.items():
-        target = tree.targets.get((module.dir, name))
+        target = targets.get((dir, name))
         if target is None or target.dir is None:
             continue
         child = modules.get(target.dir)
         if child is None:
             continue
+        _, _, required, names = _interface_of(child)
+        if not required:
+            continue
         passed = call.block.attribute_names()  # (a call below an edit answers without copying its body)
-        for var in child.variables.values():
-            if var.default is None and (var.name in META_ARGUMENTS or var.name not in passed):
+        if passed >= names and names.isdisjoint(META_ARGUMENTS):
+            continue  # every required variable is set (a dict view compares as a set, in C)
+        for var in required:
+            if var.name in META_ARGUMENTS or var.name not in passed:
                 yield Finding(
                     "missing-argument",
                     call.label_span,

@@ -54,32 +54,85 @@ def reuse_possible(previous: HclFile, path: str) -> bool:
 
 def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, previous: HclFile) -> None:
     """``hclfile._read_body`` of a file's top-level body, taking unchanged blocks over from ``previous``."""
-    before: dict[bytes, Block] = {}
-    old_source = previous.source
-    for block in previous.body.blocks:
-        before.setdefault(old_source[block.span.start : block.span.end], block)
+    before = _block_texts(previous)
+    after: dict[bytes, Block] = {}
     source = converter.source
+    file = converter.file
     origins: set[int] = set()  # the texts that this parse's pending moved blocks hold (by id)
+    read = 0
+    tops: list[tuple[str, int, int]] = []  # every item but comments: ``references.top_level_nodes`` of this tree
     for child in top.children:
         kind = child.type
+        if kind != "comment":
+            tops.append((kind, child.start_byte, child.end_byte))
         if kind == "block":
-            start = child.start_byte
-            old = before.get(source[start : child.end_byte])
-            block = _read_block(child, converter) if old is None else _moved_top_block(old, start - old.span.start, converter, child, origins)
+            start, end = child.start_byte, child.end_byte
+            text = source[start:end]
+            old = before.get(text)
+            if old is None:
+                block = _read_block(child, converter)
+            else:
+                delta = start - old.span.start
+                block = old if delta == 0 else _moved_top_block(old, delta, converter, file, child, origins)
             if block is not None:
                 body.blocks.append(block)
+                after.setdefault(text, block)
+                read += 1
         elif kind == "attribute":
             attr = _read_attribute(child, converter)
             if attr is not None:
                 body.attributes[attr.name] = attr
         elif kind == "ERROR" or kind == "body":
             _read_body(child, body, converter)
+    if len(body.blocks) == read:  # (every block is one of the loop's: the map is the whole body's)
+        if len(_texts) >= MAX_REMEMBERED_FILES:
+            _texts.pop(next(iter(_texts)))  # the oldest
+        _texts.pop(file, None)
+        _texts[file] = (body, after, tops)
 
 
-def _moved_top_block(old: Block, delta: int, converter: ExprConverter, node: Node, origins: set[int]) -> Block:
-    if delta == 0:
-        return old
-    scope = (node.start_byte, node.end_byte)
+# The top-level blocks of the last parse read here of each document, by their text (path ->
+# (body, text -> first block of that text, the top-level items' ranges)): its next parse finds
+# them there instead of slicing every block of this one again. (The document holds that parse anyway.)
+_texts: dict[str, tuple[Body, dict[bytes, Block], list[tuple[str, int, int]]]] = {}
+MAX_REMEMBERED_FILES = 16
+
+
+def _block_texts(previous: HclFile) -> dict[bytes, Block]:
+    known = _texts.get(previous.path)
+    if known is not None and known[0] is previous.body:
+        return known[1]
+    before: dict[bytes, Block] = {}
+    old_source = previous.source
+    for block in previous.body.blocks:
+        before.setdefault(old_source[block.span.start : block.span.end], block)
+    return before
+
+
+def top_ranges(hcl: HclFile) -> list[tuple[str, int, int]] | None:
+    """(type, start, end) of each top-level item of a parse read here (``hcl.top_levels()``
+    without walking its tree again), or None when this module did not read it."""
+    known = _texts.get(hcl.path)
+    return known[2] if known is not None and known[0] is hcl.body else None
+
+
+def _moved_top_block(old: Block, delta: int, converter: ExprConverter, file: str, node: Node, origins: set[int]) -> Block:
+    # A copy of the block's header with moved offsets (``_moved_shell``, inlined: this runs for
+    # every block below an edit).
+    moved = Block.__new__(Block)
+    moved.type = old.type
+    moved.labels = old.labels
+    moved.label_spans = tuple([Span(file, s.start + delta, s.end + delta) for s in old.label_spans])
+    s = old.type_span
+    moved.type_span = Span(file, s.start + delta, s.end + delta)
+    s = old.span
+    moved.span = Span(file, s.start + delta, s.end + delta)
+    moved._converter = converter
+    moved._scope = scope = (node.start_byte, node.end_byte)
+    moved._node = None
+    moved._body = None
+    moved._reparse = False
+    moved._origin = None
     if old._origin is not None or old._body is not None:
         # Its body is copied with moved offsets when first read (most never are: a module
         # build reads a call's source and argument names, which the origin answers).
@@ -88,14 +141,11 @@ def _moved_top_block(old: Block, delta: int, converter: ExprConverter, node: Nod
         text = id(origin._converter.source)
         if text in origins or len(origins) < MAX_ORIGIN_TEXTS:
             origins.add(text)
-            moved = _moved_shell(old, delta, converter, scope)
             moved._origin = (origin, total)
-            return moved
-        moved = _moved_shell(old, delta, converter, scope)  # too many old texts held: copy now
-        moved._body = moved_body(origin._body, total, converter, scope)
+        else:  # too many old texts held: copy now
+            moved._body = moved_body(origin._body, total, converter, scope)
         return moved
-    moved = _moved_shell(old, delta, converter, scope)
-    moved._node, moved._reparse = node, False  # never read: read it from the new tree when asked
+    moved._node = node  # never read: read it from the new tree when asked
     return moved
 
 
