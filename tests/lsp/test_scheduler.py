@@ -314,3 +314,116 @@ print(sorted(set(sys.modules) - before))
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ws")], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
+
+
+def _count_background_hops(monkeypatch) -> list[int]:
+    """Counts the references background tracing follows (a trace that a client message may preempt)."""
+    import tfphi.trace.tracer as tracer_module
+
+    hop, hops = tracer_module.Tracer.hop, [0]
+
+    def counting_hop(self, *args):
+        if self.preempt is not None:
+            hops[0] += 1
+        return hop(self, *args)
+
+    monkeypatch.setattr(tracer_module.Tracer, "hop", counting_hop)
+    return hops
+
+
+async def test_the_next_keystroke_finds_the_server_listening_not_tracing(tmp_path: Path, monkeypatch):
+    """After an edit's diagnostics the pass listens for the client's next message before background
+    work resumes (``LISTEN_SECONDS``, made long here): a keystroke that comes then is handled with
+    no background tracing in between, and the background work is done afterwards."""
+    import tfphi.lsp.scheduler as scheduler_module
+
+    monkeypatch.setattr(scheduler_module, "LISTEN_SECONDS", 5.0)
+    monkeypatch.setattr(scheduler_module, "LISTEN_LIMIT_SECONDS", 5.0)
+    hops = _count_background_hops(monkeypatch)
+    root, ws, scheduler, sent = _setup(tmp_path)
+    scheduler.schedule()
+    await scheduler.idle()
+    main = from_fs_path(str(root / "main.tf"))
+    text = (root / "main.tf").read_text()
+    ws.open(main, 1, text)
+    scheduler.schedule({main})
+    await scheduler.idle()
+    line, col = _edit_at(text, "var.cache_node_type")  # a root edit: its children are traced again in the background
+    loop = asyncio.get_running_loop()
+    at_publication: list[int] = []
+    send = scheduler.publisher._send
+
+    def next_keystroke():
+        ws.change(main, 3, [TextChange("var.cache_node_type", ((line, col), (line, col + 3)))])
+        scheduler.schedule({main})
+
+    def recording_send(uri, version, items):
+        send(uri, version, items)
+        if (uri, version) == (main, 2):
+            at_publication.append(hops[0])
+            loop.call_later(0.05, next_keystroke)  # long after the pass gave way, within the listening
+
+    scheduler.publisher._send = recording_send
+    ws.change(main, 2, [TextChange('"a"', ((line, col), (line, col + len("var.cache_node_type"))))])
+    scheduler.schedule({main})
+    for _ in range(1000):
+        await asyncio.sleep(0.01)
+        if any(u == main and v == 3 for u, v, _ in sent):
+            break
+    assert at_publication and hops[0] == at_publication[0], "background tracing ran before the next keystroke"
+    scheduler.message_handled()  # (as a client message would: stop listening after v3)
+    await scheduler.idle()
+    cache = from_fs_path(str(root / "modules/cache/main.tf"))
+    assert [d.code for d in [items for u, _, items in sent if u == cache][-1]] == ["unbounded-field"]
+    assert hops[0] > at_publication[0] and not ws.folders[0].pending_dirs
+
+
+async def test_a_client_that_never_pauses_does_not_starve_the_analysis(tmp_path: Path, monkeypatch):
+    """Keystrokes that always come within the listening window would keep background work waiting
+    forever: once LISTEN_LIMIT_SECONDS passed since the first listen without a background step
+    completing, the pass goes on with background work after an edit (which the next keystroke
+    preempts as usual), then listens again."""
+    import tfphi.lsp.scheduler as scheduler_module
+
+    monkeypatch.setattr(scheduler_module, "LISTEN_SECONDS", 5.0)
+    monkeypatch.setattr(scheduler_module, "LISTEN_LIMIT_SECONDS", 0.05)
+    hops = _count_background_hops(monkeypatch)
+    root, ws, scheduler, sent = _setup(tmp_path)
+    scheduler.schedule()
+    await scheduler.idle()
+    main = from_fs_path(str(root / "main.tf"))
+    text = (root / "main.tf").read_text()
+    ws.open(main, 1, text)
+    scheduler.schedule({main})
+    await scheduler.idle()
+    line, col = _edit_at(text, "var.cache_node_type")
+    loop = asyncio.get_running_loop()
+    last = 40
+    hops_at: dict[int, int] = {}
+    send = scheduler.publisher._send
+
+    def keystroke(version: int) -> None:
+        if version % 2 == 0:
+            ws.change(main, version, [TextChange('"a"', ((line, col), (line, col + len("var.cache_node_type"))))])
+        else:
+            ws.change(main, version, [TextChange("var.cache_node_type", ((line, col), (line, col + 3)))])
+        scheduler.schedule({main})
+
+    def recording_send(uri, version, items):
+        send(uri, version, items)
+        if uri == main and version is not None and version not in hops_at:
+            hops_at[version] = hops[0]
+            if version < last:
+                loop.call_later(0.01, keystroke, version + 1)  # every edit comes 10 ms after the last one's diagnostics
+
+    scheduler.publisher._send = recording_send
+    keystroke(2)
+    for _ in range(3000):
+        await asyncio.sleep(0.01)
+        if last in hops_at:
+            break
+    assert last in hops_at
+    assert hops_at[last] > hops_at[2], "no background tracing while the keystrokes came"
+    scheduler.message_handled()
+    await scheduler.idle()
+    assert not ws.folders[0].pending_dirs
