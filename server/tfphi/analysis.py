@@ -433,20 +433,27 @@ class AnalysisHost:
             # Only declarations of the files that changed can have moved or changed: a declaration
             # of a file the edit did not touch has the same print before and after.
             changed_here: list[str] = []
+            old_print, new_print = old_prints.get, new_prints.get
             for address in _addresses(old_decls, new_decls, unchanged):
-                before, after = old_prints.get(address), new_prints.get(address)
-                if before is not None and before is after and before.file in unchanged:
-                    continue  # in a file the edit did not touch: no shift to record there
+                before, after = old_print(address), new_print(address)
                 if before is not None:
-                    end = before.start + len(before.text)
-                    if before == after:
-                        intervals.setdefault(before.file, []).append((before.start, end, 0))
-                    elif after is not None and after.file == before.file and after.text == before.text:
+                    file, start, text = before
+                    if before is after:
+                        if file in unchanged:
+                            continue  # in a file the edit did not touch: no shift to record there
+                        shift: int | None = 0
+                    elif before == after:
+                        shift = 0
+                    elif after is not None and after.file == file and (after.text is text or after.text == text):
                         moved_decls.add((dir, address))
-                        intervals.setdefault(before.file, []).append((before.start, end, after.start - before.start))
+                        shift = after.start - start
                     else:
                         changed_here.append(address)
-                        intervals.setdefault(before.file, []).append((before.start, end, None))
+                        shift = None
+                    spans = intervals.get(file)
+                    if spans is None:
+                        spans = intervals[file] = []
+                    spans.append((start, start + len(text), shift))
                 elif after is not None:
                     changed_here.append(address)
             changed_decls.update((dir, address) for address in changed_here)
@@ -473,8 +480,11 @@ class AnalysisHost:
                 affected |= {caller for caller, _ in self._tree.callers.get(dir, ())}
             for dir in affected:
                 derived.drop_fields(dir)
+            deps_of = derived.field_deps.get
             for decl in moved_decls:
-                moved |= derived.field_deps.get(decl, set())
+                deps = deps_of(decl)
+                if deps:
+                    moved |= deps
             moved -= affected  # traced again anyway
             for dir in dirty | moved:  # partial work holds no queue of moves: it starts again
                 derived.partial.pop(dir, None)
