@@ -18,6 +18,7 @@ import fnmatch
 import json
 import os
 import marshal
+import select
 import sys
 import threading
 from typing import TYPE_CHECKING, Iterator, Union
@@ -27,7 +28,7 @@ from typing import TYPE_CHECKING, Iterator, Union
 PathLike = Union[str, "os.PathLike[str]"]
 
 from .analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
-from .syntax.hclfile import new_parser, parse_file, prepared_file, same_bytes_shared
+from .syntax.hclfile import build_file, new_parser, prepared_file, same_bytes_shared
 from .syntax.transfer import decode, encode
 from .syntax import is_json_path
 
@@ -179,82 +180,97 @@ def _set_files(analysis: AnalysisHost, root: str, rels: list[str], share_work: b
     return read
 
 
-# The share of the distinct native-syntax bytes the worker process parses and reads: this
-# process also decodes what the worker read and does the rest of the check, so the worker
-# takes more than half (measured on bench/README.md's corpus and 1,000-module workspace).
-WORKER_SHARE = 0.6
-# Below this many such bytes the worker is not started: forking, and the worker's exit, cost
-# more than a small workspace's parse (a check of one example directory stays as fast).
-WORKER_MIN_BYTES = 256 << 10
-PIPE_SIZE = 1 << 20  # the worker's answers waiting in the pipe (Linux allows 1 MiB unprivileged)
-
-
 def _read_files(root: str, rels: list[str], limit: int, share_work: bool = False
                 ) -> Iterator[tuple[str, "bytes | OSError", "HclFile | None"]]:
-    """(path, bytes or the error reading them, the file as the worker read it or None) for each path, in order.
+    """(path, bytes or the error reading them, the file already parsed and read, or None) for
+    each path, in order.
 
     tree-sitter's Python binding holds the interpreter lock while it parses (its allocator is
     Python's), so no thread can parse beside the analysis. With ``share_work`` and enough
-    bytes, a worker process forked after the files are read parses and reads part of them
-    (each distinct content once: a file repeating earlier bytes is read as a copy of them,
-    ``syntax.hclfile.same_bytes_shared``) and sends what it read through a pipe
-    (``syntax.transfer``), while this process parses and reads the others; the analysis gets
-    the same objects either way (``syntax.hclfile.prepared_file``). The worker shares nothing
-    with the analysis: bytes in, builtins out, as ``parse_file`` would read them. Without a
-    worker (small workspaces, other threads running, no ``fork``), or if it fails, each file
-    is parsed here."""
+    bytes, a worker process forked once the files are read parses and reads part of them
+    and sends what it read through a pipe (``syntax.transfer``), while this process parses
+    and reads the others; then the analysis takes them all in order, as the files it would
+    have read itself (``syntax.hclfile.prepared_file``). Each distinct content is read once:
+    a file repeating earlier bytes is read as a copy of them (``same_bytes_shared``). The
+    worker shares nothing with the analysis: bytes in, builtins out, as ``parse_file`` reads
+    them. Without a worker (small workspaces, other threads running, no ``fork``), or for
+    what a failing worker did not send, each file is parsed as the analysis takes it."""
     items: list[tuple[str, bytes | OSError]] = []
     for rel in rels:
         try:
             items.append((rel, read_bytes(os.path.join(root, rel), limit)))
         except OSError as exc:
             items.append((rel, exc))
-    worker = _start_worker(items, limit) if share_work else None
+    worker = _Worker.start(items, limit) if share_work else None
     if worker is None:
         for rel, data in items:
             yield rel, data, None
         return
     try:
-        for i, (rel, data) in enumerate(items):
-            yield rel, data, worker.take(i, rel, data)
+        read = worker.read_all(items)
     finally:
         worker.close()
+    for i, (rel, data) in enumerate(items):
+        yield rel, data, read.get(i)
 
 
-def _start_worker(items: list[tuple[str, "bytes | OSError"]], limit: int) -> "_Worker | None":
-    if not (hasattr(os, "fork") and sys.platform.startswith("linux")) or threading.active_count() > 1:
-        return None  # forking a process with other threads could copy a lock someone holds
+# The share of the distinct native-syntax bytes the worker process parses and reads: sending
+# what it read costs it more than taking it costs this process (measured on bench/README.md's
+# corpus and 1,000-module workspace), and the rest of the check runs here after both.
+WORKER_SHARE = 0.5
+# Below this many such bytes the worker is not started: forking, and the worker's exit, cost
+# more than a small workspace's parse (a check of one example directory stays as fast).
+WORKER_MIN_BYTES = 256 << 10
+PIPE_SIZE = 1 << 20  # the worker's answers waiting in the pipe (Linux allows 1 MiB unprivileged)
+
+
+def _split(items: list[tuple[str, "bytes | OSError"]], limit: int) -> tuple[list[int], list[int]]:
+    """The first file of each distinct native content, split into (this process's, the worker's),
+    the worker's spread evenly over the order (both lists ascending); ([], []) when too few bytes."""
     distinct: set[bytes] = set()
-    candidates: list[tuple[int, int]] = []  # (index, size) of the first file with each native content
+    candidates: list[tuple[int, int]] = []
     for i, (rel, data) in enumerate(items):
         if isinstance(data, bytes) and len(data) <= limit and file_kind(rel) in ("tf", "tfvars") \
                 and not is_json_path(rel) and data not in distinct:
             distinct.add(data)
             candidates.append((i, len(data)))
-    total = sum(size for _, size in candidates)
-    if total < WORKER_MIN_BYTES:
-        return None
-    mine: list[int] = []  # the worker's, spread evenly over the order this process reads in
+    if sum(size for _, size in candidates) < WORKER_MIN_BYTES:
+        return [], []
+    here: list[int] = []
+    there: list[int] = []
     given = seen = 0
     for i, size in candidates:
         seen += size
         if given + size / 2 <= WORKER_SHARE * seen:
-            mine.append(i)
+            there.append(i)
             given += size
-    return _Worker.start(items, mine)
+        else:
+            here.append(i)
+    return here, there
+
+
+def _read_one(rel: str, data: bytes, parser, cache: dict) -> "HclFile":
+    """``parse_file(rel, data, keep_tree=False)`` of bytes read for the first time (no copy of earlier ones)."""
+    return build_file(rel, data, parser.parse(data), keep_tree=False, refs_cache=cache, native=True)
 
 
 class _Worker:
     """The forked worker of ``_read_files``: it parses and reads its files in order and writes
     each as ``marshal``'d (index, ``syntax.transfer.encode``) with a 4-byte length before it."""
 
-    def __init__(self, pid: int, reader, indices: list[int]):
-        self.pid, self.reader = pid, reader
-        self.waiting = iter(indices)
-        self.next = next(self.waiting, None)
+    def __init__(self, pid: int, read_end: int, here: list[int], there: list[int]):
+        self.pid, self.fd = pid, read_end
+        self.here, self.there = here, there
+        self.buffer = bytearray()
+        self.ended = False  # the pipe is closed: the worker finished or failed
 
     @classmethod
-    def start(cls, items: list[tuple[str, "bytes | OSError"]], indices: list[int]) -> "_Worker | None":
+    def start(cls, items: list[tuple[str, "bytes | OSError"]], limit: int) -> "_Worker | None":
+        if not (hasattr(os, "fork") and sys.platform.startswith("linux")) or threading.active_count() > 1:
+            return None  # forking a process with other threads could copy a lock someone holds
+        here, there = _split(items, limit)
+        if not there:
+            return None
         try:
             read_end, write_end = os.pipe()
         except OSError:
@@ -277,31 +293,68 @@ class _Worker:
             os.close(read_end)
             code = 1
             try:
-                _work(items, indices, os.fdopen(write_end, "wb"))
+                _work(items, there, os.fdopen(write_end, "wb"))
                 code = 0
             finally:
                 os._exit(code)  # nothing of the parent's to flush or free
         os.close(write_end)
-        return cls(pid, os.fdopen(read_end, "rb"), indices)
+        os.set_blocking(read_end, False)
+        return cls(pid, read_end, here, there)
 
-    def take(self, index: int, rel: str, data: "bytes | OSError") -> "HclFile | None":
-        """The worker's reading of item ``index`` (None when it is not the worker's, or the worker failed)."""
-        if index != self.next:
-            return None
-        self.next = next(self.waiting, None)
-        try:
-            header = self.reader.read(4)
-            message = self.reader.read(int.from_bytes(header, "little")) if len(header) == 4 else b""
-            at, encoded = marshal.loads(message)
-        except (OSError, EOFError, ValueError, TypeError):
-            at, encoded = None, None
-        if at != index:  # the worker stopped or is out of step: read the rest here
-            self.next = None
-            return None
-        return None if encoded is None else decode(encoded, rel, data)
+    def read_all(self, items: list[tuple[str, "bytes | OSError"]]) -> dict[int, "HclFile"]:
+        """This process's files read here and the worker's taken from the pipe, by index.
+
+        Between two files of its own, this process takes what the worker has sent so far, so
+        that neither waits for the other until the end; none is handed to the analysis before
+        all are read, so the order the analysis needs never makes one wait for the other."""
+        read: dict[int, HclFile] = {}
+        expected = iter(self.there)
+        parser, cache = new_parser(), {}
+        for i in self.here:
+            rel, data = items[i]
+            read[i] = _read_one(rel, data, parser, cache)
+            self._take_sent(items, expected, read, wait=False)
+        self._take_sent(items, expected, read, wait=True)
+        return read
+
+    def _take_sent(self, items, expected, read: dict, wait: bool) -> None:
+        """Decodes the complete messages in the pipe (``wait``: until the worker's last one)."""
+        while not self.ended:
+            try:
+                chunk = os.read(self.fd, PIPE_SIZE)
+            except BlockingIOError:
+                if not wait:
+                    break
+                select.select([self.fd], [], [])
+                continue
+            except OSError:
+                chunk = b""
+            if not chunk:
+                self.ended = True
+            self.buffer += chunk
+            self._decode_complete(items, expected, read)
+
+    def _decode_complete(self, items, expected, read: dict) -> None:
+        buffer, at = self.buffer, 0
+        while len(buffer) - at >= 4:
+            size = int.from_bytes(buffer[at : at + 4], "little")
+            if len(buffer) - at - 4 < size:
+                break
+            try:
+                index, encoded = marshal.loads(buffer[at + 4 : at + 4 + size])
+            except (EOFError, ValueError, TypeError):
+                index, encoded = None, None
+            at += 4 + size
+            if index != next(expected, None):  # out of step: the rest is read as the analysis takes it
+                self.ended = True
+                break
+            if encoded is not None:
+                rel, data = items[index]
+                read[index] = decode(encoded, rel, data)
+        del buffer[:at]
 
     def close(self) -> None:
-        self.reader.close()  # a worker still writing gets a broken pipe and exits
+        os.close(self.fd)  # a worker still writing gets a broken pipe and exits
         try:
             os.waitpid(self.pid, 0)
         except ChildProcessError:
@@ -314,7 +367,7 @@ def _work(items: list[tuple[str, "bytes | OSError"]], indices: list[int], out) -
     for i in indices:
         rel, data = items[i]
         try:
-            encoded = encode(parse_file(rel, data, parser, keep_tree=False, refs_cache=cache))
+            encoded = encode(_read_one(rel, data, parser, cache))
         except Exception:  # the analysis reads the file itself and meets the problem there
             encoded = None
         message = marshal.dumps((i, encoded))

@@ -112,7 +112,8 @@ def test_no_worker_for_a_small_workspace_or_with_other_threads(tmp_path):
     _workspace(tmp_path)
     rels = list(loader.walk_workspace(tmp_path, loader.Config()))
     items = [(rel, loader.read_bytes(os.path.join(tmp_path, rel), 1 << 20)) for rel in rels]
-    assert loader._start_worker(items, 1 << 20) is None  # a few KiB, and pytest runs threads
+    assert loader._Worker.start(items, 1 << 20) is None  # a few KiB, and pytest runs threads
+    assert loader._split(items, 1 << 20) == ([], [])
     assert sum(len(d) for _, d in items) < loader.WORKER_MIN_BYTES
 
 

@@ -14,26 +14,42 @@ function accepts it (``tostring(null)`` is null, ``merge`` skips nulls, ``coales
 
 from __future__ import annotations
 
-import base64
-import csv
-import datetime as _dt
 import functools
-import hashlib
+import importlib
 import io
-import ipaddress
 import json
 import math
 import posixpath
 import re
 import unicodedata
-import urllib.parse
-import uuid as _uuid
 from decimal import Decimal
 from typing import Any, Callable
 
-import yaml  # PyYAML, a declared dependency: yamldecode
-
 from ..records import record
+
+
+class _Deferred:
+    """A module imported when one of its names is first read: most checks call none of the
+    functions that need these, and importing them (PyYAML compiles large regular expressions)
+    was most of this module's import, which every traced function call pays."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(importlib.import_module(self._name), attr)
+        setattr(self, attr, value)  # read from the instance from now on
+        return value
+
+
+base64 = _Deferred("base64")
+csv = _Deferred("csv")
+_dt = _Deferred("datetime")
+hashlib = _Deferred("hashlib")
+ipaddress = _Deferred("ipaddress")
+_uuid = _Deferred("uuid")
+yaml = _Deferred("yaml")  # PyYAML, a declared dependency: yamldecode
+_urlparse = _Deferred("urllib.parse")
 
 from tfphi.trace.values import (
     TfEvalError,
@@ -1528,28 +1544,6 @@ def _yaml_tagged(tag: str, text: str) -> Value:
     raise TfEvalError(f"cannot parse {text!r} as !!{tag}")
 
 
-class _YamlLoader(yaml.SafeLoader):
-    """PyYAML's parser with Terraform's scalar resolution (above) and string keys."""
-
-    def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
-        if kind is yaml.ScalarNode and implicit[0]:
-            return f"{_YAML_TAG}merge" if value == "<<" else _YAML_PLAIN
-        if kind is yaml.ScalarNode:
-            return f"{_YAML_TAG}str"
-        return super().resolve(kind, value, implicit)
-
-    def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
-        # Keys become Terraform attribute names (strings) before they can collide
-        # (Python's True == 1 would merge `true:` and `1:`).
-        if isinstance(node, yaml.MappingNode):
-            self.flatten_mapping(node)
-        mapping: dict[str, Any] = {}
-        for key_node, value_node in node.value:
-            key = _decoded_key(self.construct_object(key_node, deep=True))
-            mapping[key] = self.construct_object(value_node, deep=deep)
-        return mapping
-
-
 def _construct_plain(loader: Any, node: Any) -> Value:
     return _yaml_plain(loader.construct_scalar(node))
 
@@ -1562,18 +1556,43 @@ def _construct_unsupported(loader: Any, node: Any) -> Value:
     raise TfEvalError(f"unsupported tag {node.tag}")
 
 
-_YamlLoader.add_constructor(_YAML_PLAIN, _construct_plain)
-for _tag in ("str", "binary", "bool", "null", "timestamp", "int", "float"):
-    _YamlLoader.add_constructor(f"{_YAML_TAG}{_tag}", _construct_tagged(_tag))
-for _tag in ("omap", "pairs", "set"):
-    _YamlLoader.add_constructor(f"{_YAML_TAG}{_tag}", _construct_unsupported)
-_YamlLoader.add_constructor(None, _construct_unsupported)
+@functools.lru_cache(maxsize=1)
+def _yaml_loader() -> Any:
+    """PyYAML's parser with Terraform's scalar resolution (above) and string keys; the class is
+    made on first use (importing PyYAML was most of this module's import)."""
+
+    class _YamlLoader(yaml.SafeLoader):
+        def resolve(self, kind: Any, value: Any, implicit: Any) -> str:
+            if kind is yaml.ScalarNode and implicit[0]:
+                return f"{_YAML_TAG}merge" if value == "<<" else _YAML_PLAIN
+            if kind is yaml.ScalarNode:
+                return f"{_YAML_TAG}str"
+            return super().resolve(kind, value, implicit)
+
+        def construct_mapping(self, node: Any, deep: bool = False) -> dict[str, Any]:
+            # Keys become Terraform attribute names (strings) before they can collide
+            # (Python's True == 1 would merge `true:` and `1:`).
+            if isinstance(node, yaml.MappingNode):
+                self.flatten_mapping(node)
+            mapping: dict[str, Any] = {}
+            for key_node, value_node in node.value:
+                key = _decoded_key(self.construct_object(key_node, deep=True))
+                mapping[key] = self.construct_object(value_node, deep=deep)
+            return mapping
+
+    _YamlLoader.add_constructor(_YAML_PLAIN, _construct_plain)
+    for tag in ("str", "binary", "bool", "null", "timestamp", "int", "float"):
+        _YamlLoader.add_constructor(f"{_YAML_TAG}{tag}", _construct_tagged(tag))
+    for tag in ("omap", "pairs", "set"):
+        _YamlLoader.add_constructor(f"{_YAML_TAG}{tag}", _construct_unsupported)
+    _YamlLoader.add_constructor(None, _construct_unsupported)
+    return _YamlLoader
 
 
 @_fn("yamldecode", 1)
 def _yamldecode(args: list[Value]) -> Value:
     text = _str(args[0], "src")
-    loader = _YamlLoader(text)
+    loader = _yaml_loader()(text)
     try:
         node = loader.get_single_node()
         if node is None:
@@ -1661,7 +1680,7 @@ def _textdecodebase64(args: list[Value]) -> Value:
 
 @_fn("urlencode", 1)
 def _urlencode(args: list[Value]) -> Value:
-    return urllib.parse.quote_plus(_str(args[0], "str"), safe="")
+    return _urlparse.quote_plus(_str(args[0], "str"), safe="")
 
 
 def _digest(name: str) -> Callable[[list[Value]], Value]:
@@ -1684,19 +1703,14 @@ for _name in ("sha256", "sha512"):
     _fn(f"base64{_name}", 1)(_b64digest(_name))
 
 
-_UUID_NAMESPACES = {
-    "dns": _uuid.NAMESPACE_DNS,
-    "url": _uuid.NAMESPACE_URL,
-    "oid": _uuid.NAMESPACE_OID,
-    "x500": _uuid.NAMESPACE_X500,
-}
+_UUID_NAMESPACES = {"dns": "NAMESPACE_DNS", "url": "NAMESPACE_URL", "oid": "NAMESPACE_OID", "x500": "NAMESPACE_X500"}
 
 
 @_fn("uuidv5", 2)
 def _uuidv5(args: list[Value]) -> Value:
     namespace_text = _str(args[0], "namespace")
     name = _str(args[1], "name")
-    namespace = _UUID_NAMESPACES.get(namespace_text)
+    namespace = getattr(_uuid, _UUID_NAMESPACES[namespace_text]) if namespace_text in _UUID_NAMESPACES else None
     if namespace is None:
         try:
             namespace = _uuid.UUID(namespace_text)
