@@ -207,17 +207,15 @@ def _read_files(root: str, rels: list[str], limit: int, share_work: bool = False
             yield rel, data, None
         return
     try:
-        read = worker.read_all(items)
+        yield from worker.read_in_order(items)
     finally:
         worker.close()
-    for i, (rel, data) in enumerate(items):
-        yield rel, data, read.get(i)
 
 
 # The share of the distinct native-syntax bytes the worker process parses and reads: sending
 # what it read costs it more than taking it costs this process (measured on bench/README.md's
 # corpus and 1,000-module workspace), and the rest of the check runs here after both.
-WORKER_SHARE = 0.5
+WORKER_SHARE = 0.55
 # Below this many such bytes the worker is not started: forking, and the worker's exit, cost
 # more than a small workspace's parse (a check of one example directory stays as fast).
 WORKER_MIN_BYTES = 256 << 10
@@ -301,30 +299,46 @@ class _Worker:
         os.set_blocking(read_end, False)
         return cls(pid, read_end, here, there)
 
-    def read_all(self, items: list[tuple[str, "bytes | OSError"]]) -> dict[int, "HclFile"]:
-        """This process's files read here and the worker's taken from the pipe, by index.
-
-        Between two files of its own, this process takes what the worker has sent so far, so
-        that neither waits for the other until the end; none is handed to the analysis before
-        all are read, so the order the analysis needs never makes one wait for the other."""
+    def read_in_order(self, items: list[tuple[str, "bytes | OSError"]]
+                      ) -> Iterator[tuple[str, "bytes | OSError", "HclFile | None"]]:
+        """``_read_files``'s answer: this process reads its own files one by one, takes what
+        the worker has sent so far between two of them, and hands the analysis every item as
+        soon as all before it are handed (the analysis's work on them overlaps the worker's).
+        It never waits for the worker while it has files of its own to read; when the worker
+        ends early, what it did not send is handed without a reading (parsed as taken)."""
         read: dict[int, HclFile] = {}
+        unread = set(self.here) | set(self.there)  # items not handed before they are read
         expected = iter(self.there)
         parser, cache = new_parser(), {}
+        next_item = 0
+
+        def ready() -> Iterator[tuple[str, "bytes | OSError", "HclFile | None"]]:
+            nonlocal next_item
+            while next_item < len(items) and next_item not in unread:
+                rel, data = items[next_item]
+                yield rel, data, read.pop(next_item, None)
+                next_item += 1
+
         for i in self.here:
             rel, data = items[i]
             read[i] = _read_one(rel, data, parser, cache)
-            self._take_sent(items, expected, read, wait=False)
-        self._take_sent(items, expected, read, wait=True)
-        return read
+            unread.discard(i)
+            self._receive(items, expected, read, unread, block=False)
+            yield from ready()
+        while not self.ended and unread:
+            self._receive(items, expected, read, unread, block=True)
+            yield from ready()
+        unread.clear()  # the worker ended without sending these: parsed as the analysis takes them
+        yield from ready()
 
-    def _take_sent(self, items, expected, read: dict, wait: bool) -> None:
-        """Decodes the complete messages in the pipe (``wait``: until the worker's last one)."""
+    def _receive(self, items, expected, read: dict, unread: set, block: bool) -> None:
+        """Decodes the complete messages in the pipe (``block``: waits for one, or for the end)."""
         while not self.ended:
             try:
                 chunk = os.read(self.fd, PIPE_SIZE)
             except BlockingIOError:
-                if not wait:
-                    break
+                if not block:
+                    return
                 select.select([self.fd], [], [])
                 continue
             except OSError:
@@ -332,10 +346,12 @@ class _Worker:
             if not chunk:
                 self.ended = True
             self.buffer += chunk
-            self._decode_complete(items, expected, read)
+            if self._decode_complete(items, expected, read, unread) and block:
+                return
 
-    def _decode_complete(self, items, expected, read: dict) -> None:
-        buffer, at = self.buffer, 0
+    def _decode_complete(self, items, expected, read: dict, unread: set) -> int:
+        """Decodes the complete messages in the buffer; returns how many."""
+        buffer, at, count = self.buffer, 0, 0
         while len(buffer) - at >= 4:
             size = int.from_bytes(buffer[at : at + 4], "little")
             if len(buffer) - at - 4 < size:
@@ -351,7 +367,10 @@ class _Worker:
             if encoded is not None:
                 rel, data = items[index]
                 read[index] = decode(encoded, rel, data)
+            unread.discard(index)
+            count += 1
         del buffer[:at]
+        return count
 
     def close(self) -> None:
         os.close(self.fd)  # a worker still writing gets a broken pipe and exits
