@@ -61,6 +61,10 @@ module "m" {
 }
 ''',
     "a loop variable named like a root": b'x = [for var in local.l : var.name]\ny = var.name\n',
+    # ``.name`` steps are read from the bytes; the tree is asked where the bytes are unsure.
+    "dots the bytes alone cannot read": "x = concat(var.l...)\ny = var.\u00f1ame.b\nz = var.a\u00e9.b[0]\n"
+                                        "w = var.a-b.c\nv = var.a.0.b\nu = var.a.*.b\nt = var.a[*].b.c\n"
+                                        "s = { for k, v in var.m : k => v.x... }\nr = var.a./* c */b.c\n".encode(),
     # Where the names of those regions are found in the text: only an attribute's name or a
     # block's type counts, not the same word in a string, a comment, a longer name or a value.
     "region names elsewhere": b'''resource "aws_instance" "i" {

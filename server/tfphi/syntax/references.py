@@ -48,7 +48,7 @@ def _query() -> Query:
 # a pattern for every block and attribute cost a quarter of the query.
 @lru_cache(maxsize=1)
 def _steps_query() -> Query:
-    return Query(hcl_language(), "(variable_expr) @ref (get_attr) @attr (index) @step (splat) @step "
+    return Query(hcl_language(), "(variable_expr) @ref (index) @step (splat) @step "
                  "(for_tuple_expr) @for (for_object_expr) @for (template_for) @for")
 
 
@@ -114,15 +114,20 @@ _PLAIN_NAME = re.compile(rb"[A-Za-z_][\w-]*+")
 
 
 def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
-    """One query for the references and every postfix step, in C; a step belongs to the
-    reference (or step) it starts right after, with only white space between.
+    """One query for the references and their index and splat steps, in C; a step belongs to
+    the reference (or step) it starts right after, with only white space between, and a
+    ``.name`` step (a ``get_attr``) is read from the bytes there.
 
     In tree-sitter-hcl a traversal is flat: ``var.a[0].b`` is one ``expression`` whose
     children are ``variable_expr``, ``get_attr``, ``index``, ``get_attr``, so the steps of a
     reference are its following siblings, and a ``get_attr``/``index``/``splat`` that starts
-    where an expression ends can only be the next step of that expression. A comment
-    between two steps is a sibling that is no step (it ends the traversal, as in the walk);
-    an error-free block is required, as error recovery could attach a step elsewhere.
+    where an expression ends can only be the next step of that expression. A ``.`` there that
+    starts no index or splat (``.0``, ``.*``) starts a ``get_attr``: nothing else in the
+    grammar starts with a dot, and the block is error-free, so its name is the identifier after
+    the dot (read from the tree when white space, a comment or a non-ASCII letter makes the
+    bytes unsure). Half of what the query captured were those steps, each a node object. A
+    comment between two steps is a sibling that is no step (it ends the traversal, as in the
+    walk); an error-free block is required, as error recovery could attach a step elsewhere.
 
     References bound around them (a ``for`` variable, a ``dynamic`` iterator) or standing
     where names are not references (``type``, ``lifecycle``...) are left out: they can never
@@ -137,22 +142,17 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
     regions: list | None = []
     enclosing: _Enclosing | None = None
     regions_read = False  # read when a reference with a step needs them (most blocks have none)
-    attrs = captures.get("attr", ())
-    steps = {n.start_byte: n for n in captures.get("step", ())}
-    steps.update((n.start_byte, n) for n in attrs)
-    attr_starts = {n.start_byte for n in attrs}  # the steps that are ``.name``
+    steps = {n.start_byte: n.end_byte for n in captures.get("step", ())}  # index and splat steps
     nodes.sort(key=_START)
     out: list[Relative] = []
     step_at = steps.get
-    space, size, plain_name = _SPACE.match, len(source), _PLAIN_NAME.fullmatch
+    space, size, attr_name = _SPACE.match, len(source), _ATTR_NAME.match
 
     for node in nodes:
         end = at = node.end_byte
-        step = step_at(at)
-        if step is None and at < size and source[at] in _WHITE:  # white space before a step is rare
+        if at < size and source[at] in _WHITE:  # white space before a step is rare
             at = space(source, at).end()
-            step = step_at(at)
-        if step is None:
+        if at >= size or (source[at] != 0x2E and at not in steps):  # no "." and no index or splat
             continue  # no name follows: nothing to report (as the walk)
         start = node.start_byte
         root = source[start:end].decode("utf-8", "replace")
@@ -163,29 +163,46 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
             continue
         names: list[str] = []
         ends = [end - base]
-        while step is not None:
-            step_end = step.end_byte
-            if at in attr_starts:
-                raw = source[at + 1 : step_end]
-                if plain_name(raw):  # ".name": the name is the rest (the common case)
-                    names.append(raw.decode("utf-8", "replace"))
-                else:  # white space or a comment after the dot
-                    ident = step.child(step.child_count - 1)
-                    if ident is None or not ident.is_named:
-                        named = step.named_children
-                        if not named:
-                            break  # a step without a name ends the traversal before it
-                        ident = named[-1]
-                    names.append(source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"))
+        while at < size:
+            step_end = step_at(at)
+            if step_end is None:
+                if source[at] != 0x2E:
+                    break
+                found = attr_name(source, at + 1)
+                if found is not None and (found.end() >= size or source[found.end()] < 0x80):
+                    step_end = found.end()  # ".name": the name is the rest (the common case)
+                    names.append(found.group().decode())
+                else:  # white space, a comment or a non-ASCII letter after the dot: ask the tree
+                    named = _get_attr_name(top, source, at)
+                    if named is None:
+                        break  # no get_attr, or one without a name: the traversal ends before it
+                    name, step_end = named
+                    names.append(name)
                 ends.append(step_end - base)
             end = at = step_end
-            step = step_at(at)
-            if step is None and at < size and source[at] in _WHITE:
+            if at < size and source[at] in _WHITE:
                 at = space(source, at).end()
-                step = step_at(at)
         if names:
             out.append((root, tuple(names), start - base, end - base, tuple(ends)))
     return out if regions is None else Unbound(out)  # None: too many regions, nothing was left out
+
+
+_ATTR_NAME = re.compile(rb"[A-Za-z_][\w-]*+")
+
+
+def _get_attr_name(top: Node, source: bytes, at: int) -> tuple[str, int] | None:
+    """(name, end) of the ``get_attr`` whose dot is at ``at``; None when there is none or it has no name."""
+    dot = top.descendant_for_byte_range(at, at + 1)
+    step = dot.parent if dot is not None else None
+    if step is None or step.type != "get_attr" or step.start_byte != at:
+        return None
+    ident = step.child(step.child_count - 1)
+    if ident is None or not ident.is_named:
+        named = step.named_children
+        if not named:
+            return None
+        ident = named[-1]
+    return source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"), step.end_byte
 
 
 class Unbound(list):
