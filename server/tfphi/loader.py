@@ -356,17 +356,17 @@ class _Worker:
             size = int.from_bytes(buffer[at : at + 4], "little")
             if len(buffer) - at - 4 < size:
                 break
-            try:
-                index, encoded = marshal.loads(buffer[at + 4 : at + 4 + size])
-            except (EOFError, ValueError, TypeError):
-                index, encoded = None, None
             at += 4 + size
-            if index != next(expected, None):  # out of step: the rest is read as the analysis takes it
+            try:
+                index, encoded = marshal.loads(buffer[at - size : at])
+                if index != next(expected, None):
+                    raise ValueError("out of step")
+                if encoded is not None:
+                    rel, data = items[index]
+                    read[index] = decode(encoded, rel, data)
+            except Exception:  # out of step or unreadable: the rest is read as the analysis takes it
                 self.ended = True
                 break
-            if encoded is not None:
-                rel, data = items[index]
-                read[index] = decode(encoded, rel, data)
             unread.discard(index)
             count += 1
         del buffer[:at]

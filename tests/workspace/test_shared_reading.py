@@ -63,6 +63,14 @@ if mode == "failing":
         out.write(b"\\x05\\x00\\x00\\x00garbage")
         out.flush()
     loader._work = failing
+if mode == "astray":
+    import marshal
+    def astray(items, indices, out):  # well-formed answers, for the wrong files
+        for i in indices:
+            message = marshal.dumps((i + 1, ((), (), ())))
+            out.write(len(message).to_bytes(4, "little") + message)
+        out.flush()
+    loader._work = astray
 if mode == "stopping":
     rels = list(loader.walk_workspace(root, loader.Config()))
     items = loader._read_files(root, rels, 1 << 20, share_work=True)
@@ -103,9 +111,11 @@ def test_the_worker_gives_the_analysis_what_reading_one_by_one_gives(tmp_path):
 
 def test_a_failing_worker_leaves_the_reading_to_the_analysis(tmp_path):
     _workspace(tmp_path)
-    failing, alone = _run(tmp_path, "failing"), _run(tmp_path, "alone")
-    assert failing["taken"] == 0
-    assert failing["summary"] == alone["summary"] and failing["files"] == alone["files"]
+    alone = _run(tmp_path, "alone")
+    for mode in ("failing", "astray"):
+        failing = _run(tmp_path, mode)
+        assert failing["taken"] == 0, mode
+        assert failing["summary"] == alone["summary"] and failing["files"] == alone["files"], mode
 
 
 def test_no_worker_is_left_when_the_reader_stops_early(tmp_path):
