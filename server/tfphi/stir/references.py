@@ -32,11 +32,8 @@ def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree
     findings: list[Finding] = []
     for path in module.files:
         findings.extend(file_findings(path))
-    findings.extend(_missing_arguments(module, modules, tree))
-    findings.extend(_unresolved_sources(module, tree))
-    findings.extend(_call_cycles(module, tree))
+    findings.extend(_call_findings(module, modules, tree))
     findings.extend(_duplicates(module))
-    findings.extend(_not_installed(module, tree))
     findings.sort(key=lambda f: (f.span.file, f.span.start, f.span.end, f.code, f.message))
     return findings
 
@@ -115,57 +112,74 @@ def resolve(root: str, names: tuple[str, ...], table: NameTable) -> tuple[int, s
 
 
 # Per child module (by identity; a weak reference, so that a module an edit replaced is not kept
-# alive): its outputs' names, its variables without a default, and their names. A root of 200
-# calls asked them of each child on every edit of the root.
-_interfaces: dict[int, tuple[weakref.ref, frozenset[str], tuple, frozenset[str]]] = {}
+# alive): its outputs' names, its variables without a default, their names, and whether one of
+# them is named like a meta-argument. A root of 200 calls asked them of each child on every edit of the root.
+_interfaces: dict[int, tuple[weakref.ref, frozenset[str], tuple, frozenset[str], bool]] = {}
 MAX_INTERFACES = 8192
 
 
-def _interface_of(module: Module) -> tuple[weakref.ref, frozenset[str], tuple, frozenset[str]]:
+def _interface_of(module: Module) -> tuple[weakref.ref, frozenset[str], tuple, frozenset[str], bool]:
     known = _interfaces.get(id(module))
     if known is None or known[0]() is not module:
         if len(_interfaces) >= MAX_INTERFACES:
             _interfaces.clear()
         required = tuple(var for var in module.variables.values() if var.default is None)
-        known = _interfaces[id(module)] = (weakref.ref(module), frozenset(module.outputs), required,
-                                           frozenset(var.name for var in required))
+        names = frozenset(var.name for var in required)
+        known = _interfaces[id(module)] = (weakref.ref(module), frozenset(module.outputs), required, names,
+                                           not names.isdisjoint(META_ARGUMENTS))
     return known
 
 
-def _missing_arguments(module: Module, modules, tree) -> Iterator[Finding]:
+def _call_findings(module: Module, modules, tree: ModuleTree) -> Iterator[Finding]:
+    """What is wrong with each module call, in one pass over the calls (a root has hundreds;
+    the findings are sorted afterwards, and no two of them have the same sort key): a local
+    source that leads nowhere, a source not installed, a call cycle, a missing argument."""
     targets = tree.targets
     dir = module.dir
+    reaching: set[str] | None = None
     for name, call in module.calls.items():
         target = targets.get((dir, name))
-        if target is None or target.dir is None:
+        if target is None:
             continue
+        if target.dir is None:
+            source = call.source
+            if source is None:
+                continue
+            if source.startswith(("./", "../")):
+                if call.source_attr is not None:
+                    yield _unresolved_source(call, target)
+            else:
+                yield _not_installed(name, call)
+            continue
+        if reaching is None:
+            reaching = _reaching(module, tree)
+        if target.dir in reaching:
+            yield _call_cycle(name, call, target, module)
         child = modules.get(target.dir)
         if child is None:
             continue
-        _, _, required, names = _interface_of(child)
-        if not required:
-            continue
-        passed = call.block.attribute_names()  # (a call below an edit answers without copying its body)
-        if passed >= names and names.isdisjoint(META_ARGUMENTS):
-            continue  # every required variable is set (a dict view compares as a set, in C)
-        for var in required:
-            if var.name in META_ARGUMENTS or var.name not in passed:
-                yield Finding(
-                    "missing-argument",
-                    call.label_span,
-                    f"module.{name} does not set {var.name}, which the module in {target.dir or '.'} requires (no default)",
-                    ((var.label_span, f"var.{var.name} is declared here"),),
-                )
+        _, _, required, names, meta = _interface_of(child)
+        if required:
+            passed = call.block.attribute_names()  # (a call below an edit answers without copying its body)
+            if meta or not passed >= names:  # (else every required variable is set: a dict view compares as a set, in C)
+                yield from _missing_arguments(name, call, target, required, passed)
 
 
-def _unresolved_sources(module: Module, tree: ModuleTree) -> Iterator[Finding]:
+def _missing_arguments(name: str, call, target, required: tuple, passed) -> Iterator[Finding]:
+    """A call that omits a variable of its module without a default (or sets it only as a meta-argument)."""
+    for var in required:
+        if var.name in META_ARGUMENTS or var.name not in passed:
+            yield Finding(
+                "missing-argument",
+                call.label_span,
+                f"module.{name} does not set {var.name}, which the module in {target.dir or '.'} requires (no default)",
+                ((var.label_span, f"var.{var.name} is declared here"),),
+            )
+
+
+def _unresolved_source(call, target) -> Finding:
     """A local module source that leads nowhere is an undefined reference to that module."""
-    for name, call in module.calls.items():
-        target = tree.targets.get((module.dir, name))
-        if target is None or target.dir is not None or call.source is None:
-            continue
-        if call.source.startswith(("./", "../")) and call.source_attr is not None:
-            yield Finding("undefined-reference", call.source_attr.expr.span, target.opaque_reason or "module source not found")
+    return Finding("undefined-reference", call.source_attr.expr.span, target.opaque_reason or "module source not found")
 
 
 def _duplicates(module: Module) -> Iterator[Finding]:
@@ -175,18 +189,14 @@ def _duplicates(module: Module) -> Iterator[Finding]:
                       ((dup.first, f"{dup.what} is first declared here"),))
 
 
-def _not_installed(module: Module, tree: ModuleTree) -> Iterator[Finding]:
+def _not_installed(name: str, call) -> Finding:
     """A registry (or other non-local) source that ``terraform init`` has not installed."""
-    for name, call in sorted(module.calls.items()):
-        target = tree.targets.get((module.dir, name))
-        if target is None or target.dir is not None or call.source is None or call.source.startswith(("./", "../")):
-            continue
-        yield Finding(
-            "module-not-installed", call.label_span,
-            f"module.{name} uses {call.source!r}, which is not installed: its outputs are unknown until "
-            "`terraform init` installs it into .terraform/modules (tfphi never downloads it)",
-            severity="information",
-        )
+    return Finding(
+        "module-not-installed", call.label_span,
+        f"module.{name} uses {call.source!r}, which is not installed: its outputs are unknown until "
+        "`terraform init` installs it into .terraform/modules (tfphi never downloads it)",
+        severity="information",
+    )
 
 
 _callers_cache: list = [None, {}]  # (tree, module dir -> dirs that call it), rebuilt when the tree changes
@@ -202,10 +212,9 @@ def _callers(tree: ModuleTree) -> dict[str, set[str]]:
     return _callers_cache[1]
 
 
-def _call_cycles(module: Module, tree: ModuleTree) -> Iterator[Finding]:
-    """A module call that leads back to the calling module (``source = "./"``, or a -> b -> a)."""
-    # The modules from which this one can be reached, found once (a walk from each call's
-    # target was 200 walks of the whole tree for a root of 200 calls, on every edit of it).
+def _reaching(module: Module, tree: ModuleTree) -> set[str]:
+    """The modules from which this one can be reached, found once (a walk from each call's
+    target was 200 walks of the whole tree for a root of 200 calls, on every edit of it)."""
     callers = _callers(tree)
     reaching = {module.dir}
     stack = [module.dir]
@@ -214,11 +223,11 @@ def _call_cycles(module: Module, tree: ModuleTree) -> Iterator[Finding]:
             if caller not in reaching:
                 reaching.add(caller)
                 stack.append(caller)
-    for name, call in sorted(module.calls.items()):
-        target = tree.targets.get((module.dir, name))
-        if target is None or target.dir is None:
-            continue
-        if target.dir in reaching:
-            where = "this module itself" if target.dir == module.dir else f"the module in {target.dir or '.'}, which calls back to this module"
-            span = call.source_attr.expr.span if call.source_attr is not None else call.label_span
-            yield Finding("undefined-reference", span, f"module.{name} calls {where}: a module call cycle, which Terraform cannot load")
+    return reaching
+
+
+def _call_cycle(name: str, call, target, module: Module) -> Finding:
+    """A module call that leads back to the calling module (``source = "./"``, or a -> b -> a)."""
+    where = "this module itself" if target.dir == module.dir else f"the module in {target.dir or '.'}, which calls back to this module"
+    span = call.source_attr.expr.span if call.source_attr is not None else call.label_span
+    return Finding("undefined-reference", span, f"module.{name} calls {where}: a module call cycle, which Terraform cannot load")
