@@ -300,20 +300,23 @@ def _moved_decls(block: Block, text: bytes | None, old: BlockDecls) -> BlockDecl
     resources (what a root module is made of) with the new block's spans; None for the others
     (their declarations hold attributes of the body: read afresh)."""
     kind = block.type
-    if kind != old.block.type or block.labels != old.block.labels:
+    old_block = old.block
+    if kind != old_block.type or block.labels != old_block.labels:
         return None
     if kind == "module" or kind == "resource" or kind == "data":
-        entries = []
+        entries = old.entries
+        if not entries and not old.names:
+            return BlockDecls(block, text, (), ())  # (labels that declare nothing)
+        if len(entries) != 1 or len(old.names) != 1:
+            return None  # (one declaration and one name, as ``_add_block`` gives such a block)
         span = block.span
-        print_ = Print(span.file, span.start, text)
-        for table, key, address, decl, _ in old.entries:
-            if table == 4:
-                new = ModuleCall(decl.name, decl.source, block, span, block.label_spans[0])
-            else:
-                new = Resource(decl.mode, decl.type, decl.name, block, span, block.label_spans)
-            entries.append((table, key, address, new, print_))
-        names = tuple((key, block.label_spans[-1]) for key, _ in old.names)
-        return BlockDecls(block, text, tuple(entries), names)
+        table, key, address, decl, _ = entries[0]
+        if table == 4:
+            new = ModuleCall(decl.name, decl.source, block, span, block.label_spans[0])
+        else:
+            new = Resource(decl.mode, decl.type, decl.name, block, span, block.label_spans)
+        return BlockDecls(block, text, ((table, key, address, new, Print(span.file, span.start, text)),),
+                          ((old.names[0][0], block.label_spans[-1]),))
     if not old.entries and not old.names and kind not in _DECLARING:
         return BlockDecls(block, text, (), ())
     return None
