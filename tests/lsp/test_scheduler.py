@@ -309,6 +309,9 @@ async def main():
     assert any(items for _, _, items in sent)  # (the analysis ran)
 
 asyncio.run(main())
+from tfphi.trace import functions
+deferred = [value._name for value in vars(functions).values() if type(value).__name__ == "_Deferred"]
+assert deferred and all(name in before for name in deferred), deferred  # (imported on a function's first use)
 print(sorted(set(sys.modules) - before))
 """
     out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "ws")], capture_output=True, text=True, timeout=120)

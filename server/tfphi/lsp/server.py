@@ -386,9 +386,13 @@ def import_analysis_modules() -> None:
     They are imported lazily so that a plain ``tfphi check`` starts fast, but in the server
     their first use came in the middle of the first analysis: trace functions (with PyYAML),
     strategies, deployments and code actions took 0.1-0.2 s, in one step no client message could
-    preempt, so a keystroke made then waited for the import (tests/lsp/test_server_imports.py
-    checks that the first analysis of the example imports nothing more).
+    preempt, so a keystroke made then waited for the import (tests/lsp/test_scheduler.py checks
+    that the first analysis of the bench's workspace imports nothing more). The standard
+    modules ``trace.functions`` defers until a function needs them are imported too.
     """
+    import base64, csv, datetime, hashlib, ipaddress, urllib.parse, uuid  # noqa: F401, E401
+    import yaml  # noqa: F401
+
     from ..features import code_actions  # noqa: F401
     from ..specialize import moves  # noqa: F401
     from ..trace import strategies  # noqa: F401
