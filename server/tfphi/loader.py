@@ -189,8 +189,9 @@ def _read_files(root: str, rels: list[str], limit: int, share_work: bool = False
     Python's), so no thread can parse beside the analysis. With ``share_work`` and enough
     bytes, a worker process forked once the files are read parses and reads part of them
     and sends what it read through a pipe (``syntax.transfer``), while this process parses
-    and reads the others; then the analysis takes them all in order, as the files it would
-    have read itself (``syntax.hclfile.prepared_file``). Each distinct content is read once:
+    and reads the others; each file is handed to the analysis, in order, as soon as every file
+    before it is read, as the file it would have read itself (``syntax.hclfile.prepared_file``):
+    the analysis of the first files overlaps the worker's reading of later ones. Each distinct content is read once:
     a file repeating earlier bytes is read as a copy of them (``same_bytes_shared``). The
     worker shares nothing with the analysis: bytes in, builtins out, as ``parse_file`` reads
     them. Without a worker (small workspaces, other threads running, no ``fork``), or for

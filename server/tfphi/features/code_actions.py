@@ -186,7 +186,6 @@ def _add_validation(analysis: Analysis, variables: list[tuple[str, Variable]], v
 
 
 def _add_default(analysis: Analysis, variables: list[tuple[str, Variable]], value: Value, where: str = "") -> CodeAction:
-    var = variables[0][1]
     return CodeAction(f"Add default to {_names(variables)}{where}: {to_hcl(value)}",
                       edits=[insert_into_block(analysis, variable, [f"default = {to_hcl(value)}"]) for _, variable in variables])
 

@@ -164,20 +164,23 @@ class AnalysisScheduler:
             self._task = asyncio.get_running_loop().create_task(self._run())
 
     async def _run(self) -> None:
-        while not self.stopped:
-            await asyncio.sleep(0)  # let notifications already queued land: they join this pass
-            generation = self._generation
-            try:
-                finished = await self._pass(generation)
-            except Exception:  # noqa: BLE001 - the analysis must never take the server down
-                logger.exception("analysis pass failed")
-                self._log_error("tfphi: an analysis pass failed; see the server log")
-                self._forced.clear()
-                gc.enable()
-                return
-            if finished and generation == self._generation:
-                gc.enable()  # (a message that arrived meanwhile was handled: see note_arrival)
-                return
+        try:
+            while not self.stopped:
+                await asyncio.sleep(0)  # let notifications already queued land: they join this pass
+                generation = self._generation
+                try:
+                    finished = await self._pass(generation)
+                except Exception:  # noqa: BLE001 - the analysis must never take the server down
+                    logger.exception("analysis pass failed")
+                    self._log_error("tfphi: an analysis pass failed; see the server log")
+                    self._forced.clear()
+                    return
+                if finished and generation == self._generation:
+                    return
+        finally:
+            # However the passes end (done, failed, stopped, cancelled), the collector is on
+            # again (a message that arrived meanwhile was handled: see note_arrival).
+            gc.enable()
 
     async def _pass(self, generation: int) -> bool:
         ws = self.ws

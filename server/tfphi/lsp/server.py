@@ -390,12 +390,12 @@ def import_analysis_modules() -> None:
     that the first analysis of the bench's workspace imports nothing more). The standard
     modules ``trace.functions`` defers until a function needs them are imported too.
     """
-    import base64, csv, datetime, hashlib, ipaddress, urllib.parse, uuid  # noqa: F401, E401
-    import yaml  # noqa: F401
-
     from ..features import code_actions  # noqa: F401
     from ..specialize import moves  # noqa: F401
     from ..trace import strategies  # noqa: F401
+    from ..trace.functions import import_deferred
+
+    import_deferred()
 
 
 def run_server(tcp: str | None = None) -> int:

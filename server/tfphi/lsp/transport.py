@@ -114,6 +114,7 @@ async def read_messages(stop: threading.Event, reader: Any, protocol: Any, repor
             elif other_headers:
                 report("tfphi: ignored a message without a Content-Length header")
                 other_headers = False
+                handled()  # no message to wait for after all
             continue
         found = _CONTENT_LENGTH.search(line)
         if found is not None:

@@ -188,11 +188,6 @@ def static_string(attribute: Attribute | None) -> str | None:
     return attribute.literal_string() if attribute is not None else None
 
 
-def build_module(dir: str, files: Mapping[str, Body]) -> Module:
-    """Gathers the declarations of a module's files (given as path -> parsed body)."""
-    return assemble_module(dir, {path: read_declarations(body) for path, body in files.items()})[0]
-
-
 class Print(NamedTuple):
     """Where a declaration is and what it says: same text elsewhere means it moved."""
 
@@ -303,6 +298,7 @@ def _moved_decls(block: Block, text: bytes | None, old: BlockDecls) -> BlockDecl
     old_block = old.block
     if kind != old_block.type or block.labels != old_block.labels:
         return None
+    text = old.text  # the same bytes: one copy kept, and the edit's scan compares prints by identity first
     if kind == "module" or kind == "resource" or kind == "data":
         entries = old.entries
         if not entries and not old.names:

@@ -125,7 +125,10 @@ def _interface_of(module: Module) -> tuple[weakref.ref, frozenset[str], tuple, f
             _interfaces.clear()
         required = tuple(var for var in module.variables.values() if var.default is None)
         names = frozenset(var.name for var in required)
-        known = _interfaces[id(module)] = (weakref.ref(module), frozenset(module.outputs), required, names,
+        key = id(module)
+        # dropped when the module is freed (before its id can be reused): the required variables hold its parse
+        gone = weakref.ref(module, lambda _ref, key=key: _interfaces.pop(key, None))
+        known = _interfaces[key] = (gone, frozenset(module.outputs), required, names,
                                            not names.isdisjoint(META_ARGUMENTS))
     return known
 

@@ -448,7 +448,7 @@ def _remember_clean(source: bytes) -> None:
         _clean_held += len(source)
 
 
-# Blocks whose bodies every module build reads (stir.model.build_module): without the file's
+# Blocks whose bodies every module build reads (stir.model.read_declarations): without the file's
 # tree they are read at once rather than parsed again; resource and data bodies wait for a trace.
 _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 

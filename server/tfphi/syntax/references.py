@@ -110,7 +110,6 @@ def _block_references(top: Node, source: bytes) -> list[Relative]:
 _SPACE = re.compile(rb"[ \t\r\n]*")
 _WHITE = frozenset(b" \t\r\n")
 _START = attrgetter("start_byte")
-_PLAIN_NAME = re.compile(rb"[A-Za-z_][\w-]*+")
 
 
 def _block_references_fast(top: Node, source: bytes) -> list[Relative]:

@@ -84,10 +84,10 @@ def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, prev
                 body.attributes[attr.name] = attr
         elif kind == "ERROR" or kind == "body":
             _read_body(child, body, converter)
+    _texts.pop(file, None)  # (an older parse of this file is never asked again)
     if len(body.blocks) == read:  # (every block is one of the loop's: the map is the whole body's)
         if len(_texts) >= MAX_REMEMBERED_FILES:
             _texts.pop(next(iter(_texts)))  # the oldest
-        _texts.pop(file, None)
         _texts[file] = (body, after, tops)
 
 

@@ -20,11 +20,9 @@ from sys import intern
 from .expr import ExprConverter, Span
 from .hclfile import Attribute, Block, Body, HclFile, SyntaxProblem
 from .references import Unbound
-
-# The state of an Attribute and a Block carried here; a slot added to them must be handled
-# here too (tests/core/test_transfer.py checks these against the classes).
-ATTRIBUTE_SLOTS = frozenset({"name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value"})
-BLOCK_SLOTS = frozenset({"type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse", "_scope", "_origin"})
+# The state of an Attribute and a Block, which syntax.reuse copies too; a slot added to them
+# must be handled here as well (tests/core/test_transfer.py checks these against the classes).
+from .reuse import ATTRIBUTE_SLOTS, BLOCK_SLOTS  # noqa: F401 - what this module must carry
 HCLFILE_FIELDS = ("path", "source", "tree", "body", "errors", "tops")
 
 

@@ -50,6 +50,13 @@ ipaddress = _Deferred("ipaddress")
 _uuid = _Deferred("uuid")
 yaml = _Deferred("yaml")  # PyYAML, a declared dependency: yamldecode
 _urlparse = _Deferred("urllib.parse")
+_DEFERRED = (base64, csv, _dt, hashlib, ipaddress, _uuid, yaml, _urlparse)
+
+
+def import_deferred() -> None:
+    """Imports every module this one defers (for a process that would rather pay it up front: the server)."""
+    for module in _DEFERRED:
+        importlib.import_module(module._name)
 
 from tfphi.trace.values import (
     TfEvalError,
