@@ -145,3 +145,35 @@ def test_every_aws_scenario_output_is_formatted(tmp_path: Path):
             (out / rel).parent.mkdir(parents=True, exist_ok=True)
             (out / rel).write_text(text, encoding="utf-8")
         assert terraform.fmt_check(out) == [], name
+
+
+def test_a_deployments_value_read_as_an_index_key(workspace):
+    """A deployment's value that only picks an element (an index key: its steps are set aside in
+    the path's plain words) is a typed step like any other; both tracers took it for a string
+    and failed on it (hypothesis found it through an edit in the server)."""
+    from tfphi.specialize.deployments import AssignedTracer
+    from tfphi.trace.steps import words
+    from tfphi.trace.tracer import SourceView, Tracer
+
+    analysis = workspace({
+        "main.tf": 'variable "k" {\n  type = string\n}\n\nlocals {\n  m = { a = "x", b = "y" }\n}\n\n'
+                   'resource "terraform_data" "d" {\n  input = local.m[var.k]\n}\n',
+        "terraform.tfvars": 'k = "a"\n',
+        "env/b.tfvars": 'k = "b"\n',
+    })
+    resource = analysis.modules[""].resources["terraform_data.d"]
+    view = SourceView(analysis.modules, analysis.tree, analysis.text)
+    [root] = analysis.tree.call_paths("")
+    seen = []
+    for deployment in root_deployments(analysis, ""):
+        for tracer, assignment in ((AssignedTracer(view, analysis.config.limits, deployment), None),
+                                   (Tracer(view, analysis.config.limits), deployment.values)):
+            result, _ = tracer.trace_field(root, resource, ("input",), assignment=assignment)
+            [branch] = result.branches
+            seen.append((deployment.file, branch.value, words(branch.path)))
+    assert seen == [
+        ("env/b.tfvars", "y", "local.m ← object"),
+        ("env/b.tfvars", "y", "local.m ← object"),
+        ("terraform.tfvars", "x", "local.m ← object"),
+        ("terraform.tfvars", "x", "local.m ← object"),
+    ]

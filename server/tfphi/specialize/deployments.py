@@ -22,6 +22,7 @@ from ..stir.deployments import is_auto_loaded
 from ..stir.deployments import root_deployments as discovered_deployments
 from ..stir.model import Resource, Variable
 from ..trace import conditions as C
+from ..trace import steps as S
 from ..trace.result import UNBOUNDED, Branch, TraceResult, Unbounded
 from ..trace.tracer import Env, Result, SourceView, Tracer, _convert_all, _prepend
 from ..trace.types import convert, parse_type
@@ -77,9 +78,9 @@ class AssignedTracer(Tracer):
                 value = convert(value, var_type)
             except TfEvalError as exc:
                 return Unbounded(f"{self.deployment.file} sets var.{var.name} to {to_hcl(value)}: {exc}", "invalid", var.label_span)
-            return (Branch(value, C.TRUE, (f"Deployment {self.deployment.file}", f"Prim {to_hcl(value)}"), var.label_span),)
+            return (Branch(value, C.TRUE, (S.Deployment(self.deployment.file), S.Prim(to_hcl(value))), var.label_span),)
         if var.default is not None:
-            result = _prepend(self.trace(var.default.expr, Env(env.path), depth, stack), f"Default var.{var.name}")
+            result = _prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span))
             return _convert_all(result, var_type, f"var.{var.name}", var.default.expr.span)
         if var.name in self.deployment.unreadable:
             return Unbounded(f"{self.deployment.file} sets var.{var.name} to a value tfphi cannot evaluate", "unassigned",

@@ -110,6 +110,20 @@ class Universe(Step):
 
 
 @record(frozen=True, slots=True, repr=False)
+class Deployment(Step):
+    """A value a deployment sets: ``var.x`` (the deployment's value of a root variable) or the
+    variable file that sets it."""
+
+    source: str
+
+    def __str__(self) -> str:
+        return f"Deployment {self.source}"
+
+    def say(self) -> str:
+        return f"the deployment's value ({self.source})"
+
+
+@record(frozen=True, slots=True, repr=False)
 class TypeBool(Step):
     def __str__(self) -> str:
         return "Type bool"

@@ -655,7 +655,7 @@ class Tracer:
                 (env.dir, var.name),
             )
         if self.assignment is not None and var.name in self.assignment:
-            assigned = (Branch(self.assignment[var.name], C.TRUE, (f"Deployment var.{var.name}",), var.label_span),)
+            assigned = (Branch(self.assignment[var.name], C.TRUE, (S.Deployment(f"var.{var.name}"),), var.label_span),)
             return _convert_all(assigned, var_type, f"var.{var.name}", var.label_span)
         # Under a deployment, a variable its files leave unset takes its default, as in
         # `terraform plan -var-file=...`; otherwise a validation's values are what a caller may pass.
