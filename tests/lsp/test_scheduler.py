@@ -334,14 +334,16 @@ def _count_background_hops(monkeypatch) -> list[int]:
     return hops
 
 
-async def test_the_next_keystroke_finds_the_server_listening_not_tracing(tmp_path: Path, monkeypatch):
-    """After an edit's diagnostics the pass listens for the client's next message before background
-    work resumes (``LISTEN_SECONDS``, made long here): a keystroke that comes then is handled with
-    no background tracing in between, and the background work is done afterwards."""
+async def _root_open_while_listening(tmp_path: Path, monkeypatch, limit: float):
+    """An indexed workspace with the root ``main.tf`` open, listening after each edit for 5 s at
+    most ``limit`` s in a row; returns the workspace, the scheduler, what it sent, the root's URI,
+    the counted background hops and ``keystroke(version)``: an even version replaces
+    ``var.cache_node_type`` (whose children the background traces again) by ``"a"``, an odd one
+    puts it back."""
     import tfphi.lsp.scheduler as scheduler_module
 
     monkeypatch.setattr(scheduler_module, "LISTEN_SECONDS", 5.0)
-    monkeypatch.setattr(scheduler_module, "LISTEN_LIMIT_SECONDS", 5.0)
+    monkeypatch.setattr(scheduler_module, "LISTEN_LIMIT_SECONDS", limit)
     hops = _count_background_hops(monkeypatch)
     root, ws, scheduler, sent = _setup(tmp_path)
     scheduler.schedule()
@@ -351,24 +353,35 @@ async def test_the_next_keystroke_finds_the_server_listening_not_tracing(tmp_pat
     ws.open(main, 1, text)
     scheduler.schedule({main})
     await scheduler.idle()
-    line, col = _edit_at(text, "var.cache_node_type")  # a root edit: its children are traced again in the background
+    line, col = _edit_at(text, "var.cache_node_type")
+
+    def keystroke(version: int) -> None:
+        if version % 2 == 0:
+            ws.change(main, version, [TextChange('"a"', ((line, col), (line, col + len("var.cache_node_type"))))])
+        else:
+            ws.change(main, version, [TextChange("var.cache_node_type", ((line, col), (line, col + 3)))])
+        scheduler.schedule({main})
+
+    return root, ws, scheduler, sent, main, hops, keystroke
+
+
+async def test_the_next_keystroke_finds_the_server_listening_not_tracing(tmp_path: Path, monkeypatch):
+    """After an edit's diagnostics the pass listens for the client's next message before background
+    work resumes (``LISTEN_SECONDS``, made long here): a keystroke that comes then is handled with
+    no background tracing in between, and the background work is done afterwards."""
+    root, ws, scheduler, sent, main, hops, keystroke = await _root_open_while_listening(tmp_path, monkeypatch, 5.0)
     loop = asyncio.get_running_loop()
     at_publication: list[int] = []
     send = scheduler.publisher._send
-
-    def next_keystroke():
-        ws.change(main, 3, [TextChange("var.cache_node_type", ((line, col), (line, col + 3)))])
-        scheduler.schedule({main})
 
     def recording_send(uri, version, items):
         send(uri, version, items)
         if (uri, version) == (main, 2):
             at_publication.append(hops[0])
-            loop.call_later(0.05, next_keystroke)  # long after the pass gave way, within the listening
+            loop.call_later(0.05, keystroke, 3)  # long after the pass gave way, within the listening
 
     scheduler.publisher._send = recording_send
-    ws.change(main, 2, [TextChange('"a"', ((line, col), (line, col + len("var.cache_node_type"))))])
-    scheduler.schedule({main})
+    keystroke(2)
     for _ in range(1000):
         await asyncio.sleep(0.01)
         if any(u == main and v == 3 for u, v, _ in sent):
@@ -386,31 +399,11 @@ async def test_a_client_that_never_pauses_does_not_starve_the_analysis(tmp_path:
     forever: once LISTEN_LIMIT_SECONDS passed since the first listen without a background step
     completing, the pass goes on with background work after an edit (which the next keystroke
     preempts as usual), then listens again."""
-    import tfphi.lsp.scheduler as scheduler_module
-
-    monkeypatch.setattr(scheduler_module, "LISTEN_SECONDS", 5.0)
-    monkeypatch.setattr(scheduler_module, "LISTEN_LIMIT_SECONDS", 0.05)
-    hops = _count_background_hops(monkeypatch)
-    root, ws, scheduler, sent = _setup(tmp_path)
-    scheduler.schedule()
-    await scheduler.idle()
-    main = from_fs_path(str(root / "main.tf"))
-    text = (root / "main.tf").read_text()
-    ws.open(main, 1, text)
-    scheduler.schedule({main})
-    await scheduler.idle()
-    line, col = _edit_at(text, "var.cache_node_type")
+    root, ws, scheduler, sent, main, hops, keystroke = await _root_open_while_listening(tmp_path, monkeypatch, 0.05)
     loop = asyncio.get_running_loop()
     last = 40
     hops_at: dict[int, int] = {}
     send = scheduler.publisher._send
-
-    def keystroke(version: int) -> None:
-        if version % 2 == 0:
-            ws.change(main, version, [TextChange('"a"', ((line, col), (line, col + len("var.cache_node_type"))))])
-        else:
-            ws.change(main, version, [TextChange("var.cache_node_type", ((line, col), (line, col + 3)))])
-        scheduler.schedule({main})
 
     def recording_send(uri, version, items):
         send(uri, version, items)
