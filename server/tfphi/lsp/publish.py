@@ -32,7 +32,6 @@ class DiagnosticPublisher:
         self._last: dict[str, list[types.Diagnostic]] = {}
         self._files: dict[Folder, set[str]] = {}  # relative paths with a non-empty last list, per folder
         self._tf_files: dict[Folder, dict[str, set[str]]] = {}  # the ``.tf`` ones among them, by module directory
-        self._other_files: dict[Folder, set[str]] = {}  # and the others (each pass's config publication reads them)
         # Per folder and module directory, the files its last published diagnostics point into
         # (their own and their related locations): an edit that moves text there republishes it.
         self._mentions: dict[Folder, dict[str, frozenset[str]]] = {}
@@ -76,7 +75,7 @@ class DiagnosticPublisher:
             if file_kind(path) != "tf":
                 diags.append(Diagnostic(path, Span(path, 0, 0), "error", "syntax-error", problem.message))
         groups = self._group(diags)
-        known = set(self._other_files.get(folder, ()))
+        known = {rel for rel in self._files.get(folder, ()) if file_kind(rel) != "tf"}
         for doc, rel in self.ws.open_documents_in(folder):
             if file_kind(rel) != "tf":
                 known.add(rel)
@@ -108,7 +107,6 @@ class DiagnosticPublisher:
         """A folder went away: clear what it published."""
         self._mentions.pop(folder, None)
         self._tf_files.pop(folder, None)
-        self._other_files.pop(folder, None)
         for rel in sorted(self._files.pop(folder, set())):
             self._publish(self.ws.uri_for(folder, rel), None, [], force=False)
         self._publish(folder.uri, None, [], force=False)
@@ -127,14 +125,11 @@ class DiagnosticPublisher:
         uri_for = lambda rel: ws.uri_for(folder, rel)  # noqa: E731
         with_diags = self._files.setdefault(folder, set())
         tf_files = self._tf_files.setdefault(folder, {})
-        other_files = self._other_files.setdefault(folder, set())
 
         def drop(rel: str) -> None:
             with_diags.discard(rel)
             if file_kind(rel) == "tf":
                 tf_files.get(module_dir_of(rel), set()).discard(rel)
-            else:
-                other_files.discard(rel)
 
         for rel in sorted(set(groups) | known):
             if not folder.owns(rel):  # a deeper folder publishes it now
@@ -155,8 +150,6 @@ class DiagnosticPublisher:
                 with_diags.add(rel)
                 if file_kind(rel) == "tf":
                     tf_files.setdefault(module_dir_of(rel), set()).add(rel)
-                else:
-                    other_files.add(rel)
             else:
                 drop(rel)
 
