@@ -253,6 +253,14 @@ def _read_one(rel: str, data: bytes, parser, cache: dict) -> "HclFile":
     return build_file(rel, data, parser.parse(data), keep_tree=False, refs_cache=cache, native=True)
 
 
+def _wait_readable(fd: int) -> None:
+    """Waits until the worker has written to ``fd`` or ended (``poll``: ``select.select``
+    refuses a descriptor numbered 1024 or more, which a process with many files open gets)."""
+    poller = select.poll()
+    poller.register(fd, select.POLLIN)
+    poller.poll()
+
+
 class _Worker:
     """The forked worker of ``_read_files``: it parses and reads its files in order and writes
     each as ``marshal``'d (index, ``syntax.transfer.encode``) with a 4-byte length before it."""
@@ -340,7 +348,7 @@ class _Worker:
             except BlockingIOError:
                 if not block:
                     return
-                select.select([self.fd], [], [])
+                _wait_readable(self.fd)
                 continue
             except OSError:
                 chunk = b""

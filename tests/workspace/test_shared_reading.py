@@ -48,6 +48,14 @@ def files(snapshot):
                   for path, hcl in snapshot._host.files.items())
 
 root, mode = sys.argv[1], sys.argv[2]
+if mode == "many-files-open":  # the worker's pipe gets a descriptor above 1023 (select.select's limit),
+    held = [os.open(os.devnull, os.O_RDONLY) for _ in range(1100)]
+    import time
+    work = loader._work
+    def late(items, indices, out):  # and this process waits for its answers
+        time.sleep(0.5)
+        work(items, indices, out)
+    loader._work = late
 taken = []
 decode = loader.decode
 def counting(encoded, rel, data):
@@ -107,6 +115,8 @@ def test_the_worker_gives_the_analysis_what_reading_one_by_one_gives(tmp_path):
     assert any(items for items in shared["summary"].values())  # the workspace has findings to compare
     assert shared["summary"] == alone["summary"]
     assert shared["files"] == alone["files"]
+    crowded = _run(tmp_path, "many-files-open")
+    assert crowded == shared
 
 
 def test_a_failing_worker_leaves_the_reading_to_the_analysis(tmp_path):
