@@ -11,17 +11,25 @@ import { Editor } from './harness.mjs';
 const editor = new Editor();
 let page;
 
-/** A test that saves a screenshot `fail-<n>.png` when it fails, to show what the editor showed. */
+/**
+ * A test that, when it fails, saves what the editor showed: a screenshot `fail-<n>.png`, the
+ * focus, quick input, dialogs and recent workbench events `fail-<n>.txt`, and with
+ * TFPHI_E2E_TRACE=1 a Playwright trace `fail-<n>.trace.zip`.
+ */
 let failures = 0;
 function test(name, body) {
   return nodeTest(name, async () => {
+    await editor.startTrace();
     try {
       await body();
     } catch (error) {
       failures += 1;
       await editor.shot(`fail-${failures}`).catch(() => undefined);
+      await editor.dumpState(`fail-${failures}`).catch((e) => console.log(`no state dump: ${e}`));
+      await editor.stopTrace(`fail-${failures}`).catch(() => undefined);
       throw error;
     }
+    await editor.stopTrace();
   });
 }
 
@@ -109,14 +117,17 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
     await fix.click();
     // The edit lands in the root variables.tf; the server re-traces and clears the warning.
     await page.locator('.markers-panel .monaco-list-row', { hasText: 'node_type' }).first().waitFor({ state: 'detached', timeout: 30_000 });
-    // The edit sits in a model with no tab: open the file, then save until the disk has the edit
-    // (a save can land before the edit does; closing a dirty editor would stop at a dialog).
-    await editor.openFile('variables.tf');
+    // The edit lands in a model with no tab; VS Code gives every dirty file a background tab 800 ms
+    // later. openFile closes all editors first, and closing that tab unsaved would stop at a save
+    // dialog: so wait for the tab, save until the disk has the edit (a save can land before the
+    // edit does), then open the file.
+    await page.locator('.tabs-container .tab', { hasText: 'variables.tf' }).first().waitFor({ timeout: 30_000 });
     const edited = join(editor.workspace, 'variables.tf');
     for (let attempt = 0; attempt < 10 && !readFileSync(edited, 'utf8').includes('contains(["cache.r6g.large"]'); attempt += 1) {
       await editor.runCommand('File: Save All Files');
       await page.waitForTimeout(1_000);
     }
+    await editor.openFile('variables.tf');
     await editor.goTo(24, 1);
     // The edit as saved to disk: the variable with its new validation block, laid out as fmt does.
     const saved = readFileSync(join(editor.workspace, 'variables.tf'), 'utf8');
@@ -187,7 +198,8 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
     assert.deepEqual(legend, ['"15.4" when var.customer_env == "prod"', '"14.9" when var.customer_env != "prod"']);
     // The picture on its own: the graph's editor group maximized (best effort: only the picture depends on it).
     await page.keyboard.press('Escape');
-    await editor.runCommand('View: Toggle Maximized Editor Group').catch(() => page.keyboard.press('Escape'));
+    await editor.runCommand('View: Toggle Maximize Editor Group').catch(() => page.keyboard.press('Escape'));
+    await page.mouse.move(640, 700); // no tooltip over the picture
     await page.waitForTimeout(1000);
     await editor.shot('10-trace-graph');
   });

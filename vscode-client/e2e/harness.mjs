@@ -47,6 +47,62 @@ const USER_SETTINGS = {
   'workbench.secondarySideBar.defaultVisibility': 'hidden',
 };
 
+// Installed in the page before the workbench loads: a ring buffer of what moves focus and what
+// the quick input does (opens, closes, is made inert by its close animation), dumped with the
+// DOM state when a test fails, so that a timeout shows which element took the focus and when.
+function recordWorkbenchEvents() {
+  const log = [];
+  const start = performance.now();
+  const describe = (node) => {
+    if (!(node instanceof Element)) {
+      return String(node?.nodeName ?? node);
+    }
+    const classes = [...node.classList].slice(0, 4).join('.');
+    const label = node.getAttribute('aria-label') ?? node.getAttribute('placeholder') ?? '';
+    return `${node.tagName.toLowerCase()}${classes ? `.${classes}` : ''}${label ? ` "${label.slice(0, 60)}"` : ''}`;
+  };
+  const note = (what) => {
+    log.push(`${(performance.now() - start).toFixed(0).padStart(7)} ms ${what}`);
+    if (log.length > 300) {
+      log.shift();
+    }
+  };
+  window.__tfphiE2eLog = log;
+  window.__tfphiE2eNote = note;
+  window.addEventListener('focusin', (e) => note(`focus -> ${describe(e.target)}`), true);
+  window.addEventListener('keydown', (e) => note(`keydown ${e.key} on ${describe(e.target)}`), true);
+  const watch = () => {
+    const seen = new WeakMap();
+    new MutationObserver((records) => {
+      for (const record of records) {
+        const node = record.target;
+        if (!(node instanceof Element)) {
+          continue;
+        }
+        if (node.classList.contains('quick-input-widget')) {
+          const state = `quick input: display=${node.style.display || 'shown'} inert=${node.inert} ${[...node.classList].join('.')}`;
+          if (seen.get(node) !== state) {
+            seen.set(node, state);
+            note(state);
+          }
+        }
+      }
+      for (const record of records) {
+        for (const added of record.addedNodes) {
+          if (added instanceof Element && added.matches('.monaco-dialog-box, .notification-toast-container, .monaco-dialog-modal-block')) {
+            note(`added ${describe(added)}: ${added.textContent.slice(0, 120)}`);
+          }
+        }
+      }
+    }).observe(document.body, { subtree: true, childList: true, attributes: true, attributeFilter: ['class', 'style', 'inert'] });
+  };
+  if (document.body) {
+    watch();
+  } else {
+    document.addEventListener('DOMContentLoaded', watch);
+  }
+}
+
 function freePort() {
   return new Promise((resolvePort, reject) => {
     const server = createServer();
@@ -166,7 +222,11 @@ export class Editor {
       args: CHROMIUM_FLAGS,
     });
     this.context = await this.browser.newContext({ viewport: { width: 1280, height: 800 }, deviceScaleFactor: 1 });
+    if (process.env.TFPHI_E2E_TRACE === '1') {
+      await this.context.tracing.start({ screenshots: true, snapshots: true });
+    }
     this.page = await this.context.newPage();
+    await this.page.addInitScript(recordWorkbenchEvents);
     await this.page.goto(this.url);
     await this.page.locator('.monaco-workbench').waitFor({ timeout: 90_000 });
     await this.page.locator('.explorer-folders-view, .explorer-viewlet').first().waitFor({ timeout: 60_000 });
@@ -208,18 +268,159 @@ export class Editor {
     return file;
   }
 
-  // ---- driving the workbench with the keyboard, as a person would ----------------------------
+  /** With TFPHI_E2E_TRACE=1, each test records a Playwright trace, kept when the test fails. */
+  async startTrace() {
+    if (process.env.TFPHI_E2E_TRACE === '1') {
+      await this.context.tracing.startChunk();
+    }
+  }
 
-  async runCommand(title) {
+  async stopTrace(keepAs) {
+    if (process.env.TFPHI_E2E_TRACE === '1') {
+      mkdirSync(shotsDir, { recursive: true });
+      await this.context.tracing.stopChunk(keepAs ? { path: join(shotsDir, `${keepAs}.trace.zip`) } : {});
+    }
+  }
+
+  /**
+   * What the workbench showed when a test failed, beside its screenshot: the focused element,
+   * the quick input's state, the dialogs and notifications on screen, and the recent focus,
+   * key and quick-input events (`<name>.txt`).
+   */
+  async dumpState(name) {
+    const state = await this.page.evaluate(() => {
+      const describe = (node) =>
+        node instanceof Element
+          ? `${node.tagName.toLowerCase()}.${[...node.classList].join('.')} ${node.getAttribute('aria-label') ?? ''}`
+          : String(node);
+      const widget = document.querySelector('.quick-input-widget');
+      const input = widget?.querySelector('input');
+      return [
+        `focused: ${describe(document.activeElement)}`,
+        `quick input: ${widget ? `display=${widget.style.display || 'shown'} inert=${widget.inert} class=${widget.className}` : 'none'}`,
+        `quick input value: ${JSON.stringify(input?.value)} placeholder: ${JSON.stringify(input?.placeholder)}`,
+        `quick input title: ${JSON.stringify(widget?.querySelector('.quick-input-title')?.textContent)}`,
+        ...[...document.querySelectorAll('.monaco-dialog-box')].map((d) => `dialog: ${d.textContent}`),
+        ...[...document.querySelectorAll('.notification-toast')].map((t) => `notification: ${t.textContent}`),
+        `tabs: ${[...document.querySelectorAll('.tabs-container .tab')].map((t) => `${t.classList.contains('active') ? '*' : ''}${t.textContent}`).join(' | ')}`,
+        '',
+        'recent events:',
+        ...(window.__tfphiE2eLog ?? []),
+      ].join('\n');
+    });
+    mkdirSync(shotsDir, { recursive: true });
+    const file = join(shotsDir, `${name}.txt`);
+    writeFileSync(file, `${state}\n`);
+    return file;
+  }
+
+  // ---- driving the workbench with the keyboard, as a person would ----------------------------
+  //
+  // The quick input (command palette, Go to Line, the file dialog) is one widget that VS Code
+  // shows and hides; hiding plays a 150 ms close animation during which the widget is still
+  // visible but inert, and the widget hides itself whenever its input loses the focus (an editor
+  // that takes the focus as it finishes opening, a dialog). So a keystroke is never assumed to
+  // have opened it: each step waits for the widget to be open (shown, not closing, its input
+  // focused, holding the prefix the key gives), opens it again when it is not (a bounded number of
+  // times), checks that it is still open before Enter, and waits for it to close after a command.
+
+  /** Fails at once, saying why, when a modal dialog holds the window (it would swallow every key). */
+  async failOnDialog(what) {
+    const dialog = this.page.locator('.monaco-dialog-box');
+    if (await dialog.isVisible()) {
+      throw new Error(`${what}: a dialog holds the window: ${(await dialog.innerText()).replace(/\s+/g, ' ')}`);
+    }
+  }
+
+  /** Waits until the quick input is open with `prefix` at the start of its focused input. */
+  async waitForQuickInput(prefix, timeout) {
+    await this.page.waitForFunction(
+      (start) => {
+        const widget = document.querySelector('.quick-input-widget');
+        const input = widget?.querySelector('input.input');
+        return (
+          widget !== null && input !== null && widget.style.display !== 'none' &&
+          !widget.classList.contains('quick-input-widget-closing') &&
+          document.activeElement === input && input.value.startsWith(start)
+        );
+      },
+      prefix,
+      { timeout, polling: 50 },
+    );
+  }
+
+  /** 'open' (shown, not closing, its input focused), 'unfocused', 'closing' or 'closed'. */
+  quickInputState() {
+    return this.page.evaluate(() => {
+      const widget = document.querySelector('.quick-input-widget');
+      if (widget === null || widget.style.display === 'none') {
+        return 'closed';
+      }
+      if (widget.classList.contains('quick-input-widget-closing')) {
+        return 'closing';
+      }
+      return document.activeElement === widget.querySelector('input.input') ? 'open' : 'unfocused';
+    });
+  }
+
+  /** Waits until the quick input is closed (its close animation over), so that the next key reaches the workbench. */
+  async waitForQuickInputClosed(timeout = 15_000) {
+    await this.page.waitForFunction(
+      () => {
+        const widget = document.querySelector('.quick-input-widget');
+        return widget === null || widget.style.display === 'none';
+      },
+      null,
+      { timeout, polling: 50 },
+    );
+  }
+
+  /**
+   * Opens the quick input with `key` (it shows `prefix`), types `text`, and waits for `ready`
+   * (a check of the open widget, e.g. the wanted row focused); the whole step is done again when
+   * the widget did not open or closed before it was ready (the focus taken by something else).
+   */
+  async quickInput(key, prefix, text, ready, what) {
     const page = this.page;
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(`>${title}`);
-    const row = page.locator('.quick-input-widget .monaco-list-row', { hasText: title }).first();
-    await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: title }).first().waitFor({ timeout: 15_000 });
-    await row.waitFor({ timeout: 15_000 });
-    await page.keyboard.press('Enter');
+    for (let attempt = 1; ; attempt += 1) {
+      await this.failOnDialog(what);
+      try {
+        await this.waitForQuickInputClosed(5_000).catch(() => undefined);
+        await page.keyboard.press(key);
+        await this.waitForQuickInput(prefix, 5_000);
+        await page.locator('.quick-input-widget input.input').fill(text, { timeout: 5_000 });
+        await ready();
+        // Still open and focused with what was typed: Enter goes to the widget, not to an editor.
+        await this.waitForQuickInput(text, 1_000);
+        return;
+      } catch (error) {
+        await this.failOnDialog(what);
+        const state = await this.quickInputState();
+        if (state === 'open') {
+          // Open and focused, but not what was wanted (no such command): trying again would not help.
+          throw error;
+        }
+        if (attempt >= 4) {
+          throw new Error(`${what}: the quick input did not open and stay open (${attempt} tries, now ${state}): ${error.message}`);
+        }
+        const note = `e2e: ${what}: the quick input was ${state} (${error.message.split('\n')[0]}); opening it again`;
+        console.log(note);
+        await page.evaluate((n) => window.__tfphiE2eNote?.(n), note);
+      }
+    }
+  }
+
+  /** Runs a command from the command palette by its title, and waits for the palette to close. */
+  async runCommand(title) {
+    await this.pickCommand(title);
+    await this.page.keyboard.press('Enter');
+    await this.waitForQuickInputClosed();
+  }
+
+  /** Opens the command palette on `title` with its row focused, ready for Enter. */
+  async pickCommand(title) {
+    const row = this.page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: title }).first();
+    await this.quickInput('F1', '>', `>${title}`, () => row.waitFor({ timeout: 15_000 }), `command "${title}"`);
   }
 
   /** Opens a workspace file by its path; the whole dialog is tried again when a try leaves no tab. */
@@ -231,6 +432,7 @@ export class Editor {
         if (attempt >= 3) {
           throw error;
         }
+        await this.failOnDialog(`open ${relative}`);
         await this.page.keyboard.press('Escape');
         await this.page.waitForTimeout(1_000);
       }
@@ -241,17 +443,12 @@ export class Editor {
   async openFileOnce(relative) {
     const page = this.page;
     await this.runCommand('View: Close All Editor Groups');
-    await page.keyboard.press('F1');
-    const input = page.locator('.quick-input-widget input');
-    await input.fill('>File: Open File...');
-    await page.locator('.quick-input-widget .monaco-list-row', { hasText: 'File: Open File...' }).first().waitFor();
+    await this.pickCommand('File: Open File...');
     await page.keyboard.press('Enter');
     // The dialog fills in the workspace folder itself: wait for that, then type the path.
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open File' }).waitFor();
-    await page.waitForFunction(
-      (folder) => document.querySelector('.quick-input-widget input')?.value.startsWith(folder),
-      this.workspace,
-    );
+    await this.waitForQuickInput(this.workspace, 30_000);
+    const input = page.locator('.quick-input-widget input.input');
     await input.fill(join(this.workspace, relative));
     const name = relative.split('/').pop();
     const tab = page.locator('.tabs-container .tab.active', { hasText: name });
@@ -276,17 +473,25 @@ export class Editor {
       await page.locator('.editor-group-container.active .breadcrumbs-control', { hasText: folder }).waitFor({ timeout: 15_000 });
     }
     await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor();
+    // The editor takes the focus once it has opened, after the tab shows: a quick input opened
+    // before that would lose the focus to it and close. Wait for the focus to land in the editor.
+    await this.waitForQuickInputClosed();
+    await page.waitForFunction(
+      () => document.activeElement?.closest('.editor-group-container.active .monaco-editor') != null,
+      null,
+      { timeout: 15_000, polling: 50 },
+    );
   }
 
   /** Moves the cursor with Go to Line (1-based line and column, as the editor shows them). */
   async goTo(line, column) {
     const page = this.page;
-    await page.keyboard.press('Control+G');
-    const input = page.locator('.quick-input-widget input');
-    await input.waitFor();
-    await input.fill(`:${line}:${column}`);
+    const target = `:${line}:${column}`;
+    await this.quickInput('Control+G', ':', target, async () => undefined, `go to ${target}`);
     await page.keyboard.press('Enter');
-    await input.waitFor({ state: 'hidden' });
+    await this.waitForQuickInputClosed();
+    // The status bar shows where the cursor went.
+    await page.locator('[id="status.editor.selection"]', { hasText: `Ln ${line}, Col ${column}` }).waitFor({ timeout: 15_000 });
   }
 
   activeEditorText() {
