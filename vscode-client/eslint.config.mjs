@@ -44,7 +44,9 @@ export default tseslint.config(
   {
     // Functions that playwright runs inside the page.
     files: ['e2e/**/*.mjs'],
-    languageOptions: { globals: { document: 'readonly' } },
+    languageOptions: {
+      globals: { document: 'readonly', window: 'readonly', Element: 'readonly', MutationObserver: 'readonly', performance: 'readonly' },
+    },
   },
   {
     files: ['**/*.cjs'],
