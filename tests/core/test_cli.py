@@ -251,6 +251,23 @@ def test_check_reports_unreadable_files_and_analyses_the_rest(tmp_path):
     assert [(d["file"], d["code"]) for d in data["diagnostics"]] == [("bad.tf", "syntax-error"), ("main.tf", "undefined-reference")]
 
 
+def test_check_reports_an_argument_set_twice_in_a_nested_block(tmp_path):
+    """Terraform rejects the file ("Attribute redefined", at the second name); tree-sitter-hcl reads
+    it without an error: a syntax error in every format, and the exit code of an error."""
+    twice = SEED.replace('  instance_class = var.instance_class\n}', '  instance_class = var.instance_class\n\n'
+                         '  lifecycle {\n    ignore_changes = []\n    ignore_changes = [engine_version]\n  }\n}')
+    root = write_fixture(twice, tmp_path / "ws")
+    proc = run_cli("check", str(root))
+    assert proc.returncode == 1
+    assert proc.stdout.decode() == (
+        "modules/postgres/main.tf:11:5: error[syntax-error]: syntax error: attribute redefined: the argument "
+        "'ignore_changes' was already set; each argument may be set only once\n")
+    sarif = json.loads(run_cli("check", str(root), "--format", "sarif").stdout)
+    [result] = sarif["runs"][0]["results"]
+    assert result["ruleId"] == "syntax-error" and result["level"] == "error"
+    assert result["locations"][0]["physicalLocation"]["region"] == {"startLine": 11, "startColumn": 5, "endLine": 11, "endColumn": 19}
+
+
 def test_check_broken_config(tmp_path):
     root = write_fixture('#- .tfphi.toml\n[limits\n#- main.tf\nlocals {}\n', tmp_path / "ws")
     proc = run_cli("check", str(root), "--format", "json")

@@ -116,9 +116,10 @@ def test_a_generated_workspace_is_never_looked_at(tmp_path):
 def test_an_argument_set_twice():
     source = b'locals {\n  a = 1\n  a = 2\n}\n'
     assert [(e.summary, source[e.start:e.end]) for e in hcl_errors(source)] == [("Attribute redefined", b"a")]
-    # FIXME: Terraform rejects it ("Attribute redefined", line 3), but tree-sitter-hcl accepts it and
-    # no cheap shape finds it, so the check never runs: tfphi reports nothing (the second value wins).
-    assert parse_file("main.tf", source).errors == []
+    # tree-sitter-hcl accepts it and no shape of error_shapes finds it: the bodies are looked at for
+    # it (test_argument_set_twice.py has the cases, against terraform).
+    assert [(source[e.span.start : e.span.end], e.message) for e in parse_file("main.tf", source).errors] == [
+        (b"a", "attribute redefined: the argument 'a' was already set; each argument may be set only once")]
 
 
 def test_nesting_too_deep_for_the_check_keeps_tree_sitters_errors():

@@ -65,6 +65,33 @@ async def test_undefined_reference_and_syntax_error(session: Session, workspace:
     await session.wait_diagnostics(main, "syntax-error", present=False)
 
 
+async def test_an_argument_typed_a_second_time_is_a_syntax_error_until_it_is_removed(session: Session, workspace: Path):
+    """Terraform rejects an argument set twice in one body ("Attribute redefined", at the second
+    name), which tree-sitter-hcl reads without an error: typed into the open document, half-typed
+    first, then removed."""
+    main = session.open(workspace / "main.tf")
+
+    def syntax_errors():
+        return [(d.range.start.line, d.range.start.character, d.message) for d in session.diagnostics(main, "syntax-error")]
+
+    await session.wait_for(lambda: main in [u for u, _, _ in session.published], what="diagnostics of main.tf")
+    assert syntax_errors() == []
+    line = session.pos(main, "  runtime       =").line
+    session.replace(main, "  runtime       =", "  handler\n  runtime       =")  # a name alone, so far
+    await session.wait_for(lambda: [m.split(":")[1] for _, _, m in syntax_errors()] == [" argument or block definition required"],
+                           what="the half-typed argument's error")
+    session.replace(main, "  handler\n", '  handler = "app.main"\n')
+    twice = [(line, 2, "syntax error: attribute redefined: the argument 'handler' was already set; each argument may be set only once")]
+    await session.wait_for(lambda: syntax_errors() == twice, what="attribute redefined")
+    session.replace(main, '  handler = "app.main"\n', "")
+    await session.wait_diagnostics(main, "syntax-error", present=False)
+    # In one edit of a parse without errors (the blocks the edit did not touch are taken over).
+    session.replace(main, "  runtime       =", '  handler = "app.main"\n  runtime       =')
+    await session.wait_for(lambda: syntax_errors() == twice, what="attribute redefined in one edit")
+    session.replace(main, '  handler = "app.main"\n', "")
+    await session.wait_diagnostics(main, "syntax-error", present=False)
+
+
 async def test_missing_argument(session: Session, workspace: Path):
     main = session.open(workspace / "main.tf")
     session.replace(main, '  instance_class = local.instance_class\n', "")

@@ -97,7 +97,7 @@ def suspicious(source: bytes) -> bool:
 # ---- the errors tfphi reports -------------------------------------------------------------
 
 
-def terraform_placed(path: str, source: bytes, errors: list, root: "Node | None" = None) -> list:
+def terraform_placed(path: str, source: bytes, errors: list, root: "Node | None" = None, force: bool = False) -> list:
     """A native-syntax file's syntax errors as tfphi reports them: tree-sitter's ``errors``
     (``SyntaxProblem``s) replaced by the errors Terraform reports, where it reports them, when
     tree-sitter found an error or the file has a shape that Terraform may reject.
@@ -108,8 +108,10 @@ def terraform_placed(path: str, source: bytes, errors: list, root: "Node | None"
     did, tree-sitter's errors stay: tfphi could not read that region either way.
 
     ``root``, the file's tree-sitter tree: when tree-sitter found no error, the check first
-    looks at the top-level items with a suspicious shape alone (``items_clean``)."""
-    if not errors and (not suspicious(source) or (root is not None and items_clean(source, root))):
+    looks at the top-level items with a suspicious shape alone (``items_clean``). ``force``: the
+    caller knows of an error that no shape shows (an argument set twice, ``hclfile``), so the
+    whole file is checked."""
+    if not force and not errors and (not suspicious(source) or (root is not None and items_clean(source, root))):
         return errors
     from .syntax_errors import hcl_errors  # imported only for the few files that need the check
 

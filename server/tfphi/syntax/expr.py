@@ -176,6 +176,10 @@ def unescape_quoted(text: str) -> str:
 class ExprConverter:
     """Converts tree-sitter ``expression`` nodes of one file to ``Expr`` values."""
 
+    # Set by ``syntax.hclfile`` when reading the file's bodies met an argument set twice in one
+    # body (the offset of the second name): Terraform rejects the file.
+    set_twice: int | None = None
+
     def __init__(self, source: bytes, file: str, keep_nodes: bool = True):
         self.source = source
         self.file = file

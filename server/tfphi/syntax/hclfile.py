@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import re
 import threading
+from bisect import bisect_left
 from collections import OrderedDict
 from contextlib import contextmanager
 from functools import lru_cache
@@ -393,8 +394,9 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     errors = _collect_errors(root, path)
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
+    unchecked = body.blocks  # the top-level blocks whose bodies may set an argument twice, unread
     if top is not None and previous is not None and keep_tree and not errors and _reuse.reuse_possible(previous, path):
-        _reuse.read_top_level_reusing(top, body, converter, previous)
+        unchecked = _reuse.read_top_level_reusing(top, body, converter, previous)  # the others were error-free
     elif top is not None:
         _read_body(top, body, converter)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
@@ -412,6 +414,10 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         placed = errors
     else:
         placed = terraform_placed(path, source, errors, root)  # as Terraform reports them
+    if native and not placed and not known_clean and not root.has_error:
+        twice = _argument_set_twice(source, tree, unchecked, converter)
+        if twice is not None:
+            placed = _redefined_errors(path, source, root, twice)
     if placed is errors and not known_clean:  # (Terraform's own errors, when placed, already cover the rules)
         _check_terraform_rules(root, source, path, errors, _reuse.rules_candidate_in_chunks if previous is not None else _rules_candidate)
     errors = placed
@@ -448,6 +454,110 @@ def _remember_clean(source: bytes) -> None:
         _clean_held += len(source)
 
 
+# ---- an argument set twice in one body ------------------------------------------------------
+#
+# Terraform rejects a file that sets an argument twice in one body ("Attribute redefined"), and
+# tree-sitter-hcl reads it without an error. The bodies this module reads anyway (the top-level
+# body; variable, locals, module and output bodies of files read without their tree) say so as
+# they are read (``ExprConverter.set_twice``); the bodies of other blocks are looked at here,
+# while the tree is at hand. In a body that Terraform and tree-sitter both read without an error
+# (the only files asked), an argument of a body with two or more items starts a line: a body's
+# first item follows its "{" on the next line (on the same line, the body holds one argument),
+# and each item ends with a newline. So a block with no name written twice at the start of a line
+# before "=" sets nothing twice, unless a "/* */" comment comes before a name on its line. A block
+# that has one (nested blocks repeat their arguments' names, as do objects' keys, and heredoc
+# lines may look like arguments) is walked in the tree. The answer is a function of the block's
+# text: the texts found clean are remembered (a generated workspace repeats its blocks).
+_ARGUMENT_LINE = re.compile(rb"\n[ \t]*+([\w\-\x80-\xff]++)[ \t]*+=(?![=>])")
+_checked_blocks: set[bytes] = set()
+_checked_held = 0
+MAX_CHECKED_BYTES = 8 << 20
+
+
+def _argument_set_twice(source: bytes, tree: Tree, blocks: list["Block"], conv: ExprConverter) -> int | None:
+    """The offset of the second name of an argument set twice in one body of ``blocks`` (top-level
+    blocks of ``tree``) or in the bodies already read with ``conv``, or None when none is."""
+    global _checked_held
+    if conv.set_twice is not None:
+        return conv.set_twice
+    find, checked = _ARGUMENT_LINE.findall, _checked_blocks
+    for block in blocks:
+        if block._body is not None and block._converter is conv:
+            continue  # read with ``conv`` (which says so)
+        span = block.span
+        text = source[span.start : span.end]
+        if text in checked:
+            continue
+        names = find(text)
+        comments = b"/*" in text
+        if (len(names) > 1 and len(set(names)) < len(names)) or comments:
+            node = _exact(tree, span.start, span.end, "block")
+            twice = _set_twice_in(node, source, comments) if node is not None else None
+            if twice is not None:
+                return twice
+        if _checked_held + len(text) > MAX_CHECKED_BYTES:
+            checked.clear()
+            _checked_held = 0
+        checked.add(text)
+        _checked_held += len(text)
+    return None
+
+
+@lru_cache(maxsize=1)
+def _item_kinds() -> tuple[int, int, int]:
+    language = hcl_language()
+    return tuple(language.id_for_node_kind(kind, True) for kind in ("body", "attribute", "block"))
+
+
+def _set_twice_in(block: Node, source: bytes, comments: bool) -> int | None:
+    """The offset of the second name of an argument set twice in one body in ``block``; a nested
+    block with no argument-like name written twice is not entered, unless ``comments`` (there is
+    a ``/*`` in the block). Kinds are compared by number: a node's type is a new string each time."""
+    body_kind, attribute_kind, block_kind = _item_kinds()
+    find = _ARGUMENT_LINE.findall
+    stack = [block]
+    while stack:
+        node = stack.pop()
+        body = node.child(node.child_count - 2)  # before the closing brace, unless a comment is
+        if body is None or body.kind_id != body_kind:
+            body = next((c for c in node.children if c.kind_id == body_kind), None)
+            if body is None:
+                continue  # an empty block
+        seen: set[bytes] = set()
+        for item in body.children:
+            kind = item.kind_id
+            if kind == attribute_kind:
+                at = item.start_byte
+                name = source[at : item.child(0).end_byte]
+                if name in seen:
+                    return at
+                seen.add(name)
+            elif kind == block_kind:
+                if not comments:
+                    names = find(source, item.start_byte, item.end_byte)
+                    if len(names) < 2 or len(set(names)) == len(names):
+                        continue
+                stack.append(item)
+    return None
+
+
+def _redefined_errors(path: str, source: bytes, root: Node, twice: int) -> list[SyntaxProblem]:
+    """Terraform's errors for a file that sets an argument twice (the second name at ``twice``):
+    the whole check's (``terraform_placed``), or that error alone when the check cannot say."""
+    placed = terraform_placed(path, source, [], root, force=True)
+    if placed:
+        return placed
+    from .syntax_errors import HclError, attribute_redefined
+
+    name = _NAME_AT.match(source, twice)
+    end = name.end() if name is not None else twice
+    error = HclError(*attribute_redefined(source[twice:end].decode("utf-8", "replace"), twice, end))
+    return [SyntaxProblem(Span(path, twice, end), error.message)]
+
+
+_NAME_AT = re.compile(rb"[\w\-\x80-\xff]++")
+
+
 # Blocks whose bodies every module build reads (stir.model.read_declarations): without the file's
 # tree they are read at once rather than parsed again; resource and data bodies wait for a trace.
 _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
@@ -460,7 +570,10 @@ def _read_body(node: Node, body: Body, conv: ExprConverter, scope: tuple[int, in
         if kind == "attribute":
             attr = _read_attribute(child, conv)
             if attr is not None:
-                body.attributes[attr.name] = attr
+                attributes = body.attributes
+                if attributes.setdefault(attr.name, attr) is not attr:  # set twice: Terraform rejects the file
+                    attributes[attr.name] = attr  # (the second value, as always read)
+                    conv.set_twice = attr._start
         elif kind == "block":
             block = _read_block(child, conv, scope, eager)
             if block is not None:

@@ -52,14 +52,17 @@ def reuse_possible(previous: HclFile, path: str) -> bool:
     return previous.path == path and previous.tree is not None and not previous.errors
 
 
-def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, previous: HclFile) -> None:
-    """``hclfile._read_body`` of a file's top-level body, taking unchanged blocks over from ``previous``."""
+def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, previous: HclFile) -> list[Block]:
+    """``hclfile._read_body`` of a file's top-level body, taking unchanged blocks over from
+    ``previous``; returns the blocks read anew (the others set no argument twice: ``previous``
+    had no error)."""
     before = _block_texts(previous)
     after: dict[bytes, Block] = {}
     source = converter.source
     file = converter.file
     origins: set[int] = set()  # the texts that this parse's pending moved blocks hold (by id)
     read = 0
+    fresh: list[Block] = []
     tops: list[tuple[str, int, int]] = []  # every item but comments: ``references.top_level_nodes`` of this tree
     for child in top.children:
         kind = child.type
@@ -71,6 +74,8 @@ def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, prev
             old = before.get(text)
             if old is None:
                 block = _read_block(child, converter)
+                if block is not None:
+                    fresh.append(block)
             else:
                 delta = start - old.span.start
                 block = old if delta == 0 else _moved_top_block(old, delta, converter, file, child, origins)
@@ -81,6 +86,8 @@ def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, prev
         elif kind == "attribute":
             attr = _read_attribute(child, converter)
             if attr is not None:
+                if attr.name in body.attributes:
+                    converter.set_twice = attr._start  # set twice (see hclfile._argument_set_twice)
                 body.attributes[attr.name] = attr
         elif kind == "ERROR" or kind == "body":
             _read_body(child, body, converter)
@@ -89,6 +96,7 @@ def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, prev
         if len(_texts) >= MAX_REMEMBERED_FILES:
             _texts.pop(next(iter(_texts)))  # the oldest
         _texts[file] = (body, after, tops)
+    return fresh
 
 
 # The top-level blocks of the last parse read here of each document, by their text (path ->

@@ -43,6 +43,11 @@ _OPENERS = frozenset((OBRACE, OBRACK, OPAREN, OQUOTE, OHEREDOC, INTERP, CONTROL)
 _CLOSERS = frozenset((CBRACE, CBRACK, CPAREN, CQUOTE, CHEREDOC))
 
 
+def attribute_redefined(name: str, start: int, end: int) -> tuple[str, str, int, int]:
+    """Terraform's error for an argument set a second time in one body, at the second name."""
+    return ("Attribute redefined", f"the argument {name!r} was already set; each argument may be set only once", start, end)
+
+
 @record(frozen=True, slots=True)
 class HclError:
     """One error as Terraform reports it: its summary line, a short detail, and its subject
@@ -351,7 +356,7 @@ class _Parser:
                 name = self.parse_body_item()
                 if name is not None:
                     if name[0] in names:
-                        self.errors.append(("Attribute redefined", f"the argument {name[0]!r} was already set; each argument may be set only once", name[1], name[2]))
+                        self.errors.append(attribute_redefined(name[0], name[1], name[2]))
                     names.add(name[0])
                 continue
             bad = self.read()
