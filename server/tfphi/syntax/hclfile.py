@@ -510,11 +510,20 @@ def _item_kinds() -> tuple[int, int, int]:
 
 
 def _set_twice_in(block: Node, source: bytes, comments: bool) -> int | None:
-    """The offset of the second name of an argument set twice in one body in ``block``; a nested
-    block with no argument-like name written twice is not entered, unless ``comments`` (there is
-    a ``/*`` in the block). Kinds are compared by number: a node's type is a new string each time."""
+    """The offset of the second name of an argument set twice in one body in ``block``. Without
+    ``/*`` in the block (``comments``), only the arguments on the lines whose name repeats can be,
+    and a nested block with fewer than two of those lines is not entered (found by bisection:
+    linear in the block, however deep it nests). Kinds are compared by number: a node's type is a
+    new string each time it is asked."""
     body_kind, attribute_kind, block_kind = _item_kinds()
-    find = _ARGUMENT_LINE.findall
+    lines: dict[int, bytes] | None = None
+    starts: list[int] = []
+    if not comments:
+        where: dict[bytes, list[int]] = {}
+        for found in _ARGUMENT_LINE.finditer(source, block.start_byte, block.end_byte):
+            where.setdefault(found.group(1), []).append(found.start(1))
+        lines = {at: name for name, ats in where.items() if len(ats) > 1 for at in ats}
+        starts = sorted(lines)
     stack = [block]
     while stack:
         node = stack.pop()
@@ -528,15 +537,16 @@ def _set_twice_in(block: Node, source: bytes, comments: bool) -> int | None:
             kind = item.kind_id
             if kind == attribute_kind:
                 at = item.start_byte
-                name = source[at : item.child(0).end_byte]
+                if lines is None:
+                    name = source[at : item.child(0).end_byte]
+                else:
+                    name = lines.get(at)
+                    if name is None:
+                        continue  # its name is on no other argument line
                 if name in seen:
                     return at
                 seen.add(name)
-            elif kind == block_kind:
-                if not comments:
-                    names = find(source, item.start_byte, item.end_byte)
-                    if len(names) < 2 or len(set(names)) == len(names):
-                        continue
+            elif kind == block_kind and (lines is None or bisect_left(starts, item.end_byte) - bisect_left(starts, item.start_byte) > 1):
                 stack.append(item)
     return None
 
