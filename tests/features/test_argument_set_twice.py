@@ -233,3 +233,66 @@ def test_blocks_nested_ten_thousand_deep_are_looked_at_in_linear_time():
     assert _first_error(source, parse_file("deep.tf", source, keep_tree=False).errors) == (2 * depth + 2, _message("x"))
     clean = source.replace(b"  x = 2\n", b"")
     assert parse_file("deep.tf", clean, keep_tree=False).errors == []
+
+
+def _walk_everything(source: bytes) -> bool:
+    """Whether any body of the file sets an argument twice: every body of the tree read, no search first."""
+    tree = new_parser().parse(source)
+    body = next((c for c in tree.root_node.children if c.type == "body"), None)
+    stack = [body] if body is not None else []
+    while stack:
+        names = set()
+        for item in stack.pop().children:
+            if item.type == "attribute":
+                name = source[item.start_byte : item.child(0).end_byte]
+                if name in names:
+                    return True
+                names.add(name)
+            elif item.type == "block":
+                stack.extend(c for c in item.children if c.type == "body")
+    return False
+
+
+def test_the_search_misses_nothing_a_walk_of_every_body_finds(tmp_path):
+    """Argument lines of real files copied to random places, at random indentations, some after a
+    block comment: wherever tree-sitter and the whole check (``hcl_errors``, itself compared with
+    terraform above) find no other error, tfphi flags exactly the files where a walk of every body
+    finds an argument set twice: for a file read from disk, an open document, and the same line
+    typed into the open original (the parse that takes unchanged blocks over)."""
+    import random
+
+    from tfphi.syntax.syntax_errors import hcl_errors
+
+    sys.path.insert(0, str(ROOT / "bench"))
+    try:
+        from generate import generate
+    finally:
+        sys.path.remove(str(ROOT / "bench"))
+    generate(tmp_path / "ws", 6)
+    sources = [p.read_bytes() for p in corpus(ROOT) + sorted((tmp_path / "ws").glob("**/*.tf"))]
+    rng = random.Random(20261123)
+    compared = flagged = 0
+    for _ in range(700):
+        original = rng.choice(sources)
+        lines = original.split(b"\n")
+        arguments = [line.strip() for line in lines if re.match(rb"\s*[\w-]+\s*=\s*[^{\[(\s<]", line) and not line.rstrip().endswith((b"(", b"[", b"{"))]
+        if not arguments:
+            continue
+        line = b" " * rng.choice((0, 2, 4, 6, 9)) + rng.choice((b"", b"", b"/* c */ ")) + rng.choice(arguments)
+        lines.insert(rng.randrange(1, len(lines)), line)
+        source = b"\n".join(lines)
+        if new_parser().parse(source).root_node.has_error:
+            continue
+        summaries = {e.summary for e in hcl_errors(source) or []}
+        if summaries - {"Attribute redefined"}:
+            continue  # another error: the whole check answers for the file anyway
+        expected = _walk_everything(source)
+        assert expected == ("Attribute redefined" in summaries)
+        for keep_tree in (False, True):
+            hclfile._checked_blocks.clear()
+            assert bool(parse_file("main.tf", source, keep_tree=keep_tree).errors) == expected, (source, keep_tree)
+        # The line typed into the open, error-free original: the blocks it did not touch are taken over.
+        assert bool(_edited(parse_file("main.tf", original), source).errors) == expected, source
+        compared += 1
+        flagged += expected
+    assert compared >= 600 and 150 <= flagged <= compared - 150  # (692 and 273)
