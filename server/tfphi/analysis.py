@@ -147,6 +147,7 @@ class _Derived:
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
     shifts: dict[str, list[ShiftTable]] = field(default_factory=dict)  # module dir -> moves its cached traces have not seen
     findings: dict[str, list[Finding]] = field(default_factory=dict)
+    tables: dict[str, NameTable] = field(default_factory=dict)  # module dir -> the names its findings resolved against
     failures: dict[str, str] = field(default_factory=dict)  # module dir -> what raised (stage and traceback)
 
     def drop_fields(self, dir: str) -> None:
@@ -160,6 +161,7 @@ class _Derived:
         self.field_deps.clear()
         self.shifts.clear()
         self.findings.clear()
+        self.tables.clear()
         self.failures.clear()
 
 
@@ -493,6 +495,7 @@ class AnalysisHost:
                 findings_stale |= {caller for caller, _ in self._tree.callers.get(dir, ())}
             for dir in findings_stale:
                 derived.findings.pop(dir, None)
+                derived.tables.pop(dir, None)
             affected |= findings_stale
             if moved:
                 table = {file: sorted(items) for file, items in intervals.items()}
@@ -550,12 +553,7 @@ class AnalysisHost:
         """
         hcl = files[path]
         source = hcl.source
-        table_id = self._table_ids.setdefault(table.key, len(self._table_ids))
-        if len(self._block_findings) > MAX_CACHED_BLOCKS:
-            self._block_findings.clear()
-            self._table_ids.clear()
-            self._findings_of_files.clear()
-            table_id = self._table_ids.setdefault(table.key, 0)
+        table_id = self._table_id(table)
         known = self._findings_of_files.get(path)
         if known is not None and known[0] is hcl and known[1] == table_id:
             return known[2]  # the same parse against the same names: its findings are the same
@@ -568,16 +566,30 @@ class AnalysisHost:
             tops = None
         get = self._block_findings.get
         for i, (kind, base, end) in enumerate(ranges):
-            key = (source[base:end], table_id)
-            relative = get(key)
+            relative = get((source[base:end], table_id))
             if relative is None:
                 top = tops[i] if tops is not None else TopLevel(source, kind, base, end, None, None)
-                refs = top.refs if top.refs is not None else block_references(top.node(), source, self._block_refs)
-                relative = self._block_findings[key] = block_findings(refs, table, is_bound_check(refs, top.node))
+                relative = self._relative_findings(top, table, table_id)
             for start, stop, message in relative:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
         self._findings_of_files[path] = (hcl, table_id, findings)
         return findings
+
+    def _table_id(self, table: NameTable) -> int:
+        if len(self._block_findings) > MAX_CACHED_BLOCKS:
+            self._block_findings.clear()
+            self._table_ids.clear()
+            self._findings_of_files.clear()
+        return self._table_ids.setdefault(table.key, len(self._table_ids))
+
+    def _relative_findings(self, top: TopLevel, table: NameTable, table_id: int) -> list:
+        """One top-level item's undefined references, relative to its start (cached per text and names)."""
+        key = (top.source[top.start_byte : top.end_byte], table_id)
+        relative = self._block_findings.get(key)
+        if relative is None:
+            refs = top.refs if top.refs is not None else block_references(top.node(), top.source, self._block_refs)
+            relative = self._block_findings[key] = block_findings(refs, table, is_bound_check(refs, top.node))
+        return relative
 
 
 def _span_text(files: Mapping[str, HclFile], tfvars: Mapping[str, HclFile], span: Span) -> str:
@@ -664,13 +676,33 @@ class Snapshot:
                 try:
                     if _fault_injection is not None:
                         _fault_injection("findings", dir)
-                    table = name_table(module, self.modules, self.tree)
+                    table = derived.tables[dir] = name_table(module, self.modules, self.tree)
                     cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table))
                 except Exception:  # noqa: BLE001 - isolate the module
                     derived.failures[f"findings:{dir}"] = _format_exc()
                     cached = []
             derived.findings[dir] = cached
         return cached
+
+    def block_findings(self, dir: str, path: str, top: TopLevel) -> list[Finding] | None:
+        """The undefined references of one top-level item of a file of ``dir`` (any text: an edited
+        version of it too), against the names the module's findings resolved against; None
+        before its findings were worked out."""
+        table = self._derived.tables.get(dir)
+        if table is None:
+            return None
+        host = self._host
+        base = top.start_byte
+        return [Finding("undefined-reference", Span(path, base + start, base + stop), message)
+                for start, stop, message in host._relative_findings(top, table, host._table_id(table))]
+
+    def traced(self, dir: str) -> bool:
+        """Whether the module's fields are all traced, with what each trace read recorded."""
+        return dir in self._derived.fields
+
+    def dirs_reading(self, dir: str, address: str) -> set[str]:
+        """The module directories whose traced fields read the declaration ``address`` of ``dir``."""
+        return self._derived.field_deps.get((dir, address), set())
 
     def field_traces(self, dir: str) -> list[FieldTrace]:
         """Every registered field of a module, traced once per call path (cached)."""

@@ -13,7 +13,7 @@ import pytest
 
 from tfphi.syntax import reuse
 from tfphi.syntax.error_shapes import suspicious
-from tfphi.syntax.hclfile import _rules_candidate
+from tfphi.syntax.hclfile import rules_candidate
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "bench"))
@@ -46,7 +46,7 @@ def test_chunked_searches_answer_as_the_whole_text(tmp_path):
         for text in variants:  # twice: the second answer comes from the cache
             for _ in range(2):
                 assert reuse.suspicious_in_chunks(text) == suspicious(text)
-                assert reuse.rules_candidate_in_chunks(text) == _rules_candidate(text)
+                assert reuse.rules_candidate_in_chunks(text) == rules_candidate(text)
             checked += 1
             suspicious_seen += suspicious(text)
     assert suspicious_seen > checked // 10  # the typed shapes make many texts suspicious: both answers are tested

@@ -344,6 +344,9 @@ async def _root_open_while_listening(tmp_path: Path, monkeypatch, limit: float):
 
     monkeypatch.setattr(scheduler_module, "LISTEN_SECONDS", 5.0)
     monkeypatch.setattr(scheduler_module, "LISTEN_LIMIT_SECONDS", limit)
+    # Every keystroke here is one the module is built for (an early answer, which these keystrokes
+    # in a value would get, is tested apart: test_a_burst_is_answered_early_and_built_once).
+    monkeypatch.setattr(scheduler_module, "diagnostics_after_edit", lambda *args: None)
     hops = _count_background_hops(monkeypatch)
     root, ws, scheduler, sent = _setup(tmp_path)
     scheduler.schedule()
@@ -423,3 +426,40 @@ async def test_a_client_that_never_pauses_does_not_starve_the_analysis(tmp_path:
     scheduler.message_handled()
     await scheduler.idle()
     assert not ws.folders[0].pending_dirs
+
+
+async def test_a_burst_is_answered_early_and_built_once(tmp_path: Path, monkeypatch):
+    """Keystrokes in a value of the open root (a module call's argument that no traced field of the
+    root reads) are answered from the module's last diagnostics (``features.edit_diagnostics``)
+    while the burst lasts, each with its version; the module is built once, for the last text,
+    and publishes nothing new for the root: the early list was the analysis's."""
+    import tfphi.lsp.scheduler as scheduler_module
+
+    monkeypatch.setattr(scheduler_module, "LISTEN_SECONDS", 5.0)  # a burst: the next keystroke always comes first
+    root, ws, scheduler, sent = _setup(tmp_path)
+    scheduler.schedule()
+    await scheduler.idle()
+    main = from_fs_path(str(root / "main.tf"))
+    text = (root / "main.tf").read_text()
+    ws.open(main, 1, text)
+    scheduler.schedule({main})
+    await scheduler.idle()
+    host = ws.folders[0].host
+    built = host.files["main.tf"]
+    line, col = _edit_at(text, "var.cache_node_type")
+    for version in range(2, 6):
+        ws.change(main, version, [TextChange("x", ((line, col + 4), (line, col + 4)))])  # var.x...cache_node_type
+        scheduler.schedule({main})
+        for _ in range(1000):
+            await asyncio.sleep(0.002)
+            if any(u == main and v == version for u, v, _ in sent):
+                break
+        assert any(u == main and v == version for u, v, _ in sent), version
+        assert host.files["main.tf"] is built  # answered before the module was built again
+    early = [items for u, _, items in sent if u == main][-1]
+    assert [(d.code, d.message) for d in early if d.code == "undefined-reference"] == [
+        ("undefined-reference", "undefined reference to var.xxxxcache_node_type: no variable block declares it")]
+    scheduler.message_handled()  # the burst is over: stop waiting for the next keystroke
+    await scheduler.idle()
+    assert host.files["main.tf"] is not built and host.files["main.tf"].source == ws.documents.get(main).source
+    assert [items for u, _, items in sent if u == main][-1] is early  # the build found the same list

@@ -50,11 +50,16 @@ def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
     for finding in analysis.findings(dir):
         if finding.code == "undefined-reference" and broken and _declared_in_broken_region(analysis, finding.span, broken, words):
             continue  # the broken region may declare it: only the syntax error is reported
-        related = tuple(Related(span, message) for span, message in finding.related)
-        out.append(Diagnostic(finding.span.file, finding.span, finding.severity, finding.code, finding.message, related))
+        out.append(finding_diagnostic(finding))
     out.extend(_unbounded_fields(analysis, dir))
     out.extend(_unsupported_values(analysis, dir))
     return unsuppressed(analysis, out)
+
+
+def finding_diagnostic(finding) -> Diagnostic:
+    """The diagnostic of an undefined reference, a missing argument, a duplicate declaration..."""
+    related = tuple(Related(span, message) for span, message in finding.related)
+    return Diagnostic(finding.span.file, finding.span, finding.severity, finding.code, finding.message, related)
 
 
 def _broken_regions(analysis: Analysis, dir: str) -> list[bytes]:

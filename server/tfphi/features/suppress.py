@@ -43,11 +43,14 @@ def is_suppressed(analysis: Analysis, d: Diagnostic) -> bool:
     if d.code == "config-error" or d.position is not None:
         return False  # problems of tfphi's own configuration are fixed, not silenced
     source = source_of(analysis, d.span.file)
-    if source is None:
-        return False
-    for text in _lines_around(source, d.span.start):
+    return source is not None and suppressed_in(source, d.span.start, d.code)
+
+
+def suppressed_in(source: bytes, offset: int, code: str) -> bool:
+    """Whether a suppression comment of ``source`` silences ``code`` at byte ``offset``."""
+    for text in _lines_around(source, offset):
         codes = ignored_codes(text)
-        if ALL in codes or d.code in codes:
+        if ALL in codes or code in codes:
             return True
     return False
 

@@ -55,6 +55,26 @@ class DiagnosticPublisher:
                 known.add(rel)
         self._publish_files(folder, groups, known, forced)
 
+    def publish_edited(self, folder: Folder, rel: str, doc, diags: list[Diagnostic]) -> None:
+        """Publishes an edited document's diagnostics, worked out from the last ones before its
+        module was built again (``features.edit_diagnostics``): placed in the document's text,
+        with its version (the client waits for it)."""
+        ws = self.ws
+        uri = ws.uri_for(folder, rel)
+        index_for = lambda other: doc.line_index if other == rel else ws.line_index(folder, other)  # noqa: E731
+        items = [convert.diagnostic(d, index_for, lambda other: ws.uri_for(folder, other), ws.encoding) for d in diags]
+        self._publish(uri, doc.version, items, force=True)
+        dir = module_dir_of(rel)
+        with_diags, tf_files = self._files.setdefault(folder, set()), self._tf_files.setdefault(folder, {})
+        if items:
+            with_diags.add(rel)
+            tf_files.setdefault(dir, set()).add(rel)
+            by_dir = self._mentions.setdefault(folder, {})
+            by_dir[dir] = by_dir.get(dir, frozenset()) | {rel}
+        else:
+            with_diags.discard(rel)
+            tf_files.get(dir, set()).discard(rel)
+
     def published_dirs(self, folder: Folder) -> set[str]:
         """Module directories of the ``.tf`` files this folder has non-empty diagnostics on."""
         return {dir for dir, rels in self._tf_files.get(folder, {}).items() if rels}

@@ -90,6 +90,11 @@ def _exact(tree: Tree, start: int, end: int, kind: str) -> Node | None:
 _reparser = _Reparser()
 
 
+def node_of_range(source: bytes, start: int, end: int, kind: str) -> Node | None:
+    """The ``kind`` node spanning exactly ``[start, end)`` of ``source``, from a parse of that range alone."""
+    return _reparser.node(source, start, end, kind, (start, end))
+
+
 @record(frozen=True, slots=True)
 class SyntaxProblem:
     """A syntax error: a tree-sitter ERROR/MISSING region, or something Terraform rejects."""
@@ -419,7 +424,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         if twice is not None:
             placed = _redefined_errors(path, source, root, twice)
     if placed is errors and not known_clean:  # (Terraform's own errors, when placed, already cover the rules)
-        _check_terraform_rules(root, source, path, errors, _reuse.rules_candidate_in_chunks if previous is not None else _rules_candidate)
+        _check_terraform_rules(root, source, path, errors, _reuse.rules_candidate_in_chunks if previous is not None else rules_candidate)
     errors = placed
     if native and previous is None and not errors and not known_clean:
         _remember_clean(source)
@@ -738,7 +743,7 @@ _HEX_RE = lazy_compile(rb"^0[xX]")
 # Text that might break a rule: a hex prefix, an empty interpolation, or a template on a line
 # that looks like a block header (a name, then no "=" before a quoted label with "${"/"%{").
 # One pattern over the whole text was a tenth of a check's time: each part is looked for on
-# its own, the header shape only on the lines where a template starts (_rules_candidate).
+# its own, the header shape only on the lines where a template starts (rules_candidate).
 _EMPTY_AFTER_START = re.compile(rb"\s*\}")
 _HEADER_TEMPLATE = re.compile(rb'[ \t]*[A-Za-z_][\w-]*[ \t]+[^\n=]*"[^"\n]*[$%]\{')
 _LABEL_TEMPLATE_RE = lazy_compile(rb"(?<!\$)(?:\$\$)*[$%]\{")
@@ -752,7 +757,7 @@ def _rules_query() -> Query:
     return Query(hcl_language(), _RULES_QUERY)
 
 
-def _rules_candidate(source: bytes) -> bool:
+def rules_candidate(source: bytes) -> bool:
     """True when the text might break a rule (see _EMPTY_TEMPLATE and the patterns by it)."""
     if b"0x" in source or b"0X" in source:
         return True
@@ -777,7 +782,7 @@ def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[Sy
     if any(c.type == "object" for c in root.children):
         errors.append(SyntaxProblem(Span(path, 0, len(source)), "a .tf file cannot be a JSON object; use a .tf.json file"))
         return
-    if not (candidate or _rules_candidate)(source):
+    if not (candidate or rules_candidate)(source):
         return  # the common case: nothing in the text could break a rule, so the tree need not be walked
     captures = QueryCursor(_rules_query()).captures(root)
     for node in captures.get("number", ()):

@@ -19,7 +19,7 @@ whose text is unchanged has the same structure, so the incremental parse
 Only parses without syntax errors are matched: with errors, what a block's text parses to
 can depend on the text around it.
 
-The text searches every parse makes (``error_shapes.suspicious``, ``hclfile._rules_candidate``)
+The text searches every parse makes (``error_shapes.suspicious``, ``hclfile.rules_candidate``)
 are asked per chunk of lines here, with the answers of unchanged chunks cached: a chunk
 starts at each line that begins with a name (a top-level block's header, as a rule), so an
 edit changes one chunk. The answer is the same as for the whole text because every shape
@@ -35,7 +35,7 @@ from tree_sitter import Node
 
 from .expr import ExprConverter, Span
 from .error_shapes import suspicious
-from .hclfile import Attribute, Block, Body, HclFile, _read_attribute, _read_block, _read_body, _rules_candidate
+from .hclfile import Attribute, Block, Body, HclFile, _read_attribute, _read_block, _read_body, rules_candidate
 from ..lazy_re import lazy_compile
 
 # The state of an Attribute and a Block this module copies; a slot added there must be
@@ -255,7 +255,7 @@ def suspicious_in_chunks(source: bytes) -> bool:
 
 
 def rules_candidate_in_chunks(source: bytes) -> bool:
-    """``hclfile._rules_candidate(source)``, from cached answers for the unchanged chunks (its
+    """``hclfile.rules_candidate(source)``, from cached answers for the unchanged chunks (its
     shapes lie within a line, or a ``${`` and the blanks and ``}`` after it, which never reach
     a line that begins with a name)."""
-    return _any_chunk(1, _rules_candidate, source) and _rules_candidate(source)
+    return _any_chunk(1, rules_candidate, source) and rules_candidate(source)

@@ -1,0 +1,137 @@
+"""An edited file's diagnostics worked out before its module is built again
+(``features.edit_diagnostics``) are exactly the full analysis's: random edits of an open root
+file, mostly inside argument values (where the shortcut answers), some anywhere (where it must
+decline), each compared with ``dir_diagnostics`` of a snapshot that analysed the new text.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+
+from hypothesis import example, given, settings
+from hypothesis import strategies as st
+
+from host_support import MANY_CALLS, fresh
+
+from tfphi.analysis import AnalysisHost, SetParsed, SetSource
+from tfphi.diagnostics import sort_key
+from tfphi.features.diagnostics import dir_diagnostics
+from tfphi.features.edit_diagnostics import diagnostics_after_edit
+from tfphi.lsp.documents import Document, TextChange
+from tfphi.syntax.hclfile import new_parser
+
+EXAMPLES = int(os.environ.get("TFPHI_HOST_EXAMPLES", "40"))
+
+# The many-calls root with what the shortcut must carry: undefined references inside and after
+# the edited blocks, a call missing an argument, a duplicate declaration, a suppression comment.
+ROOT = MANY_CALLS["main.tf"].replace(
+    'instance_class = local.classes[1]', 'instance_class = local.nope[1]', 1,
+).replace(
+    'module "db_3" {\n  source         = "./modules/db"\n  engine_version = var.mode == "prod" ? "15.3" : "14.3"\n',
+    'module "db_3" {\n  source         = "./modules/db"\n',
+) + '''
+locals {
+  first  = var.missing
+  second = "x"
+}
+
+locals {
+  # tfphi:ignore undefined-reference
+  third = var.silenced
+  first = 2
+}
+
+output "tail" {
+  value = var.also_missing
+}
+'''
+TEXTS = {**MANY_CALLS, "main.tf": ROOT}
+VALUES = re.compile(r"^ +[a-z_]+ += (.+)$", re.M)  # an argument's value (the rest of its line)
+TYPED = ["x", "x", "1", " ", "var.nope", "var.mode", "local.classes", "module.db_0.version", "x.y", "[0]", "\"", "{", "\n", "#"]
+
+
+@st.composite
+def edit(draw):
+    inside = draw(st.booleans()) or draw(st.booleans())  # three in four inside a value
+    return inside, draw(st.floats(min_value=0, max_value=1)), draw(st.floats(min_value=0, max_value=1)), \
+        draw(st.sampled_from(TYPED)), draw(st.integers(min_value=0, max_value=3))
+
+
+def _apply(text: str, inside: bool, where: float, within: float, typed: str, removed: int) -> tuple[str, int, int]:
+    if inside:
+        values = list(VALUES.finditer(text))
+        value = values[int(where * (len(values) - 1))]
+        at = value.start(1) + int(within * (value.end(1) - value.start(1)))
+    elif isinstance(where, int):  # an offset
+        at = where
+    else:
+        at = int(where * len(text))
+    end = min(len(text), at + removed)
+    return text[:at] + typed + text[end:], at, end
+
+
+def _position(text: str, at: int) -> tuple[int, int]:
+    return text.count("\n", 0, at), at - (text.rfind("\n", 0, at) + 1)
+
+
+def _check(edits, built: bool = True) -> int:
+    """Applies the edits one by one to the open root; returns how many the shortcut answered.
+
+    ``built``: the module is built after each edit (the next one starts from it); else every
+    edit is answered from the first analysis, as the server does for a burst of keystrokes,
+    and compared with a fresh analysis of the text."""
+    host = AnalysisHost()
+    host.apply_change([SetSource(path, text.encode()) for path, text in TEXTS.items()])
+    parser = new_parser()
+    doc = Document("main.tf", 0, ROOT.encode())
+    host.apply_change(SetParsed(doc.parse("main.tf", parser)))
+    text, answered = ROOT, 0
+    snapshot = host.snapshot()
+    published = dir_diagnostics(snapshot, "")
+    for n, (inside, where, within, typed, removed) in enumerate(edits):
+        new, at, end = _apply(text, inside, where, within, typed, removed)
+        doc.apply([TextChange(typed, (_position(text, at), _position(text, end)))], n + 1)
+        quick = diagnostics_after_edit(snapshot, "", published, "main.tf", doc.source)
+        if built:
+            host.apply_change(SetParsed(doc.parse("main.tf", parser)))
+            snapshot = host.snapshot()
+            published = dir_diagnostics(snapshot, "")
+            full = published
+        elif quick is not None:
+            full = dir_diagnostics(fresh({**TEXTS, "main.tf": new}), "")
+        if quick is not None:
+            answered += 1
+            # (the publisher sorts each file's list: dir_diagnostics lists fields last)
+            assert quick == sorted((d for d in full if d.file == "main.tf"), key=sort_key), (new, at, end)
+        text = new
+    return answered
+
+
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(edits=st.lists(edit(), min_size=1, max_size=8), built=st.booleans())
+def test_the_shortcut_answers_what_the_full_analysis_publishes(edits, built):
+    _check(edits, built)
+
+
+def _at(text: str, typed: str = "x", removed: int = 0, skip: int = 1) -> tuple:
+    """An edit at the first occurrence of ``text`` in the root (after its first ``skip`` characters)."""
+    return (False, ROOT.index(text) + skip, 0, typed, removed)
+
+
+def test_the_shortcut_answers_a_keystroke_in_a_value():
+    # typing in a call's argument (the root edit of bench/run.py), deleting there, adding an undefined
+    # reference, fixing one, in the last block: each is answered, and answered right (see _check)
+    for edit in [_at('"15.0"'), _at('"15.0"', "", 1), _at('"14.4"', " + var.nope"), _at("var.missing", "mode", 7, skip=4),
+                 _at("var.also_missing", "1")]:
+        assert _check([edit]) == 1, edit
+    assert _check([_at('"15.0"')] * 3) == 3  # one keystroke after another
+    assert _check([_at('"15.0"')] * 3, built=False) == 3  # ... without building the module in between
+
+
+def test_the_shortcut_declines_what_changes_the_module():
+    # a new line between blocks, an argument renamed, a block's label: the module is built
+    assert _check([(False, 0.5, 0, "\n", 0)]) == 0
+    assert _check([(False, ROOT.index("instance_class"), 0, "x", 0)]) == 0
+    assert _check([(False, ROOT.index('"db_0"') + 2, 0, "x", 0)]) == 0
+    assert _check([_at('"prod"')]) == 0  # var.mode's default: a traced field reads it
