@@ -145,12 +145,14 @@ def _common_prefix(a: bytes, b: bytes) -> int:
     return lo
 
 
-_last_items: list = [None, None]  # (parse, its top-level blocks' (start, end, index among its blocks))
+# The last parse's text and its top-level items' (start, end, index among its blocks, or -1): a
+# burst of keystrokes is answered from one parse (the text, not the parse: it would hold the tree).
+_last_items: list = [None, None]
 
 
 def _item_around(hcl: HclFile, first: int, old_end: int) -> tuple[int, int, Block] | None:
     """The top-level block whose body holds ``[first, old_end)``, with its range."""
-    if _last_items[0] is not hcl:
+    if _last_items[0] is not hcl.source:
         ranges = top_ranges(hcl)
         if ranges is None:
             ranges = [(top.type, top.start_byte, top.end_byte) for top in hcl.top_levels()]
@@ -158,7 +160,7 @@ def _item_around(hcl: HclFile, first: int, old_end: int) -> tuple[int, int, Bloc
         for kind, start, end in ranges:
             items.append((start, end, count if kind == "block" else -1))
             count += kind == "block"
-        _last_items[:] = [hcl, items]
+        _last_items[:] = [hcl.source, items]
     items = _last_items[1]
     i = bisect_right(items, (first, float("inf"), 0)) - 1
     if i < 0:

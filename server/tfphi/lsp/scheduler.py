@@ -296,7 +296,9 @@ class AnalysisScheduler:
                 self.publisher.publish_dir(folder, dir, diags, self._forced)
                 if (id(folder), dir) in urgent or (folder, dir) in self._published:  # an edited document's module
                     self._published[(folder, dir)] = (snapshot, diags)
-                    self._answered = {uri: key for uri, key in self._answered.items() if key != (folder, dir)}
+                    if self._answered:  # built and published: the next early answers start from here
+                        self._answered = {uri: key for uri, key in self._answered.items() if key != (folder, dir)}
+                        self._unbuilt_since = None
             if (id(folder), dir) in urgent:
                 listen = True
             else:
