@@ -15,9 +15,10 @@ change beyond the edited block's references and the positions after it:
   one argument of one top-level block (``module``, ``resource``, ``data``, ``output``,
   ``variable``, ``locals``), not a meta-argument, with the same argument names before and after:
   the module declares the same names, calls the same modules with the same arguments;
-- that block alone parses without errors and the text searches that place Terraform's own
-  syntax errors find nothing in it (the rest of the text is unchanged and was clean; heredocs
-  and block comments, which reach across lines, are not taken);
+- that block alone parses without errors, sets no argument twice in a body, and the text
+  searches that place Terraform's own syntax errors find nothing in it (the rest of the text
+  is unchanged and was clean; heredocs and block comments, which reach across lines, are not
+  taken);
 - no traced field of the module reads the block's declaration (its traces, and their
   diagnostics, are unchanged), and the module's fields are all traced;
 - no suppression comment in the block, before or after;
@@ -39,7 +40,7 @@ from ..records import replace
 from ..stir.model import META_ARGUMENTS
 from ..syntax.error_shapes import suspicious
 from ..syntax.expr import Span
-from ..syntax.hclfile import Block, HclFile, TopLevel, node_of_range, rules_candidate
+from ..syntax.hclfile import Block, HclFile, TopLevel, argument_set_twice_in, node_of_range, rules_candidate
 from ..syntax.reuse import top_ranges
 from .diagnostics import finding_diagnostic
 from .suppress import suppressed_in
@@ -83,7 +84,7 @@ def diagnostics_after_edit(snapshot: Snapshot, dir: str, published: list[Diagnos
     if _SUPPRESS in old_text or _SUPPRESS in new_text or suspicious(new_text) or rules_candidate(new_text):
         return None
     node = node_of_range(source, start, new_block_end, "block")
-    if node is None or node.has_error:
+    if node is None or node.has_error or argument_set_twice_in(node, source) is not None:
         return None
     argument = _edited_argument(block, node, source, first, old_end, new_end)
     if argument is None:

@@ -556,6 +556,12 @@ def _set_twice_in(block: Node, source: bytes, comments: bool) -> int | None:
     return None
 
 
+def argument_set_twice_in(block: Node, source: bytes) -> int | None:
+    """The offset of the second name of an argument set twice in one body of ``block`` (a block
+    node read without an error), or None."""
+    return _set_twice_in(block, source, b"/*" in source[block.start_byte : block.end_byte])
+
+
 def _redefined_errors(path: str, source: bytes, root: Node, twice: int) -> list[SyntaxProblem]:
     """Terraform's errors for a file that sets an argument twice (the second name at ``twice``):
     the whole check's (``terraform_placed``), or that error alone when the check cannot say."""
