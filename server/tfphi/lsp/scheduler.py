@@ -206,6 +206,7 @@ class AnalysisScheduler:
         for gone in ws.take_dropped_folders():
             self.publisher.forget_folder(gone)
             self._queues.pop(gone, None)
+            self._published = {key: base for key, base in self._published.items() if key[0] is not gone}
         for folder in ws.folders:
             if not folder.indexed:
                 self.ensure_indexed(folder)
