@@ -5,10 +5,10 @@
 // code-server runs in its own process group (setsid) so that stop() ends the extension host and
 // the language server too. Nothing here reaches past the loopback interface.
 import { execFileSync, spawn } from 'node:child_process';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
-import { dirname, join, resolve } from 'node:path';
+import { basename, dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { chromium } from 'playwright-core';
 
@@ -433,6 +433,7 @@ export class Editor {
           throw error;
         }
         await this.failOnDialog(`open ${relative}`);
+        console.log(`e2e: open ${relative}: ${error.message.split('\n')[0]}; trying the dialog again`);
         await this.page.keyboard.press('Escape');
         await this.page.waitForTimeout(1_000);
       }
@@ -445,16 +446,36 @@ export class Editor {
     await this.runCommand('View: Close All Editor Groups');
     await this.pickCommand('File: Open File...');
     await page.keyboard.press('Enter');
-    // The dialog fills in the workspace folder itself: wait for that, then type the path.
+    // The dialog fills in a folder itself (the last opened file's): wait for that.
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open File' }).waitFor();
     await this.waitForQuickInput(this.workspace, 30_000);
+    // On OK the dialog opens its highlighted row, a file of the folder it lists; it lists the typed
+    // path's folder only some time after the path is typed (modules/cache/variables.tf was opened
+    // for variables.tf when OK came first). So type the folder, wait until the dialog lists exactly
+    // that folder's entries, then type the file's name.
+    const path = join(this.workspace, relative);
+    const folder = `${dirname(path)}/`;
     const input = page.locator('.quick-input-widget input.input');
-    await input.fill(join(this.workspace, relative));
-    const name = relative.split('/').pop();
+    await input.fill(folder);
+    const entries = ['..', ...readdirSync(folder)].sort();
+    await page.waitForFunction(
+      ([value, expected]) => {
+        const widget = document.querySelector('.quick-input-widget');
+        if (widget?.querySelector('input.input')?.value !== value) {
+          return false;
+        }
+        const labels = [...widget.querySelectorAll('.monaco-list-row .label-name')].map((l) => l.textContent.replace(/\/$/, ''));
+        return JSON.stringify(labels.sort()) === JSON.stringify(expected);
+      },
+      [folder, entries],
+      { timeout: 30_000, polling: 100 },
+    );
+    await input.fill(path);
+    const name = basename(path);
+    await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: name }).first().waitFor({ timeout: 15_000 });
     const tab = page.locator('.tabs-container .tab.active', { hasText: name });
-    // The dialog resolves the typed path as it goes; on a busy machine OK may need a second press.
+    // On a busy machine OK may need a second press.
     for (let attempt = 0; ; attempt += 1) {
-      await page.waitForTimeout(500);
       const ok = page.locator('.quick-input-widget .monaco-button', { hasText: 'OK' });
       if (await ok.isVisible()) {
         await ok.click();
@@ -468,10 +489,19 @@ export class Editor {
         }
       }
     }
-    const folder = relative.split('/').slice(-2, -1)[0];
-    if (folder !== undefined) {
-      await page.locator('.editor-group-container.active .breadcrumbs-control', { hasText: folder }).waitFor({ timeout: 15_000 });
-    }
+    // The file opened is the one asked for: the breadcrumbs start with its path.
+    const segments = relative.split('/');
+    await page.waitForFunction(
+      (expected) => {
+        const items = [...document.querySelectorAll('.editor-group-container.active .breadcrumbs-control .monaco-breadcrumb-item')];
+        return JSON.stringify(items.slice(0, expected.length).map((i) => i.textContent.trim())) === JSON.stringify(expected);
+      },
+      segments,
+      { timeout: 15_000, polling: 100 },
+    ).catch(async (error) => {
+      const shown = await page.locator('.editor-group-container.active .breadcrumbs-control .monaco-breadcrumb-item').allInnerTexts();
+      throw new Error(`opened ${JSON.stringify(shown)} instead of ${relative}: ${error.message}`);
+    });
     await page.locator('.editor-group-container.active .monaco-editor .view-lines').first().waitFor();
     // The editor takes the focus once it has opened, after the tab shows: a quick input opened
     // before that would lose the focus to it and close. Wait for the focus to land in the editor.
