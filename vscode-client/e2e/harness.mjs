@@ -446,30 +446,32 @@ export class Editor {
     await this.runCommand('View: Close All Editor Groups');
     await this.pickCommand('File: Open File...');
     await page.keyboard.press('Enter');
-    // The dialog fills in a folder itself (the last opened file's): wait for that.
+    // The dialog fills in a folder itself (the last opened file's) and lists it: wait for that.
+    // On OK it opens its highlighted row, a file of the folder it lists, and it lists the typed
+    // path's folder only some time after the path is typed (modules/cache/variables.tf was opened
+    // for variables.tf when OK came first; typing while it was still listing its own folder had
+    // it put that folder back). So wait for its own listing, type the folder, wait until the
+    // dialog lists exactly that folder's entries, then type the file's name.
     await page.locator('.quick-input-widget .quick-input-title', { hasText: 'Open File' }).waitFor();
     await this.waitForQuickInput(this.workspace, 30_000);
-    // On OK the dialog opens its highlighted row, a file of the folder it lists; it lists the typed
-    // path's folder only some time after the path is typed (modules/cache/variables.tf was opened
-    // for variables.tf when OK came first). So type the folder, wait until the dialog lists exactly
-    // that folder's entries, then type the file's name.
+    await this.waitForFileDialogListing();
+    const input = page.locator('.quick-input-widget input.input');
     const path = join(this.workspace, relative);
     const folder = `${dirname(path)}/`;
-    const input = page.locator('.quick-input-widget input.input');
-    await input.fill(folder);
-    const entries = ['..', ...readdirSync(folder)].sort();
-    await page.waitForFunction(
-      ([value, expected]) => {
-        const widget = document.querySelector('.quick-input-widget');
-        if (widget?.querySelector('input.input')?.value !== value) {
-          return false;
+    // The dialog may still be on its way to its own folder and put it back over the typed one:
+    // type the folder again then (the dialog then lists it, or shows what it did instead).
+    for (let attempt = 1; ; attempt += 1) {
+      await input.fill(folder);
+      try {
+        await this.waitForFileDialogListing(folder, 10_000);
+        break;
+      } catch (error) {
+        if (attempt >= 3) {
+          throw error;
         }
-        const labels = [...widget.querySelectorAll('.monaco-list-row .label-name')].map((l) => l.textContent.replace(/\/$/, ''));
-        return JSON.stringify(labels.sort()) === JSON.stringify(expected);
-      },
-      [folder, entries],
-      { timeout: 30_000, polling: 100 },
-    );
+        console.log(`e2e: ${error.message.split('\n')[0]}; typing the folder again`);
+      }
+    }
     await input.fill(path);
     const name = basename(path);
     await page.locator('.quick-input-widget .monaco-list-row.focused', { hasText: name }).first().waitFor({ timeout: 15_000 });
@@ -511,6 +513,45 @@ export class Editor {
       null,
       { timeout: 15_000, polling: 50 },
     );
+  }
+
+  /**
+   * Waits until the file dialog shows a workspace folder (`folder`, a path ending in "/", when
+   * given) and lists exactly that folder's entries, as the disk has them.
+   */
+  async waitForFileDialogListing(folder = undefined, timeout = 30_000) {
+    const listings = {};
+    const walk = (dir) => {
+      const entries = readdirSync(dir, { withFileTypes: true });
+      listings[`${dir}/`] = ['..', ...entries.map((e) => e.name)].sort();
+      entries.filter((e) => e.isDirectory()).forEach((e) => walk(join(dir, e.name)));
+    };
+    walk(this.workspace);
+    const shown = () =>
+      this.page.evaluate(() => {
+        const widget = document.querySelector('.quick-input-widget');
+        return {
+          value: widget?.querySelector('input.input')?.value,
+          rows: [...(widget?.querySelectorAll('.monaco-list-row .label-name') ?? [])].map((l) => l.textContent),
+        };
+      });
+    await this.page
+      .waitForFunction(
+        ([wanted, expected]) => {
+          const widget = document.querySelector('.quick-input-widget');
+          const value = widget?.querySelector('input.input')?.value;
+          if (value === undefined || !(value in expected) || (wanted !== undefined && value !== wanted)) {
+            return false;
+          }
+          const labels = [...widget.querySelectorAll('.monaco-list-row .label-name')].map((l) => l.textContent.replace(/\/$/, ''));
+          return JSON.stringify(labels.sort()) === JSON.stringify(expected[value]);
+        },
+        [folder, listings],
+        { timeout, polling: 100 },
+      )
+      .catch(async (error) => {
+        throw new Error(`the file dialog did not list ${folder ?? 'a workspace folder'}: it shows ${JSON.stringify(await shown())}: ${error.message}`);
+      });
   }
 
   /** Moves the cursor with Go to Line (1-based line and column, as the editor shows them). */
