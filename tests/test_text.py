@@ -336,3 +336,28 @@ def test_edited_index_examples(before: str, start: int, old_end: int, inserted: 
         for line in range(old.line_count):
             old.position(old.line_end(line), "utf-16")
         _same_index(old.edited(start, old_end, new_source), LineIndex(new_source, skip_bom=skip_bom))
+
+
+@settings(max_examples=300)
+@given(texts, st.lists(st.tuples(st.floats(0, 1), st.floats(0, 1), texts), min_size=1, max_size=6), st.booleans())
+def test_a_chain_of_edits_keeps_the_index_right(text: str, edits, skip_bom: bool) -> None:
+    """The lines below an edit move lazily (an edit's index keeps a pending shift): each index of a
+    chain of edits, at places above, in and below the lines still to move, is the fresh one."""
+    source = text.encode("utf-8")
+    index = LineIndex(source, skip_bom=skip_bom)
+    for where, length, inserted in edits:
+        start = int(where * len(source))
+        old_end = start + int(length * (len(source) - start) / 4)
+        new_source = source[:start] + inserted.encode("utf-8") + source[old_end:]
+        index, source = index.edited(start, old_end, new_source), new_source
+        _same_index(index, LineIndex(source, skip_bom=skip_bom))
+
+
+def test_keystrokes_below_above_and_in_the_lines_to_move() -> None:
+    text = "".join(f"line {n}\n" for n in range(40)).encode()
+    index, source = LineIndex(text, skip_bom=False), text
+    for at, inserted, removed in [(60, b"x", 0), (61, b"y", 0), (60, b"", 2), (200, b"\n\n", 0), (20, b"z\n", 0),
+                                  (150, b"", 10), (5, b"abc", 0), (290, b"\r\n", 1)]:
+        new_source = source[:at] + inserted + source[at + removed :]
+        index, source = index.edited(at, at + removed, new_source), new_source
+        _same_index(index, LineIndex(source, skip_bom=False))

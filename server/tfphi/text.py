@@ -90,7 +90,9 @@ class _LineTable:
 class LineIndex:
     """Maps UTF-8 byte offsets of one file's bytes to (line, column) positions in a chosen encoding and back."""
 
-    __slots__ = ("_source", "_starts", "_bom", "_skip_bom", "_tables")
+    # ``_starts[i]`` is where line ``i`` starts, except from line ``_from`` on, where it is that
+    # start minus ``_shift``: the lines below an edit are moved lazily (``edited``).
+    __slots__ = ("_source", "_starts", "_from", "_shift", "_bom", "_skip_bom", "_tables")
 
     def __init__(self, source: bytes, skip_bom: bool = True):
         """``skip_bom=False`` for an editor's text, where a leading U+FEFF is a character like any other."""
@@ -108,6 +110,7 @@ class LineIndex:
             starts.extend(accumulate(len(p) + 1 for p in parts[:-1]))
         starts[0] = self._bom
         self._starts = starts
+        self._from, self._shift = len(starts), 0
         self._tables: dict[int, _LineTable | None] = {}
 
     @property
@@ -124,25 +127,47 @@ class LineIndex:
         byte before it and, after a ``\\r``, the byte at it: so starts up to ``start`` and
         from ``old_end + 1`` on are unchanged (moved), and the ones between are searched in
         the new text (with a byte of context each side, for a ``\\r\\n`` the edit split or joined).
+        The lines below the edit are moved lazily (``_from``, ``_shift``): keystrokes in one
+        place make no new line start below it (making 2,858 of them was most of a keystroke's
+        cost in a 2,858-line file); an edit above the lines still to move moves those below it.
         """
         old_source = self._source
         if start <= len(_BOM):  # a byte-order mark may have come or gone: read afresh
             return LineIndex(new_source, self._skip_bom)
         delta = len(new_source) - len(old_source)
         new_end = old_end + delta
-        starts = self._starts
-        keep = bisect_right(starts, start - 1)  # starts < start: decided by bytes before the edit
-        tail = bisect_right(starts, old_end)  # starts > old_end: decided by bytes after it
+        starts, cut, shift = self._starts, self._from, self._shift
+        keep = self._line_at(start - 1) + 1  # starts < start: decided by bytes before the edit
+        tail = self._line_at(old_end) + 1  # starts > old_end: decided by bytes after it
         middle = [m.end() for m in _LINE_BREAK.finditer(new_source, start - 1, min(new_end + 1, len(new_source)))]
+        middle = [q for q in middle if start <= q <= new_end]
+        if cut <= tail:  # the lines after the edit are to move already: by ``delta`` more
+            head = starts[:keep] if cut >= keep else starts[:cut] + [p + shift for p in starts[cut:keep]]
+            new_starts, new_shift = head + middle + starts[tail:], shift + delta
+        else:  # an edit above the lines to move: those are moved now, the ones after the edit wait
+            rest = starts[cut:] if not shift else [p + shift for p in starts[cut:]]
+            new_starts, new_shift = starts[:keep] + middle + starts[tail:cut] + rest, delta
         index = LineIndex.__new__(LineIndex)
         index._source = new_source
         index._skip_bom = self._skip_bom
         index._bom = self._bom  # the first bytes are the same
-        index._starts = starts[:keep] + [q for q in middle if start <= q <= new_end] + [p + delta for p in starts[tail:]]
+        index._starts = new_starts
+        index._from, index._shift = (keep + len(middle), new_shift) if new_shift else (len(new_starts), 0)
         # Non-ASCII line layouts of the lines above the edit stay right; the others are read again.
         first_changed = keep - 1
         index._tables = {line: table for line, table in self._tables.items() if line < first_changed}
         return index
+
+    def _start(self, line: int) -> int:
+        """Where ``line`` (a valid line number) starts."""
+        return self._starts[line] + self._shift if line >= self._from else self._starts[line]
+
+    def _line_at(self, offset: int) -> int:
+        """The number of lines starting at or before ``offset``, minus one."""
+        starts, cut = self._starts, self._from
+        if cut < len(starts) and offset >= starts[cut] + self._shift:
+            return bisect_right(starts, offset - self._shift, cut) - 1
+        return bisect_right(starts, offset, 0, cut) - 1
 
     @property
     def line_count(self) -> int:
@@ -155,7 +180,7 @@ class LineIndex:
             return self._starts[0]
         if line >= len(self._starts):
             return len(self._source)
-        return self._starts[line]
+        return self._start(line)
 
     def line_end(self, line: int) -> int:
         """Byte offset just past the last character of `line`, before its terminator; clamped."""
@@ -165,11 +190,11 @@ class LineIndex:
             return len(self._source)
         if line + 1 == len(self._starts):
             return len(self._source)
-        end = self._starts[line + 1]
+        end = self._start(line + 1)
         source = self._source
         if source[end - 1] == 0x0A:  # \n, maybe preceded by \r
             end -= 1
-            if end > self._starts[line] and source[end - 1] == 0x0D:
+            if end > self._start(line) and source[end - 1] == 0x0D:
                 end -= 1
         else:  # a lone \r
             end -= 1
@@ -179,7 +204,7 @@ class LineIndex:
         """Text of `line` without its terminator (invalid bytes become U+FFFD); '' past the end."""
         if line < 0 or line >= len(self._starts):
             return ""
-        return self._source[self._starts[line] : self.line_end(line)].decode("utf-8", "replace")
+        return self._source[self._start(line) : self.line_end(line)].decode("utf-8", "replace")
 
     def _table(self, line: int, start: int, end: int) -> _LineTable | None:
         """The char layout of a non-ASCII line, or None for an ASCII one (columns are byte deltas)."""
@@ -195,7 +220,7 @@ class LineIndex:
     def line_of(self, offset: int) -> int:
         """0-based line containing byte `offset` (clamped)."""
         offset = min(max(offset, self._bom), len(self._source))
-        return max(bisect_right(self._starts, offset) - 1, 0)
+        return max(self._line_at(offset), 0)
 
     def position(self, offset: int, encoding: Encoding) -> tuple[int, int]:
         """0-based (line, column) of byte `offset`, clamped to the file.
@@ -204,8 +229,8 @@ class LineIndex:
         one inside a line terminator maps to the end of the line.
         """
         offset = min(max(offset, self._bom), len(self._source))
-        line = max(bisect_right(self._starts, offset) - 1, 0)
-        start = self._starts[line]
+        line = max(self._line_at(offset), 0)
+        start = self._start(line)
         end = self.line_end(line)
         delta = min(offset, end) - start
         table = self._table(line, start, end)
@@ -225,7 +250,7 @@ class LineIndex:
         if line >= len(self._starts):
             return len(self._source)
         column = max(column, 0)
-        start = self._starts[line]
+        start = self._start(line)
         end = self.line_end(line)
         table = self._table(line, start, end)
         if table is None:

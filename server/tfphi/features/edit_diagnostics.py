@@ -17,8 +17,9 @@ change beyond the edited block's references and the positions after it:
   the module declares the same names, calls the same modules with the same arguments;
 - that block alone parses without errors, sets no argument twice in a body, and the text
   searches that place Terraform's own syntax errors find nothing in it (the rest of the text
-  is unchanged and was clean; heredocs and block comments, which reach across lines, are not
-  taken);
+  is unchanged and was clean, the block stands on lines of its own, and every shape those
+  searches look for lies within a line; a heredoc or block comment in the block, which reaches
+  across lines, is not taken);
 - no traced field of the module reads the block's declaration (its traces, and their
   diagnostics, are unchanged), and the module's fields are all traced;
 - no suppression comment in the block, before or after;
@@ -62,12 +63,12 @@ def diagnostics_after_edit(snapshot: Snapshot, dir: str, published: list[Diagnos
     if old_parse is None or old_parse.errors or not snapshot.traced(dir):
         return None
     old = old_parse.source
-    if b"<<" in source or b"/*" in source or old.startswith(b"\xef\xbb\xbf") or source.startswith(b"\xef\xbb\xbf"):
+    if old.startswith(b"\xef\xbb\xbf") or source.startswith(b"\xef\xbb\xbf"):
         return None
-    first = _common_prefix(old, source)
-    if first == len(old) == len(source):  # the text is back to what the module was built from
+    if old == source:  # the text is back to what the module was built from
         return sorted((d for d in published if d.file == path), key=sort_key)
-    same_tail = min(_common_prefix(old[::-1], source[::-1]), len(old) - first, len(source) - first)
+    first = _common_prefix(old, source)
+    same_tail = _common_suffix(old, source, min(len(old), len(source)) - first)
     old_end, new_end = len(old) - same_tail, len(source) - same_tail
     delta = new_end - old_end
 
@@ -81,6 +82,8 @@ def diagnostics_after_edit(snapshot: Snapshot, dir: str, published: list[Diagnos
     old_text, new_text = old[start:end], source[start:new_block_end]
     if b"\x00" in new_text or not _utf8(new_text):
         return None  # what the host refuses to parse (the rest of the text was parsed)
+    if b"<<" in old_text or b"/*" in old_text or b"<<" in new_text or b"/*" in new_text:
+        return None  # heredocs and block comments reach across lines: the searches below read lines
     if _SUPPRESS in old_text or _SUPPRESS in new_text or suspicious(new_text) or rules_candidate(new_text):
         return None
     node = node_of_range(source, start, new_block_end, "block")
@@ -140,6 +143,25 @@ def _common_prefix(a: bytes, b: bytes) -> int:
     while lo < hi:
         mid = (lo + hi + 1) // 2
         if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _common_suffix(a: bytes, b: bytes, limit: int) -> int:
+    """The length of the longest common suffix of ``a`` and ``b``, ``limit`` at most."""
+    la, lb = len(a), len(b)
+    n = 0
+    while n < limit:
+        step = min(_STEP, limit - n)
+        if a[la - n - step : la - n] != b[lb - n - step : lb - n]:
+            break
+        n += step
+    lo, hi = n, min(n + _STEP, limit)  # the last lo bytes are equal; a difference is within hi of the end
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[la - mid : la - lo] == b[lb - mid : lb - lo]:
             lo = mid
         else:
             hi = mid - 1
