@@ -104,6 +104,10 @@ def diagnostics_after_edit(snapshot: Snapshot, dir: str, published: list[Diagnos
     same_lines = old.count(b"\n", first, old_end) == source.count(b"\n", first, new_end)
     movable = None if same_lines else MOVABLE_CODES
     recomputed = {(f.span.start, f.span.end, f.message) for f in old_findings}
+
+    def before(span: Span) -> bool:  # wholly before the edit (an empty span at it is not)
+        return span.start < first and span.end <= first
+
     out: list[Diagnostic] = []
     for d in published:
         if d.code == "undefined-reference" and start <= d.span.start < end and (d.span.start, d.span.end, d.message) in recomputed:
@@ -111,11 +115,11 @@ def diagnostics_after_edit(snapshot: Snapshot, dir: str, published: list[Diagnos
         if movable is not None and d.code not in movable:
             return None  # its message may name a line that moved
         places = [s for s in [d.span, *(r.span for r in d.related)] if s.file == path]
-        if all(s.end <= first and s.start < first for s in places):
+        if all(before(s) for s in places):
             if d.file == path:
                 out.append(d)  # before the edit: unchanged
             continue
-        if d.file != path or any(s.start < end and not s.end <= first for s in places):
+        if d.file != path or any(s.start < end and not before(s) for s in places):
             return None  # another file's diagnostic would move, or one in the edited block
         out.append(_moved(d, end, delta))
     for finding in new_findings:
