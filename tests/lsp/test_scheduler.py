@@ -35,7 +35,9 @@ def _setup(tmp_path: Path):
     return root, ws, scheduler, sent
 
 
-async def test_changes_that_arrive_together_are_analysed_once(tmp_path: Path):
+async def _root_opened(tmp_path: Path):
+    """The example workspace indexed, then its root ``main.tf`` opened and analysed: the workspace,
+    the scheduler, what it sent, the root's URI and its text."""
     root, ws, scheduler, sent = _setup(tmp_path)
     scheduler.schedule()
     await scheduler.idle()
@@ -44,6 +46,11 @@ async def test_changes_that_arrive_together_are_analysed_once(tmp_path: Path):
     ws.open(main, 1, text)
     scheduler.schedule({main})
     await scheduler.idle()
+    return root, ws, scheduler, sent, main, text
+
+
+async def test_changes_that_arrive_together_are_analysed_once(tmp_path: Path):
+    root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
     passes = scheduler.passes
     line = text[: text.index("locals")].count("\n")
     for version in range(2, 32):  # 30 keystrokes before the loop gets a chance to run
@@ -57,14 +64,7 @@ async def test_changes_that_arrive_together_are_analysed_once(tmp_path: Path):
 
 
 async def test_a_newer_change_cancels_the_rest_of_a_stale_pass(tmp_path: Path):
-    root, ws, scheduler, sent = _setup(tmp_path)
-    scheduler.schedule()
-    await scheduler.idle()
-    main = from_fs_path(str(root / "main.tf"))
-    text = (root / "main.tf").read_text()
-    ws.open(main, 1, text)
-    scheduler.schedule({main})
-    await scheduler.idle()
+    root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
     # a change to the root re-traces every module; interrupt the pass after its first directory
     at = text.index("var.cache_node_type")
     line = text[:at].count("\n")
@@ -168,14 +168,7 @@ async def test_a_replaced_snapshot_is_freed_without_the_cyclic_collector(tmp_pat
     never collected: a snapshot in a reference cycle (its tracer read text through it) that was
     frozen while current was never freed, one per keystroke with its copies of the workspace's
     tables. A replaced snapshot must go by reference counting alone."""
-    root, ws, scheduler, sent = _setup(tmp_path)
-    scheduler.schedule()
-    await scheduler.idle()
-    main = from_fs_path(str(root / "main.tf"))
-    text = (root / "main.tf").read_text()
-    ws.open(main, 1, text)
-    scheduler.schedule({main})
-    await scheduler.idle()
+    root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
     folder = ws.folders[0]
     first = weakref.ref(folder.host.snapshot())
     gc.freeze()  # what the scheduler does after a long pass: the current snapshot is frozen
@@ -348,14 +341,7 @@ async def _root_open_while_listening(tmp_path: Path, monkeypatch, limit: float):
     # in a value would get, is tested apart: test_a_burst_is_answered_early_and_built_once).
     monkeypatch.setattr(scheduler_module, "diagnostics_after_edit", lambda *args: None)
     hops = _count_background_hops(monkeypatch)
-    root, ws, scheduler, sent = _setup(tmp_path)
-    scheduler.schedule()
-    await scheduler.idle()
-    main = from_fs_path(str(root / "main.tf"))
-    text = (root / "main.tf").read_text()
-    ws.open(main, 1, text)
-    scheduler.schedule({main})
-    await scheduler.idle()
+    root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
     line, col = _edit_at(text, "var.cache_node_type")
 
     def keystroke(version: int) -> None:
@@ -436,14 +422,7 @@ async def test_a_burst_is_answered_early_and_built_once(tmp_path: Path, monkeypa
     import tfphi.lsp.scheduler as scheduler_module
 
     monkeypatch.setattr(scheduler_module, "LISTEN_SECONDS", 5.0)  # a burst: the next keystroke always comes first
-    root, ws, scheduler, sent = _setup(tmp_path)
-    scheduler.schedule()
-    await scheduler.idle()
-    main = from_fs_path(str(root / "main.tf"))
-    text = (root / "main.tf").read_text()
-    ws.open(main, 1, text)
-    scheduler.schedule({main})
-    await scheduler.idle()
+    root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
     host = ws.folders[0].host
     built = host.files["main.tf"]
     line, col = _edit_at(text, "var.cache_node_type")
