@@ -8,6 +8,8 @@ import shutil
 import subprocess
 import sys
 import weakref
+
+import pytest
 from pathlib import Path
 
 from pygls.uris import from_fs_path
@@ -442,3 +444,61 @@ async def test_a_burst_is_answered_early_and_built_once(tmp_path: Path, monkeypa
     await scheduler.idle()
     assert host.files["main.tf"] is not built and host.files["main.tf"].source == ws.documents.get(main).source
     assert [items for u, _, items in sent if u == main][-1] is early  # the build found the same list
+
+
+@pytest.mark.parametrize("seed", range(3))
+async def test_every_early_answer_is_what_the_built_module_publishes(tmp_path: Path, seed: int):
+    """Random keystrokes in the open root, mostly in argument values: after each one's publication
+    the module is built for it (the wait for a next keystroke ended), and the build publishes
+    nothing new for the root: an early answer, when there was one, was the analysis's list."""
+    import random
+    import re
+
+    import tfphi.lsp.scheduler as scheduler_module
+
+    answers = 0
+    early = scheduler_module.AnalysisScheduler._publish_edit_early
+
+    def counting(self):
+        nonlocal answers
+        answered = early(self)
+        answers += answered
+        return answered
+
+    scheduler_module.AnalysisScheduler._publish_edit_early = counting
+    try:
+        root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
+        rng = random.Random(seed)
+        original, undo = text, None
+        for version in range(2, 42):
+            if undo is not None:  # every other keystroke takes the last one back
+                at, end_at, typed = undo
+                undo = None
+            else:
+                values = [m.span(1) for m in re.finditer(r"^ +[a-z_]+ += (.+)$", text, re.M)]
+                if rng.random() < 0.9:
+                    start, end = rng.choice(values)
+                    at = rng.randint(start, end)
+                else:
+                    at = rng.randint(0, len(text))
+                typed = rng.choice(["x", "x", "1", " ", "var.nope", "local.x", '"', "\n"])
+                end_at = min(len(text), at + rng.choice([0, 0, 1, 2]))
+                undo = (at, at + len(typed), text[at:end_at])
+            line, col = text[:at].count("\n"), at - text.rfind("\n", 0, at) - 1
+            end_line, end_col = text[:end_at].count("\n"), end_at - text.rfind("\n", 0, end_at) - 1
+            ws.change(main, version, [TextChange(typed, ((line, col), (end_line, end_col)))])
+            text = text[:at] + typed + text[end_at:]
+            scheduler.schedule({main})
+            for _ in range(2000):
+                if any(u == main and v == version for u, v, _ in sent):
+                    break
+                await asyncio.sleep(0.001)
+            published = len([1 for u, _, _ in sent if u == main])
+            scheduler.message_handled()  # no next keystroke: the module is built for this one
+            await scheduler.idle()
+            assert len([1 for u, _, _ in sent if u == main]) == published, (version, typed, at)
+            assert ws.folders[0].host.files["main.tf"].source == text.encode()
+        assert text == original
+        assert answers > 5  # the early answer was exercised
+    finally:
+        scheduler_module.AnalysisScheduler._publish_edit_early = early
