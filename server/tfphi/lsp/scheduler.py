@@ -66,6 +66,26 @@ LISTEN_SECONDS = 0.001
 LISTEN_LIMIT_SECONDS = 0.05
 
 
+class _ListenBudget:
+    """How long a pass may listen in a row: LISTEN_LIMIT_SECONDS from the first listen after
+    ``reset``."""
+
+    __slots__ = ("since",)
+
+    def __init__(self):
+        self.since: float | None = None
+
+    def reset(self) -> None:
+        self.since = None
+
+    def spent(self) -> bool:
+        now = time.perf_counter()
+        if self.since is None:
+            self.since = now
+            return False
+        return now - self.since >= LISTEN_LIMIT_SECONDS
+
+
 class Progress:
     """Work-done progress for one token; every call is a no-op when the client does not support it."""
 
@@ -103,7 +123,7 @@ class AnalysisScheduler:
         self._queues: dict[Folder, list[str]] = {}
         self._current: list[Snapshot] = []  # the snapshots of the last pass
         self._listening: asyncio.Future | None = None  # resolved by the client's next message (see _listen)
-        self._listened_since: float | None = None  # the first listen since a background step last completed
+        self._background_wait = _ListenBudget()  # listening after edits, renewed by a background step
         self._replaced: list[Snapshot] = []  # and those it replaced, not yet freed
         # The last diagnostics published for the modules of edited documents, with the snapshot they
         # came from (None once the host moved on): what an edit's early answer starts from.
@@ -111,7 +131,7 @@ class AnalysisScheduler:
         # Documents whose edit was answered early: their module goes first in the next build (its
         # publication is the next early answer's start), without forcing a publication.
         self._answered: dict[str, tuple[Folder, str]] = {}
-        self._unbuilt_since: float | None = None  # the first early answer since the last build
+        self._unbuilt_wait = _ListenBudget()  # listening after early answers, renewed by a build
         self.passes = 0  # completed passes (for tests and benchmarks)
         # The transport reads the client in a thread (lsp/transport.py), which needs the GIL to
         # hand a message to the loop: while analysis runs it gets it only when the interpreter
@@ -195,11 +215,11 @@ class AnalysisScheduler:
         started = time.perf_counter()
         self.arrived[0] = False  # what arrived before this pass has been read
         if self._forced and self._publish_edit_early():
-            await self._await_next_keystroke()  # a burst's next keystroke comes before the module is built
+            await self._listen(self._unbuilt_wait)  # a burst's next keystroke comes before the module is built
             if generation != self._generation:
                 return False
         if ws.flush():
-            self._unbuilt_since = None
+            self._unbuilt_wait.reset()
         for key, base in self._published.items():
             if base is not None and base[0].cancelled:
                 self._published[key] = None  # (it held the texts and trees of the documents' last parses)
@@ -236,7 +256,7 @@ class AnalysisScheduler:
                 continue
             if listen and (id(folder), dir) not in urgent:
                 listen = False
-                await self._listen()
+                await self._listen(self._background_wait)
                 if generation != self._generation:
                     return False
                 deadline = time.perf_counter() + SLICE_SECONDS
@@ -258,7 +278,7 @@ class AnalysisScheduler:
                         try:
                             for _ in snapshot.field_steps(dir):
                                 tracer.preempt = self.arrived  # (a field traced again is done: the next ones give way)
-                                self._listened_since = None  # background work went on
+                                self._background_wait.reset()  # background work went on
                                 if time.perf_counter() >= deadline or self.arrived[0]:
                                     tracer.preempt = None
                                     if not await self._pause(generation, snapshot):
@@ -299,11 +319,11 @@ class AnalysisScheduler:
                     self._published[(folder, dir)] = (snapshot, diags)
                     if self._answered:  # built and published: the next early answers start from here
                         self._answered = {uri: key for uri, key in self._answered.items() if key != (folder, dir)}
-                        self._unbuilt_since = None
+                        self._unbuilt_wait.reset()
             if (id(folder), dir) in urgent:
                 listen = True
             else:
-                self._listened_since = None  # background work went on
+                self._background_wait.reset()  # background work went on
             self._report_failures(folder, snapshot)
             if time.perf_counter() >= deadline or (id(folder), dir) in urgent or self.arrived[0]:
                 await self._give_way()
@@ -368,37 +388,24 @@ class AnalysisScheduler:
         self.arrived[0] = False  # (the collector stays off until the newer pass has published the edit)
         return False
 
-    async def _listen(self) -> None:
-        """After an edit's diagnostics, waits up to LISTEN_SECONDS for the client's next message
-        (``schedule`` or ``message_handled`` ends the wait), then lets background work go on.
+    async def _listen(self, budget: "_ListenBudget") -> None:
+        """Waits up to LISTEN_SECONDS for the client's next message (``schedule`` or
+        ``message_handled`` ends the wait), unless ``budget``'s LISTEN_LIMIT_SECONDS are spent.
 
-        At 1,000 modules, a keystroke that came while background analysis ran waited for the
-        reader thread to get the GIL (up to the switch interval), for the trace under way to
-        reach its next reference and for the pass to give way: about half of the difference
-        with 10 modules, where the server is idle when the next keystroke comes. A human's
-        keystrokes are tens of milliseconds apart, so this costs the analysis at most 1 ms each;
-        a burst gets the idle server. A client that never pauses cannot starve the analysis: no
-        listening once LISTEN_LIMIT_SECONDS passed since the first listen without a background
-        step completing in between.
+        After an edit's diagnostics (``_background_wait``): at 1,000 modules, a keystroke that came
+        while background analysis ran waited for the reader thread to get the GIL (up to the switch
+        interval), for the trace under way to reach its next reference and for the pass to give
+        way: about half of the difference with 10 modules, where the server is idle when the next
+        keystroke comes. A human's keystrokes are tens of milliseconds apart, so this costs the
+        analysis at most 1 ms each; a burst gets the idle server. Its budget is renewed when a
+        background step completes: a client that never pauses cannot starve the analysis.
+
+        After an edit answered early (``_publish_edit_early``, ``_unbuilt_wait``): in a burst of
+        keystrokes each is answered early and the module is built for the last; the budget is
+        renewed when the module is built.
         """
-        now = time.perf_counter()
-        if self._listened_since is None:
-            self._listened_since = now
-        elif now - self._listened_since >= LISTEN_LIMIT_SECONDS:
-            return
-        await self._wait_for_message()
-
-    async def _await_next_keystroke(self) -> None:
-        """After an edit answered early (``_publish_edit_early``), waits up to LISTEN_SECONDS for the
-        client's next message before the module is built: in a burst of keystrokes each is answered
-        early, and the module is built for the last. At most LISTEN_LIMIT_SECONDS of answers in a
-        row go without a build."""
-        now = time.perf_counter()
-        if self._unbuilt_since is None:
-            self._unbuilt_since = now
-        elif now - self._unbuilt_since >= LISTEN_LIMIT_SECONDS:
-            return
-        await self._wait_for_message()
+        if not budget.spent():
+            await self._wait_for_message()
 
     async def _wait_for_message(self) -> None:
         """Until the client's next message (``schedule`` or ``message_handled``), LISTEN_SECONDS at most."""
