@@ -41,7 +41,7 @@ from ..records import replace
 from ..stir.model import META_ARGUMENTS
 from ..syntax.error_shapes import suspicious
 from ..syntax.expr import Span
-from ..syntax.hclfile import Block, HclFile, TopLevel, argument_set_twice_in, node_of_range, rules_candidate
+from ..syntax.hclfile import Block, HclFile, TopLevel, argument_set_twice_in, node_of_range, read_block, rules_candidate
 from ..syntax.reuse import top_ranges
 from .diagnostics import finding_diagnostic
 from .suppress import suppressed_in
@@ -89,7 +89,8 @@ def diagnostics_after_edit(snapshot: Snapshot, dir: str, published: list[Diagnos
     node = node_of_range(source, start, new_block_end, "block")
     if node is None or node.has_error or argument_set_twice_in(node, source) is not None:
         return None
-    argument = _edited_argument(block, node, source, first, old_end, new_end)
+    edited = read_block(node, source, path)
+    argument = _edited_argument(block, edited, first, old_end, new_end) if edited is not None else None
     if argument is None:
         return None
     address = _address(block, argument)
@@ -201,33 +202,20 @@ def _item_around(hcl: HclFile, first: int, old_end: int) -> tuple[int, int, Bloc
     return start, end, block
 
 
-def _edited_argument(block: Block, node, source: bytes, first: int, old_end: int, new_end: int) -> str | None:
-    """The name of the argument of ``block`` whose value holds the edit, before (``block``) and
-    after (``node``, the block's new parse), when the block sets the same arguments both times."""
-    body = next((c for c in node.children if c.type == "body"), None)
-    if body is None:
+def _edited_argument(before: Block, after: Block, first: int, old_end: int, new_end: int) -> str | None:
+    """The name of the argument whose value holds the edit, before (``before``) and after it
+    (``after``, the block's new parse), when the block sets the same arguments both times."""
+    old, new = before.body.attributes, after.body.attributes
+    if old.keys() != new.keys():
         return None
-    names: set[str] = set()
-    edited = None
-    for child in body.children:
-        if child.type != "attribute":
-            continue
-        name_node, value = child.child(0), child.child(child.child_count - 1)
-        if name_node is None or name_node.type != "identifier" or value is None or value.type != "expression":
-            return None
-        name = source[name_node.start_byte : name_node.end_byte].decode("utf-8", "replace")
-        if name in names:
-            return None
-        names.add(name)
-        if value.start_byte <= first and new_end <= value.end_byte:
-            edited = name
-    attributes = block.body.attributes
-    if edited is None or edited in META_ARGUMENTS or names != attributes.keys():
-        return None
-    before = attributes[edited]._value
-    if before is None or not (before[0] <= first and old_end <= before[1]):
-        return None
-    return edited
+    for name, attribute in new.items():
+        value = attribute.value_range
+        if value is not None and value[0] <= first and new_end <= value[1]:
+            value = old[name].value_range
+            if name in META_ARGUMENTS or value is None or not (value[0] <= first and old_end <= value[1]):
+                return None
+            return name
+    return None
 
 
 def _address(block: Block, argument: str) -> str | None:

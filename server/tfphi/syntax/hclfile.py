@@ -95,6 +95,11 @@ def node_of_range(source: bytes, start: int, end: int, kind: str) -> Node | None
     return _reparser.node(source, start, end, kind, (start, end))
 
 
+def read_block(node: Node, source: bytes, path: str) -> "Block | None":
+    """The top-level block of a ``block`` node of ``source``, read as a parse of ``path`` reads it."""
+    return _read_block(node, ExprConverter(source, path))
+
+
 @record(frozen=True, slots=True)
 class SyntaxProblem:
     """A syntax error: a tree-sitter ERROR/MISSING region, or something Terraform rejects."""
@@ -146,6 +151,11 @@ class Attribute:
     @property
     def span(self) -> Span:
         return Span(self._converter.file, self._start, self._end)
+
+    @property
+    def value_range(self) -> tuple[int, int] | None:
+        """The byte range of the value (None when the parse recovered without one)."""
+        return self._value
 
     @property
     def name_span(self) -> Span:
