@@ -599,18 +599,22 @@ def _read_body(node: Node, body: Body, conv: ExprConverter, scope: tuple[int, in
     for child in node.children:
         kind = child.type
         if kind == "attribute":
-            attr = _read_attribute(child, conv)
-            if attr is not None:
-                attributes = body.attributes
-                if attributes.setdefault(attr.name, attr) is not attr:  # set twice: Terraform rejects the file
-                    attributes[attr.name] = attr  # (the second value, as always read)
-                    conv.set_twice = attr._start
+            _add_attribute(body, _read_attribute(child, conv), conv)
         elif kind == "block":
             block = _read_block(child, conv, scope, eager)
             if block is not None:
                 body.blocks.append(block)
         elif kind == "ERROR" or kind == "body":
             _read_body(child, body, conv, scope, eager)
+
+
+def _add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> None:
+    """Adds an attribute read with ``conv`` to ``body``; one set twice is noted (Terraform rejects
+    the file: ``_argument_set_twice``) and the second value is kept, as it always was."""
+    if attr is not None:
+        if attr.name in body.attributes:
+            conv.set_twice = attr._start
+        body.attributes[attr.name] = attr
 
 
 def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:

@@ -35,7 +35,7 @@ from tree_sitter import Node
 
 from .expr import ExprConverter, Span
 from .error_shapes import suspicious
-from .hclfile import Attribute, Block, Body, HclFile, _read_attribute, _read_block, _read_body, rules_candidate
+from .hclfile import Attribute, Block, Body, HclFile, _add_attribute, _read_attribute, _read_block, _read_body, rules_candidate
 from ..lazy_re import lazy_compile
 
 # The state of an Attribute and a Block this module copies; a slot added there must be
@@ -84,11 +84,7 @@ def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, prev
                 after.setdefault(text, block)
                 read += 1
         elif kind == "attribute":
-            attr = _read_attribute(child, converter)
-            if attr is not None:
-                if attr.name in body.attributes:
-                    converter.set_twice = attr._start  # set twice (see hclfile._argument_set_twice)
-                body.attributes[attr.name] = attr
+            _add_attribute(body, _read_attribute(child, converter), converter)
         elif kind == "ERROR" or kind == "body":
             _read_body(child, body, converter)
     _texts.pop(file, None)  # (an older parse of this file is never asked again)
