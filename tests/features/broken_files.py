@@ -60,3 +60,9 @@ def corpus(root: Path) -> list[Path]:
 def seed_of(path: Path) -> int:
     """A seed that is the same on every run and machine (``hash()`` is salted per process)."""
     return zlib.crc32(path.as_posix().encode())
+
+
+def marked_line(source: str) -> int | None:
+    """The 1-based line of a case's ``# <-`` mark: where Terraform reports its error (None: no error)."""
+    lines = [i + 1 for i, line in enumerate(source.split("\n")) if "# <-" in line]
+    return lines[0] if lines else None

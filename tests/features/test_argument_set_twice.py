@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 
 import pytest
-from broken_files import corpus
+from broken_files import corpus, marked_line
 from terraform_cli import run_terraform
 
 from tfphi.syntax import hclfile
@@ -63,11 +63,6 @@ CASES = {
 }
 
 
-def _expected_line(source: str) -> int | None:
-    lines = [i + 1 for i, line in enumerate(source.split("\n")) if "# <-" in line]
-    return lines[0] if lines else None
-
-
 def _first_error(source: bytes, errors) -> tuple[int, str] | None:
     if not errors:
         return None
@@ -98,10 +93,10 @@ def test_each_case_is_flagged_exactly_when_terraform_rejects_it_on_its_line(tmp_
     theirs = _theirs(tmp_path, [CASES[n].encode() for n in names])
     # Terraform agrees with each case's marker, and says "Attribute redefined".
     assert {n: theirs[i] for i, n in enumerate(names)} == {
-        n: (_expected_line(CASES[n]), "Attribute redefined") if _expected_line(CASES[n]) else None for n in names}
+        n: (marked_line(CASES[n]), "Attribute redefined") if marked_line(CASES[n]) else None for n in names}
     for name in names:
         source = CASES[name].encode()
-        line = _expected_line(CASES[name])
+        line = marked_line(CASES[name])
         expected = (line, _message(_name_on(CASES[name], line))) if line else None
         for keep_tree in (True, False):  # an open document's parse, a file read from disk
             hclfile._checked_blocks.clear()

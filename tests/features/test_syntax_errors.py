@@ -8,6 +8,7 @@ import sys
 from pathlib import Path
 
 import pytest
+from broken_files import marked_line
 from terraform_cli import run_terraform
 
 from tfphi.syntax.hclfile import parse_file
@@ -59,11 +60,6 @@ CASES = {
 }
 
 
-def _expected_line(source: str) -> int | None:
-    lines = [i + 1 for i, line in enumerate(source.split("\n")) if "# <-" in line]
-    return lines[0] if lines else None
-
-
 def test_each_kind_of_error_is_placed_on_terraforms_line_with_its_summary(tmp_path):
     import re
 
@@ -88,7 +84,7 @@ def test_each_kind_of_error_is_placed_on_terraforms_line_with_its_summary(tmp_pa
         assert source[: errors[0].span.start].count(b"\n") + 1 == expected[name][0], name
     assert ours == expected
     # The cases say where they break (their marker), and terraform agrees.
-    assert {name: _expected_line(CASES[name]) for name in names} == {name: expected[name][0] for name in names}
+    assert {name: marked_line(CASES[name]) for name in names} == {name: expected[name][0] for name in names}
 
 
 def test_a_file_terraform_accepts_has_no_error_and_is_rarely_looked_at():
