@@ -388,6 +388,8 @@ class Tracer:
             return traced[truth]
 
         if isinstance(cond, Unbounded):
+            if cond.cause == "error":
+                return cond  # Terraform fails on the condition, whatever the arms hold
             same = _equal_arms(arm(True), arm(False))
             if same is not None:
                 return same  # every arm gives one value: the selector does not matter

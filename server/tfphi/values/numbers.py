@@ -150,7 +150,7 @@ def to_float(value: Number) -> float:
 
 def negate(value: Number) -> Number:
     if is_fraction(value):
-        return normalize(-value)
+        return normalize(_context(value.precision).minus(value))  # (unary minus would round to 53 bits)
     if value == 0:
         return _gm().mpfr("-0", precision_of(value))
     return Whole(-int(value), value.precision) if isinstance(value, Whole) else -value
@@ -213,7 +213,7 @@ def _modulo(a: Number, b: Number, x: mpfr, y: mpfr) -> Number:
     if _gm().is_zero(y):
         return a
     ratio = _context(max(precision_of(a), precision_of(b))).div(x, y)
-    truncated = int(_gm().trunc(ratio))
+    truncated = int(_context(ratio.precision).trunc(ratio))  # toward zero (int() of an mpfr rounds to nearest)
     context = _context(precision_of(a))
     work = context.plus(_gm().mpfr(truncated, max(truncated.bit_length(), 1)))
     work = context.mul(y, work)
@@ -235,6 +235,20 @@ def number_key(value: Number) -> str:
     if _gm().is_integer(value) and _gm().is_finite(value):
         return str(int(value))
     return format_number(value) + "~"  # a fraction never equals a whole number
+
+
+def floor(value: Number) -> Number:
+    """cty's Floor: the whole number below, set into the argument's own precision."""
+    if isinstance(value, int) or not _gm().is_finite(value):
+        return value
+    return rounded_to(int(_context(value.precision).floor(value)), value.precision)
+
+
+def ceil(value: Number) -> Number:
+    """cty's Ceil: the whole number above, set into the argument's own precision."""
+    if isinstance(value, int) or not _gm().is_finite(value):
+        return value
+    return rounded_to(int(_context(value.precision).ceil(value)), value.precision)
 
 
 def is_finite(value: Number) -> bool:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from ...values.value import TfEvalError, TfUnrepresentable, Value, to_number, to_string, type_name
+from ...values.value import TfEvalError, TfList, TfMap, TfUnrepresentable, Value, to_number, to_string, type_name
 from .registry import _fn
 from .arguments import _unify, _set_sorted, _NUMBER_TEXT
 
@@ -59,7 +59,7 @@ def _tolist(args: list[Value]) -> Value:
         return None
     if not isinstance(value, list):
         raise TfEvalError(f"cannot convert {type_name(value)} to list")
-    return _unify(value, "tolist")
+    return TfList(_unify(value, "tolist"))
 
 
 @_fn("toset", 1)
@@ -80,7 +80,7 @@ def _tomap(args: list[Value]) -> Value:
     if not isinstance(value, dict):
         raise TfEvalError(f"cannot convert {type_name(value)} to map")
     keys = list(value)
-    return dict(zip(keys, _unify([value[k] for k in keys], "tomap")))
+    return TfMap(zip(keys, _unify([value[k] for k in keys], "tomap")))
 
 
 @_fn("sensitive", 1)

@@ -97,7 +97,7 @@ def _jsondecode(args: list[Value]) -> Value:
 
 
 
-@_fn("csvdecode", 1)
+@_fn("csvdecode", 1, returns="list(dynamic)")
 def _csvdecode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     try:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
 
-from typing import Any
 
 from ...values.gomath import go_pow
-from ...values.numbers import INT64, Whole, is_finite, is_fraction, is_whole, negate, precision_of, rounded_to, to_float
+from ...values.numbers import INT64, Whole, ceil, floor, is_fraction, is_whole, negate, to_float
 from ...values.value import TfEvalError, TfUnrepresentable, arithmetic, Value, format_number
 from .registry import _fn
 from .arguments import _str, _num, _int, _numlist, _number_result
@@ -44,21 +42,14 @@ def _abs(args: list[Value]) -> Value:
     return number if number > 0 or (number == 0 and not is_fraction(number)) else negate(number)
 
 
-def _integral(number: Any, rounder: Callable[[Any], Any]) -> Any:
-    """cty's Ceil/Floor: the whole number set into the argument's own precision."""
-    if isinstance(number, int) or not is_finite(number):
-        return number
-    return rounded_to(rounder(number), precision_of(number))
-
-
 @_fn("ceil", 1)
 def _ceil(args: list[Value]) -> Value:
-    return _integral(_num(args[0], "num"), math.ceil)
+    return ceil(_num(args[0], "num"))
 
 
 @_fn("floor", 1)
 def _floor(args: list[Value]) -> Value:
-    return _integral(_num(args[0], "num"), math.floor)
+    return floor(_num(args[0], "num"))
 
 
 @_fn("signum", 1)
