@@ -1,11 +1,13 @@
 """End to end through Emacs with eglot (Debian 12: emacs-nox 28 and elpa-eglot): emacs/eglot-e2e.el
-opens modules/cache/main.tf of the example workspace with eglot connected to ``python -m tfphi serve``
-and reports flymake's diagnostics and a hover; they are compared whole with a snapshot."""
+loads docs/editors.md's eglot configuration, opens modules/cache/main.tf of the example workspace
+(eglot-ensure connects it to ``tfphi serve``) and reports flymake's diagnostics and a hover; they are
+compared whole with a snapshot."""
 
 from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -30,14 +32,28 @@ def emacs_binary() -> str:
     return path
 
 
+def eglot_config() -> str:
+    """The Lisp block of docs/editors.md's eglot section."""
+    page = (REPO / "docs" / "editors.md").read_text(encoding="utf-8")
+    section = page.split("## Emacs: eglot", 1)[1].split("\n## ", 1)[0]
+    found = re.search(r"^```elisp\n(.*?)^```$", section, re.S | re.M)
+    assert found, "docs/editors.md has no Lisp block for eglot"
+    return found.group(1)
+
+
 def test_emacs_eglot_diagnostics_and_hover(tmp_path: Path):
     emacs = emacs_binary()
     workspace = tmp_path / "vendor-stack"
     shutil.copytree(REPO / "examples" / "vendor-stack", workspace)
+    config = tmp_path / "tfphi-eglot.el"
+    config.write_text(eglot_config(), encoding="utf-8")
     out = tmp_path / "result.json"
     env = dict(os.environ)
+    # `tfphi` as the page's configuration names it: the one installed beside this interpreter
+    env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "server"), env.get("PYTHONPATH")]))
-    env.update(TFPHI_WS=str(workspace), TFPHI_OUT=str(out), TFPHI_PYTHON=sys.executable, HOME=str(tmp_path / "home"))
+    env.update(TFPHI_WS=str(workspace), TFPHI_OUT=str(out), TFPHI_CONFIG=str(config), HOME=str(tmp_path / "home"))
+    assert shutil.which("tfphi", path=env["PATH"]), "tfphi is not installed beside this interpreter (pip install -e .)"
     proc = subprocess.run([emacs, "--batch", "-l", str(SCRIPT)], env=env, cwd=workspace, stdin=subprocess.DEVNULL,
                           capture_output=True, text=True, timeout=180)
     assert out.exists(), f"no result (exit {proc.returncode})\nstdout: {proc.stdout}\nstderr: {proc.stderr}"

@@ -1,10 +1,10 @@
 ;;; eglot-e2e.el --- tfphi through Emacs's eglot, in batch mode  -*- lexical-binding: t -*-
 ;;
-;; emacs --batch -l eglot-e2e.el: opens modules/cache/main.tf of the workspace TFPHI_WS with eglot
-;; connected to `TFPHI_PYTHON -m tfphi serve', waits for the unbounded-field diagnostic to reach
-;; flymake, asks for a hover on `var.node_type' through eglot's server object, and writes what
-;; the editor holds to TFPHI_OUT as JSON (the pytest test compares it with a snapshot).
-;; The set-up is docs/editors.md's, with a stand-in terraform-mode (Debian has no terraform-mode).
+;; emacs --batch -l eglot-e2e.el: loads TFPHI_CONFIG (docs/editors.md's eglot configuration), opens
+;; modules/cache/main.tf of the workspace TFPHI_WS, so that eglot-ensure connects it to `tfphi serve',
+;; waits for the unbounded-field diagnostic to reach flymake, asks for a hover on `var.node_type'
+;; through eglot's server object, and writes what the editor holds to TFPHI_OUT as JSON (the pytest
+;; test compares it with a snapshot). terraform-mode is a stand-in (Debian does not package it).
 
 (require 'eglot)
 (require 'flymake)
@@ -12,13 +12,11 @@
 
 (defvar tfphi-ws (file-name-as-directory (getenv "TFPHI_WS")))
 (defvar tfphi-out (getenv "TFPHI_OUT"))
-(defvar tfphi-python (or (getenv "TFPHI_PYTHON") "python3"))
-(defvar tfphi-result (list (cons 'errors [])))
+(defvar tfphi-result nil)
 
 (defun tfphi-finish (&optional error)
   "Write the result (with ERROR, if any) and leave Emacs."
-  (when error
-    (push (cons 'errors (vector (format "%s" error))) tfphi-result))
+  (push (cons 'errors (if error (vector (format "%s" error)) [])) tfphi-result)
   (with-temp-file tfphi-out
     (insert (json-encode tfphi-result)))
   (kill-emacs (if error 1 0)))
@@ -31,18 +29,18 @@
     (unless (funcall predicate)
       (tfphi-finish (format "timed out waiting for %s" what)))))
 
-;; The configuration docs/editors.md gives for eglot.
+;; A stand-in for terraform-mode (MELPA's), then the configuration docs/editors.md gives for eglot.
 (define-derived-mode terraform-mode prog-mode "Terraform")
 (add-to-list 'auto-mode-alist '("\\.tf\\'" . terraform-mode))
-(add-to-list 'eglot-server-programs `(terraform-mode . (,tfphi-python "-m" "tfphi" "serve")))
+(load (getenv "TFPHI_CONFIG") nil t)
 ;; The workspace is the project (a git checkout would be found without this).
 (add-hook 'project-find-functions (lambda (_dir) (cons 'transient tfphi-ws)))
 
 (condition-case err
     (progn
       (find-file (expand-file-name "modules/cache/main.tf" tfphi-ws))
-      (let ((eglot-sync-connect 60))
-        (apply #'eglot (eglot--guess-contact)))
+      ;; eglot-ensure connects after the command that opened the file; batch mode has no command loop
+      (run-hooks 'post-command-hook)
       (tfphi-wait "the server" (lambda () (eglot-current-server)) 60)
       (push (cons 'server (plist-get (eglot--server-info (eglot-current-server)) :name)) tfphi-result)
       ;; flymake holds what eglot received from textDocument/publishDiagnostics
