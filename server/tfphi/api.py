@@ -292,7 +292,7 @@ def _dir_of(label: str) -> str:
 
 
 def _key(resource: Resource) -> str:
-    return resource.address
+    return str(resource.address)
 
 
 # Arguments and blocks of a resource that are Terraform's, not the provider's fields.
@@ -303,7 +303,7 @@ _META_BLOCKS = frozenset({"lifecycle", "provisioner", "connection"})
 def _field_paths(body: Body, top: bool = True) -> list[tuple[str, ...]]:
     """The field paths ``trace`` accepts in a resource body: attributes, then nested blocks'
     (the first block of each type, as an address names it; a ``dynamic`` block's content)."""
-    paths = [(name,) for name in body.attributes if not (top and name in _META_ARGUMENTS)]
+    paths: list[tuple[str, ...]] = [(name,) for name in body.attributes if not (top and name in _META_ARGUMENTS)]
     seen: set[str] = set()
     for block in body.blocks:
         if top and block.type in _META_BLOCKS:
@@ -323,7 +323,7 @@ def _field_paths(body: Body, top: bool = True) -> list[tuple[str, ...]]:
 
 def _gate(address: str, cond: Any) -> str:
     try:
-        gate = root_gate(cond)
+        gate: str | None = root_gate(cond)
     except NotExpressible as exc:
         raise NotSpecializable(f"{address}: a branch's condition cannot be written in the root module ({exc})") from None
     if gate is None:
