@@ -40,7 +40,7 @@ from .stir.model import Module, Resource
 from .syntax.hclfile import Body
 from .trace import result as _result
 from .trace.conditions import NotExpressible, root_gate
-from .trace.values import to_json
+from .values.value import to_json
 from .workspace_output import trace_json_document
 
 __all__ = [
