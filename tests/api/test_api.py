@@ -281,6 +281,29 @@ def _as_json(result: api.TraceResult) -> dict:
     return data
 
 
+@pytest.mark.parametrize("directory", [VENDOR_STACK, REPOS / "monorepo", REPOS / "rds-like" / "examples"],
+                         ids=lambda p: p.relative_to(REPO).as_posix())
+def test_specialize_agrees_with_tfphi_specialize_for_every_field(directory: Path):
+    """Module names, values and conditions are ``tfphi specialize --json``'s; the API falls back (unbounded)
+    or refuses (instances) exactly where the command has no specialization (exit 1)."""
+    workspace = api.load(directory)
+    for ref in workspace.fields():
+        code, out, err = _cli("specialize", ref.root, ref.address, "--json", cwd=directory)
+        try:
+            answer = workspace.specialize(ref.address, root=ref.root, universe=None, compile=lambda v: None,
+                                          fallback=lambda result: "fallback")
+        except api.NotSpecializable:
+            answer = "refused"
+        if code == 1:
+            assert answer in ("fallback", "refused"), ref
+            assert (answer == "fallback") == (workspace.trace(ref.address, root=ref.root).kind == "unbounded"), ref
+            continue
+        assert code == 0, err
+        assert not isinstance(answer, str), ref
+        assert [(s.name, s.value, s.condition) for s in answer] == [
+            (p["module"], p["branch_value"], p["gate"] or "true") for p in json.loads(out)], ref
+
+
 # ---- what the API does not do -------------------------------------------------------------------
 
 
