@@ -17,8 +17,8 @@ of JSON), ``specialize`` groups branches and names modules as ``tfphi specialize
 never writes, never runs Terraform and never touches the network. Bad input raises a
 ``TfphiError`` subclass whose message is the one the command line prints.
 
-The results are ``dataclasses`` (frozen), not the project's ``@record``s: type checkers read
-them, and the API is never on the command line's start-up path. ``API_VERSION`` follows
+The results are frozen records (``tfphi.records``: dataclasses as type checkers read them;
+assigning a field raises ``AttributeError``). ``API_VERSION`` follows
 semantic versioning: a new major version may change or remove what this module exports; a
 new minor version only adds.
 """
@@ -26,7 +26,6 @@ new minor version only adds.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
 from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar, Union
 
 from .addrs import AddressError as _AddressError, parse_field_address
@@ -35,6 +34,7 @@ from .config import Config, parse_lsp_settings
 from .features.trace_json import trace_to_json
 from .field_lookup import AmbiguousField, FieldLookupError, FieldMatch, candidate_roots, lookup, trace_match
 from .loader import load_workspace
+from .records import record
 from .specialize.specializer import group_branches, names_for
 from .stir.model import Module, Resource
 from .syntax.hclfile import Body
@@ -99,7 +99,7 @@ class NotSpecializable(TfphiError):
 # ---- results ------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class FieldRef:
     """A field of a resource in one root configuration: ``workspace.trace(ref.address, root=ref.root)``."""
 
@@ -108,7 +108,7 @@ class FieldRef:
     resource_type: str
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Branch:
     """One value the field can take and when (``trace --json``'s branch)."""
 
@@ -120,7 +120,7 @@ class Branch:
     source: str | None  # file:line:column of the expression that produced the value, relative to the root
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Deployment:
     """A deployment of the root (a variable file, an ``env/`` folder, a Terragrunt unit) and the field's value under it."""
 
@@ -128,7 +128,7 @@ class Deployment:
     value: JsonValue  # None when the deployment's variables do not decide the field
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class TraceResult:
     """The answer for one field: the same data as ``tfphi trace --json``."""
 
@@ -142,7 +142,7 @@ class TraceResult:
     deployments: tuple[Deployment, ...]
 
 
-@dataclass(frozen=True)
+@record(frozen=True)
 class Specialization(Generic[Nodes]):
     """One distinct value of a field and what ``compile`` made of it, with the gate that selects it."""
 
