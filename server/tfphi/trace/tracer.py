@@ -48,7 +48,7 @@ from .operators import apply_binary, apply_unary, get_attribute, get_index, unif
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
 from ..evaluate.type_constraints import parse_type
 from ..values.types import convert
-from ..values.value import TfEvalError, TfUnrepresentable, Value, nfc, to_bool, to_hcl, to_number, to_string, value_key
+from ..values.value import TfEvalError, TfUnrepresentable, Value, from_python, is_number, nfc, to_bool, to_hcl, to_number, to_string, value_key
 
 # How much larger than the branch limit a raw cross product may be before contradictions are dropped.
 CROSS_PRODUCT_SLACK = 8
@@ -239,7 +239,7 @@ class Tracer:
         self, address: str, attribute: Attribute, env: Env, universe: Sequence[Value] = (), label: str = "", owner: str | None = None
     ) -> tuple[TraceResult, frozenset[tuple[str, str]]]:
         """Traces one attribute; ``owner`` is the address of the declaration that holds it."""
-        self.universe = tuple(universe)
+        self.universe = tuple(from_python(v) for v in universe)  # a float from a TOML file is the decimal it prints
         self.universe_label = label
         self._touched = {(env.dir, owner)} if owner else set()
         self._deepest = 0
@@ -905,7 +905,7 @@ class Tracer:
         else:
             key = self.trace(step.key, env, depth, stack)
             stepped = self.combine([result, _aside(key)], lambda v: get_index(v[0], v[1]), S.Op("Index"), span, keep_source=True, silent=True)
-            if isinstance(step.key, LiteralExpr) and isinstance(step.key.value, (str, int, float)) and not isinstance(step.key.value, bool):
+            if isinstance(step.key, LiteralExpr) and (isinstance(step.key.value, str) or is_number(step.key.value)):
                 stepped = _select(stepped, to_string(step.key.value))
         return self.apply_steps(stepped, rest, env, depth, stack, span)
 
