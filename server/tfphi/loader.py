@@ -42,6 +42,7 @@ if TYPE_CHECKING:
     from .syntax.hclfile import HclFile
 from .config import Config
 from .records import record
+from .stir.deployments import is_auto_loaded
 from .stir.terragrunt import deployed_dirs, is_unit_file, wanted_paths
 from .stir.roots import missing_local_targets
 from .stir.workspace import MODULES_JSON
@@ -209,7 +210,7 @@ def _installed_modules(root: str, rel_dir: str, config: Config) -> Iterator[str]
 def nothing_to_analyse(snapshot: Snapshot, dir: str) -> str | None:
     """Why ``check``/``trace``/``specialize`` of ``dir`` would analyse nothing (SPEC 2: an error,
     never a pass), or None when there is something: a module, a file that could not be read, a unit."""
-    if snapshot.modules or snapshot.problems or any(u.module_dir in snapshot.modules for u in snapshot.units):
+    if snapshot.modules or snapshot.problems or any(u.problems for u in snapshot.units):
         return None
     opaque = [u.opaque_reason for u in snapshot.units if u.opaque_reason is not None]
     if opaque:
@@ -494,7 +495,8 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
     seen_real: set[str] = set()
     while True:
         snapshot = analysis.snapshot()
-        missing = missing_local_targets(snapshot.modules, attempted, deployed_dirs(snapshot.units))
+        deployed = deployed_dirs(snapshot.units)
+        missing = missing_local_targets(snapshot.modules, attempted, deployed)
         # the files Terragrunt units include (``find_in_parent_folders``: each candidate once)
         parents = [p for p in wanted_paths(snapshot.terragrunt, attempted) if not is_ignored(p, analysis.config.ignore)]
         if not missing and not parents:
@@ -504,7 +506,7 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
         rels = [p for p in parents if os.path.isfile(os.path.join(root, p))]
         for dir in missing:
             if not is_ignored(dir, analysis.config.ignore):
-                rels.extend(_module_dir_files(root, dir, seen_real))
+                rels.extend(_module_dir_files(root, dir, seen_real, auto_variables=dir in deployed))
         # the files of every directory this round reached, read as the workspace's
         read.extend(_set_files(analysis, os.fspath(root), rels, share_work))
 
@@ -518,9 +520,20 @@ def module_files_in(directory: PathLike) -> list[str]:
     return [name for name in names if file_kind(name) == "tf"]
 
 
-def _module_dir_files(root: PathLike, dir: str, seen_real: set[str]) -> list[str]:
-    """The module files of one directory outside the workspace, as paths relative to ``root``;
-    a directory reached twice through links is read once."""
+def auto_variable_files_in(directory: PathLike) -> list[str]:
+    """Names of the variable files Terraform loads by itself in ``directory`` (``terraform.tfvars``,
+    ``*.auto.tfvars`` and their JSON forms), sorted; [] when unreadable."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
+    except OSError:
+        return []
+    return [name for name in names if is_auto_loaded(name)]
+
+
+def _module_dir_files(root: PathLike, dir: str, seen_real: set[str], auto_variables: bool = False) -> list[str]:
+    """The module files of one directory outside the workspace, as paths relative to ``root``
+    (``auto_variables``: and its auto-loaded variable files: a Terragrunt unit deploys it as a
+    root, and they win over the unit's inputs); a directory reached twice through links is read once."""
     directory = os.path.join(root, dir)
     try:
         real = os.path.realpath(directory, strict=True)  # a link loop raises here
@@ -529,4 +542,5 @@ def _module_dir_files(root: PathLike, dir: str, seen_real: set[str]) -> list[str
     if real in seen_real or not os.path.isdir(real):
         return []
     seen_real.add(real)
-    return [f"{dir}/{name}" for name in module_files_in(directory)]
+    names = module_files_in(directory) + (auto_variable_files_in(directory) if auto_variables else [])
+    return [f"{dir}/{name}" for name in names]

@@ -141,7 +141,7 @@ def unit_diagnostics(analysis: Analysis) -> list[Diagnostic]:
             span = unit.source_span or Span(unit.path, 0, 0)
             out.append(Diagnostic(span.file, span, "error", "config-error",
                                   f"{unit.path} deploys {unit.module_dir or '.'}, which holds no Terraform or OpenTofu files"))
-        if unit.opaque_reason is not None:
+        if unit.opaque_reason is not None and not unit.problems:  # (a unit that cannot be read has its config-error)
             span = unit.source_span or Span(unit.path, 0, 0)
             out.append(Diagnostic(span.file, span, "information", "module-not-installed", unit.opaque_reason))
     return out

@@ -33,6 +33,7 @@ from ..features.locations import line_index as cached_line_index
 from ..loader import SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, read_bytes, unreadable_code, walk_workspace
 from ..records import record, field
 from ..stir.roots import missing_local_targets
+from ..stir.deployments import is_auto_loaded
 from ..stir.terragrunt import deployed_dirs, wanted_paths
 from ..stir.workspace import module_dir_of
 from ..syntax import is_json_path
@@ -240,7 +241,8 @@ class LiveWorkspace:
                 break
             folder.outside_checked = snapshot.tree
             tried = folder.outside_tried | set(folder.outside)
-            missing = missing_local_targets(snapshot.modules, tried, deployed_dirs(snapshot.units))
+            deployed = deployed_dirs(snapshot.units)
+            missing = missing_local_targets(snapshot.modules, tried, deployed)
             parents = [p for p in wanted_paths(snapshot.terragrunt, tried) if not is_ignored(p, folder.host.config.ignore)]
             for path in parents:  # the files Terragrunt units include: each candidate tried once
                 folder.outside_tried.add(path)
@@ -251,13 +253,14 @@ class LiveWorkspace:
             for dir in missing:
                 folder.outside_tried.add(dir)
                 if not is_ignored(dir, folder.host.config.ignore):
-                    read_any |= self._load_outside_dir(folder, dir)
+                    read_any |= self._load_outside_dir(folder, dir, dir in deployed)
         if read_any:
             self._reassign_open_documents()  # a document opened there now belongs to this folder
         return read_any
 
-    def _load_outside_dir(self, folder: Folder, dir: str) -> bool:
-        """The module files (``.tf``) directly in one outside directory; never through a link loop."""
+    def _load_outside_dir(self, folder: Folder, dir: str, auto_variables: bool = False) -> bool:
+        """The module files (``.tf``, ``.tofu``) directly in one outside directory (``auto_variables``:
+        and its auto-loaded variable files, for a module a Terragrunt unit deploys); never through a link loop."""
         path = folder.fs_path(dir)
         try:
             real = os.path.realpath(path, strict=True)
@@ -267,7 +270,8 @@ class LiveWorkspace:
             return False
         folder.outside[dir] = real
         try:
-            names = sorted(e.name for e in os.scandir(path) if e.is_file() and file_kind(e.name) == "tf")
+            names = sorted(e.name for e in os.scandir(path) if e.is_file() and (
+                file_kind(e.name) == "tf" or auto_variables and is_auto_loaded(e.name)))
         except OSError:
             return False
         for name in names[:LOOSE_FOLDER_LIMIT]:

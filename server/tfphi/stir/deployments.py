@@ -215,6 +215,8 @@ def root_deployments(analysis: "Analysis", root: str) -> tuple[Deployment, ...]:
     units = [u for u in analysis.units if u.module_dir == root]
     if not units:
         return found
+    if root == ".." or root.startswith("../"):  # DIR is a unit's folder, or a folder of units: their deployments only
+        found = ()
     module = modules.get(root)
     declared = module.variables if module is not None else {}
     auto = tuple(sorted((p for p in files if posixpath.dirname(p) == root and is_auto_loaded(posixpath.basename(p))),

@@ -181,6 +181,9 @@ def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str]) ->
     module_dir: str | None = None
     opaque: str | None = None
     if source_attr is None:
+        if hcl.errors:  # what it deploys cannot be read
+            return Unit(path, unit_dir, None, None, f"{path} cannot be read (a syntax error); the unit is opaque",
+                        problems=tuple(problems))
         if unit_dir not in module_dirs:
             return None
         module_dir = unit_dir
