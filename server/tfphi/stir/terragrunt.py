@@ -33,8 +33,9 @@ from ..syntax.expr import (BinaryOpExpr, ConditionalExpr, Expr, FunctionCallExpr
                            RelativeTraversalExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr,
                            AttrStep, IndexStep)
 from ..syntax.hclfile import Attribute, Body, HclFile
+# Operators on concrete values: the one implementation of Terraform's (the tracer lifts it over branches).
 from ..trace.operators import apply_binary, apply_unary, get_attribute, get_index
-from ..trace.values import TfEvalError, nfc, to_bool, to_string
+from ..values.value import TfEvalError, nfc, to_bool, to_string
 
 Value = Any
 TERRAGRUNT_FILE = "terragrunt.hcl"
@@ -456,11 +457,11 @@ class _Config:
             raise _Unknown(f"{name}() is evaluated by Terragrunt when it runs")
         if any(_holds_mark(a) for a in args):
             raise _Unknown(f"{name}() of a path that depends on where the files lie on disk")
-        from ..trace import functions  # the function library: imported only when a Terragrunt file calls one
+        from ..evaluate.functions import registry  # the function library: imported only when a Terragrunt file calls one
 
         try:
-            return functions.call_function(name, args)
-        except functions.UnknownFunction:
+            return registry.call_function(name, args)
+        except registry.UnknownFunction:
             raise _Unknown(f"{name}() is not a function tfphi evaluates") from None
         except (TfEvalError, OverflowError) as exc:
             raise _Unknown(str(exc)) from None
