@@ -44,7 +44,7 @@ NEVER_HELD = frozenset({types.INITIALIZE, types.INITIALIZED, types.SHUTDOWN, typ
 HOLD_POLL_SECONDS = 0.005
 MAX_HOLD_SECONDS = 300.0  # a safety net: indexing that never ends must not silence the server
 WATCHED_GLOBS = ("**/*.tf", "**/*.tf.json", "**/*.tofu", "**/*.tofu.json", "**/*.tfvars", "**/*.tfvars.json", "**/.tfphi.toml",
-                 "**/terragrunt.hcl", "**/.terraform/modules/modules.json")
+                 "**/*.hcl", "**/.terraform/modules/modules.json")
 
 
 def choose_encoding(capabilities: types.ClientCapabilities | None) -> Encoding:

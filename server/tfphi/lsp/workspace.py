@@ -34,7 +34,7 @@ from ..loader import SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, read_b
 from ..records import record, field
 from ..stir.roots import missing_local_targets
 from ..stir.deployments import is_auto_loaded
-from ..stir.terragrunt import deployed_dirs, wanted_paths
+from ..stir.terragrunt import deployed_dirs, is_unit_file, wanted_paths
 from ..stir.workspace import module_dir_of
 from ..syntax import is_json_path
 from ..text import Encoding, LineIndex
@@ -387,6 +387,8 @@ class LiveWorkspace:
             return False
         if kind == "config":
             return True
+        if kind == "terragrunt" and not (is_unit_file(rel) or rel in folder.host.terragrunt):
+            return False  # a .hcl file no unit includes (yet): read when one does (``load_outside``)
         if is_ignored(rel, folder.host.config.ignore):
             return False
         parts = rel.split("/")[:-1]
