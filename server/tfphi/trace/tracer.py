@@ -54,6 +54,17 @@ from ..values.value import TfEvalError, TfUnrepresentable, Value, from_python, i
 CROSS_PRODUCT_SLACK = 8
 
 
+class _Undecided:
+    """A deployment's assignment of a root variable to a value tfphi cannot evaluate (a Terragrunt
+    input from ``run_cmd``, a variable file's non-literal value): what depends on it is not decided."""
+
+    def __repr__(self) -> str:
+        return "UNDECIDED"
+
+
+UNDECIDED = _Undecided()
+
+
 @record(frozen=True)
 class Iteration:
     """Where an iterator name (``each``, ``count``, a dynamic block's) gets its collection."""
@@ -217,7 +228,7 @@ class Tracer:
         known: a Resolved answer is the value the field takes in that deployment.
         """
         if assignment is not None:
-            key = tuple(sorted((k, value_key(v)) for k, v in assignment.items()))
+            key = tuple(sorted((k, "?" if v is UNDECIDED else value_key(v)) for k, v in assignment.items()))
             tracer = self._assigned.get(key)
             if tracer is None:
                 tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment)
@@ -656,6 +667,9 @@ class Tracer:
                 (env.dir, var.name),
             )
         if self.assignment is not None and var.name in self.assignment:
+            if self.assignment[var.name] is UNDECIDED:
+                return Unbounded(f"the deployment sets var.{var.name} to a value tfphi cannot evaluate", "unassigned",
+                                 var.label_span, (env.dir, var.name))
             assigned = (Branch(self.assignment[var.name], C.TRUE, (S.Deployment(f"var.{var.name}"),), var.label_span),)
             return _convert_all(assigned, var_type, f"var.{var.name}", var.label_span)
         # Under a deployment, a variable its files leave unset takes its default, as in
