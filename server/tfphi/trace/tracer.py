@@ -520,6 +520,8 @@ class Tracer:
         root, steps = expr.root, expr.steps
         if root in env.bindings:
             return self.apply_steps(env.bindings[root], steps, env, depth, stack, expr.span)
+        if root == "resource" and len(steps) >= 2 and isinstance(steps[0], AttrStep):
+            root, steps = steps[0].name, steps[1:]  # resource.<type>.<name> (Terraform 1.4+) is <type>.<name>
         module = self.view.modules.get(env.dir)
         if module is None:
             return Unbounded(f"module {env.dir or '.'} is not in the workspace", "invalid", expr.span)
