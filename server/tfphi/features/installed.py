@@ -24,7 +24,7 @@ from ..stir.model import ModuleCall
 from ..stir.workspace import CallPath, is_installed_dir
 from ..syntax.expr import Span
 from ..syntax.hclfile import Attribute
-from ..trace.result import UNBOUNDED, TraceResult
+from ..trace.result import UNBOUNDED
 from ..trace.tracer import Env, block_iterators
 from ..trace.values import value_key
 from .locations import human_position
@@ -175,7 +175,3 @@ def _not_installed(analysis: Analysis, dir: str, installed: str, seen: set[tuple
             yield Diagnostic(span.file, span, "information", "module-not-installed", message,
                              (Related(call.label_span, f"module.{name} is called here, in the installed module {installed}"),))
 
-
-def result_place(result: TraceResult) -> Span:
-    assert result.expr_span is not None
-    return result.expr_span
