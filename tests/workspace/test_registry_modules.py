@@ -1,4 +1,4 @@
-"""Issue 24, defects 1, 2, 6 and 10, through the CLI as a subprocess (whole-output snapshots).
+"""Issue 24, defects 1, 2, 6, 9 and 10, through the CLI as a subprocess (whole-output snapshots).
 
 ``repos/registry-installed`` is a root after ``terraform init`` installed two registry modules
 (``modules.json`` laid out as Terraform 1.11 writes it: the nested local call of the RDS
@@ -9,7 +9,9 @@ found" before). ``repos/registry-partial`` is the same root after a partial init
 call is ``module-not-installed`` on the root's call, and ``trace`` says why the address names
 no field (defect 2: silently green before). ``repos/resource-refs`` uses ``resource.<type>.<name>``
 (defect 6: two false ``undefined-reference`` errors before). The ``*_key`` cases name instance
-keys that no instance has (defect 10: answered as if they existed before).
+keys that no instance has (defect 10: answered as if they existed before). ``repos/clouds`` holds
+small GKE, Cloud SQL and AKS roots: the built-in registry's Google Cloud and Azure fields
+(defect 9: "no problems found" on each before).
 
 ``TFPHI_UPDATE_SNAPSHOTS=1`` rewrites the snapshots (review the diff).
 """
@@ -45,6 +47,16 @@ CASES: dict[str, tuple[str, ...]] = {
         "trace", "monorepo/envs/regional", 'module.cache["xx"].aws_elasticache_replication_group.this["jobs"].engine_version'),
     "trace_unknown_count_index": (
         "trace", "rds-like/examples", "module.master.module.db_instance.aws_db_instance.this[1].engine_version"),
+    # defect 9: the built-in registry knows Google Cloud and Azure fields (nested block fields too)
+    "check_gke_text": ("check", "clouds/gke"),
+    "check_cloudsql_text": ("check", "clouds/cloudsql"),
+    "check_aks_text": ("check", "clouds/aks"),
+    "trace_gke_release_channel": ("trace", "clouds/gke", "google_container_cluster.primary.release_channel.channel", "--json"),
+    "trace_gke_node_pool_machine_type": (
+        "trace", "clouds/gke", 'google_container_node_pool.pools["highmem"].node_config.machine_type'),
+    "trace_cloudsql_settings_tier": ("trace", "clouds/cloudsql", "google_sql_database_instance.main.settings.tier"),
+    "trace_cloudsql_redis_tier": ("trace", "clouds/cloudsql", "google_redis_instance.cache.tier"),
+    "trace_aks_default_node_pool_vm_size": ("trace", "clouds/aks", "azurerm_kubernetes_cluster.aks.default_node_pool.vm_size"),
 }
 
 
