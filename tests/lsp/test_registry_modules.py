@@ -15,13 +15,15 @@ from pathlib import Path
 from lsprotocol import types
 
 from lsp_helpers import start_session, stop_session, uri
+from snapshots import check_snapshot
 from test_layouts import codes, hover_at
 
 REPOS = Path(__file__).resolve().parents[1] / "workspace" / "repos"
+SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
 
 
 def copy_repo(name: str, tmp_path: Path) -> Path:
-    target = tmp_path / name
+    target = tmp_path / name.replace("/", "-")
     shutil.copytree(REPOS / name, target)
     return target
 
@@ -66,5 +68,19 @@ async def test_a_partial_init_reports_the_nested_call_in_the_root(tmp_path: Path
         assert [(d.range.start.line + 1, d.severity) for d in diags] == [(3, types.DiagnosticSeverity.Information)]
         assert diags[0].message.startswith("module.db.module.db_instance (source './modules/db_instance', called at "
                                            ".terraform/modules/db/main.tf:1) is not installed")
+    finally:
+        await stop_session(session)
+
+
+async def test_hover_shows_the_value_each_deployment_gives(tmp_path: Path):
+    """Issue 24 defect 8, through the server: the whole hover Markdown of a GKE cluster's release
+    channel, a default the env/ variable files override (one with a value outside the universe)."""
+    root = copy_repo("clouds/gke", tmp_path)
+    session = await start_session([root])
+    try:
+        await session.wait_indexed()
+        main = session.open(root / "main.tf")
+        text = await hover_at(session, main, "channel =", delta=2)
+        check_snapshot(SNAPSHOTS / "hover_deployments_gke_release_channel.md", text)
     finally:
         await stop_session(session)

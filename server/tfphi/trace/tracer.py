@@ -216,11 +216,7 @@ class Tracer:
         known: a Resolved answer is the value the field takes in that deployment.
         """
         if assignment is not None:
-            key = tuple(sorted((k, value_key(v)) for k, v in assignment.items()))
-            tracer = self._assigned.get(key)
-            if tracer is None:
-                tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment)
-            return tracer.trace_field(path, resource, field_path, universe, label)
+            return self.under(assignment).trace_field(path, resource, field_path, universe, label)
         address = f"{resource.address}.{'.'.join(field_path)}"
         found = find_field(resource, field_path)
         if found is None:
@@ -233,6 +229,14 @@ class Tracer:
         exists, exists_touched, absent_because = self.existence(path, resource)
         result = records.replace(with_existence(result, exists, self.limits, absent_because), resource=resource.address)
         return result, touched | exists_touched
+
+    def under(self, assignment: Mapping[str, Value]) -> "Tracer":
+        """The tracer with the root variables set to a deployment's values (kept per assignment)."""
+        key = tuple(sorted((k, value_key(v)) for k, v in assignment.items()))
+        tracer = self._assigned.get(key)
+        if tracer is None:
+            tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment)
+        return tracer
 
     def trace_attribute(
         self, address: str, attribute: Attribute, env: Env, universe: Sequence[Value] = (), label: str = "", owner: str | None = None
