@@ -24,7 +24,7 @@ from .trace import conditions as C
 from .syntax.hclfile import Attribute
 from .trace.result import UNBOUNDED, Branch, TraceResult
 from .trace.tracer import Env, find_field, finish
-from .trace.values import Value
+from .values.value import Value
 
 __all__ = ["AddressError", "FieldMatch", "FieldLookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
 

@@ -19,7 +19,7 @@ from ..syntax.expr import AttrStep, Expr, ForExpr, ScopeTraversalExpr, Span, ite
 from ..syntax.hclfile import Attribute, Block, Body
 from ..trace.result import TraceResult
 from ..trace.tracer import Env, Iteration, block_iterators
-from ..trace.values import Value
+from ..values.value import Value
 
 # Roots whose traversals name something the tracer can follow.
 TRACEABLE_ROOTS = frozenset({"var", "local", "module", "each", "count", "data"})

@@ -15,7 +15,7 @@ from ..stir.workspace import is_installed_dir, module_dir_of
 from ..syntax.expr import ScopeTraversalExpr, walk
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
-from ..trace.values import to_hcl, to_json, value_key
+from ..values.value import to_hcl, to_json, value_key
 from .installed import Handoff, deciding_argument, field_address, installed_place, relocated
 from .locations import human_position
 from .suppress import unsuppressed

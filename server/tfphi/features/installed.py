@@ -26,7 +26,7 @@ from ..syntax.expr import Span
 from ..syntax.hclfile import Attribute
 from ..trace.result import UNBOUNDED
 from ..trace.tracer import Env, block_iterators
-from ..trace.values import value_key
+from ..values.value import value_key
 from .locations import human_position
 
 
