@@ -26,6 +26,10 @@ import pytest
 from phi_fixture import run_cli
 from snapshots import check_snapshot
 
+from tfphi.features.code_actions import quick_fixes
+from tfphi.features.diagnostics import workspace_diagnostics
+from tfphi.loader import load_workspace
+
 HERE = Path(__file__).parent
 REPOS = HERE / "repos"
 REGISTRY_SNAPSHOTS = HERE / "snapshots" / "registry"
@@ -79,3 +83,16 @@ def test_a_known_key_is_still_traced() -> None:
     proc = run_cli("trace", "monorepo/envs/prod", 'module.cache.aws_elasticache_replication_group.this["jobs"].engine_version',
                    cwd=REPOS)
     assert proc.returncode == 0, proc.stderr
+
+
+def test_quick_fixes_of_a_moved_diagnostic_edit_the_root_never_the_installed_module() -> None:
+    analysis = load_workspace(REPOS / "registry-installed")
+    moved = [d for d in workspace_diagnostics(analysis)["main.tf"] if d.code == "unbounded-field"]
+    fixes = {d.data["field"]: [(a.title, [e.file for e in a.edits]) for a in quick_fixes(analysis, d.file, d.span, d.data)]
+             for d in moved}
+    assert fixes == {
+        "module.db.module.db_instance.aws_db_instance.this.engine_version": [
+            ("Add validation block to var.pg_version (placeholder values: edit them)", ["variables.tf"])],
+        # decided inside the installed module: nothing to edit on the user's side
+        "module.cache.aws_elasticache_replication_group.default.engine_version": [],
+    }
