@@ -213,8 +213,10 @@ def nothing_to_analyse(snapshot: Snapshot, dir: str) -> str | None:
     if snapshot.modules or snapshot.problems or any(u.problems for u in snapshot.units):
         return None
     opaque = [u.opaque_reason for u in snapshot.units if u.opaque_reason is not None]
+    if len(opaque) == 1:
+        return f"nothing to analyse: {opaque[0]}"
     if opaque:
-        return "nothing to analyse: " + "; ".join(opaque)
+        return f"nothing to analyse: the {len(opaque)} Terragrunt units are opaque:\n" + "\n".join(f"  {o}" for o in opaque)
     return (f"{dir} holds no Terraform, OpenTofu or Terragrunt configuration (.tf, .tf.json, .tofu, "
             ".tofu.json or terragrunt.hcl files); nothing to analyse")
 

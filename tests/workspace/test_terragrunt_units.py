@@ -181,3 +181,41 @@ def test_the_loader_is_asked_for_every_parent_folder_candidate_then_nothing():
     snapshot = analysis_of(files)
     # root.hcl found: the include's computed path is asked for too, and the nearer candidate
     assert wanted_paths(snapshot.terragrunt) == ["live/_env/db.hcl", "live/prod/root.hcl"]
+
+
+def test_read_terragrunt_config_reads_what_is_used_of_another_file():
+    """The live-repository pattern (gruntwork-io/terragrunt-infrastructure-live-example): root.hcl
+    reads account.hcl and env.hcl and merges their locals into the inputs."""
+    files = {
+        "modules/db/main.tf": MODULE,
+        "root.hcl": b'''locals {
+  account = read_terragrunt_config(find_in_parent_folders("account.hcl"))
+  env     = read_terragrunt_config(find_in_parent_folders("env.hcl"))
+}
+
+inputs = merge(local.account.locals, { b = "${local.env.locals.environment}-db" })
+''',
+        "prod/account.hcl": b'locals {\n  a = "prod-account"\n}\n',
+        "prod/eu/env.hcl": b'locals {\n  environment = "prod"\n  token       = run_cmd("vault", "read")\n}\n',
+        "prod/eu/db/terragrunt.hcl": b'''include "root" {
+  path = find_in_parent_folders("root.hcl")
+}
+
+locals {
+  missing = read_terragrunt_config("nowhere.hcl", { locals = { x = "fallback" } })
+}
+
+terraform {
+  source = "../../../modules/db"
+}
+
+inputs = {
+  tags = { x = local.missing.locals.x }
+}
+''',
+    }
+    snapshot, units = _units(files)
+    assert _summary(units["prod/eu/db/terragrunt.hcl"]) == (
+        "modules/db", {"a": "prod-account", "b": "prod-db", "tags": {"x": "fallback"}}, [], None, None, [])
+    # what the loader is asked for: the candidates above the unit, and the file read with a fallback
+    assert "prod/eu/db/nowhere.hcl" in wanted_paths(snapshot.terragrunt)
