@@ -60,7 +60,7 @@ def test_sources_local_with_subdir_template_and_none_and_non_local():
         "when it runs; tfphi reads no download, so this unit is opaque")
     assert units["live/e/terragrunt.hcl"].opaque_reason == (
         "live/e/terragrunt.hcl: terraform.source cannot be read without running Terragrunt "
-        "(get_repo_root() is evaluated by Terragrunt when it runs); the unit is opaque")
+        "(get_repo_root() outside a git repository); the unit is opaque")
 
 
 def test_inputs_merge_shallow_over_the_parent_deep_when_asked_and_unknown_from_run_time_functions():

@@ -53,8 +53,7 @@ _MARK = "\ue000tg:"
 # account, a file's decrypted content, the repository around the files).
 RUN_TIME_FUNCTIONS = frozenset({
     "run_cmd", "get_env", "sops_decrypt_file", "get_aws_account_id", "get_aws_account_alias",
-    "get_aws_caller_identity_arn", "get_aws_caller_identity_user_id", "get_repo_root", "get_path_to_repo_root",
-    "get_path_from_repo_root", "get_terraform_command", "get_terraform_cli_args", "get_platform",
+    "get_aws_caller_identity_arn", "get_aws_caller_identity_user_id", "get_terraform_command", "get_terraform_cli_args", "get_platform",
     "get_working_dir", "read_tfvars_file", "local_exec", "get_terraform_commands_that_need_vars",
     "get_terraform_commands_that_need_input", "get_terraform_commands_that_need_locking",
     "get_terraform_commands_that_need_parallelism", "get_default_retryable_errors", "mark_as_read", "constraint_check",
@@ -135,25 +134,27 @@ def local_module_dir(unit_dir: str, source: str) -> str | None:
 # ---- reading the units of a workspace -----------------------------------------------------------
 
 
-def read_units(files: Mapping[str, HclFile], module_dirs: Iterable[str]) -> tuple[Unit, ...]:
-    """Every unit among ``files`` (the Terragrunt files read), sorted by path."""
+def read_units(files: Mapping[str, HclFile], module_dirs: Iterable[str], repo_root: str | None = None) -> tuple[Unit, ...]:
+    """Every unit among ``files`` (the Terragrunt files read), sorted by path (``repo_root``: the
+    git work tree around DIR, relative to it, for ``get_repo_root()``)."""
     dirs = set(module_dirs)
     units = []
     for path in sorted(files):
         if is_unit_file(path):
-            unit = read_unit(path, files, dirs)
+            unit = read_unit(path, files, dirs, repo_root=repo_root)
             if unit is not None:
                 units.append(unit)
     return tuple(units)
 
 
-def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wanted: list[str] | None = None) -> Unit | None:
+def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wanted: list[str] | None = None,
+              repo_root: str | None = None) -> Unit | None:
     """The unit of one ``terragrunt.hcl``; None when it deploys nothing (a parent configuration
     without ``terraform.source`` in a folder without module files). ``wanted`` collects the
     Terragrunt files its evaluation looked for (``wanted_paths``)."""
     hcl = files[path]
     unit_dir = posixpath.dirname(path)
-    config = _Config(path, hcl.body, unit_dir, files, wanted=wanted)
+    config = _Config(path, hcl.body, unit_dir, files, wanted=wanted, repo_root=repo_root)
     problems: list[tuple[Span, str]] = [(e.span, f"{path} cannot be read: syntax error: {e.message}") for e in hcl.errors[:1]]
     parents: dict[str, _Config] = {}
     for label, block in config.includes():
@@ -176,7 +177,7 @@ def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wa
         merge = block.body.attributes.get("merge_strategy")
         strategy = merge.literal_string() if merge is not None else None
         parents[label] = _Config(target, parent.body, unit_dir, files, parent_dir=posixpath.dirname(target),
-                                 strategy=strategy or "shallow", wanted=wanted)
+                                 strategy=strategy or "shallow", wanted=wanted, repo_root=repo_root)
     config.parents = parents
     source_attr, source_scope = _source_attribute(hcl.body), config
     if source_attr is None:  # a source set by an included configuration (``_envcommon/mysql.hcl``)
@@ -224,7 +225,7 @@ def _source_attribute(body: Body) -> Attribute | None:
     return None
 
 
-def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = ()) -> list[str]:
+def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = (), repo_root: str | None = None) -> list[str]:
     """The Terragrunt files the units' includes may read that are neither read nor tried yet
     (every candidate of ``find_in_parent_folders``: the nearest that exists is the one)."""
     done = set(attempted) | set(files)
@@ -232,7 +233,7 @@ def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = ()) ->
     unit_files = [path for path in sorted(files) if is_unit_file(path)]
     dirs = {posixpath.dirname(path) for path in unit_files}  # evaluated as units, whatever they deploy
     for path in unit_files:
-        read_unit(path, files, dirs, wanted)
+        read_unit(path, files, dirs, wanted, repo_root)
     return sorted({w for w in wanted if w not in done})
 
 
@@ -243,8 +244,10 @@ class _Config:
     """One Terragrunt file evaluated for a unit: its locals, its includes and its inputs."""
 
     def __init__(self, path: str, body: Body, unit_dir: str, files: Mapping[str, HclFile],
-                 parent_dir: str | None = None, strategy: str = "shallow", wanted: list[str] | None = None):
+                 parent_dir: str | None = None, strategy: str = "shallow", wanted: list[str] | None = None,
+                 repo_root: str | None = None):
         self.path, self.body, self.unit_dir, self.files = path, body, unit_dir, files
+        self.repo_root = repo_root
         self.parent_dir = parent_dir  # set for an included parent: path_relative_to_include's base
         self.strategy = strategy
         self.parents: dict[str, _Config] = {}
@@ -491,7 +494,8 @@ class _Config:
             raise _Unknown(f"read_terragrunt_config: {target} does not exist")
         if hcl.errors:
             raise _Unknown(f"{target} cannot be read (a syntax error)")
-        other = _Config(target, hcl.body, posixpath.dirname(target), self.files, wanted=self.candidates)
+        other = _Config(target, hcl.body, posixpath.dirname(target), self.files, wanted=self.candidates,
+                        repo_root=self.repo_root)
         return _Lazy({"locals": lambda: _Lazy({name: functools.partial(other._local, name, 0) for name in other._locals}),
                       "inputs": lambda: _inputs_object(other)})
 
@@ -523,13 +527,27 @@ class _Config:
             return _MARK + (posixpath.dirname(next(iter(self.parents.values())).path) or ".")
         raise _Unknown("get_parent_terragrunt_dir() without one include")
 
+    def get_repo_root(self, args: list[Value]) -> Value:
+        return _MARK + (self._repo_root() or ".")
+
+    def get_path_to_repo_root(self, args: list[Value]) -> Value:
+        return _relative(self._repo_root(), self.unit_dir)
+
+    def get_path_from_repo_root(self, args: list[Value]) -> Value:
+        return _relative(self.unit_dir, self._repo_root())
+
+    def _repo_root(self) -> str:
+        if self.repo_root is None:
+            raise _Unknown("get_repo_root() outside a git repository")
+        return self.repo_root
+
     def path_relative_to_include(self, args: list[Value]) -> Value:
         base = self._include_dir()
-        return posixpath.relpath(self.unit_dir or ".", base) if base is not None else "."
+        return _relative(self.unit_dir, base) if base is not None else "."
 
     def path_relative_from_include(self, args: list[Value]) -> Value:
         base = self._include_dir()
-        return posixpath.relpath(base, self.unit_dir or ".") if base is not None else "."
+        return _relative(base, self.unit_dir) if base is not None else "."
 
     def _include_dir(self) -> str | None:
         if self.parent_dir is not None:
@@ -561,6 +579,9 @@ _PATH_FUNCTIONS: dict[str, Callable[[_Config, list[Value]], Value]] = {
     "get_terragrunt_dir": _Config.get_terragrunt_dir,
     "get_original_terragrunt_dir": _Config.get_terragrunt_dir,
     "get_parent_terragrunt_dir": _Config.get_parent_terragrunt_dir,
+    "get_repo_root": _Config.get_repo_root,
+    "get_path_to_repo_root": _Config.get_path_to_repo_root,
+    "get_path_from_repo_root": _Config.get_path_from_repo_root,
     "path_relative_to_include": _Config.path_relative_to_include,
     "path_relative_from_include": _Config.path_relative_from_include,
     "dirname": _dirname,
@@ -606,6 +627,19 @@ def _inputs_object(config: _Config) -> Value:
 
 def _raise_unknown(why: str) -> Value:
     raise _Unknown(why)
+
+
+def _relative(path: str, start: str) -> str:
+    """``path`` relative to ``start`` (both relative to DIR); unknown when the answer would name the
+    folders above DIR (``start`` climbs higher than ``path``), which tfphi does not know."""
+    parts = [p for p in posixpath.normpath(path or ".").split("/") if p != "."]
+    base = [p for p in posixpath.normpath(start or ".").split("/") if p != "."]
+    common = 0
+    while common < min(len(parts), len(base)) and parts[common] == base[common]:
+        common += 1
+    if ".." in base[common:]:
+        raise _Unknown("the path depends on the names of the folders above the directory tfphi was given")
+    return "/".join([".."] * (len(base) - common) + parts[common:]) or "."
 
 
 def _one_string(args: list[Value], name: str) -> str:
