@@ -54,6 +54,17 @@ from ..values.value import TfEvalError, TfUnrepresentable, Value, from_python, i
 CROSS_PRODUCT_SLACK = 8
 
 
+class _Undecided:
+    """A deployment's assignment of a root variable to a value tfphi cannot evaluate (a Terragrunt
+    input from ``run_cmd``, a variable file's non-literal value): what depends on it is not decided."""
+
+    def __repr__(self) -> str:
+        return "UNDECIDED"
+
+
+UNDECIDED = _Undecided()
+
+
 @record(frozen=True)
 class Iteration:
     """Where an iterator name (``each``, ``count``, a dynamic block's) gets its collection."""
@@ -217,11 +228,7 @@ class Tracer:
         known: a Resolved answer is the value the field takes in that deployment.
         """
         if assignment is not None:
-            key = tuple(sorted((k, value_key(v)) for k, v in assignment.items()))
-            tracer = self._assigned.get(key)
-            if tracer is None:
-                tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment)
-            return tracer.trace_field(path, resource, field_path, universe, label)
+            return self.under(assignment).trace_field(path, resource, field_path, universe, label)
         address = f"{resource.address}.{'.'.join(field_path)}"
         found = find_field(resource, field_path)
         if found is None:
@@ -234,6 +241,14 @@ class Tracer:
         exists, exists_touched, absent_because = self.existence(path, resource)
         result = records.replace(with_existence(result, exists, self.limits, absent_because), resource=resource.address)
         return result, touched | exists_touched
+
+    def under(self, assignment: Mapping[str, Value]) -> "Tracer":
+        """The tracer with the root variables set to a deployment's values (kept per assignment)."""
+        key = tuple(sorted((k, "?" if v is UNDECIDED else value_key(v)) for k, v in assignment.items()))
+        tracer = self._assigned.get(key)
+        if tracer is None:
+            tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment)
+        return tracer
 
     def trace_attribute(
         self, address: str, attribute: Attribute, env: Env, universe: Sequence[Value] = (), label: str = "", owner: str | None = None
@@ -523,6 +538,8 @@ class Tracer:
         root, steps = expr.root, expr.steps
         if root in env.bindings:
             return self.apply_steps(env.bindings[root], steps, env, depth, stack, expr.span)
+        if root == "resource" and len(steps) >= 2 and isinstance(steps[0], AttrStep):
+            root, steps = steps[0].name, steps[1:]  # resource.<type>.<name> (Terraform 1.4+) is <type>.<name>
         module = self.view.modules.get(env.dir)
         if module is None:
             return Unbounded(f"module {env.dir or '.'} is not in the workspace", "invalid", expr.span)
@@ -658,6 +675,9 @@ class Tracer:
                 (env.dir, var.name),
             )
         if self.assignment is not None and var.name in self.assignment:
+            if self.assignment[var.name] is UNDECIDED:
+                return Unbounded(f"the deployment sets var.{var.name} to a value tfphi cannot evaluate", "unassigned",
+                                 var.label_span, (env.dir, var.name))
             assigned = (Branch(self.assignment[var.name], C.TRUE, (S.Deployment(f"var.{var.name}"),), var.label_span),)
             return _convert_all(assigned, var_type, f"var.{var.name}", var.label_span)
         # Under a deployment, a variable its files leave unset takes its default, as in
