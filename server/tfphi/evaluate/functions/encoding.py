@@ -86,7 +86,7 @@ def _jsonencode(args: list[Value]) -> Value:
     return _json_encode(args[0])
 
 
-@_fn("jsondecode", 1)
+@_fn("jsondecode", 1, params=("str: string",))
 def _jsondecode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     try:
@@ -117,12 +117,12 @@ def _csvdecode(args: list[Value]) -> Value:
     return out
 
 
-@_fn("base64encode", 1)
+@_fn("base64encode", 1, params=("str: string",))
 def _base64encode(args: list[Value]) -> Value:
     return base64.b64encode(_str(args[0], "str").encode()).decode("ascii")
 
 
-@_fn("base64decode", 1)
+@_fn("base64decode", 1, params=("str: string",))
 def _base64decode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     try:  # Go's decoder skips line breaks
@@ -166,6 +166,6 @@ def _textdecodebase64(args: list[Value]) -> Value:
         raise TfEvalError(f"the given data is not valid {encoding}") from None
 
 
-@_fn("urlencode", 1)
+@_fn("urlencode", 1, params=("str: string",))
 def _urlencode(args: list[Value]) -> Value:
     return _urlparse.quote_plus(_str(args[0], "str"), safe="")

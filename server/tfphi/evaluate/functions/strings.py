@@ -126,17 +126,17 @@ def _trimspace(args: list[Value]) -> Value:
     return _str(args[0], "str").strip(_GO_SPACE)
 
 
-@_fn("trim", 2)
+@_fn("trim", 2, params=("str: string", "cutset: string"))
 def _trim(args: list[Value]) -> Value:
     return _str(args[0], "str").strip(_str(args[1], "cutset"))
 
 
-@_fn("trimprefix", 2)
+@_fn("trimprefix", 2, params=("str: string", "prefix: string"))
 def _trimprefix(args: list[Value]) -> Value:
     return _str(args[0], "str").removeprefix(_str(args[1], "prefix"))
 
 
-@_fn("trimsuffix", 2)
+@_fn("trimsuffix", 2, params=("str: string", "suffix: string"))
 def _trimsuffix(args: list[Value]) -> Value:
     return _str(args[0], "str").removesuffix(_str(args[1], "suffix"))
 
@@ -151,7 +151,7 @@ def _strrev(args: list[Value]) -> Value:
     return "".join(reversed(_graphemes(_str(args[0], "str"))))
 
 
-@_fn("indent", 2)
+@_fn("indent", 2, params=("spaces: number", "str: string"))
 def _indent(args: list[Value]) -> Value:
     spaces = _int(args[0], "spaces")
     text = _str(args[1], "str")
@@ -164,17 +164,17 @@ def _indent(args: list[Value]) -> Value:
     return text.replace("\n", "\n" + " " * spaces)
 
 
-@_fn("startswith", 2)
+@_fn("startswith", 2, params=("str: string", "prefix: string"))
 def _startswith(args: list[Value]) -> Value:
     return _str(args[0], "str").startswith(_str(args[1], "prefix"))
 
 
-@_fn("endswith", 2)
+@_fn("endswith", 2, params=("str: string", "suffix: string"))
 def _endswith(args: list[Value]) -> Value:
     return _str(args[0], "str").endswith(_str(args[1], "suffix"))
 
 
-@_fn("strcontains", 2)
+@_fn("strcontains", 2, params=("str: string", "substr: string"))
 def _strcontains(args: list[Value]) -> Value:
     return _str(args[1], "substr") in _str(args[0], "str")
 
@@ -219,7 +219,7 @@ def _substr(args: list[Value]) -> Value:
     return "".join(rest[:length])
 
 
-@_fn("replace", 3)
+@_fn("replace", 3, params=("str: string", "substr: string", "replace: string"))
 def _replace(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     substr = _str(args[1], "substr")
