@@ -265,7 +265,7 @@ def test_tolist_toset_tomap():
     assert call("tolist", ["a", 1, True]) == ["a", "1", "true"]
     assert call("tolist", None) is None
     fails("tolist", {"a": 1}, match="cannot convert object to list")
-    fails("tolist", [1, True], match="same type")
+    fails("tolist", [1, True], match="no common type")
     assert call("toset", ["c", "a", "b", "a"]) == ["a", "b", "c"]
     assert call("toset", [3, 1, 3, 2]) == [1, 2, 3]
     assert call("toset", ["a", 1]) == ["1", "a"]

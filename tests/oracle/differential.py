@@ -221,7 +221,7 @@ def type_matches(ours: TypeSpec | None, theirs: TypeSpec | None) -> bool:
 def only_unification_differs(ours: TypeSpec | None, theirs: TypeSpec | None) -> bool:
     """tfphi kept a tuple or object where Terraform's conditional unified it into a list or map:
     the other arm failed or was Unbounded, so tfphi could not see its type (a known gap)."""
-    if ours is None or theirs is None or type_matches(ours, theirs):
+    if ours is None or theirs is None or ours.kind == "any" or type_matches(ours, theirs):
         return True
     if theirs.kind in ("list", "map") and ours.kind in ("tuple", "object", theirs.kind):
         members = ours.elements if ours.kind == "tuple" else [a[1] for a in ours.attrs] if ours.kind == "object" else [ours.element]

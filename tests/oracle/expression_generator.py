@@ -102,6 +102,11 @@ VARIABLES = {
     "object": ["var.opts"],
 }
 
+JSON_TEXTS = ['{"a": [1, 2.5, "x"]}', '[1, 0.1, 1e3, -0]', '"\\u00e9"', 'null', '{"a": {"b": true}}', '1e400', '{"a": 1, "a": 2}', '[', '0.30000000000000004']
+YAML_TEXTS = ["a: 1\\nb: [x, 2]", "- 0.1\\n- yes\\n- ~", "a: 1.5e+3", "x: 010", "x: 0x1F", "t: 2001-12-14", "- .inf", "a: [1, x", "? complex", "'quoted'"]
+CSV_TEXTS = ["a,b\\n1,2\\n3,4", "a\\n", "a,a\\n1,2", "x,y\\n\"q,1\",2", "a,b\\n1"]
+PATHS = ["/a/b/c.txt", "a/b/", "/", "", "foo", "../x/./y", "C:\\\\dir\\\\f"]
+
 SCALARS = ("number", "string", "bool")
 COLLECTIONS = ("list:string", "list:number", "set:string", "set:number", "map:string", "map:number", "tuple", "object")
 
@@ -124,8 +129,53 @@ class ExpressionGenerator:
         return self.random.random() < p
 
     def expression(self) -> str:
+        if self.chance(0.12):
+            return self.rare_call(self.random.randint(1, 2))
         kind = self.pick(SCALARS * 3 + COLLECTIONS)
         return self.of(kind, self.random.randint(1, 3))
+
+    def rare_call(self, depth: int) -> str:
+        """A call of one of the functions the typed builders below do not reach."""
+        d = depth - 1
+        calls = [
+            lambda: f"chunklist({self.list_of('string', d)}, {self.pick(['1', '2', '3', '0'])})",
+            lambda: f"matchkeys({self.list_of('string', d)}, {self.list_of('string', d)}, {self.list_of('string', d)})",
+            lambda: f"transpose({{a = {self.list_of('string', d)}, b = {self.list_of('string', d)}}})",
+            lambda: f"setproduct({self.set_of('string', d)}, {self.list_of('number', d)})",
+            lambda: f"nonsensitive(sensitive({self.anything(d)}))",
+            lambda: f"jsondecode({quote(self.pick(JSON_TEXTS))})",
+            lambda: f"yamldecode({quote(self.pick(YAML_TEXTS))})",
+            lambda: f"csvdecode({quote(self.pick(CSV_TEXTS))})",
+            lambda: f"base64decode({self.pick([f'base64encode({self.string(d)})', quote('SGk='), quote('not base64'), quote('w6k=')])})",
+            lambda: f"textencodebase64({self.string(d)}, {quote(self.pick(['UTF-8', 'UTF-16LE', 'ISO-8859-1', 'CP1252', 'nope']))})",
+            lambda: f"textdecodebase64({quote(self.pick(['SABpAA==', 'SGk=', 'w6k=']))}, {quote(self.pick(['UTF-16LE', 'UTF-8', 'ISO-8859-1']))})",
+            lambda: f"uuidv5({quote(self.pick(['dns', 'url', 'oid', 'x500', '6ba7b810-9dad-11d1-80b4-00c04fd430c8', 'nope']))}, {self.string(d)})",
+            lambda: f"cidrsubnets({quote(self.pick(CIDRS))}, {', '.join(self.pick(['1', '2', '4', '8']) for _ in range(self.random.randint(1, 4)))})",
+            lambda: f"timecmp({quote(self.pick(TIMES))}, {quote(self.pick(TIMES))})",
+            lambda: f"{self.pick(['basename', 'dirname'])}({quote(self.pick(PATHS))})",
+            lambda: f"coalesce({', '.join(self.pick([self.string(d), 'null', quote('')]) for _ in range(self.random.randint(1, 3)))})",
+            lambda: f"coalesce({', '.join(self.pick([self.number(d), 'null']) for _ in range(self.random.randint(1, 3)))})",
+            lambda: f"element({self.set_of('string', d)}, 0)",
+            lambda: f"ephemeralasnull({self.anything(d)})",
+            lambda: f"issensitive({self.anything(d)})",
+            lambda: f"tomap({self.object(d)})",
+            lambda: f"tolist({self.tuple(d)})",
+            lambda: f"toset({self.tuple(d)})",
+            lambda: f"keys({self.pick([self.object(d), self.map_of('string', d)])})",
+            lambda: f"values({self.pick([self.object(d), self.map_of('number', d)])})",
+            lambda: f"reverse({self.pick([self.tuple(d), self.set_of('number', d)])})",
+            lambda: f"slice({self.tuple(d)}, 0, {self.small_int(d)})",
+            lambda: f"concat({self.tuple(d)}, {self.list_of('string', d)})",
+            lambda: f"merge({self.object(d)}, {self.map_of('string', d)})",
+            lambda: f"zipmap({self.list_of('string', d)}, {self.tuple(d)})",
+            lambda: f"contains({self.tuple(d)}, {self.of(self.pick(SCALARS), d)})",
+            lambda: f"length({self.pick([self.object(d), self.tuple(d)])})",
+            lambda: f"flatten({self.pick([self.tuple(d), f'[{self.list_of(chr(110) + chr(117) + chr(109) + chr(98) + chr(101) + chr(114), d)}, {self.tuple(d)}]'])})",
+            lambda: f"distinct({self.tuple(d)})",
+            lambda: f"{self.pick(['list', 'map'])}({self.string(d)})",
+            lambda: f"format({quote(self.pick(['%v', '%#v', '%q', '%s']))}, {self.anything(d)})",
+        ]
+        return self.pick(calls)()
 
     def of(self, kind: str, depth: int) -> str:
         if kind in VARIABLES and self.chance(0.08):
@@ -236,7 +286,7 @@ class ExpressionGenerator:
         if choice == 15:
             return f"lookup({self.map_of('string', d)}, {quote(self.pick(KEYS))}, {self.string(d)})"
         if choice == 16:
-            return f"{self.pick(['base64encode', 'md5', 'sha1', 'sha256', 'base64sha256', 'urlencode', 'sha512'])}({self.string(d)})"
+            return f"{self.pick(['base64encode', 'md5', 'sha1', 'sha256', 'base64sha256', 'urlencode', 'sha512', 'base64sha512'])}({self.string(d)})"
         if choice == 17:
             cidr = quote(self.pick(CIDRS))
             return self.pick([f"cidrhost({cidr}, {self.small_int(d)})", f"cidrsubnet({cidr}, {self.pick(['4', '8', '2'])}, {self.small_int(d)})", f"cidrnetmask({cidr})"])

@@ -23,12 +23,14 @@ the seed (default 22, so that CI is reproducible). The long run explores other s
 from __future__ import annotations
 
 import os
+import re
 from collections import Counter
 
 from differential import compare, terraform_results, tfphi_results
 from expression_generator import DECLARATIONS, generate
 from terraform import scratch_dir
 from terraform_cli import terraform_binary
+from tfphi.evaluate.functions import FUNCTIONS, MACHINE_DEPENDENT
 
 EXPRESSIONS = int(os.environ.get("TFPHI_DIFF_EXPRESSIONS", "6000"))
 SEED = int(os.environ.get("TFPHI_DIFF_SEED", "22"))
@@ -56,3 +58,12 @@ def test_generated_expressions_agree_with_terraform():
     assert not wrong, f"seed {SEED}: {len(wrong)} of {len(expressions)} expressions differ:\n" + "\n".join(map(str, wrong[:40]))
     assert kinds["imprecise"] <= IMPRECISE_SHARE * len(expressions), [str(m) for m in mismatches if m.kind == "imprecise"][:40]
     assert kinds["arm-type"] <= ARM_TYPE_SHARE * len(expressions), [str(m) for m in mismatches if m.kind == "arm-type"][:40]
+
+
+def test_the_generator_calls_every_deterministic_function():
+    """Every registered function whose result is a function of its arguments is in a CI run
+    (the ones reading files or the machine trace as Unbounded; timestamp(), uuid(), bcrypt()
+    change on every run: tests/oracle/test_functions_oracle.py checks their shape)."""
+    called = {name for expression in generate(SEED, EXPRESSIONS) for name in re.findall(r"([a-z0-9_]+)\(", expression)}
+    deterministic = {name for name, spec in FUNCTIONS.items() if not spec.nondeterministic} - MACHINE_DEPENDENT
+    assert sorted(deterministic - called) == []

@@ -352,15 +352,9 @@ def _fixed(digits: str, point: int) -> str:
 
 
 def hash_text(value: Number) -> str:
-    """Go's ``big.Float.String()`` (``%.10g``), which cty hashes a number in a set by."""
-    if isinstance(value, int):
-        value = _exact(value)
-    if _gm().is_infinite(value):
-        return "-Inf" if value < 0 else "+Inf"
-    if _gm().is_zero(value):
-        return "-0" if _gm().is_signed(value) else "0"
-    text = format(_context(value.precision).plus(value), ".10g")
-    return text
+    """Go's ``big.Float.String()`` (``Text('g', 10)``), the text cty hashes a number in a set by."""
+    return format_verb(value, "g", 10)
+
 
 
 def format_verb(value: Number, verb: str, precision: int | None) -> str:

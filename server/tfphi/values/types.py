@@ -47,12 +47,13 @@ def convert(value: Value, spec: TypeSpec) -> Value:
             raise TfEvalError(f"a {kind} is required")
         element = _target_element(value, spec)
         items = [convert(v, element) for v in value] if element is not None else list(value)
-        return with_element(make_set(items) if kind == "set" else TfList(items), element)
+        return with_element(make_set(items) if kind == "set" else TfList(items), _concrete(element, items))
     if kind == "map":
         if not isinstance(value, dict):
             raise TfEvalError("a map is required")
         element = _target_element(value, spec)
-        return with_element(TfMap((k, convert(v, element) if element is not None else v) for k, v in value.items()), element)
+        converted = TfMap((k, convert(v, element) if element is not None else v) for k, v in value.items())
+        return with_element(converted, _concrete(element, converted.values()))
     if kind == "tuple":
         if not isinstance(value, list) or isinstance(value, TfSet) or len(value) != len(spec.elements):
             raise TfEvalError("a tuple of the declared length is required")
@@ -82,10 +83,27 @@ def _target_element(value, spec: TypeSpec) -> "TypeSpec | None":
     source = getattr(value, "element", None)
     members = value.values() if isinstance(value, dict) else value
     if element is None:
-        return unify_all([source, *map(type_of, members)])
+        unified = unify_all([source, *map(type_of, members)])
+        if unified is None and type(value) in (list, dict):
+            return ANY  # an empty tuple or object becomes a collection of any type (tolist([]) is list(dynamic))
+        return unified
     if source is not None and not convertible(source, element):
         raise TfEvalError(f"a {show(source)} cannot become a {show(element)}")
     return element
+
+
+def _concrete(element: "TypeSpec | None", items) -> "TypeSpec | None":
+    """A target element type with ``any`` inside (``list(list(any))``) made what the converted
+    elements are (``list(list(string))``)."""
+    if element is None or not _has_any(element):
+        return element
+    return unify_all(map(type_of, items)) or element
+
+
+def _has_any(spec: "TypeSpec | None") -> bool:
+    if spec is None or spec.kind == "any":
+        return True
+    return _has_any(spec.element) if spec.kind in ("list", "set", "map") else any(map(_has_any, spec.elements)) or any(_has_any(a) for _, a, *_ in spec.attrs)
 
 
 def convertible(source: TypeSpec, target: TypeSpec) -> bool:
@@ -131,8 +149,10 @@ def unify_type(a: "TypeSpec | None", b: "TypeSpec | None") -> "TypeSpec | None":
         return b
     if b is None:
         return a
-    if a.kind == "any" or b.kind == "any":
-        return ANY
+    if a.kind == "any":  # (an empty collection of any type converts to any collection)
+        return b
+    if b.kind == "any":
+        return a
     kinds = {a.kind, b.kind}
     if kinds <= {"string", "number", "bool"}:
         if "string" in kinds:

@@ -117,17 +117,30 @@ def _canonical(value: Value) -> Any:
         return {"\x00": number_key(value)}  # equal numbers have one key (cty's rawNumberEqual)
     if isinstance(value, list):
         items = [_canonical(v) for v in value]
-        # a list, a set and a tuple of the same elements are different values (cty compares types first)
-        return items if type(value) is list else {"\x00" + type(value).__name__: items}
+        # a list, a set and a tuple of the same elements are different values (cty compares types
+        # first); an empty list or set is a value of its element type (UNKNOWN_TYPE: not known)
+        return items if type(value) is list else {"\x00" + type(value).__name__: items or _element_mark(value)}
     if isinstance(value, dict):
         members = {k: _canonical(v) for k, v in value.items()}
-        return {"\x00map": members} if isinstance(value, TfMap) else members
+        return {"\x00map": members or _element_mark(value)} if isinstance(value, TfMap) else members
     return value
 
 
+UNKNOWN_TYPE = "\x00?"
+
+
+def _element_mark(collection) -> str:
+    return UNKNOWN_TYPE if collection.element is None else repr(collection.element)
+
+
 def values_equal(a: Value, b: Value) -> bool:
-    """Terraform's ``==``: same type and same value (``1 == "1"`` is false)."""
-    return value_key(a) == value_key(b)
+    """Terraform's ``==``: same type and same value (``1 == "1"`` is false, ``tolist([]) ==
+    split(",", "a")`` too); where an empty collection's element type is not known, the answer is
+    not known either (TfUnrepresentable)."""
+    left, right = value_key(a), value_key(b)
+    if UNKNOWN_TYPE in left or UNKNOWN_TYPE in right:
+        raise TfUnrepresentable("an empty collection whose element type tfphi does not know is compared")
+    return left == right
 
 
 def type_name(value: Value) -> str:

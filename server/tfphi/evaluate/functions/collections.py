@@ -35,7 +35,7 @@ def _coalescelist(args: list[Value]) -> Value:
     raise TfEvalError("no non-null arguments")
 
 
-@_fn("lookup", 2, 3)
+@_fn("lookup", 2, 3, returns=rules.lookup)
 def _lookup(args: list[Value]) -> Value:
     mapping = _obj(args[0], "inputMap")
     key = _str(args[1], "key")
@@ -113,7 +113,7 @@ def _length(args: list[Value]) -> Value:
     raise TfEvalError(f"argument must be a string, a collection type, or a structural type, not {type_name(value)}")
 
 
-@_fn("distinct", 1, params=("list: list(dynamic)",), returns="list(dynamic)")
+@_fn("distinct", 1, params=("list: list(dynamic)",), returns=rules.list_like_the_argument)
 def _distinct(args: list[Value]) -> Value:
     seen: set[str] = set()
     out: list[Value] = []
@@ -214,18 +214,18 @@ def _one(args: list[Value]) -> Value:
     return items[0]
 
 
-@_fn("chunklist", 2, params=("list: list(dynamic)", "size: number"), returns="list(list(dynamic))")
+@_fn("chunklist", 2, params=("list: list(dynamic)", "size: number"), returns=rules.chunks)
 def _chunklist(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     size = _int(args[1], "size")
     if size < 0:
         raise TfEvalError("the size argument must be positive")
     if size == 0:
-        return [list(items)]
+        return [list(items)] if items else []
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-@_fn("matchkeys", 3, returns="list(dynamic)")
+@_fn("matchkeys", 3, returns=rules.list_of_the_first_elements)
 def _matchkeys(args: list[Value]) -> Value:
     values = _list(args[0], "values")
     keys = _list(args[1], "keys")
@@ -269,7 +269,7 @@ def _anytrue(args: list[Value]) -> Value:
     return result
 
 
-@_fn("setunion", 1, None)
+@_fn("setunion", 1, None, returns=rules.set_operation)
 def _setunion(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
@@ -277,7 +277,7 @@ def _setunion(args: list[Value]) -> Value:
     return _set_sorted(_unify(out, "setunion"))
 
 
-@_fn("setintersection", 1, None)
+@_fn("setintersection", 1, None, returns=rules.set_operation)
 def _setintersection(args: list[Value]) -> Value:
     sets = _unify_all([_list(value, f"argument {i + 1}") for i, value in enumerate(args)])
     keys = [{value_key(v) for v in s} for s in sets]
@@ -285,14 +285,14 @@ def _setintersection(args: list[Value]) -> Value:
     return _set_sorted([v for v in sets[0] if value_key(v) in common])
 
 
-@_fn("setsubtract", 2)
+@_fn("setsubtract", 2, returns=rules.set_operation)
 def _setsubtract(args: list[Value]) -> Value:
     first, second = _unify_all([_list(args[0], "a"), _list(args[1], "b")])
     remove = {value_key(v) for v in second}
     return _set_sorted([v for v in first if value_key(v) not in remove])
 
 
-@_fn("setproduct", 2, None)
+@_fn("setproduct", 2, None, returns=rules.setproduct)
 def _setproduct(args: list[Value]) -> Value:
     product: list[list[Value]] = [[]]
     for index, value in enumerate(args):

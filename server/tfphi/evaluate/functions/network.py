@@ -65,6 +65,9 @@ def _cidrsubnets(args: list[Value]) -> Value:
     cursor = base
     out: list[Value] = []
     for index, value in enumerate(args[1:]):
+        if base == 0:  # Terraform starts from the subnet before the network's: at address 0 that wraps (go-cidr), and every call fails
+            _int(value, f"newbits[{index}]")
+            raise TfEvalError("not enough remaining address space (the network starts at address 0)")
         newbits = _int(value, f"newbits[{index}]")
         if newbits < 1:
             raise TfEvalError("must extend prefix by at least one bit")
