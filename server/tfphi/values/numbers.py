@@ -13,7 +13,7 @@ A number is a Python ``int`` or a gmpy2 ``mpfr``:
 The precision of a result is cty's: the larger of the operands' (a product keeps the bits it
 needs, up to 512). A number prints as Go's ``Text('f', -1)``: the shortest decimal that reads
 back to the same binary value at its precision, never in exponent notation (``1/3`` has 155
-digits, ``1.1 * 1.1`` is ``1.21`` followed by 146 zeros and a ``1``, ``0.1 + 0.2`` is ``0.3``).
+digits, ``1.1 * 1.1`` is ``1.21`` followed by 151 zeros and a ``1``, ``0.1 + 0.2`` is ``0.3``).
 """
 
 from __future__ import annotations

@@ -16,15 +16,16 @@ import zlib
 from typing import Iterable
 
 from .numbers import compare, hash_text, is_number
-from .value import TfList, TfMap, TfSet, Value, values_equal
+from .value import TfList, TfMap, TfSet, Value, value_key
 
 
 def make_set(elements: Iterable[Value]) -> TfSet:
     """The set of ``elements`` (already of one element type), in cty's iteration order."""
     buckets: dict[int, list[Value]] = {}
     for element in elements:
-        bucket = buckets.setdefault(zlib.crc32(hash_text_of(element).encode("utf-8")), [])
-        if not any(values_equal(element, other) for other in bucket):
+        bucket = buckets.setdefault(_bucket(element), [])
+        key = value_key(element)
+        if not any(key == value_key(other) for other in bucket):
             bucket.append(element)
     ordered = [element for _, bucket in sorted(buckets.items()) for element in bucket]
     present = [e for e in ordered if e is not None]
@@ -39,10 +40,22 @@ def make_set(elements: Iterable[Value]) -> TfSet:
     return TfSet(sorted(ordered, key=functools.cmp_to_key(_comparison(less))))
 
 
+def set_has(elements: Iterable[Value], value: Value) -> bool:
+    """cty's membership: an element in ``value``'s hash bucket that equals it (``-0`` is not in ``toset([0])``)."""
+    bucket, key = _bucket(value), value_key(value)
+    return any(_bucket(e) == bucket and value_key(e) == key for e in elements)
+
+
+def _bucket(value: Value) -> int:
+    return zlib.crc32(hash_text_of(value).encode("utf-8"))
+
+
 def _comparison(less):
     def compare_elements(a: Value, b: Value) -> int:
         if a is None or b is None:
             return 0 if a is b else (1 if a is None else -1)  # nulls last
+        if value_key(a) == value_key(b):  # cty's Less: equal elements (["x", 0] and ["x", -0]) keep their bucket order
+            return 0
         return -1 if less(a, b) else 1 if less(b, a) else 0
 
     return compare_elements

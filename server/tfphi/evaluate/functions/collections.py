@@ -4,6 +4,7 @@ from __future__ import annotations
 
 
 from ...values.numbers import INT64, Whole, arithmetic
+from ...values.sets import set_has
 from ...values.value import TfEvalError, Value, type_name, value_key, values_equal
 from . import return_rules as rules
 from .registry import _fn
@@ -280,16 +281,13 @@ def _setunion(args: list[Value]) -> Value:
 @_fn("setintersection", 1, None, returns=rules.set_operation)
 def _setintersection(args: list[Value]) -> Value:
     sets = _unify_all([_list(value, f"argument {i + 1}") for i, value in enumerate(args)])
-    keys = [{value_key(v) for v in s} for s in sets]
-    common = set.intersection(*keys)
-    return _set_sorted([v for v in sets[0] if value_key(v) in common])
+    return _set_sorted([v for v in sets[0] if all(set_has(other, v) for other in sets[1:])])
 
 
 @_fn("setsubtract", 2, returns=rules.set_operation)
 def _setsubtract(args: list[Value]) -> Value:
     first, second = _unify_all([_list(args[0], "a"), _list(args[1], "b")])
-    remove = {value_key(v) for v in second}
-    return _set_sorted([v for v in first if value_key(v) not in remove])
+    return _set_sorted([v for v in first if not set_has(second, v)])
 
 
 @_fn("setproduct", 2, None, returns=rules.setproduct)
