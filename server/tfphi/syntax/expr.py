@@ -14,7 +14,7 @@ from tree_sitter import Node
 
 from ..lazy_re import lazy_compile
 from ..records import record
-from ..trace.values import Value, nfc, normalize_number
+from ..trace.values import TfEvalError, TfUnrepresentable, Value, nfc, to_number
 
 MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Python stack far above
 NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"
@@ -272,8 +272,8 @@ class ExprConverter:
             elif kind == "index":
                 inner = node.child(0)
                 if inner is not None and inner.type == "legacy_index":
-                    digits = self.text(inner).lstrip(".")
-                    key: Expr = LiteralExpr(self.span(inner), int(digits) if digits.isdigit() else digits)
+                    # hclsyntax reads ``x.0`` (and ``x.1e3``) as an index: the number after the dot.
+                    key: Expr = self._number(self.span(inner), self.text(inner).lstrip("."))
                 else:
                     expr_node = next((c for c in inner.children if c.type == "expression"), None) if inner else None
                     key = self.convert(expr_node, depth) if expr_node else InvalidExpr(self.span(node), "empty index")
@@ -333,12 +333,7 @@ class ExprConverter:
             return InvalidExpr(span, "empty literal")
         kind = inner.type
         if kind == "numeric_lit":
-            text = self.text(inner)
-            try:
-                number = float(text) if any(c in text for c in ".eE") else int(text, 10)
-            except ValueError:
-                return InvalidExpr(span, f"invalid number {text}")
-            return LiteralExpr(span, normalize_number(number))
+            return self._number(span, self.text(inner))
         if kind == "bool_lit":
             return LiteralExpr(span, self.text(inner) == "true")
         if kind == "null_lit":
@@ -347,6 +342,15 @@ class ExprConverter:
             body = "".join(p for p in self.quoted_chunks(inner) if isinstance(p, str))
             return LiteralExpr(span, unescape_quoted(body))
         return InvalidExpr(span, f"unsupported literal ({kind})")
+
+    def _number(self, span: Span, text: str) -> Expr:
+        """A number literal's value, read from its text as hclsyntax does (``cty.ParseNumberVal``,
+        Terraform's conversion of a string to a number); the text is the whole literal, ``3e3``
+        included (``scanner.number_masked``)."""
+        try:
+            return LiteralExpr(span, to_number(text))
+        except (TfEvalError, TfUnrepresentable) as exc:
+            return InvalidExpr(span, f"invalid number literal {text}: {exc}")
 
     def _object(self, node: Node, depth: int) -> Expr:
         items: list[tuple[Expr, Expr]] = []

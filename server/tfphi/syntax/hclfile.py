@@ -30,6 +30,7 @@ from ..lazy_re import lazy_compile
 from ..records import record, field
 from .error_shapes import terraform_placed
 from .expr import Expr, ExprConverter, InvalidExpr, Span
+from .scanner import may_split_numbers, number_masked
 
 BOM = b"\xef\xbb\xbf"
 
@@ -40,9 +41,44 @@ def hcl_language() -> Language:
     return Language(tree_sitter_hcl.language())
 
 
-def new_parser() -> Parser:
+class HclParser:
+    """tree-sitter-hcl's parser, fed the text as HCL's scanner reads its number literals
+    (``scanner.number_masked``: ``3e3`` is one number, as Terraform reads it). The trees'
+    byte offsets are the text's own; the nodes' text is read from the real bytes."""
+
+    __slots__ = ("_parser", "_last")
+
+    def __init__(self) -> None:
+        self._parser = Parser(hcl_language())
+        self._last: tuple[bytes, bytes] | None = None  # the last text and its spelling (a file's ranges parse one by one)
+
+    @property
+    def included_ranges(self) -> list[Range]:
+        return self._parser.included_ranges
+
+    @included_ranges.setter
+    def included_ranges(self, ranges: list[Range]) -> None:
+        self._parser.included_ranges = ranges
+
+    def parse(self, source: bytes, old_tree: Tree | None = None) -> Tree:
+        """The tree of ``source``; incremental when ``old_tree`` was edited to match it, except
+        where a number literal may be spelled for tree-sitter: changing its spelling can reach
+        bytes outside the edit (typing ``3`` after ``1e``), which an incremental parse would not
+        read again."""
+        last = self._last
+        if last is not None and last[0] is source:
+            masked = last[1]
+        else:
+            masked = number_masked(source)
+            self._last = (source, masked)
+        if old_tree is not None and masked is source and not may_split_numbers(source):
+            return self._parser.parse(source, old_tree)
+        return self._parser.parse(masked)
+
+
+def new_parser() -> HclParser:
     """A fresh parser; parsers are not thread-safe, so each owner keeps its own."""
-    return Parser(hcl_language())
+    return HclParser()
 
 
 class _Reparser(threading.local):
@@ -52,7 +88,7 @@ class _Reparser(threading.local):
     KEEP = 8
 
     def __init__(self):
-        self.parser: Parser | None = None
+        self.parser: HclParser | None = None
         self.recent: OrderedDict[tuple[int, int, int], tuple[bytes, Tree]] = OrderedDict()
 
     def node(self, source: bytes, start: int, end: int, kind: str, scope: tuple[int, int] | None = None) -> Node | None:
@@ -325,7 +361,7 @@ class TopLevel:
         return self._node
 
 
-def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree: Tree | None = None,
+def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tree: Tree | None = None,
                keep_tree: bool = True, refs_cache: dict | None = None, previous: "HclFile | None" = None) -> HclFile:
     """Parses ``source`` (incrementally when ``old_tree`` was edited to match it).
 
