@@ -202,7 +202,7 @@ class JsonAttribute(Attribute):
         # A string that is one interpolation ("${var.x}") is that expression, unconverted, as in
         # Terraform; unwrapped, it reads exactly like the native ``var.x`` (validation blocks...).
         expr = Attribute.expr.__get__(self)
-        if isinstance(expr, TemplateExpr) and len(expr.parts) == 1 and isinstance(expr.parts[0], Expr):
+        if isinstance(expr, TemplateExpr) and len(expr.parts) == 1 and isinstance(expr.parts[0], Expr) and not expr.always_string:
             return expr.parts[0]
         return expr
 

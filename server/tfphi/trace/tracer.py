@@ -33,6 +33,7 @@ from ..syntax.expr import (
     SplatStep,
     Step,
     TemplateExpr,
+    TemplateJoinExpr,
     TupleExpr,
     UnaryOpExpr,
 )
@@ -341,7 +342,7 @@ class Tracer:
 
     def _template(self, expr: TemplateExpr, env, depth, stack) -> Result:
         exprs = [p for p in expr.parts if isinstance(p, Expr)]
-        if len(expr.parts) == 1 and exprs:
+        if len(expr.parts) == 1 and exprs and not expr.always_string:
             return self.trace(exprs[0], env, depth, stack)  # "${x}" is x, unconverted
         results = [self.trace(e, env, depth, stack) for e in exprs]
 
@@ -350,6 +351,11 @@ class Tracer:
             return nfc("".join(p if isinstance(p, str) else to_string(next(it)) for p in expr.parts))
 
         return self.combine(results, render, S.Op("TemplateExpr"), expr.span)
+
+    def _template_join(self, expr: TemplateJoinExpr, env, depth, stack) -> Result:
+        """``%{ for }``: the loop's strings (its body is a string template), joined."""
+        loop = self.trace(expr.loop, env, depth, stack)
+        return self.combine([loop], lambda v: nfc("".join(map(to_string, v[0]))), S.Op("TemplateJoinExpr"), expr.span)
 
     def _binary(self, expr: BinaryOpExpr, env, depth, stack) -> Result:
         left = self.trace(expr.left, env, depth, stack)
@@ -985,6 +991,7 @@ _DISPATCH: dict[type, Callable] = {
     InvalidExpr: Tracer._invalid,
     ParenExpr: Tracer._paren,
     TemplateExpr: Tracer._template,
+    TemplateJoinExpr: Tracer._template_join,
     BinaryOpExpr: Tracer._binary,
     UnaryOpExpr: Tracer._unary,
     TupleExpr: Tracer._tuple,
@@ -1138,7 +1145,7 @@ def _passes_value(expr: Expr) -> bool:
     """Whether ``expr``'s value is one of its operands' own values (``"${x}"`` included)."""
     if isinstance(expr, _VALUE_PASSING):
         return True
-    return isinstance(expr, TemplateExpr) and len(expr.parts) == 1 and isinstance(expr.parts[0], Expr)
+    return isinstance(expr, TemplateExpr) and len(expr.parts) == 1 and isinstance(expr.parts[0], Expr) and not expr.always_string
 
 
 def existing_cond(expr: Expr, text: str, scope: ModuleInstance, root_text: str | None) -> C.Existing:
