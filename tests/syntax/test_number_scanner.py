@@ -6,11 +6,11 @@ from tree_sitter import Point
 
 from tfphi.syntax.expr import LiteralExpr
 from tfphi.syntax.hclfile import new_parser, parse_file
-from tfphi.syntax.scanner import number_masked, split_numbers
+from tfphi.syntax.scanner import respelled_tokens, tree_sitter_spelling
 
 
 def spelled(text: str) -> str:
-    return number_masked(text.encode()).decode()
+    return tree_sitter_spelling(text.encode()).decode()
 
 
 def test_only_numbers_in_expressions_are_spelled_for_tree_sitter():
@@ -30,12 +30,12 @@ c = x-9e9 + y1e1 + -2002 + 1.5e3 + z.401
 EOT
 é = "é" + 202
 '''
-    assert number_masked(b"a = 1.5e3") is not None and number_masked(b"a = 1") == b"a = 1"
+    assert tree_sitter_spelling(b"a = 1.5e3") is not None and tree_sitter_spelling(b"a = 1") == b"a = 1"
 
 
 def test_byte_offsets_after_non_ascii_text():
     source = 'x = "ü" + 1e2'.encode()
-    [(start, end)] = split_numbers(source)
+    [(start, end)] = respelled_tokens(source)
     assert source[start:end] == b"1e2"
 
 

@@ -337,7 +337,7 @@ class ExprConverter:
     def _number(self, span: Span, text: str) -> Expr:
         """A number literal's value, read from its text as hclsyntax does (``cty.ParseNumberVal``,
         Terraform's conversion of a string to a number); the text is the whole literal, ``3e3``
-        included (``scanner.number_masked``)."""
+        included (``scanner.tree_sitter_spelling``)."""
         try:
             return LiteralExpr(span, to_number(text))
         except (TfEvalError, TfUnrepresentable) as exc:

@@ -30,7 +30,7 @@ from ..lazy_re import lazy_compile
 from ..records import record, field
 from .error_shapes import terraform_placed
 from .expr import Expr, ExprConverter, InvalidExpr, Span
-from .scanner import may_split_numbers, number_masked
+from .scanner import may_respell, tree_sitter_spelling
 
 BOM = b"\xef\xbb\xbf"
 
@@ -42,15 +42,17 @@ def hcl_language() -> Language:
 
 
 class HclParser:
-    """tree-sitter-hcl's parser, fed the text as HCL's scanner reads its number literals
-    (``scanner.number_masked``: ``3e3`` is one number, as Terraform reads it). The trees'
+    """tree-sitter-hcl's parser, fed the text as HCL's scanner reads its tokens
+    (``scanner.tree_sitter_spelling``: ``3e3`` is one number, as Terraform reads it). The trees'
     byte offsets are the text's own; the nodes' text is read from the real bytes."""
 
-    __slots__ = ("_parser", "_last")
+    __slots__ = ("_parser", "_spelled")
+
+    KEEP = 8  # texts whose spelling is kept: a file's ranges are parsed one by one, files in turn
 
     def __init__(self) -> None:
         self._parser = Parser(hcl_language())
-        self._last: tuple[bytes, bytes] | None = None  # the last text and its spelling (a file's ranges parse one by one)
+        self._spelled: OrderedDict[int, tuple[bytes, bytes]] = OrderedDict()
 
     @property
     def included_ranges(self) -> list[Range]:
@@ -60,18 +62,23 @@ class HclParser:
     def included_ranges(self, ranges: list[Range]) -> None:
         self._parser.included_ranges = ranges
 
+    def _spelling(self, source: bytes) -> bytes:
+        kept = self._spelled.get(id(source))
+        if kept is not None and kept[0] is source:
+            return kept[1]
+        spelled = tree_sitter_spelling(source)
+        self._spelled[id(source)] = (source, spelled)
+        while len(self._spelled) > self.KEEP:
+            self._spelled.popitem(last=False)
+        return spelled
+
     def parse(self, source: bytes, old_tree: Tree | None = None) -> Tree:
         """The tree of ``source``; incremental when ``old_tree`` was edited to match it, except
-        where a number literal may be spelled for tree-sitter: changing its spelling can reach
-        bytes outside the edit (typing ``3`` after ``1e``), which an incremental parse would not
+        where a token may be spelled for tree-sitter: changing its spelling can reach bytes
+        outside the edit (typing ``3`` after ``1e``), which an incremental parse would not
         read again."""
-        last = self._last
-        if last is not None and last[0] is source:
-            masked = last[1]
-        else:
-            masked = number_masked(source)
-            self._last = (source, masked)
-        if old_tree is not None and masked is source and not may_split_numbers(source):
+        masked = self._spelling(source)
+        if old_tree is not None and masked is source and not may_respell(source):
             return self._parser.parse(source, old_tree)
         return self._parser.parse(masked)
 

@@ -6,10 +6,11 @@ tree-sitter-hcl stays the parser of everything; two things need the tokens HCL i
 - number literals: tree-sitter-hcl 1.2.0 takes an exponent only after a fraction, so it
   reads ``3e3`` as the number ``3`` followed by the name ``e3`` (a false syntax error, a
   reference to nothing, an argument lost), where HCL's scanner reads one number, 3000.
-  ``number_masked`` spells each such literal as digits of the same length before
+  ``tree_sitter_spelling`` spells each such literal as digits of the same length before
   tree-sitter parses the text (``3e3`` as ``303``): every byte offset stays where it was,
   tree-sitter sees one numeric literal, and the literal's value is read from the real
-  bytes (``syntax.expr``). See docs/hcl-syntax.md.
+  bytes (``syntax.expr``). A template's ``$$${`` is respelled the same way (HCL: ``$``
+  then the escape ``$${``; tree-sitter: ``$$`` then an interpolation). See docs/hcl-syntax.md.
 """
 
 from __future__ import annotations
@@ -168,48 +169,65 @@ def scan(text: str) -> list[tuple[str, int, int]]:
 
 
 
-# ---- number literals tree-sitter-hcl splits ----------------------------------------------------
+# ---- tokens tree-sitter-hcl reads otherwise ---------------------------------------------------
 
 # tree-sitter-hcl 1.2.0's numeric literal is ``[0-9]+(\.[0-9]+([eE][+-]?[0-9]+)?)?``: an exponent
-# right after the integer part ends its token.
-_SPLIT_NUMBER = lazy_compile(r"[0-9]+[eE][+-]?[0-9]+\Z")
-# What could start such a literal outside a name (``a1e3``, ``x-1e3`` are names): the cheap test
-# that spares a scan of the files that have none (almost all).
-_MAYBE_SPLIT = lazy_compile(rb"(?<![A-Za-z0-9_\x80-\xff])[0-9]+[eE][+-]?[0-9]")
-_EXPONENT_BYTES = frozenset(b"eE+-")
+# right after the integer part (``3e3``) or after a bare dot (``1.e3``, 1000) ends its token.
+_SPLIT_NUMBER = lazy_compile(r"[0-9]+\.?[eE][+-]?[0-9]+\Z")
+# What could start such a literal outside a name (``a1e3``, ``x-1e3`` are names), or a ``$`` or
+# ``%`` before an escape (``$$${``: HCL reads ``$`` then ``$${``, tree-sitter ``$$`` then ``${``):
+# the cheap test that spares a scan of the files that have neither (almost all).
+_MAYBE_RESPELLED = lazy_compile(rb"(?<![A-Za-z0-9_\x80-\xff])[0-9]+\.?[eE][+-]?[0-9]|\$\$\$\{|%%%\{")
+_EXPONENT_BYTES = frozenset(b".eE+-")
+_LITERALS = frozenset((QUOTED_LIT, STRING_LIT))
 
 
-def may_split_numbers(source: bytes) -> bool:
-    """Whether ``source`` may hold a literal of ``split_numbers`` (a test of its bytes, no scan)."""
-    return _MAYBE_SPLIT.search(source) is not None
+def may_respell(source: bytes) -> bool:
+    """Whether ``source`` may hold a token of ``respelled_tokens`` (a test of its bytes, no scan)."""
+    return _MAYBE_RESPELLED.search(source) is not None
 
 
-def split_numbers(source: bytes) -> list[tuple[int, int]]:
-    """The byte ranges of the number literals HCL's scanner reads as one token and
-    tree-sitter-hcl splits (``3e3``, ``1E+6``): outside strings, heredocs and comments."""
-    if _MAYBE_SPLIT.search(source) is None:
+def respelled_tokens(source: bytes) -> list[tuple[int, int]]:
+    """The byte ranges of the tokens HCL's scanner reads and tree-sitter-hcl would read otherwise:
+    number literals with an exponent and no fraction (``3e3``, ``1E+6``, ``1.e3``; tree-sitter
+    splits them), and a template's lone ``$``/``%`` before the escape ``$${``/``%%{`` (tree-sitter
+    reads ``$$`` and an interpolation)."""
+    if _MAYBE_RESPELLED.search(source) is None:
         return []
     text = source.decode("utf-8", "replace")
     ascii_only = len(text) == len(source)
     found = []
-    for kind, start, end in scan(text):
-        if kind == NUMBER and _SPLIT_NUMBER.match(text, start, end):
-            # Character offsets to byte offsets; a number is ASCII, as many bytes as characters.
-            at = start if ascii_only else len(text[:start].encode("utf-8", "replace"))
-            found.append((at, at + end - start))
+    tokens = scan(text)
+    for i, (kind, start, end) in enumerate(tokens):
+        if kind == NUMBER:
+            if not _SPLIT_NUMBER.match(text, start, end):
+                continue
+        elif kind not in _LITERALS or end - start != 1 or text[start] not in "$%":
+            continue
+        else:
+            after = tokens[i + 1]
+            if after[0] not in _LITERALS or not text.startswith(text[start] * 2 + "{", after[1]):
+                continue
+        # Character offsets to byte offsets; these tokens are ASCII, as many bytes as characters.
+        at = start if ascii_only else len(text[:start].encode("utf-8", "replace"))
+        found.append((at, at + end - start))
     return found
 
 
-def number_masked(source: bytes) -> bytes:
-    """``source`` with each literal of ``split_numbers`` spelled as digits of the same length
-    (``3e3`` as ``303``), the text tree-sitter-hcl parses as HCL's scanner reads it;
-    ``source`` itself (the same object) when there is none."""
-    spans = split_numbers(source)
+def tree_sitter_spelling(source: bytes) -> bytes:
+    """``source`` as tree-sitter-hcl must read it to see HCL's tokens: each number of
+    ``respelled_tokens`` as digits of the same length (``3e3`` as ``303``), each lone ``$``/``%``
+    as a plain letter (``x$${``); byte offsets unchanged; ``source`` itself (the same object)
+    when nothing needs it."""
+    spans = respelled_tokens(source)
     if not spans:
         return source
-    masked = bytearray(source)
+    spelled = bytearray(source)
     for start, end in spans:
+        if spelled[start] in b"$%":
+            spelled[start] = 0x78  # "x"
+            continue
         for i in range(start, end):
-            if masked[i] in _EXPONENT_BYTES:
-                masked[i] = 0x30  # "0"
-    return bytes(masked)
+            if spelled[i] in _EXPONENT_BYTES:
+                spelled[i] = 0x30  # "0"
+    return bytes(spelled)

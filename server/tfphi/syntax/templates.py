@@ -82,11 +82,13 @@ class TemplateFor:
 Part = Union[str, Any, TemplateIf, TemplateFor]
 
 # scan_tokens.rl's literal tokens: a run of characters other than $ and % (with a quoted
-# string's escapes; a heredoc's run ends with its line), "$${" / "%%{", or a lone $ or % that
-# takes the character after it (measured with terraform console: `"a $ %{~ if true }x%{ endif }"`
-# keeps the space after the $; only whitespace can tell where such a token ends).
-_QUOTED_TOKEN = lazy_compile(r"\$\$\{|%%\{|[$%][ \t]?|(?:\\[\s\S]|[^$%\\])+|\\")
-_HEREDOC_TOKEN = lazy_compile(r"\$\$\{|%%\{|[$%][ \t]?|[^$%\n]*\n|[^$%\n]+")
+# string's escapes; a heredoc's run ends with its line), "$${" / "%%{", or a lone $ or %; in a
+# heredoc a $ or % takes the character after it, unless that starts something else. Only
+# whitespace can tell where such a token ends, which terraform console shows: the quoted
+# "x$$ \n %{~ if true }z%{ endif }" is "x$$z" (" \n " a token of its own, trimmed), the heredoc
+# line "a $$ " before "%{~ if true }x%{ endif }" keeps its last space ("$ " one token).
+_QUOTED_TOKEN = lazy_compile(r"\$\$\{|%%\{|[$%]|(?:\\[\s\S]|[^$%\\])+|\\")
+_HEREDOC_TOKEN = lazy_compile(r"\$\$\{|%%\{|[$%][^{$%\r\n]?|[^$%\n]*\n|[^$%\n]+")
 _ESCAPE = lazy_compile(r"\\(u[0-9A-Fa-f]{0,4}|U[0-9A-Fa-f]{0,8}|[\s\S])?|\$\$\{|%%\{")
 _SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
