@@ -12,8 +12,11 @@ from typing import Union
 from tree_sitter import Node
 
 from ..records import record
+from ..lazy_re import lazy_compile
+from ..values.errors import TfUnrepresentable
+from ..values.numbers import parse_number
+from ..values.value import Value, nfc
 from .templates import Piece, TemplateError, TemplateFor, TemplateIf, literal_pieces, parse_template
-from ..trace.values import TfEvalError, TfUnrepresentable, Value, nfc, to_number
 
 MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Python stack far above
 NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"
@@ -163,6 +166,8 @@ _POSTFIX = {"get_attr", "index", "splat"}
 # tree-sitter-hcl's nodes for a directive's markers, and the directive keyword of each.
 _DIRECTIVE_MARKERS = {"template_if_intro": "if", "template_else_intro": "else", "template_if_end": "endif",
                       "template_for_start": "for", "template_for_end": "endfor"}
+# A number literal cty.ParseNumberVal accepts, as HCL's scanner makes one (``1.e3`` included).
+_NUMBER_LITERAL = lazy_compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
 
 
 class ExprConverter:
@@ -335,12 +340,14 @@ class ExprConverter:
         return InvalidExpr(span, f"unsupported literal ({kind})")
 
     def _number(self, span: Span, text: str) -> Expr:
-        """A number literal's value, read from its text as hclsyntax does (``cty.ParseNumberVal``,
-        Terraform's conversion of a string to a number); the text is the whole literal, ``3e3``
-        included (``scanner.tree_sitter_spelling``)."""
+        """A number literal's value, read from its text as hclsyntax does (``cty.ParseNumberVal``:
+        a big.Float at 512 bits); the text is the whole literal, ``3e3`` included
+        (``scanner.tree_sitter_spelling``)."""
+        if not _NUMBER_LITERAL.fullmatch(text):
+            return InvalidExpr(span, f"invalid number literal {text}")
         try:
-            return LiteralExpr(span, to_number(text))
-        except (TfEvalError, TfUnrepresentable) as exc:
+            return LiteralExpr(span, parse_number(text))
+        except TfUnrepresentable as exc:
             return InvalidExpr(span, f"invalid number literal {text}: {exc}")
 
     def _object(self, node: Node, depth: int) -> Expr:
