@@ -48,3 +48,91 @@ def test_number_literals_with_an_exponent(tmp_path, monkeypatch, capsys):
     # `type` named no field.
     commands = [["check", "."]] + [["trace", ".", f"aws_ebs_volume.v.{f}"] for f in ("iops", "size", "throughput", "type")]
     check_snapshot(SNAPSHOTS / "exponents.txt", run_commands(EXPONENTS, commands, tmp_path, monkeypatch, capsys))
+
+
+HEREDOCS = '''
+#- main.tf
+variable "env" {
+  default = "prod"
+}
+
+resource "aws_instance" "web" {
+  # Terraform: "prod\\n" (the line's four spaces are the smallest indentation)
+  user_data = <<-EOT
+    ${var.env}
+    EOT
+  # Terraform: "      a\\nprod\\n" (a line starting with an interpolation counts as no indentation)
+  ami = <<-EOT
+      a
+${var.env}
+    EOT
+}
+'''
+
+
+def test_flush_heredocs(tmp_path, monkeypatch, capsys):
+    # Before: user_data kept its four spaces ("    prod\n").
+    commands = [["trace", ".", f"aws_instance.web.{f}"] for f in ("user_data", "ami")]
+    check_snapshot(SNAPSHOTS / "flush_heredocs.txt", run_commands(HEREDOCS, commands, tmp_path, monkeypatch, capsys))
+
+
+DIRECTIVES = '''
+#- main.tf
+variable "on" {
+  type = bool
+}
+
+variable "names" {
+  default = ["a", "b"]
+}
+
+resource "aws_instance" "web" {
+  ami       = "ami-%{ if var.on }on%{ else }off%{ endif }"
+  user_data = <<-EOT
+    %{~ for i, n in var.names ~}
+    ${i}=${n}
+    %{~ endfor ~}
+    EOT
+}
+'''
+
+
+def test_template_directives(tmp_path, monkeypatch, capsys):
+    # Before: both Unbounded ("template directives (%{ if }/%{ for }) are not traced").
+    commands = [["trace", ".", f"aws_instance.web.{f}"] for f in ("ami", "user_data")] + [["trace", ".", "aws_instance.web.ami", "--json"]]
+    check_snapshot(SNAPSHOTS / "directives.txt", run_commands(DIRECTIVES, commands, tmp_path, monkeypatch, capsys))
+
+
+SPLATS = '''
+#- main.tf
+variable "big" {
+  type = bool
+}
+
+module "replica" {
+  source = "./replica"
+  count  = var.big ? 2 : 1
+  name   = "r${count.index}"
+}
+
+resource "aws_db_instance" "main" {
+  replicate_source_db = module.replica[0].id
+  tags = {
+    replicas = join(",", module.replica[*].id)
+  }
+}
+#- replica/main.tf
+variable "name" {
+  type = string
+}
+
+output "id" {
+  value = "db-${var.name}"
+}
+'''
+
+
+def test_module_instance_splats(tmp_path, monkeypatch, capsys):
+    # Before: tags Unbounded ("the list of module.replica's instances is not traced").
+    commands = [["trace", ".", f"aws_db_instance.main.{f}"] for f in ("replicate_source_db", "tags")]
+    check_snapshot(SNAPSHOTS / "module_splats.txt", run_commands(SPLATS, commands, tmp_path, monkeypatch, capsys))

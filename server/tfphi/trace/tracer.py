@@ -741,11 +741,12 @@ class Tracer:
         iterated = "count" if "count" in call.body.attributes else "for_each" if "for_each" in call.body.attributes else None
         rest = list(steps)
         key_step = None
-        if rest and isinstance(rest[0], SplatStep):
-            return Unbounded(f"the list of module.{call_name}'s instances is not traced; reference one instance's output", "invalid", expr.span)
-        if iterated is None and rest and isinstance(rest[0], IndexStep):
+        splat = bool(rest) and isinstance(rest[0], SplatStep)
+        if splat:
+            rest.pop(0)
+        elif iterated is None and rest and isinstance(rest[0], IndexStep):
             return Unbounded(f"module.{call_name} has no count or for_each: it has no instance keys", "error", expr.span)
-        if iterated is not None:
+        elif iterated is not None:
             if not rest or not isinstance(rest[0], IndexStep):
                 return Unbounded(f"module.{call_name} as a whole object is not traced; reference one instance's output", "invalid", expr.span)
             key_step = rest.pop(0)
@@ -763,7 +764,10 @@ class Tracer:
         label = f"module.{call_name}.{output_name}"
         result = self._value_of(rest, lambda: self.hop(("output", child_path, output_name, self._universe_key()), label, depth, stack, expr.span,
                                                        lambda d, s: self._trace_output(output.value.expr, child_path, d, s)))
-        if key_step is not None:
+        if splat:
+            result = self._every_instance(call, iterated, result, tuple(rest[1:]), env, depth, stack, expr)
+            rest = rest[:1]  # the steps after the output's name applied to each instance's value
+        elif key_step is not None:
             result = self._one_instance(call, iterated, key_step, result, env, depth, stack, expr)
         if isinstance(result, Unbounded) and result.cause == "apply-time":
             # Name the apply-time value as this module sees it (module.master.arn), not only as
@@ -771,6 +775,41 @@ class Tracer:
             result = replace(result, through=(label, expr.span))
         result = _prepend(result, S.Output(call_name, output_name, span=output.label_span))
         return self.apply_steps(result, tuple(rest[1:]), env, depth, stack, expr.span)
+
+    def _every_instance(self, call, iterated: str | None, output: Result, steps, env: Env, depth, stack, expr) -> Result:
+        """``module.m[*].out``: the list of every instance's output, in index order, one branch per
+        instance count (``count``'s branches); the steps after ``out`` apply to each instance's
+        value, as a splat's do. A call without count or for_each is one instance: ``[out]``."""
+        if isinstance(output, Unbounded):
+            return output
+        if iterated is None:
+            one = self.apply_steps(output, steps, env, depth, stack, expr.span)
+            return self.combine([one], lambda v: [v[0]], S.Op("Splat"), expr.span, keep_source=True)
+        if iterated == "for_each":
+            return Unbounded(f"module.{call.name} has for_each: module.{call.name}[*] is not a list of its instances; "
+                             f"reference one instance (module.{call.name}[\"key\"])", "invalid", expr.span)
+        counts = self.without_universe(lambda: self.trace(call.body.attributes["count"].expr, env, depth, stack))
+        if isinstance(counts, Unbounded):
+            return counts
+        out: list[Branch] = []
+        for count in counts:
+            n = count.value
+            if isinstance(n, bool) or not is_number(n) or n < 0 or n != int(n):
+                return Unbounded(f"the count of module.{call.name} is not a whole number ({to_hcl(n)})", "error", expr.span)
+            instances: list[Result] = []
+            for index in range(int(n)):
+                branches = []
+                for branch in output:  # type: ignore[union-attr]
+                    fixed = C.fix_iteration(branch.cond, env.scope, "count.index", index)
+                    joined = C.conjoin(count.cond, fixed) if fixed is not None else None
+                    if joined is not None:
+                        branches.append(Branch(branch.value, joined, branch.path, branch.source))
+                instances.append(self.apply_steps(tuple(branches), steps, env, depth, stack, expr.span))
+            listed = self.combine(instances, list, S.Op("Splat"), expr.span) if instances else (Branch([], count.cond, (S.Op("Splat"),), expr.span),)
+            if isinstance(listed, Unbounded):
+                return listed
+            out.extend(listed)
+        return self.limit(tuple(out), expr.span)
 
     def _one_instance(self, call, iterated: str, key_step: IndexStep, output: Result, env: Env, depth, stack, expr) -> Result:
         """``module.m[key].out``: the output of that instance, where it exists (elsewhere Terraform fails).
