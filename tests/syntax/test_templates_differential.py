@@ -295,3 +295,11 @@ def test_templates_terraform_rejects_get_no_value():
         if not syntax_errors and any(t.kind != "unbounded" for t in traced):
             wrong.append(f"{text}: tfphi {[(t.kind, [to_json(b.value) for b in t.branches]) for t in traced]}")
     assert wrong == []
+
+
+def test_heredoc_lines_ending_in_crlf_keep_their_carriage_returns():
+    expressions = ["<<-EOT\r\n    x\r\n      y ${var.env}\r\n    EOT", "<<EOT\r\na %{ if true ~}\r\n  b\r\n%{~ endif }\r\nEOT"]
+    theirs = terraform_values(expressions, True)
+    traced, syntax_errors = tfphi_traces(expressions)
+    assert theirs == ["x\r\n  y prod\r\n", "a   b\r\n"] and not syntax_errors
+    assert [compare(text, {True: value, False: value}, traces) for text, value, traces in zip(expressions, theirs, traced)] == [[], []]
