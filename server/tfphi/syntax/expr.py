@@ -377,6 +377,9 @@ class ExprConverter:
         if body is None:
             return InvalidExpr(span, "unterminated heredoc" if heredoc else "unterminated string")
         start, end, flush = body
+        raw = self.source[start:end]
+        if not heredoc and b"\\" not in raw and b"$" not in raw and b"%" not in raw:
+            return LiteralExpr(span, nfc(raw.decode("utf-8", "replace")))  # most strings: nothing to read but the text
         try:
             pieces = self._template_pieces(node, start, end, heredoc, depth)
             parts, passthrough = parse_template(pieces, flush, start, end)
