@@ -176,6 +176,9 @@ class ExprConverter:
     # Set by ``syntax.hclfile`` when reading the file's bodies met an argument set twice in one
     # body (the offset of the second name): Terraform rejects the file.
     set_twice: int | None = None
+    # Set by ``syntax.jsonfile``: the ``.tf.json`` file's own bytes, where the literal text of its
+    # strings is read with JSON's escapes (``source`` is their HCL spelling for tree-sitter).
+    json_source: bytes | None = None
 
     def __init__(self, source: bytes, file: str, keep_nodes: bool = True):
         self.source = source
@@ -377,11 +380,14 @@ class ExprConverter:
         if body is None:
             return InvalidExpr(span, "unterminated heredoc" if heredoc else "unterminated string")
         start, end, flush = body
-        raw = self.source[start:end]
+        # A .tf.json string itself (not a string nested in one of its interpolations, which
+        # JSON spells \"...\"): its literal text is the JSON file's, with JSON's escapes.
+        json_string = self.json_source is not None and self.json_source[node.start_byte : node.start_byte + 1] == b'"'
+        raw = (self.json_source if json_string else self.source)[start:end]  # type: ignore[index]
         if not heredoc and b"\\" not in raw and b"$" not in raw and b"%" not in raw:
             return LiteralExpr(span, nfc(raw.decode("utf-8", "replace")))  # most strings: nothing to read but the text
         try:
-            pieces = self._template_pieces(node, start, end, heredoc, depth)
+            pieces = self._template_pieces(node, start, end, heredoc, json_string, depth)
             parts, passthrough = parse_template(pieces, flush, start, end)
         except TemplateError as exc:
             return InvalidExpr(Span(self.file, exc.start, exc.end), str(exc))
@@ -411,20 +417,21 @@ class ExprConverter:
         closing_line_start = self.source.rfind(b"\n", 0, idents[-1].start_byte) + 1
         return body_start, max(body_start, closing_line_start), self.text(start_marker) == "<<-"
 
-    def _template_pieces(self, node: Node, start: int, end: int, heredoc: bool, depth: int) -> list[Piece]:
+    def _template_pieces(self, node: Node, start: int, end: int, heredoc: bool, json_string: bool, depth: int) -> list[Piece]:
         """The template's tokens in source order: its literal text between ``start`` and ``end``
         cut as hclsyntax's scanner cuts it, and its interpolations and directives."""
         markers: list[Piece] = []
         self._template_markers(node, start, end, markers, depth)
         pieces: list[Piece] = []
+        text = self.json_source if json_string else self.source
         cursor = start
-        for marker in markers:
-            if marker.start > cursor:
-                pieces.extend(literal_pieces(self.source[cursor : marker.start].decode("utf-8", "replace"), cursor, heredoc))
-            pieces.append(marker)
-            cursor = marker.end
-        if end > cursor:
-            pieces.extend(literal_pieces(self.source[cursor:end].decode("utf-8", "replace"), cursor, heredoc))
+        for marker in [*markers, None]:
+            stop = end if marker is None else marker.start
+            if stop > cursor:
+                pieces.extend(literal_pieces(text[cursor:stop].decode("utf-8", "replace"), cursor, heredoc, json_string))
+            if marker is not None:
+                pieces.append(marker)
+                cursor = marker.end
         return pieces
 
     def _template_markers(self, node: Node, start: int, end: int, out: list[Piece], depth: int) -> None:

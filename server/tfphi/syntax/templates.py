@@ -24,6 +24,7 @@ caller converted their expressions to (``payload``). See docs/hcl-syntax.md.
 
 from __future__ import annotations
 
+import json
 import re
 from typing import Any, Union
 
@@ -130,8 +131,23 @@ def decode_literal(token: str, quoted: bool, start: int) -> str:
     return _ESCAPE.sub(replace, token)
 
 
-def literal_pieces(raw: str, start: int, heredoc: bool) -> list[Piece]:
-    """The literal tokens of ``raw`` (source text at byte ``start``), decoded."""
+def _json_decoded(token: str, start: int) -> str:
+    try:
+        return json.loads(f'"{token}"')
+    except ValueError as exc:
+        raise TemplateError(f"invalid JSON string escape ({exc.args[0].split(':')[0]})", start, start + len(token.encode("utf-8"))) from None
+
+
+def literal_pieces(raw: str, start: int, heredoc: bool, json_string: bool = False) -> list[Piece]:
+    """The literal tokens of ``raw`` (source text at byte ``start``), decoded. A ``.tf.json``
+    string's text (``json_string``) is JSON-decoded first, as Terraform decodes the file before
+    it reads the string as a template; the template is then a bare one (hclsyntax's
+    ``ParseTemplate``): no backslash escapes, and its literal tokens end at each line's end, as
+    a heredoc's do (its pieces all carry the span of ``raw``)."""
+    if json_string:
+        end = start + len(raw.encode("utf-8"))
+        return [Piece("literal", start, end, decode_literal(token, False, start))
+                for token in literal_tokens(_json_decoded(raw, start), heredoc=True)]
     pieces = []
     at = start
     for token in literal_tokens(raw, heredoc):
