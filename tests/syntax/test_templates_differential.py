@@ -53,8 +53,9 @@ locals {
 CONDITIONS = ["true", "false", "var.flag", "!var.flag", 'var.env == "prod"', "var.flag && true", "1e1 > 5", 'local.base != "b"']
 COLLECTIONS = ['["a", "b"]', "[1, 2e1]", "[]", "var.names", '{ k = "v", j = "w" }', '["x"]']
 QUOTED_TEXT = ["a", "b c", "é", "😀", " ", "  ", "\t", "x-y", "$", "$ ", "%", "% ", "$$", "%%", "$x", "%d", "$${x}", "%%{y}",
-               "\\n", "\\r", "\\t", '\\"', "\\\\", "\\u00e9", "\\u0041", "\\U0001F600", " \\n ", "e\\u0301"]
-HEREDOC_TEXT = ["a", "b c", "x $ y", "%", "$${x}", "%%{y}", "back\\slash", "é", "tab\tin", "EOTX", "  trailing  "]
+               "\\n", "\\r", "\\t", '\\"', "\\\\", "\\u00e9", "\\u0041", "\\U0001F600", " \\n ", "e\\u0301",
+               "\u00a0", "\u2003 ", "\\u00a0"]
+HEREDOC_TEXT = ["a", "b c", "x $ y", "%", "$${x}", "%%{y}", "back\\slash", "é", "tab\tin", "EOTX", "  trailing  ", "nbsp\u00a0"]
 
 
 class Generator:
@@ -134,7 +135,7 @@ class Generator:
         return f"<<{'-' if flush else ''}EOT\n" + "".join(line + "\n" for line in lines) + closing + "EOT"
 
     def indent(self) -> str:
-        return "".join(self.pick([" ", " ", " ", "\t"]) for _ in range(self.rng.randint(0, 6)))
+        return "".join(self.pick([" ", " ", " ", " ", " ", "\t", "\u00a0", "\u3000"]) for _ in range(self.rng.randint(0, 6)))
 
     def heredoc_lines(self, depth: int, loop_vars) -> list[str]:
         r = self.rng
