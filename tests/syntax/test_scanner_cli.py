@@ -136,3 +136,23 @@ def test_module_instance_splats(tmp_path, monkeypatch, capsys):
     # Before: tags Unbounded ("the list of module.replica's instances is not traced").
     commands = [["trace", ".", f"aws_db_instance.main.{f}"] for f in ("replicate_source_db", "tags")]
     check_snapshot(SNAPSHOTS / "module_splats.txt", run_commands(SPLATS, commands, tmp_path, monkeypatch, capsys))
+
+
+ESCAPES = r'''
+#- main.tf
+resource "aws_instance" "web" {
+  # Terraform: "é😀 ${x} %{y} \\ \t$${x} %%{ if true }" (JSON); "e\u0301" in Unicode normal form C
+  user_data = "\u00e9\U0001F600 $${x} %%{y} \\ \t$$${x} %%%{ if true }"
+  ami       = "e\u0301"
+}
+#- broken/main.tf
+resource "aws_instance" "web" {
+  user_data = "\q"
+  ami       = "\ud800"
+}
+'''
+
+
+def test_string_escapes(tmp_path, monkeypatch, capsys):
+    commands = [["trace", ".", "aws_instance.web.user_data", "--json"], ["trace", ".", "aws_instance.web.ami"], ["check", "broken"]]
+    check_snapshot(SNAPSHOTS / "escapes.txt", run_commands(ESCAPES, commands, tmp_path, monkeypatch, capsys))
