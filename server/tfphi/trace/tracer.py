@@ -49,7 +49,7 @@ from .operators import apply_binary, apply_unary, get_attribute, get_index, unif
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
 from ..evaluate.type_constraints import parse_type
 from ..values.types import convert
-from ..values.value import TfEvalError, TfUnrepresentable, Value, from_python, is_number, nfc, to_bool, to_hcl, to_number, to_string, value_key
+from ..values.value import TfEvalError, TfSet, TfUnrepresentable, Value, from_python, is_number, nfc, to_bool, to_hcl, to_number, to_string, value_key
 
 # How much larger than the branch limit a raw cross product may be before contradictions are dropped.
 CROSS_PRODUCT_SLACK = 8
@@ -487,6 +487,8 @@ class Tracer:
             value = branch.value
             if isinstance(value, dict):
                 entries = sorted(value.items())
+            elif isinstance(value, TfSet):
+                entries = [(item, item) for item in value]  # a set's elements are their own keys
             elif isinstance(value, list):
                 entries = list(enumerate(value))
             else:
