@@ -388,7 +388,7 @@ class ExprConverter:
             return LiteralExpr(span, nfc(raw.decode("utf-8", "replace")))  # most strings: nothing to read but the text
         try:
             pieces = self._template_pieces(node, start, end, heredoc, json_string, depth)
-            parts, passthrough = parse_template(pieces, flush, start, end)
+            parts, passthrough = parse_template(pieces, flush, start)
         except TemplateError as exc:
             return InvalidExpr(Span(self.file, exc.start, exc.end), str(exc))
         if passthrough:

@@ -118,7 +118,7 @@ def decode_literal(token: str, quoted: bool, start: int) -> str:
             raise TemplateError("invalid escape sequence: a backslash must be followed by an escape sequence selector", at, at + 1)
         if selector in _SIMPLE_ESCAPES:
             return _SIMPLE_ESCAPES[selector]
-        if selector[0] in "uU" and len(selector) > 1 or selector in ("u", "U"):
+        if selector[0] in "uU":
             digits = 4 if selector[0] == "u" else 8
             if len(selector) != digits + 1:
                 raise TemplateError(f"invalid escape sequence: \\{selector[0]} must be followed by {digits} hexadecimal digits", at, at + len(whole))
@@ -157,10 +157,10 @@ def literal_pieces(raw: str, start: int, heredoc: bool, json_string: bool = Fals
     return pieces
 
 
-def parse_template(pieces: list[Piece], flush: bool, start: int, end: int) -> tuple[tuple, bool]:
-    """The parts of a template made of ``pieces`` (source order) and whether it is a
-    passthrough (exactly one interpolation: its value, unconverted). Raises ``TemplateError``
-    for unbalanced directives."""
+def parse_template(pieces: list[Piece], flush: bool, start: int) -> tuple[tuple, bool]:
+    """The parts of a template made of ``pieces`` (source order; ``start``: where its text
+    starts) and whether it is a passthrough (exactly one interpolation: its value,
+    unconverted). Raises ``TemplateError`` for unbalanced directives."""
     _apply_strip_markers(pieces)
     if flush:
         _flush_heredoc(pieces)
@@ -168,7 +168,7 @@ def parse_template(pieces: list[Piece], flush: bool, start: int, end: int) -> tu
     if not melded:
         melded = [Piece("literal", start, start, "")]
     passthrough = len(melded) == 1 and melded[0].kind == "interp"
-    parts, stop, at = _parse_sequence(melded, 0, end)
+    parts, stop, _ = _parse_sequence(melded, 0)
     if stop is not None:
         raise TemplateError(f"unexpected {stop.kind} directive", stop.start, stop.end)
     return parts, passthrough
@@ -245,7 +245,7 @@ def _meld(pieces: list[Piece]) -> list[Piece]:
     return out
 
 
-def _parse_sequence(pieces: list[Piece], i: int, end: int) -> tuple[tuple, "Piece | None", int]:
+def _parse_sequence(pieces: list[Piece], i: int) -> tuple[tuple, "Piece | None", int]:
     """Parts from ``pieces[i]`` up to a closing directive (returned, with the index after it)
     or the end of the template (``None``)."""
     parts: list[Part] = []
@@ -257,15 +257,15 @@ def _parse_sequence(pieces: list[Piece], i: int, end: int) -> tuple[tuple, "Piec
         elif kind == "interp":
             parts.append(piece.payload)
         elif kind == "if":
-            then_parts, stop, i = _parse_sequence(pieces, i + 1, end)
+            then_parts, stop, i = _parse_sequence(pieces, i + 1)
             else_parts: tuple = ()
             if stop is not None and stop.kind == "else":
-                else_parts, stop, i = _parse_sequence(pieces, i, end)
+                else_parts, stop, i = _parse_sequence(pieces, i)
             _expect(stop, "endif", piece)
             parts.append(TemplateIf(piece.payload, then_parts, else_parts, piece.start, stop.end))  # type: ignore[union-attr]
             continue
         elif kind == "for":
-            body, stop, i = _parse_sequence(pieces, i + 1, end)
+            body, stop, i = _parse_sequence(pieces, i + 1)
             _expect(stop, "endfor", piece)
             key, value, collection = piece.payload
             parts.append(TemplateFor(key, value, collection, body, piece.start, stop.end, piece.end))  # type: ignore[union-attr]
