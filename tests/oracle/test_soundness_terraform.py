@@ -79,13 +79,15 @@ def test_tracer_is_sound_against_terraform():
     gates: dict[str, dict[str, str]] = {}  # workspace -> gate text -> output name
     stats: Counter = Counter()
     not_hcl: list[str] = []  # gates tfphi printed that are not root-scope HCL
+    known: dict[str, list[str]] = {}  # workspace -> fields Terraform plans that tfphi must bound
+    unblamed: dict[str, list[str]] = {}  # workspace -> apply-time values no reason may name
     for ws in fixed_workspaces() + [generate(FIRST_SEED + index) for index in range(WORKSPACES)]:
         seed = ws.seed
         name = f"w{seed}"
         directory = scratch / "workspaces" / name
         ws.write(directory)
         analysis = load_workspace(directory)
-        traced[name], gates[name] = {}, {}
+        traced[name], gates[name], known[name], unblamed[name] = {}, {}, ws.known, ws.unblamed
         for address in ws.fields:
             result = analysis.trace_address(address)
             assert result is not None, (name, address)
@@ -132,6 +134,11 @@ def test_tracer_is_sound_against_terraform():
                 failures.append(f"{where}: exists = {exists!r} ({holds}) but Terraform plans {len(instances)} instance(s)")
             if js["kind"] == "unbounded":
                 stats["unbounded field checks"] += 1
+                blamed = [v for v in unblamed[name] if v in (js["reason"] or "")]
+                if blamed:
+                    failures.append(f"{name} ({address}): Unbounded blames {blamed[0]}, which it never reads: {js['reason']}")
+                if address in known[name] and instances:
+                    failures.append(f"{where}: Terraform plans {instances[0][1]!r}, tfphi is Unbounded: {js['reason']}")
                 continue
             for instance, value in instances:
                 stats[f"{js['kind']} instance checks"] += 1
@@ -154,6 +161,8 @@ def test_tracer_is_sound_against_terraform():
         print(f"  rejected {pair}: {error}")
     for error in harness.unattributed:
         print(f"  an error that named no pair: {error}")
+    for failure in failures:
+        print(f"  UNSOUND {failure}")
     shutil.rmtree(scratch, ignore_errors=True) if not failures else print(f"workspaces kept in {scratch}")
     assert failures == [], f"{len(failures)} unsound answers:\n" + "\n".join(failures[:30])
     assert stats["sound"] > 0 and stats["assignments"] > stats["rejected assignments"]
