@@ -85,7 +85,7 @@ NOT_FOR_A_CHECK = (
     "argparse", "pathlib", "importlib.resources",  # a plain check reads its arguments itself
     "tfphi.lsp", "pygls", "lsprotocol", "asyncio",  # the server
     "tfphi.specialize", "tfphi.sarif", "tfphi.field_lookup",  # other commands, formats, variable files
-    "tfphi.trace.functions", "tfphi.trace.strategies",  # only when a function call is traced
+    "tfphi.evaluate.functions", "tfphi.trace.strategies",  # only when a function call is traced
     "tfphi.syntax.syntax_errors",  # only for a file the error pre-check flags
     "tfphi.syntax.jsonfile",  # only for files in Terraform's JSON syntax
 )

@@ -28,7 +28,8 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tfphi.trace.values import hcl_string, to_hcl
+from tfphi.values.numbers import parse_number
+from tfphi.values.value import hcl_string, to_hcl
 
 
 POOL = ["a", "prod", "dev", "15.4", "1", "", "A-b", " x "]
@@ -307,7 +308,7 @@ def generate(seed: int, max_assignments: int = 8) -> Workspace:
     ws.files["main.tf"] = "\n".join(root)
     ws.files[".tfphi.toml"] = '[fields."terraform_data.input"]\nseverity = "warning"\n'
     ws.unblamed = ["terraform_data.seed"]  # only ever an object member nobody reads
-    universes = [env_universe, [True, False], size_universe, [1, 15.4, 5432]] + ([CFG_SHAPES] if has_cfg else [])
+    universes = [env_universe, [True, False], size_universe, [1, parse_number("15.4"), 5432]] + ([CFG_SHAPES] if has_cfg else [])
     names = ["env", "flag", "size", "num"] + (["cfg"] if has_cfg else [])
     combos = list(itertools.product(*universes))
     r.shuffle(combos)

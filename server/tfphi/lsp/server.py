@@ -43,7 +43,8 @@ SETTINGS_SECTION = "tfphi"
 NEVER_HELD = frozenset({types.INITIALIZE, types.INITIALIZED, types.SHUTDOWN, types.EXIT, "tfphi/documentText"})
 HOLD_POLL_SECONDS = 0.005
 MAX_HOLD_SECONDS = 300.0  # a safety net: indexing that never ends must not silence the server
-WATCHED_GLOBS = ("**/*.tf", "**/*.tf.json", "**/*.tfvars", "**/*.tfvars.json", "**/.tfphi.toml", "**/.terraform/modules/modules.json")
+WATCHED_GLOBS = ("**/*.tf", "**/*.tf.json", "**/*.tofu", "**/*.tofu.json", "**/*.tfvars", "**/*.tfvars.json", "**/.tfphi.toml",
+                 "**/*.hcl", "**/.terraform/modules/modules.json")
 
 
 def choose_encoding(capabilities: types.ClientCapabilities | None) -> Encoding:
@@ -388,12 +389,12 @@ def import_analysis_modules() -> None:
     strategies, deployments and code actions took 0.1-0.2 s, in one step no client message could
     preempt, so a keystroke made then waited for the import (tests/lsp/test_scheduler.py checks
     that the first analysis of the bench's workspace imports nothing more). The standard
-    modules ``trace.functions`` defers until a function needs them are imported too.
+    modules ``evaluate.functions`` defers until a function needs them are imported too.
     """
     from ..features import code_actions  # noqa: F401
     from ..specialize import moves  # noqa: F401
     from ..trace import strategies  # noqa: F401
-    from ..trace.functions import import_deferred
+    from ..evaluate.functions import import_deferred
 
     import_deferred()
 

@@ -25,8 +25,9 @@ from ..trace import conditions as C
 from ..trace import steps as S
 from ..trace.result import UNBOUNDED, Branch, TraceResult, Unbounded
 from ..trace.tracer import Env, Result, SourceView, Tracer, _convert_all, _prepend
-from ..trace.types import convert, parse_type
-from ..trace.values import TfEvalError, Value, to_hcl
+from ..evaluate.type_constraints import parse_type
+from ..values.types import convert
+from ..values.value import TfEvalError, Value, to_hcl
 
 @record(frozen=True)
 class Deployment:
@@ -45,7 +46,7 @@ class Deployment:
     def name(self) -> str:
         """``env/prod.tfvars`` -> ``env_prod`` (the name of its ``moved/<name>.tf``)."""
         stem = re.sub(r"\.tfvars(\.json)?$", "", self.file)
-        return stem.replace("/", "_")
+        return stem.replace("/", "_") if stem != "." else "terragrunt"  # "." : the Terragrunt unit in DIR itself
 
 
 def root_deployments(analysis: Analysis, root: str) -> list[Deployment]:

@@ -41,8 +41,10 @@ from ..syntax.expr import (
 )
 from ..records import replace
 from . import printer as P
-from .types import TypeSpec, convert, parse_type
-from .values import TfEvalError
+from ..evaluate.type_constraints import parse_type
+from ..values.types import TypeSpec, convert
+from ..values.errors import TfEvalError
+from ..values.value import is_number
 
 if TYPE_CHECKING:
     from ..stir.model import Variable
@@ -372,7 +374,7 @@ def static_type(expr: Expr, root=None) -> str | None:
             return "bool"
         if isinstance(value, str):
             return "string"
-        return "number" if isinstance(value, (int, float)) else None
+        return "number" if is_number(value) else None
     if isinstance(expr, TemplateExpr):
         return "string"
     if isinstance(expr, UnaryOpExpr):

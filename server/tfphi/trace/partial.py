@@ -17,8 +17,9 @@ from __future__ import annotations
 
 from ..records import record
 from .result import Unbounded
-from .types import TypeSpec, convert
-from .values import TfEvalError, TfSet, Value
+from ..values.types import TypeSpec, convert
+from ..values.errors import TfEvalError
+from ..values.value import TfSet, Value
 
 
 @record(frozen=True, slots=True)

@@ -32,7 +32,7 @@ from ..syntax.expr import (
     TupleExpr,
     UnaryOpExpr,
 )
-from .values import Value, hcl_string, to_hcl
+from ..values.value import Value, hcl_string, to_hcl
 
 NOWHERE = Span("", 0, 0)
 
