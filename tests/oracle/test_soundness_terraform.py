@@ -29,7 +29,7 @@ from typing import Any
 
 from harness import Harness
 from terraform import scratch_dir
-from terraform_cli import terraform_binary
+from terraform_cli import run_terraform, terraform_binary
 from workspaces import fixed_workspaces, generate
 from tfphi.features.trace_json import trace_to_json
 from tfphi.loader import load_workspace
@@ -109,6 +109,12 @@ def test_tracer_is_sound_against_terraform():
         for a, assignment in enumerate(ws.assignments):
             harness.add(f"{name}_a{a}", name, assignment, directory)
         stats["workspaces"] += 1
+    # Every printed gate and exists parses as Terraform: terraform fmt reads them all at once
+    # (the plan below then evaluates each one in its workspace).
+    printed = "".join(f"g{i} = {text}\n" for i, text in enumerate(t for texts in gates.values() for t in texts))
+    formatted = run_terraform(["fmt", "-no-color", "-"], scratch, stdin=printed)
+    assert formatted.returncode == 0, f"terraform fmt rejects a printed gate:\n{formatted.stderr}"
+    stats["gates parsed by terraform fmt"] = printed.count("\n")
     started = time.monotonic()
     truths = harness.run()
     stats["terraform seconds"] = round(time.monotonic() - started)
