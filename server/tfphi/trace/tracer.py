@@ -340,7 +340,9 @@ class Tracer:
         """A member of a constructed object, tuple or ``for`` result: when it cannot be known it is
         one ``Unknown`` branch, so that the other members stay known (``partial``)."""
         result = self._trace_raw(expr, env, depth, stack)
-        if isinstance(result, Unbounded) and result.cause != "error":
+        # An evaluation error fails the whole value; a depth limit or a cycle depends on where the
+        # trace started, so it must stay an Unbounded the memo sees (never kept inside a value).
+        if isinstance(result, Unbounded) and result.cause not in ("error", "depth", "cycle"):
             return (Branch(Unknown(result), C.TRUE, (), expr.span),)
         return result
 
