@@ -190,3 +190,44 @@ def test_a_value_outside_a_configured_universe_fails_the_plan_with_the_guard(tmp
     # The original configuration plans the same value without complaint: the guard is the specializer's.
     terraform.init(original)
     assert terraform.run(original, "plan", "-no-color", "-lock=false", "-var=size=db.m5.large", check=False).returncode == 0
+
+
+DATA_UNIVERSE = {
+    ".tfphi.toml": '[fields."terraform_data.input"]\nuniverse = ["a", "b"]\n',
+    "main.tf": '''data "terraform_remote_state" "net" {
+  backend = "local"
+  config = {
+    path = "net.tfstate"
+  }
+}
+
+resource "terraform_data" "db" {
+  input = data.terraform_remote_state.net.outputs.size
+}
+''',
+}
+
+
+@pytest.mark.parametrize("size, fails", [("b", False), ("c", True)])
+def test_a_data_source_selector_is_guarded_by_an_output_precondition(size: str, fails: bool, tmp_path: Path, terraform: Terraform):
+    """Where the universe's selector is not a root variable (a data source read at plan time), the
+    guard is a precondition with the same condition, on an output of the root module."""
+    original = write(tmp_path / "original", DATA_UNIVERSE)
+    outdir = tmp_path / "out"
+    written = tfphi("specialize", str(original), "terraform_data.db.input", "--out", str(outdir))
+    assert written.returncode == 0, written.stderr
+    network = write(tmp_path / "network", {"main.tf": f'output "size" {{\n  value = "{size}"\n}}\n'})
+    terraform.init(network)
+    terraform.apply(network, [])
+    shutil.copy(network / "terraform.tfstate", outdir / "net.tfstate")
+    terraform.init(outdir)
+    assert terraform.validate(outdir)["valid"] and terraform.fmt_check(outdir) == []
+    planned = terraform.run(outdir, "plan", "-no-color", "-lock=false", check=False)
+    assert (planned.returncode != 0) == fails, planned.stdout + planned.stderr
+    error = " ".join(planned.stderr.split())
+    if fails:
+        assert "Error: Module output value precondition failed" in error, error
+        assert ('The specialization of terraform_data.db.input has a module for each of "a", "b" only: any other value of '
+                "data.terraform_remote_state.net.outputs.size would create no terraform_data.db.") in error, error
+    else:
+        assert "module.db_b[0].terraform_data.db will be created" in planned.stdout
