@@ -30,12 +30,12 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from ..config import Config
 from ..features.locations import line_index as cached_line_index
-from ..loader import (SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, read_bytes, repository_root_of, unreadable_code,
-                      walk_workspace)
+from ..loader import (SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, location_of, read_bytes, repository_root_of,
+                      unreadable_code, walk_workspace)
 from ..records import record, field
 from ..stir.roots import missing_local_targets
 from ..stir.deployments import is_auto_loaded
-from ..stir.terragrunt import deployed_dirs, is_unit_file, wanted_paths
+from ..stir.terragrunt import deployed_dirs, is_unit_file, place_of, wanted_paths
 from ..stir.workspace import module_dir_of
 from ..syntax import is_json_path
 from ..text import Encoding, LineIndex
@@ -246,7 +246,7 @@ class LiveWorkspace:
             tried = folder.outside_tried | set(folder.outside)
             deployed = deployed_dirs(snapshot.units)
             missing = missing_local_targets(snapshot.modules, tried, deployed)
-            parents = [p for p in wanted_paths(snapshot.terragrunt, tried, folder.host.config.repo_root)
+            parents = [p for p in wanted_paths(snapshot.terragrunt, tried, place_of(folder.host.config))
                        if not is_ignored(p, folder.host.config.ignore)]
             for path in parents:  # the files Terragrunt units include: each candidate tried once
                 folder.outside_tried.add(path)
@@ -529,7 +529,7 @@ class LiveWorkspace:
     def folder_base(self, folder: Folder) -> Config:
         """The settings a folder's ``.tfphi.toml`` applies over: the LSP settings, and where the folder lies
         in its git work tree (Terragrunt's ``get_repo_root()``)."""
-        return self.lsp_config.with_overrides(repo_root=folder.repo_root)
+        return self.lsp_config.with_overrides(repo_root=folder.repo_root, location=location_of(folder.root))
 
     def set_lsp_config(self, config: Config) -> None:
         """New LSP settings: each folder's effective config is the settings with its ``.tfphi.toml`` on top."""

@@ -134,27 +134,45 @@ def local_module_dir(unit_dir: str, source: str) -> str | None:
 # ---- reading the units of a workspace -----------------------------------------------------------
 
 
-def read_units(files: Mapping[str, HclFile], module_dirs: Iterable[str], repo_root: str | None = None) -> tuple[Unit, ...]:
-    """Every unit among ``files`` (the Terragrunt files read), sorted by path (``repo_root``: the
-    git work tree around DIR, relative to it, for ``get_repo_root()``)."""
+@record(frozen=True, slots=True)
+class Place:
+    """Where DIR lies on disk, as the loader or the editor found it: Terragrunt's path functions
+    answer from it (the analysis itself never looks)."""
+
+    location: str | None = None  # DIR's absolute path (POSIX)
+    repo_root: str | None = None  # the git work tree around DIR, relative to DIR ("" for DIR itself)
+
+
+def place_of(config) -> Place:
+    """The ``Place`` a configuration (``config.Config``) records."""
+    return Place(config.location, config.repo_root)
+
+
+def read_units(files: Mapping[str, HclFile], module_dirs: Iterable[str], place: Place = Place()) -> tuple[Unit, ...]:
+    """Every unit among ``files`` (the Terragrunt files read), sorted by path: each ``terragrunt.hcl``
+    inside DIR that no other one includes (an included one is a parent configuration)."""
     dirs = set(module_dirs)
-    units = []
+    included: list[str] = []
     for path in sorted(files):
         if is_unit_file(path):
-            unit = read_unit(path, files, dirs, repo_root=repo_root)
+            _Config(path, files[path].body, posixpath.dirname(path), files, place=place).include_targets(included)
+    units = []
+    for path in sorted(files):
+        if is_unit_file(path) and not path.startswith("../") and path not in included:
+            unit = read_unit(path, files, dirs, place=place)
             if unit is not None:
                 units.append(unit)
     return tuple(units)
 
 
 def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wanted: list[str] | None = None,
-              repo_root: str | None = None) -> Unit | None:
+              place: Place = Place()) -> Unit | None:
     """The unit of one ``terragrunt.hcl``; None when it deploys nothing (a parent configuration
     without ``terraform.source`` in a folder without module files). ``wanted`` collects the
     Terragrunt files its evaluation looked for (``wanted_paths``)."""
     hcl = files[path]
     unit_dir = posixpath.dirname(path)
-    config = _Config(path, hcl.body, unit_dir, files, wanted=wanted, repo_root=repo_root)
+    config = _Config(path, hcl.body, unit_dir, files, wanted=wanted, place=place)
     problems: list[tuple[Span, str]] = [(e.span, f"{path} cannot be read: syntax error: {e.message}") for e in hcl.errors[:1]]
     parents: dict[str, _Config] = {}
     for label, block in config.includes():
@@ -177,7 +195,7 @@ def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wa
         merge = block.body.attributes.get("merge_strategy")
         strategy = merge.literal_string() if merge is not None else None
         parents[label] = _Config(target, parent.body, unit_dir, files, parent_dir=posixpath.dirname(target),
-                                 strategy=strategy or "shallow", wanted=wanted, repo_root=repo_root)
+                                 strategy=strategy or "shallow", wanted=wanted, place=place)
     config.parents = parents
     source_attr, source_scope = _source_attribute(hcl.body), config
     if source_attr is None:  # a source set by an included configuration (``_envcommon/mysql.hcl``)
@@ -225,7 +243,7 @@ def _source_attribute(body: Body) -> Attribute | None:
     return None
 
 
-def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = (), repo_root: str | None = None) -> list[str]:
+def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = (), place: Place = Place()) -> list[str]:
     """The Terragrunt files the units' includes may read that are neither read nor tried yet
     (every candidate of ``find_in_parent_folders``: the nearest that exists is the one)."""
     done = set(attempted) | set(files)
@@ -233,7 +251,7 @@ def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = (), re
     unit_files = [path for path in sorted(files) if is_unit_file(path)]
     dirs = {posixpath.dirname(path) for path in unit_files}  # evaluated as units, whatever they deploy
     for path in unit_files:
-        read_unit(path, files, dirs, wanted, repo_root)
+        read_unit(path, files, dirs, wanted, place)
     return sorted({w for w in wanted if w not in done})
 
 
@@ -245,9 +263,9 @@ class _Config:
 
     def __init__(self, path: str, body: Body, unit_dir: str, files: Mapping[str, HclFile],
                  parent_dir: str | None = None, strategy: str = "shallow", wanted: list[str] | None = None,
-                 repo_root: str | None = None):
+                 place: Place = Place()):
         self.path, self.body, self.unit_dir, self.files = path, body, unit_dir, files
-        self.repo_root = repo_root
+        self.place = place
         self.parent_dir = parent_dir  # set for an included parent: path_relative_to_include's base
         self.strategy = strategy
         self.parents: dict[str, _Config] = {}
@@ -495,7 +513,7 @@ class _Config:
         if hcl.errors:
             raise _Unknown(f"{target} cannot be read (a syntax error)")
         other = _Config(target, hcl.body, posixpath.dirname(target), self.files, wanted=self.candidates,
-                        repo_root=self.repo_root)
+                        place=self.place)
         return _Lazy({"locals": lambda: _Lazy({name: functools.partial(other._local, name, 0) for name in other._locals}),
                       "inputs": lambda: _inputs_object(other)})
 
@@ -531,23 +549,36 @@ class _Config:
         return _MARK + (self._repo_root() or ".")
 
     def get_path_to_repo_root(self, args: list[Value]) -> Value:
-        return _relative(self._repo_root(), self.unit_dir)
+        return self._relative(self._repo_root(), self.unit_dir)
 
     def get_path_from_repo_root(self, args: list[Value]) -> Value:
-        return _relative(self.unit_dir, self._repo_root())
+        return self._relative(self.unit_dir, self._repo_root())
 
     def _repo_root(self) -> str:
-        if self.repo_root is None:
+        if self.place.repo_root is None:
             raise _Unknown("get_repo_root() outside a git repository")
-        return self.repo_root
+        return self.place.repo_root
+
+    def _relative(self, path: str, start: str) -> str:
+        return _relative(path, start, self.place.location)
+
+    def include_targets(self, out: list[str]) -> None:
+        """The files this one includes (those tfphi can locate), appended to ``out``."""
+        for _, block in self.includes():
+            attribute = block.body.attributes.get("path")
+            if attribute is not None:
+                try:
+                    out.append(self.path_value(attribute.expr))
+                except _Unknown:
+                    pass
 
     def path_relative_to_include(self, args: list[Value]) -> Value:
         base = self._include_dir()
-        return _relative(self.unit_dir, base) if base is not None else "."
+        return self._relative(self.unit_dir, base) if base is not None else "."
 
     def path_relative_from_include(self, args: list[Value]) -> Value:
         base = self._include_dir()
-        return _relative(base, self.unit_dir) if base is not None else "."
+        return self._relative(base, self.unit_dir) if base is not None else "."
 
     def _include_dir(self) -> str | None:
         if self.parent_dir is not None:
@@ -564,10 +595,12 @@ def _dirname(_: _Config, args: list[Value]) -> Value:
     return posixpath.dirname(path) if "/" in path else "."
 
 
-def _basename(_: _Config, args: list[Value]) -> Value:
+def _basename(config: _Config, args: list[Value]) -> Value:
     path = _one_string(args, "basename")
     if path.startswith(_MARK):
         rel = posixpath.normpath(path[len(_MARK):])
+        if (rel == "." or rel.split("/")[-1] == "..") and config.place.location is not None:
+            return posixpath.basename(posixpath.normpath(posixpath.join(config.place.location, rel)))
         if rel == "." or rel.split("/")[-1] == "..":
             raise _Unknown("basename() of a folder whose name depends on where the files lie on disk")
         return posixpath.basename(rel)
@@ -629,14 +662,17 @@ def _raise_unknown(why: str) -> Value:
     raise _Unknown(why)
 
 
-def _relative(path: str, start: str) -> str:
-    """``path`` relative to ``start`` (both relative to DIR); unknown when the answer would name the
-    folders above DIR (``start`` climbs higher than ``path``), which tfphi does not know."""
+def _relative(path: str, start: str, location: str | None = None) -> str:
+    """``path`` relative to ``start`` (both relative to DIR). When ``start`` climbs higher than
+    ``path`` the answer names folders above DIR: read from DIR's ``location``, else unknown."""
     parts = [p for p in posixpath.normpath(path or ".").split("/") if p != "."]
     base = [p for p in posixpath.normpath(start or ".").split("/") if p != "."]
     common = 0
     while common < min(len(parts), len(base)) and parts[common] == base[common]:
         common += 1
+    if ".." in base[common:] and location is not None:
+        return posixpath.relpath(posixpath.normpath(posixpath.join(location, path or ".")),
+                                 posixpath.normpath(posixpath.join(location, start or ".")))
     if ".." in base[common:]:
         raise _Unknown("the path depends on the names of the folders above the directory tfphi was given")
     return "/".join([".."] * (len(base) - common) + parts[common:]) or "."
