@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 from .config import Config
 from .records import record
 from .stir.deployments import is_auto_loaded
-from .stir.terragrunt import deployed_dirs, is_unit_file, place_of, wanted_paths
+from .stir.terragrunt import deployed_dirs, generated_files, is_unit_file, place_of, wanted_paths
 from .stir.roots import missing_local_targets
 from .stir.workspace import MODULES_JSON
 
@@ -521,6 +521,7 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
     attempted = set() if attempted is None else attempted
     read: list[str] = []
     seen_real: set[str] = set()
+    generated: dict[str, bytes] = {}
     while True:
         snapshot = analysis.snapshot()
         deployed = deployed_dirs(snapshot.units)
@@ -529,7 +530,15 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
         parents = [p for p in wanted_paths(snapshot.terragrunt, attempted, place_of(analysis.config))
                    if not is_ignored(p, analysis.config.ignore)]
         if not missing and not parents:
-            return read
+            # what the units' generate blocks write into their modules, as Terragrunt runs them
+            files = generated_files(snapshot.units, snapshot.modules, snapshot.tree.callers, generated)
+            new = {path: data for path, data in files.items() if generated.get(path) != data}
+            if not new:
+                return read
+            generated.update(new)
+            for path, data in new.items():
+                analysis.set_source(path, data)
+            continue
         attempted.update(missing)
         attempted.update(parents)
         rels = [p for p in parents if os.path.isfile(os.path.join(root, p))]

@@ -35,7 +35,7 @@ from ..loader import (SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, locat
 from ..records import record, field
 from ..stir.roots import missing_local_targets
 from ..stir.deployments import is_auto_loaded
-from ..stir.terragrunt import deployed_dirs, is_unit_file, place_of, wanted_paths
+from ..stir.terragrunt import deployed_dirs, generated_files, is_unit_file, place_of, wanted_paths
 from ..stir.workspace import module_dir_of
 from ..syntax import is_json_path
 from ..text import Encoding, LineIndex
@@ -64,6 +64,7 @@ class Folder:
     outside_checked: object | None = None  # the module tree whose calls were last followed out
     reported_failures: set[str] = field(default_factory=set)  # module failures already logged
     repo_root: str | None = None  # the git work tree around the folder, relative to it (Config.repo_root)
+    generated: dict[str, bytes] = field(default_factory=dict)  # files Terragrunt generate blocks write (not on disk)
 
     def rel_path(self, fs_path: str) -> str | None:
         """The POSIX path of ``fs_path`` relative to this folder, or None when it is outside."""
@@ -258,9 +259,24 @@ class LiveWorkspace:
                 folder.outside_tried.add(dir)
                 if not is_ignored(dir, folder.host.config.ignore):
                     read_any |= self._load_outside_dir(folder, dir, dir in deployed)
+        self._set_generated(folder, folder.snapshot())
         if read_any:
             self._reassign_open_documents()  # a document opened there now belongs to this folder
         return read_any
+
+    def _set_generated(self, folder: Folder, snapshot: Snapshot) -> None:
+        """The files Terragrunt units' ``generate`` blocks write into their modules (``stir.terragrunt``),
+        as the loader sets them: files of the analysis that are not on disk."""
+        if not snapshot.units and not folder.generated:
+            return
+        files = generated_files(snapshot.units, snapshot.modules, snapshot.tree.callers, folder.generated)
+        for path in [p for p in folder.generated if p not in files]:
+            del folder.generated[path]
+            folder.host.remove(path)
+        for path, data in files.items():
+            if folder.generated.get(path) != data:
+                folder.generated[path] = data
+                folder.host.set_source(path, data)
 
     def _load_outside_dir(self, folder: Folder, dir: str, auto_variables: bool = False) -> bool:
         """The module files (``.tf``, ``.tofu``) directly in one outside directory (``auto_variables``:

@@ -34,6 +34,7 @@ from ..syntax.expr import (BinaryOpExpr, ConditionalExpr, Expr, FunctionCallExpr
                            RelativeTraversalExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr,
                            AttrStep, IndexStep)
 from ..syntax.hclfile import Attribute, Body, HclFile
+from .model import Module
 # Operators on concrete values: the one implementation of Terraform's (the tracer lifts it over branches).
 from ..trace.operators import apply_binary, apply_unary, get_attribute, get_index
 from ..values.value import TfEvalError, nfc, to_bool, to_string
@@ -43,6 +44,7 @@ TERRAGRUNT_FILE = "terragrunt.hcl"
 LOCK_FILE = ".terraform.lock.hcl"
 MAX_UP_LEVELS = 16  # how far above a unit ``find_in_parent_folders`` looks (deeper than any layout)
 MAX_DEPTH = 64  # nested evaluation (locals referring to locals) before giving up
+GENERATED_SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json")  # the generated files that are the module's
 
 # A path Terragrunt would give as an absolute path, kept relative to DIR behind this mark so that
 # ``dirname``, ``basename`` and templates work on it; a value that still holds the mark when an
@@ -90,6 +92,7 @@ class Unit:
     includes: tuple[str, ...] = ()  # the parent files it includes, relative to DIR
     problems: tuple[tuple[Span, str], ...] = ()  # include or source problems (config-error)
     source_span: Span | None = None  # terraform.source's value
+    generated: tuple[tuple[str, str], ...] = ()  # (file name, text) of each Terraform file its generate blocks write
 
     @property
     def name(self) -> str:
@@ -232,7 +235,36 @@ def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wa
     values, unknown, spans, all_unknown = config.merged_inputs()
     return Unit(path, unit_dir, module_dir, source, opaque, values, unknown, spans, all_unknown,
                 tuple(p.path for p in parents.values()), tuple(problems),
-                source_attr.expr.span if source_attr is not None else None)
+                source_attr.expr.span if source_attr is not None else None, config.generated_files())
+
+
+def generated_files(units: Iterable[Unit], modules: Mapping[str, Module], called: Iterable[str],
+                    previous: Iterable[str] = ()) -> dict[str, bytes]:
+    """The Terraform files Terragrunt's ``generate`` blocks write into the modules units deploy
+    (``provider.tf``, a ``common_vars.tf`` declaring the variables the inputs set), as paths
+    relative to DIR: the module as Terragrunt runs it. Only where every unit deploying the module
+    writes the same text, the module has no file of that name, and no module calls it (a
+    caller would see variables it does not pass). ``previous``: the paths generated before (files
+    of the modules now, not files of the disk)."""
+    by_dir: dict[str, list[Unit]] = {}
+    for unit in units:
+        if unit.module_dir is not None and unit.module_dir in modules:
+            by_dir.setdefault(unit.module_dir, []).append(unit)
+    called, previous = set(called), set(previous)
+    out: dict[str, bytes] = {}
+    for dir, deploying in by_dir.items():
+        if dir in called:
+            continue
+        module = modules[dir]
+        existing = {posixpath.basename(f) for f in module.files if f not in previous}
+        written = [dict(unit.generated) for unit in deploying]
+        texts: dict[str, set[str]] = {}
+        for name in {name for names in written for name in names}:
+            texts[name] = {names.get(name, "") for names in written}  # "": a unit that does not write it
+        for name, variants in sorted(texts.items()):
+            if len(variants) == 1 and "" not in variants and name not in existing:
+                out[f"{dir}/{name}" if dir else name] = next(iter(variants)).encode("utf-8")
+    return out
 
 
 def _source_attribute(body: Body) -> Attribute | None:
@@ -276,6 +308,28 @@ class _Config:
         self._local_values: dict[str, Value | _Unknown] = {}
         self._evaluating: set[str] = set()
         self.source_attr = _source_attribute(body)
+
+    def generated_files(self) -> tuple[tuple[str, str], ...]:
+        """(file name, text) of the Terraform files this unit's ``generate`` blocks (and its parents',
+        a block of the unit replacing a parent's of the same name) write; a block whose path or
+        contents tfphi cannot evaluate, or that is disabled, writes nothing here."""
+        blocks: dict[str, tuple[_Config, Any]] = {}
+        for config in (*self.parents.values(), self):
+            for block in config.body.blocks_of("generate"):
+                blocks[block.labels[0] if block.labels else ""] = (config, block)
+        out: dict[str, str] = {}
+        for config, block in blocks.values():
+            attributes = block.body.attributes
+            try:
+                if "disable" in attributes and config.final(attributes["disable"].expr) is True:
+                    continue
+                name = config.final(attributes["path"].expr) if "path" in attributes else None
+                text = config.final(attributes["contents"].expr) if "contents" in attributes else None
+            except _Unknown:
+                continue
+            if isinstance(name, str) and isinstance(text, str) and "/" not in name and name.endswith(GENERATED_SUFFIXES):
+                out[name] = text
+        return tuple(sorted(out.items()))
 
     def includes(self) -> list[tuple[str, Any]]:
         return [(block.labels[0] if block.labels else "", block) for block in self.body.blocks_of("include")]
