@@ -233,6 +233,13 @@ def location_of(root: PathLike) -> str | None:
         return None
 
 
+def not_a_directory(dir: str) -> str | None:
+    """Why ``dir`` cannot be read as a workspace (a usage error of every command and the API), or None."""
+    if os.path.isdir(dir):
+        return None
+    return f"{dir} is not a directory" if os.path.exists(dir) else f"{dir} does not exist; nothing to analyse"
+
+
 def nothing_to_analyse(snapshot: Snapshot, dir: str) -> str | None:
     """Why ``check``/``trace``/``specialize`` of ``dir`` would analyse nothing (SPEC 2: an error,
     never a pass), or None when there is something: a module, a file that could not be read, a unit."""

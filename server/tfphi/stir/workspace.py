@@ -160,7 +160,7 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
 def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
     if source is None:
         return CallTarget(None, f"module.{name} has no literal source")
-    if is_local_source(source):
+    if is_local_source(source) and not is_installed_dir(dir):
         from .roots import local_target
 
         target = local_target(dir, source)
@@ -175,6 +175,12 @@ def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
         installed = manifest.dirs.get(key)
         if installed is not None and installed in modules:
             return CallTarget(installed)
+    if is_local_source(source):  # in an installed module: `terraform init` lists its nested calls too
+        return CallTarget(
+            None,
+            f"module.{name} (source {source!r}, in the installed module {dir}) is not listed in "
+            ".terraform/modules/modules.json (a partial or older `terraform init`); `terraform init` installs it",
+        )
     return CallTarget(
         None,
         f"module.{name} uses the non-local source {source!r}, which is not installed; "
