@@ -15,7 +15,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "tfphi"
 
 CORE = ("syntax", "stir", "evaluate", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "config_schema", "records", "values", "diagnostics", "sarif")
-ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader")
+ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader", "tfphi.api")
 # Modules of the I/O layer that live beside the core they serve: ``specialize --out`` writes files,
 # ``check --format sarif`` finds the repository root on disk for its URIs.
 IO_LAYER = ("tfphi.specialize.outdir", "tfphi.sarif")

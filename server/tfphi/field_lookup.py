@@ -26,11 +26,15 @@ from .trace.result import UNBOUNDED, Branch, TraceResult
 from .trace.tracer import Env, find_field, finish
 from .values.value import Value
 
-__all__ = ["AddressError", "FieldMatch", "FieldLookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
+__all__ = ["AddressError", "AmbiguousField", "FieldMatch", "FieldLookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
 
 
 class FieldLookupError(Exception):
     """ADDRESS names no field, or fields in several roots; the message says which (exit 2)."""
+
+
+class AmbiguousField(FieldLookupError):
+    """ADDRESS names fields in several root configurations (the message lists them)."""
 
 
 @record(frozen=True)
@@ -76,14 +80,16 @@ def find_matches(analysis: Analysis, address: FieldAddress, roots: Sequence[str]
     return matches
 
 
-def lookup(analysis: Analysis, text: str, dir_label: str, root_label: Callable[[str], str] = display_dir) -> FieldMatch:
+def lookup(analysis: Analysis, text: str, dir_label: str, root_label: Callable[[str], str] = display_dir,
+           roots: Sequence[str] | None = None) -> FieldMatch:
     """The one field ``text`` names in the workspace (``dir_label`` is DIR as the user gave it;
-    ``root_label`` prints a root directory for the user, who passes one of them as DIR)."""
+    ``root_label`` prints a root directory for the user, who passes one of them as DIR;
+    ``roots``: where to look, ``candidate_roots`` unless given)."""
     try:
         address = parse_field_address(text)
     except AddressError as exc:
         raise FieldLookupError(str(exc)) from None
-    roots = candidate_roots(analysis)
+    roots = candidate_roots(analysis) if roots is None else tuple(roots)
     opaque: list[str] = []
     matches = find_matches(analysis, address, roots, opaque)
     if len(matches) == 1:
@@ -100,7 +106,7 @@ def lookup(analysis: Analysis, text: str, dir_label: str, root_label: Callable[[
             hint = f": {opaque[0]}"
         raise FieldLookupError(f"{unkeyed} names no field in {dir_label}{hint}")
     names = [root_label(m.root) for m in matches]
-    raise FieldLookupError(f"{unkeyed} exists under {len(names)} root modules: {', '.join(names)}; pass one of them as DIR")
+    raise AmbiguousField(f"{unkeyed} exists under {len(names)} root modules: {', '.join(names)}; pass one of them as DIR")
 
 
 def _listing(labels: list[str]) -> str:

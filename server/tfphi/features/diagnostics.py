@@ -42,7 +42,7 @@ def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
         return []  # modules that terraform init installed are not the user's to fix
     out: list[Diagnostic] = []
     for problem in analysis.problems_in(dir):
-        out.append(Diagnostic(problem.path, Span(problem.path, 0, 0), "error", "syntax-error", problem.message))
+        out.append(Diagnostic(problem.path, Span(problem.path, 0, 0), "error", problem.code, problem.message))
     for path in analysis.files_in(dir):
         for err in analysis.files[path].errors:
             out.append(Diagnostic(path, err.span, "error", "syntax-error", f"syntax error: {err.message}"))
@@ -131,7 +131,22 @@ def config_diagnostics(analysis: Analysis) -> list[Diagnostic]:
     ]
     for path, message in sorted(analysis.manifest_problems.items()):
         out.append(Diagnostic(path, Span(path, 0, 0), "error", "config-error", message))
-    return out + tfvars_diagnostics(analysis)
+    return out + tfvars_diagnostics(analysis) + unit_diagnostics(analysis)
+
+
+def unit_diagnostics(analysis: Analysis) -> list[Diagnostic]:
+    """Terragrunt units (SPEC 2): a file or include that cannot be read, a unit whose source is opaque."""
+    out = []
+    for unit in analysis.units:
+        out.extend(Diagnostic(span.file, span, "error", "config-error", message) for span, message in unit.problems)
+        if unit.module_dir is not None and unit.module_dir not in analysis.modules:
+            span = unit.source_span or Span(unit.path, 0, 0)
+            out.append(Diagnostic(span.file, span, "error", "config-error",
+                                  f"{unit.path} deploys {unit.module_dir or '.'}, which holds no Terraform or OpenTofu files"))
+        if unit.opaque_reason is not None and not unit.problems:  # (a unit that cannot be read has its config-error)
+            span = unit.source_span or Span(unit.path, 0, 0)
+            out.append(Diagnostic(span.file, span, "information", "module-not-installed", unit.opaque_reason))
+    return out
 
 
 def _unbounded_fields(analysis: Analysis, dir: str) -> list[Diagnostic]:
