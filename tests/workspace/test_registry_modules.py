@@ -28,6 +28,7 @@ from snapshots import check_snapshot
 
 from tfphi.features.code_actions import quick_fixes
 from tfphi.features.diagnostics import workspace_diagnostics
+from tfphi.features.hover import hover_at
 from tfphi.loader import load_workspace
 
 HERE = Path(__file__).parent
@@ -76,7 +77,7 @@ def test_cli_snapshot(name: str) -> None:
 
 
 def test_every_snapshot_has_a_case() -> None:
-    assert sorted(p.stem for p in REGISTRY_SNAPSHOTS.glob("*.txt")) == sorted(CASES)
+    assert sorted(p.stem for p in REGISTRY_SNAPSHOTS.glob("*.txt")) == sorted(CASES)  # (and one hover, .md)
 
 
 def test_a_known_key_is_still_traced() -> None:
@@ -96,3 +97,14 @@ def test_quick_fixes_of_a_moved_diagnostic_edit_the_root_never_the_installed_mod
         # decided inside the installed module: nothing to edit on the user's side
         "module.cache.aws_elasticache_replication_group.default.engine_version": [],
     }
+
+
+def test_the_hover_lists_terragrunt_units_as_deployments() -> None:
+    """Issue 24 defect 8 with every kind of deployment: the units of ``layouts/terragrunt`` (helper
+    tofu's fixture) and the module's own variable file, each traced with its values."""
+    analysis = load_workspace(HERE / "layouts" / "terragrunt")
+    path = "modules/db/main.tf"
+    source = analysis.files[path].source
+    hover = hover_at(analysis, path, source.index(b"engine_version = var") + 2)
+    assert hover is not None
+    check_snapshot(REGISTRY_SNAPSHOTS / "hover_terragrunt_units.md", hover.markdown)
