@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 
-from phi_fixture import run_cli
+from phi_fixture import analysis_of, run_cli
 from snapshots import check_snapshot
 
 from tfphi.features.code_actions import quick_fixes
@@ -108,3 +108,69 @@ def test_the_hover_lists_terragrunt_units_as_deployments() -> None:
     hover = hover_at(analysis, path, source.index(b"engine_version = var") + 2)
     assert hover is not None
     check_snapshot(REGISTRY_SNAPSHOTS / "hover_terragrunt_units.md", hover.markdown)
+
+
+WRAPPED = '''
+#- main.tf
+variable "pg_version" {
+  type = string
+}
+module "wrapper" {
+  source = "./wrapper"
+  v      = var.pg_version
+}
+module "bare" {
+  source = "./bare"
+}
+#- wrapper/main.tf
+variable "v" {
+  type = string
+}
+module "db" {
+  source         = "terraform-aws-modules/rds/aws"
+  engine_version = var.v
+}
+#- bare/main.tf
+module "db" {
+  source = "terraform-aws-modules/rds/aws"
+}
+#- .terraform/modules/modules.json
+{"Modules": [{"Key": "", "Source": "", "Dir": "."},
+             {"Key": "wrapper", "Source": "./wrapper", "Dir": "wrapper"},
+             {"Key": "wrapper.db", "Source": "registry.terraform.io/terraform-aws-modules/rds/aws", "Version": "6.10.0",
+              "Dir": ".terraform/modules/wrapper.db"},
+             {"Key": "bare", "Source": "./bare", "Dir": "bare"},
+             {"Key": "bare.db", "Source": "registry.terraform.io/terraform-aws-modules/rds/aws", "Version": "6.10.0",
+              "Dir": ".terraform/modules/bare.db"}]}
+#- .terraform/modules/wrapper.db/main.tf
+variable "engine_version" {
+  type = string
+}
+resource "aws_db_instance" "this" {
+  engine_version = var.engine_version
+}
+#- .terraform/modules/bare.db/main.tf
+variable "engine_version" {
+  type = string
+}
+resource "aws_db_instance" "this" {
+  engine_version = var.engine_version
+}
+'''
+
+
+def test_the_hand_off_is_the_users_module_that_calls_the_installed_one() -> None:
+    """Through a local wrapper, the diagnostic lands on the wrapper's argument (the user's file
+    where the value enters installed code); a call that omits a required argument of the
+    installed module gets its missing-argument error only (no unbounded-field cascade)."""
+    analysis = analysis_of(WRAPPED)
+    found = [(d.file, d.span.start, d.code, d.message.split(":")[0]) for items in workspace_diagnostics(analysis).values()
+             for d in items]
+    wrapper = WRAPPED.split("#- wrapper/main.tf\n")[1]
+    assert found == [
+        ("bare/main.tf", 7, "missing-argument", "module.db does not set engine_version, which the module in "
+                                                ".terraform/modules/bare.db requires (no default)"),
+        ("wrapper/main.tf", wrapper.index("var.v\n"), "unbounded-field",
+         "can't determine the value of module.wrapper.module.db.aws_db_instance.this.engine_version (set in the "
+         "installed module at .terraform/modules/wrapper.db/main.tf"),
+    ]
