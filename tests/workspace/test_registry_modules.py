@@ -174,3 +174,32 @@ def test_the_hand_off_is_the_users_module_that_calls_the_installed_one() -> None
          "can't determine the value of module.wrapper.module.db.aws_db_instance.this.engine_version (set in the "
          "installed module at .terraform/modules/wrapper.db/main.tf"),
     ]
+
+
+DYNAMIC_RELEASE_CHANNEL = '''
+#- main.tf
+variable "release_channel" {
+  type    = object({ channel = optional(string) })
+  default = null
+}
+resource "google_container_cluster" "primary" {
+  name = "gke"
+  dynamic "release_channel" {
+    for_each = var.release_channel != null ? [var.release_channel] : []
+    content {
+      channel = release_channel.value.channel
+    }
+  }
+}
+'''
+
+
+def test_a_field_of_a_dynamic_block_that_is_never_generated_is_not_diagnosed() -> None:
+    """terraform-google-kubernetes-engine's gke-standard-cluster: ``release_channel`` is a dynamic
+    block over ``[var.release_channel]`` or ``[]``, and the variable defaults to null: the block is
+    never generated, so its channel is never set (it was an unbounded-field, 'no value under any
+    condition', once the registry knew the field)."""
+    analysis = analysis_of(DYNAMIC_RELEASE_CHANNEL)
+    assert workspace_diagnostics(analysis) == {}
+    result = analysis.trace_address("google_container_cluster.primary.release_channel.channel")
+    assert (result.kind, result.unbounded.cause) == ("unbounded", "empty")

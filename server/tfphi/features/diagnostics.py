@@ -160,6 +160,8 @@ def _unbounded_fields(analysis: Analysis, dir: str) -> list[Diagnostic]:
         reported.add(key)
         if result.unbounded is not None and result.unbounded.cause == "undefined":
             continue  # the undefined-reference error says it; an unbounded-field on top is a cascade
+        if result.unbounded is not None and result.unbounded.cause == "empty":
+            continue  # no value under any condition: the field is never set (a dynamic block never generated)
         out.append(unbounded_diagnostic(analysis, trace))
     return out
 
@@ -310,7 +312,7 @@ def _about_installed(analysis: Analysis, trace: FieldTrace, handoff: Handoff) ->
         return []
     if result.kind == UNBOUNDED:
         blocked = result.unbounded
-        if blocked is None or blocked.cause == "undefined":
+        if blocked is None or blocked.cause in ("undefined", "empty"):
             return []
         if blocked.cause == "missing" and blocked.variable is not None and blocked.variable[0] == handoff.dir:
             return []  # the call omits a required argument: its missing-argument error says it
