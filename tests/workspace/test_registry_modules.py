@@ -203,3 +203,41 @@ def test_a_field_of_a_dynamic_block_that_is_never_generated_is_not_diagnosed() -
     assert workspace_diagnostics(analysis) == {}
     result = analysis.trace_address("google_container_cluster.primary.release_channel.channel")
     assert (result.kind, result.unbounded.cause) == ("unbounded", "empty")
+
+
+DEPLOYED_ENGINE = '''
+#- main.tf
+variable "cache_engine" {
+  type = string
+}
+module "cache" {
+  source = "cloudposse/elasticache-redis/aws"
+  engine = var.cache_engine
+}
+#- terraform.tfvars
+cache_engine = "memcached"
+#- .terraform/modules/modules.json
+{"Modules": [{"Key": "", "Source": "", "Dir": "."},
+             {"Key": "cache", "Source": "registry.terraform.io/cloudposse/elasticache-redis/aws", "Version": "1.4.1",
+              "Dir": ".terraform/modules/cache"}]}
+#- .terraform/modules/cache/main.tf
+variable "engine" {
+  type = string
+}
+resource "aws_elasticache_replication_group" "default" {
+  engine = var.engine
+}
+'''
+
+
+def test_an_unsupported_deployment_value_of_an_installed_field_is_reported_on_the_argument() -> None:
+    analysis = analysis_of(DEPLOYED_ENGINE)
+    [diagnostic] = workspace_diagnostics(analysis)["main.tf"]
+    assert (diagnostic.code, analysis.text(diagnostic.span)) == ("unsupported-value", "var.cache_engine")
+    assert diagnostic.detail.endswith('"memcached" comes from the deployment terraform.tfvars:1. '
+                                      "module.cache passes it as engine here.")
+    assert [(r.span.file, r.message) for r in diagnostic.related] == [
+        (".terraform/modules/cache/main.tf", "aws_elasticache_replication_group.default.engine is set here, "
+                                             "in the installed module .terraform/modules/cache"),
+        ("terraform.tfvars", '"memcached" set by the deployment terraform.tfvars'),
+    ]
