@@ -1440,7 +1440,8 @@ def finish(address: str, result: Result, limits: Limits, span: Span | None, path
         first = coalesced[0]
         return TraceResult(address, RESOLVED, (Branch(first.value, C.TRUE, first.path, first.source),), None, None, span, path)
     if not coalesced:
-        empty = Unbounded("the expression has no value under any condition", "error", span)
+        # (no branch at all: a dynamic block whose for_each is always empty is never generated)
+        empty = Unbounded("the expression has no value under any condition", "empty", span)
         return TraceResult(address, UNBOUNDED, (), None, empty, span, path)
     if len(coalesced) > limits.branches:
         too_large = Unbounded(f"bounded, but too large to specialize: {len(coalesced)} values > {limits.branches}", "size", span)
