@@ -12,7 +12,7 @@ from . import __version__
 from .analysis import Analysis
 from .features.diagnostics import SEVERITY_RANK, Diagnostic, fix_texts, suggested_values, workspace_diagnostics
 from .features.locations import human_range, location
-from .loader import load_workspace, nothing_to_analyse
+from .loader import load_workspace, not_a_directory, nothing_to_analyse
 from .workspace_output import check_json_entry, deployments_json, root_label, text_roots_line, trace_json_document
 from .trace.conditions import NotExpressible, atoms, root_gate
 from .trace.result import RESOLVED, UNBOUNDED, TraceResult, instance_of
@@ -138,8 +138,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load(dir: str) -> Analysis:
-    if not os.path.isdir(dir):
-        raise UsageError(f"{dir} is not a directory" if os.path.exists(dir) else f"{dir} does not exist; nothing to analyse")
+    unreadable = not_a_directory(dir)
+    if unreadable is not None:
+        raise UsageError(unreadable)
     analysis = load_workspace(dir)
     empty = nothing_to_analyse(analysis, dir)
     if empty is not None:
