@@ -16,7 +16,7 @@ from .arguments import _not_null, _str, _num, _int, _bool, _list, _sequence, _ob
 # Collections
 
 
-@_fn("coalesce", 1, None)
+@_fn("coalesce", 1, None, params=(), variadic="vals: dynamic?")
 def _coalesce(args: list[Value]) -> Value:
     present = [v for v in args if v is not None]
     unified = _unify(present, "coalesce") if present else []
@@ -36,7 +36,7 @@ def _coalescelist(args: list[Value]) -> Value:
     raise TfEvalError("no non-null arguments")
 
 
-@_fn("lookup", 2, 3, returns=rules.lookup)
+@_fn("lookup", 2, 3, params=("inputMap: dynamic", "key: string", "default: dynamic?"), returns=rules.lookup)
 def _lookup(args: list[Value]) -> Value:
     mapping = _obj(args[0], "inputMap")
     key = _str(args[1], "key")
@@ -47,7 +47,7 @@ def _lookup(args: list[Value]) -> Value:
     raise TfEvalError(f'lookup failed to find key "{key}"')
 
 
-@_fn("element", 2)
+@_fn("element", 2, params=("list: dynamic", "index: number"))
 def _element(args: list[Value]) -> Value:
     items = _sequence(args[0], "list")
     index = _int(args[1], "index")
@@ -65,7 +65,7 @@ def _contains(args: list[Value]) -> Value:
     return any(values_equal(item, args[1]) for item in items)
 
 
-@_fn("index", 2)
+@_fn("index", 2, params=("list: dynamic", "value: dynamic"))
 def _index(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     for position, item in enumerate(items):
@@ -103,7 +103,7 @@ def _values(args: list[Value]) -> Value:
     return [mapping[key] for key in sorted(mapping)]
 
 
-@_fn("length", 1)
+@_fn("length", 1, params=("value: dynamic",))
 def _length(args: list[Value]) -> Value:
     value = args[0]
     _not_null(value, "value")
@@ -146,7 +146,7 @@ def _reverse(args: list[Value]) -> Value:
     return list(reversed(_list(args[0], "list")))
 
 
-@_fn("slice", 3, returns=rules.list_for_a_list_or_set)
+@_fn("slice", 3, params=("list: dynamic", "start_index: number", "end_index: number"), returns=rules.list_for_a_list_or_set)
 def _slice(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     start = _int(args[1], "start_index")
@@ -205,7 +205,7 @@ def _range(args: list[Value]) -> Value:
     return out
 
 
-@_fn("one", 1)
+@_fn("one", 1, params=("list: dynamic",))
 def _one(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     if not items:

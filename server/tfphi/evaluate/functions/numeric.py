@@ -91,7 +91,7 @@ def _log(args: list[Value]) -> Value:
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-@_fn("parseint", 2)
+@_fn("parseint", 2, params=("number: dynamic", "base: number"))
 def _parseint(args: list[Value]) -> Value:
     text = _str(args[0], "number")
     base = _int(args[1], "base")
