@@ -26,7 +26,7 @@ def _coalesce(args: list[Value]) -> Value:
     raise TfEvalError("no non-null, non-empty-string arguments")
 
 
-@_fn("coalescelist", 1, None)
+@_fn("coalescelist", 1, None, params=(), variadic="vals: dynamic")
 def _coalescelist(args: list[Value]) -> Value:
     for index, value in enumerate(args):
         if value is None:
@@ -58,7 +58,7 @@ def _element(args: list[Value]) -> Value:
     return items[index % len(items)]
 
 
-@_fn("contains", 2)
+@_fn("contains", 2, params=("list: dynamic", "value: dynamic"))
 def _contains(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     _not_null(args[1], "value")
@@ -74,7 +74,7 @@ def _index(args: list[Value]) -> Value:
     raise TfEvalError("item not found")
 
 
-@_fn("concat", 1, None, returns=rules.concat)
+@_fn("concat", 1, None, params=(), variadic="seqs: dynamic", returns=rules.concat)
 def _concat(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
@@ -82,7 +82,7 @@ def _concat(args: list[Value]) -> Value:
     return out
 
 
-@_fn("merge", 0, None, returns=rules.merge)
+@_fn("merge", 0, None, params=(), variadic="maps: dynamic?", returns=rules.merge)
 def _merge(args: list[Value]) -> Value:
     out: dict[str, Value] = {}
     for index, value in enumerate(args):
@@ -92,12 +92,12 @@ def _merge(args: list[Value]) -> Value:
     return {key: out[key] for key in sorted(out)}
 
 
-@_fn("keys", 1, returns=rules.list_of_strings_for_a_map)
+@_fn("keys", 1, params=("inputMap: dynamic",), returns=rules.list_of_strings_for_a_map)
 def _keys(args: list[Value]) -> Value:
     return sorted(_obj(args[0], "inputMap"))
 
 
-@_fn("values", 1, returns=rules.list_for_a_map)
+@_fn("values", 1, params=("mapping: dynamic",), returns=rules.list_for_a_map)
 def _values(args: list[Value]) -> Value:
     mapping = _obj(args[0], "mapping")
     return [mapping[key] for key in sorted(mapping)]
@@ -134,14 +134,14 @@ def _flatten_into(items: list[Value], out: list[Value]) -> None:
             out.append(item)
 
 
-@_fn("flatten", 1)
+@_fn("flatten", 1, params=("list: dynamic",))
 def _flatten(args: list[Value]) -> Value:
     out: list[Value] = []
     _flatten_into(_list(args[0], "list"), out)
     return out
 
 
-@_fn("reverse", 1, returns=rules.list_for_a_list_or_set)
+@_fn("reverse", 1, params=("list: dynamic",), returns=rules.list_for_a_list_or_set)
 def _reverse(args: list[Value]) -> Value:
     return list(reversed(_list(args[0], "list")))
 
@@ -226,7 +226,7 @@ def _chunklist(args: list[Value]) -> Value:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-@_fn("matchkeys", 3, returns=rules.list_of_the_first_elements)
+@_fn("matchkeys", 3, params=("values: dynamic", "keys: dynamic", "searchset: dynamic"), returns=rules.list_of_the_first_elements)
 def _matchkeys(args: list[Value]) -> Value:
     values = _list(args[0], "values")
     keys = _list(args[1], "keys")
@@ -270,7 +270,7 @@ def _anytrue(args: list[Value]) -> Value:
     return result
 
 
-@_fn("setunion", 1, None, returns=rules.set_operation)
+@_fn("setunion", 1, None, params=("first_set: dynamic",), variadic="other_sets: dynamic", returns=rules.set_operation)
 def _setunion(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
@@ -278,13 +278,13 @@ def _setunion(args: list[Value]) -> Value:
     return _set_sorted(_unify(out, "setunion"))
 
 
-@_fn("setintersection", 1, None, returns=rules.set_operation)
+@_fn("setintersection", 1, None, params=("first_set: dynamic",), variadic="other_sets: dynamic", returns=rules.set_operation)
 def _setintersection(args: list[Value]) -> Value:
     sets = _unify_all([_list(value, f"argument {i + 1}") for i, value in enumerate(args)])
     return _set_sorted([v for v in sets[0] if all(set_has(other, v) for other in sets[1:])])
 
 
-@_fn("setsubtract", 2, returns=rules.set_operation)
+@_fn("setsubtract", 2, params=("a: dynamic", "b: dynamic"), returns=rules.set_operation)
 def _setsubtract(args: list[Value]) -> Value:
     first, second = _unify_all([_list(args[0], "a"), _list(args[1], "b")])
     return _set_sorted([v for v in first if not set_has(second, v)])

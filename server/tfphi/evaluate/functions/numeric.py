@@ -114,7 +114,7 @@ def _parseint(args: list[Value]) -> Value:
     return Whole(result, max(INT64, result.bit_length()))  # big.Float.SetInt
 
 
-@_fn("sum", 1)
+@_fn("sum", 1, params=("list: dynamic",))
 def _sum(args: list[Value]) -> Value:
     numbers = _numlist(args[0], "list")
     if not numbers:
