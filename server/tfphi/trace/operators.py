@@ -78,8 +78,8 @@ def result_kinds(values) -> set[str]:
     }
 
 
-def unify_types(values: list[Value]) -> list[Value]:
+def unify_types(values: list[Value], others: list[Value] = ()) -> list[Value]:
     """HCL's unification of a conditional's arms: every value converted to the arms' common type
     (cty's type unification: ``true ? [1] : ["a"]`` is the list ``["1"]``, objects with different
     attributes a map); TfEvalError where the arms have none (a number and a bool)."""
-    return unify_values(values)
+    return unify_values(values, others)

@@ -469,9 +469,11 @@ class Tracer:
                     return result  # the arm's own value: HCL unifies known types only
                 # HCL still unifies the result with the other arm's type ("1" for `true ? 1 : "s"`).
                 other_result = arm(not taken_true)
-                if isinstance(other_result, Unbounded) and other_result.cause == "error" and any(_holds_number_or_bool(b.value) for b in result):
-                    # HCL still types the failing arm (a failing call has its return type) and may
-                    # convert this arm's numbers and bools to strings: tfphi cannot see that type
+                other_expr = expr.false_result if taken_true else expr.true_result
+                if isinstance(other_result, Unbounded) and other_result.cause == "error" and _typed_when_failing(other_expr) \
+                        and any(_holds_number_or_bool(b.value) for b in result):
+                    # a constructor or a template keeps its type when a member fails, and HCL unifies
+                    # this arm with it (numbers and bools may become strings): tfphi cannot see that type
                     return Unbounded(f"the other arm of {cond_text} fails, and its type decides this arm's value", "opaque", expr.span)
                 other_values = [] if isinstance(other_result, Unbounded) else [b.value for b in other_result]
                 return _unify_arms(result, other_values, expr.span)
@@ -1233,7 +1235,7 @@ def _unify_arms(branches: tuple[Branch, ...], others: list[Value], span: Span) -
     """Converts the branches of a conditional to the arms' common type, as HCL does."""
     values = [b.value for b in branches]
     try:
-        unified = unify_types(values + others)[: len(values)]
+        unified = unify_types(values, others)  # an unknown member of the other arm is of any type
     except TfEvalError as exc:
         return Unbounded(f"the conditional's arms have no common type: {exc}", "error", span)
     return tuple(Branch(v, b.cond, b.path, b.source) for v, b in zip(unified, branches))
@@ -1263,6 +1265,17 @@ def _equal_arms(true_arm: Result, false_arm: Result) -> Result | None:
     if value_key(first.value) != value_key(second.value):
         return None
     return (Branch(first.value, C.TRUE, first.path, first.source),)
+
+
+def _typed_when_failing(expr: Expr) -> bool:
+    """Whether HCL still gives ``expr`` a type when evaluating it fails: an object or tuple
+    constructor (its failing member is of any type) or a template with more than one part (a
+    string); a failing call, index or ``"${x}"`` is of any type, and no unification follows."""
+    while isinstance(expr, ParenExpr):
+        expr = expr.inner
+    if isinstance(expr, TemplateExpr):
+        return not (len(expr.parts) == 1 and isinstance(expr.parts[0], Expr) and not expr.always_string)
+    return isinstance(expr, (ObjectExpr, TupleExpr))
 
 
 def _holds_number_or_bool(value: Value) -> bool:

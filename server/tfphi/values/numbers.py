@@ -144,8 +144,15 @@ def from_float(value: float) -> Number:
 
 
 def to_float(value: Number) -> float:
-    """The nearest float64 (for the functions Terraform computes with Go's math package)."""
-    return float(value)
+    """The nearest float64 (for the functions Terraform computes with Go's math package); a finite
+    number beyond float64's range is an error, as gocty's conversion to a Go float64."""
+    try:
+        result = float(value)
+    except OverflowError:
+        result = math.inf
+    if math.isinf(result) and is_finite(value):
+        raise TfEvalError("value must be between -1.7976931348623157e308 and 1.7976931348623157e308")
+    return result
 
 
 def negate(value: Number) -> Number:

@@ -186,9 +186,10 @@ def unify_all(types) -> "TypeSpec | None":
     return unified
 
 
-def unify_values(values: list[Value]) -> list[Value]:
-    """The values converted to their unified type (``[1, "a"]`` as strings); TfEvalError when there is none."""
-    unified = unify_all(type_of(v) for v in values)
+def unify_values(values: list[Value], others=()) -> list[Value]:
+    """The values converted to their unified type (``[1, "a"]`` as strings), ``others`` (the
+    other arm of a conditional) counting for the type only; TfEvalError when there is none."""
+    unified = unify_all(type_of(v) for v in [*values, *others])
     if unified is None:
         return list(values)
     return [convert(v, unified) for v in values]
@@ -211,7 +212,9 @@ def type_of(value: Value) -> "TypeSpec | None":
         return TypeSpec("map", value.element or _element_type(value.values()))
     if isinstance(value, list):
         return TypeSpec("tuple", elements=tuple(type_of(v) for v in value))
-    return TypeSpec("object", attrs=tuple((k, type_of(value[k]), False, None) for k in sorted(value)))
+    if isinstance(value, dict):
+        return TypeSpec("object", attrs=tuple((k, type_of(value[k]), False, None) for k in sorted(value)))
+    return None  # a value the tracer does not know yet (trace.partial.Unknown): of any type
 
 
 def _element_type(values) -> "TypeSpec | None":
