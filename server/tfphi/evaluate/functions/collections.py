@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 
-from ...values.numbers import INT64, Whole, arithmetic
+from ...values.numbers import FLOAT64, INT64, Whole, arithmetic
 from ...values.sets import set_has
 from ...values.value import TfEvalError, Value, type_name, value_key, values_equal
 from . import return_rules as rules
@@ -185,7 +185,7 @@ def _compact(args: list[Value]) -> Value:
 def _range(args: list[Value]) -> Value:
     numbers = [_num(arg, f"argument {i + 1}") for i, arg in enumerate(args)]
     if len(numbers) == 1:
-        start, limit = Whole(0, INT64), numbers[0]
+        start, limit = Whole(0, FLOAT64), numbers[0]  # cty.Zero is big.NewFloat(0): 53 bits
     else:
         start, limit = numbers[0], numbers[1]
     step = numbers[2] if len(numbers) == 3 else Whole(1 if start <= limit else -1, INT64)
