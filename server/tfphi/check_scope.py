@@ -11,7 +11,8 @@ configurations its PATH arguments stand for, and the K-th of N shards of them.
   shard its path's hash picks, so a root keeps its shard when others are added or removed (a
   code-scanning category keeps its alerts). Every diagnostic belongs to one directory, so the
   shards' diagnostics together are exactly the unsharded run's, none repeated, none dropped.
-  The workspace-wide diagnostics (``.tfphi.toml``, module manifests) belong to shard 1.
+  A variable file's diagnostics go with its root; the workspace-wide ones (``.tfphi.toml``,
+  module manifests) belong to shard 1.
 
 Pure: reads an ``Analysis``; paths are relative to the loaded directory, POSIX.
 """
@@ -84,6 +85,16 @@ def dir_owner(analysis: Analysis, dir: str) -> str:
     return dir
 
 
+def _workspace_shard(analysis: Analysis, d: Diagnostic, count: int) -> int:
+    """The shard of a diagnostic that is not a module directory's: a variable file's goes with its
+    root, the configuration's and the manifests' to shard 1."""
+    if is_variable_file(d.file):
+        owner = owning_root(d.file, analysis.modules)
+        if owner is not None:
+            return shard_of_root(dir_owner(analysis, owner), count)
+    return 1
+
+
 def check_diagnostics(analysis: Analysis, roots: set[str] | None = None, shard: tuple[int, int] | None = None,
                       on_dir: Callable[[int, int], None] | None = None, files: Iterable[str] = ()) -> list[Diagnostic]:
     """The run's diagnostics, sorted (SPEC: file, position, code): every one when ``roots`` is
@@ -102,8 +113,7 @@ def check_diagnostics(analysis: Analysis, roots: set[str] | None = None, shard: 
         found.extend(dir_diagnostics(analysis, dir))
         if on_dir is not None:
             on_dir(i, len(dirs))
-    if shard is None or shard[0] == 1:
-        found.extend(config_diagnostics(analysis))
+    found.extend(d for d in config_diagnostics(analysis) if shard is None or _workspace_shard(analysis, d, shard[1]) == shard[0])
     if roots is not None:
         named = set(files)
         found = [d for d in found if d.file in named
