@@ -2,6 +2,7 @@
 // that it carries the contributions and the bundled language client.
 // Exits non-zero when any check fails.
 import AdmZip from 'adm-zip';
+import { Buffer } from 'node:buffer';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
