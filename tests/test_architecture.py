@@ -14,7 +14,7 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "tfphi"
 
-CORE = ("syntax", "stir", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "config_schema", "records", "values", "diagnostics")
+CORE = ("syntax", "stir", "evaluate", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "config_schema", "records", "values", "diagnostics")
 ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader", "tfphi.output", "tfphi.check_scope")
 # Modules of the I/O layer that live beside the core they serve: ``specialize --out`` writes files,
 # (``check``'s formats, ``tfphi.output``, find the repository root on disk for their paths: above the core.)
@@ -104,3 +104,18 @@ def test_the_layers_listed_exist():
     names = modules()
     assert "tfphi.analysis" in names and "tfphi.lsp.server" in names and "tfphi.loader" in names
     assert any(is_core(n) for n in names)
+
+
+def test_values_is_the_bottom_layer_and_evaluate_sits_below_the_tracer():
+    """``values`` imports nothing of tfphi but records and lazy_re; ``evaluate`` nothing above syntax."""
+    allowed_by_values = ("tfphi.values", "tfphi.records", "tfphi.lazy_re")
+    below_trace = ("tfphi.values", "tfphi.records", "tfphi.lazy_re", "tfphi.text", "tfphi.syntax", "tfphi.evaluate")
+    offenders = {}
+    for name, tree in modules().items():
+        allowed = allowed_by_values if starts(name, ("tfphi.values",)) else below_trace if starts(name, ("tfphi.evaluate",)) else None
+        if allowed is None:
+            continue
+        bad = sorted(i for i in imports(name, tree) if i.startswith("tfphi.") and not starts(i, allowed))
+        if bad:
+            offenders[name] = bad
+    assert offenders == {}

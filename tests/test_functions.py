@@ -1,4 +1,4 @@
-"""Tests for the Terraform built-in functions (tfphi.trace.functions)."""
+"""Tests for the Terraform built-in functions (tfphi.evaluate.functions)."""
 
 from __future__ import annotations
 
@@ -10,9 +10,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tfphi.trace import functions as fn_module
-from tfphi.trace.functions import FUNCTIONS, UnknownFunction, call_function
-from tfphi.trace.values import TfEvalError, TfUnrepresentable
+from tfphi.evaluate import functions as fn_module
+from tfphi.evaluate.functions import FUNCTIONS, UnknownFunction, call_function
+from tfphi.values.value import TfEvalError, TfUnrepresentable
 
 
 def call(name, *args):
@@ -680,7 +680,7 @@ def test_split_join_property(items):
 
 @given(st.text(max_size=30), st.integers(min_value=0, max_value=40), st.integers(min_value=-1, max_value=40))
 def test_substr_property(text, offset, length):
-    clusters = fn_module._graphemes(text)
+    clusters = fn_module.strings._graphemes(text)
     expected = clusters[offset:] if length == -1 else clusters[offset : offset + length]
     assert call("substr", text, offset, length) == "".join(expected)
 

@@ -21,7 +21,7 @@ from .workspace_output import deployments_json, root_label, trace_json_document
 from .trace.conditions import NotExpressible, atoms, root_gate
 from .trace.result import RESOLVED, UNBOUNDED, TraceResult, instance_of
 from .trace.steps import phrases
-from .trace.values import to_display
+from .values.value import to_display
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 

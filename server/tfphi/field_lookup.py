@@ -23,7 +23,7 @@ from .stir.workspace import CallPath
 from .trace import conditions as C
 from .trace.result import Branch, TraceResult
 from .trace.tracer import find_field, finish
-from .trace.values import Value
+from .values.value import Value
 
 __all__ = ["AddressError", "FieldMatch", "FieldLookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
 

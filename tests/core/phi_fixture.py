@@ -24,7 +24,7 @@ from tfphi.analysis import Analysis, AnalysisHost
 from tfphi.features.diagnostics import workspace_diagnostics
 from tfphi.features.locations import human_range
 from tfphi.trace.result import TraceResult
-from tfphi.trace.values import to_display
+from tfphi.values.value import to_display
 
 
 def parse_fixture(fixture: str) -> dict[str, bytes]:

@@ -304,7 +304,7 @@ async def main():
     assert any(items for _, _, items in sent)  # (the analysis ran)
 
 asyncio.run(main())
-from tfphi.trace import functions
+from tfphi.evaluate.functions import deferred as functions
 deferred = [value._name for value in vars(functions).values() if type(value).__name__ == "_Deferred"]
 assert deferred and all(name in before for name in deferred), deferred  # (imported on a function's first use)
 print(sorted(set(sys.modules) - before))

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from tfphi.trace.values import TfSet
+from tfphi.values.value import TfSet
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from typing import Any
 
 from terraform import decode_json
 from terraform_cli import run_terraform
-from tfphi.trace.values import to_hcl
+from tfphi.values.value import to_hcl
 
 
 @dataclass

@@ -11,8 +11,8 @@ from __future__ import annotations
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from tfphi.trace.functions import FUNCTIONS, call_function
-from tfphi.trace.values import TfEvalError, TfSet, TfUnrepresentable
+from tfphi.evaluate.functions import FUNCTIONS, call_function
+from tfphi.values.value import TfEvalError, TfSet, TfUnrepresentable
 
 PURE = sorted(name for name, spec in FUNCTIONS.items() if spec.elementwise and not spec.nondeterministic)
 

@@ -17,8 +17,8 @@ import pytest
 
 from function_table import ROWS, T
 from terraform import ERROR, UNENCODABLE, UNKNOWN, Console, scratch_dir
-from tfphi.trace.functions import FUNCTIONS, MACHINE_DEPENDENT, call_function
-from tfphi.trace.values import TfEvalError, TfUnrepresentable, to_hcl
+from tfphi.evaluate.functions import FUNCTIONS, MACHINE_DEPENDENT, call_function
+from tfphi.values.value import TfEvalError, TfUnrepresentable, to_hcl
 
 # Functions whose result is not a function of the arguments: checked for shape, not value.
 UNREPRESENTABLE = "tfphi: unrepresentable"

@@ -20,7 +20,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from tfphi.trace.values import hcl_string, to_hcl
+from tfphi.values.value import hcl_string, to_hcl
 
 
 POOL = ["a", "prod", "dev", "15.4", "1", "", "A-b", " x "]

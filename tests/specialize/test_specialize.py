@@ -17,7 +17,7 @@ from tfphi.loader import load_workspace
 from tfphi.specialize.preview import resolve_address, specialize_address
 from tfphi.specialize.specializer import group_branches, sanitize, specialization_names, specialize
 from tfphi.syntax.hclfile import parse_file
-from tfphi.trace.values import to_hcl
+from tfphi.values.value import to_hcl
 
 from .conftest import ROOT, check_snapshot, write_workspace
 from .hcleval import eval_cond, evaluate

@@ -9,8 +9,8 @@ from ..stir.model import Variable
 from ..stir.workspace import module_dir_of
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, TraceResult
-from ..trace.types import parse_type
-from ..trace.values import Value, hcl_string, to_hcl, value_key
+from ..evaluate.type_constraints import parse_type
+from ..values.value import Value, hcl_string, to_hcl, value_key
 
 DEFAULT_INDENT = "  "
 MAX_VALIDATION_VALUES = 16

@@ -15,7 +15,7 @@ from ..stir.workspace import is_installed_dir
 from ..syntax.expr import ScopeTraversalExpr, walk
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
-from ..trace.values import to_hcl, to_json, value_key
+from ..values.value import to_hcl, to_json, value_key
 from .locations import human_position
 from .suppress import unsuppressed
 

@@ -12,7 +12,7 @@ from ..syntax.expr import Span
 from ..trace.conditions import materialize
 from ..trace.result import BOUNDED, RESOLVED, UNBOUNDED, TraceResult
 from ..trace.steps import Default, FieldStep, ModCall, NameRef, Output, Step, Validation, words
-from ..trace.values import to_display, value_key
+from ..values.value import to_display, value_key
 from .cursor import Target, field_spec, locate, trace_target
 from ..analysis import FieldTrace
 from ..config import FieldSpec

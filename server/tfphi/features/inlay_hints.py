@@ -7,7 +7,7 @@ from ..records import record
 from ..analysis import Analysis
 from ..stir.workspace import module_dir_of
 from ..trace.result import UNBOUNDED
-from ..trace.values import to_display, value_key
+from ..values.value import to_display, value_key
 
 MAX_HINT_VALUES = 6
 MAX_HINT_VALUE_WIDTH = 40

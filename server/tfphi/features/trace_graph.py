@@ -19,7 +19,7 @@ from ..analysis import Analysis
 from ..records import record, field
 from ..trace import steps as S
 from ..trace.result import RESOLVED, UNBOUNDED, TraceResult
-from ..trace.values import to_display
+from ..values.value import to_display
 from .locations import condition_text, location
 
 # Branch colours: distinct on light and dark backgrounds (the webview and DOT use the same).

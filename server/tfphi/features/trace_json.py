@@ -8,7 +8,7 @@ from ..analysis import Analysis
 from ..trace.conditions import TrueCond, Cond, NotExpressible, root_gate
 from ..trace.result import RESOLVED, TraceResult, instance_of
 from ..trace.steps import seed_texts
-from ..trace.values import to_json
+from ..values.value import to_json
 from .locations import location
 
 

@@ -388,12 +388,12 @@ def import_analysis_modules() -> None:
     strategies, deployments and code actions took 0.1-0.2 s, in one step no client message could
     preempt, so a keystroke made then waited for the import (tests/lsp/test_scheduler.py checks
     that the first analysis of the bench's workspace imports nothing more). The standard
-    modules ``trace.functions`` defers until a function needs them are imported too.
+    modules ``evaluate.functions`` defers until a function needs them are imported too.
     """
     from ..features import code_actions  # noqa: F401
     from ..specialize import moves  # noqa: F401
     from ..trace import strategies  # noqa: F401
-    from ..trace.functions import import_deferred
+    from ..evaluate.functions import import_deferred
 
     import_deferred()
 

@@ -25,8 +25,9 @@ from ..trace import conditions as C
 from ..trace import steps as S
 from ..trace.result import UNBOUNDED, Branch, TraceResult, Unbounded
 from ..trace.tracer import Env, Result, SourceView, Tracer, _convert_all, _prepend
-from ..trace.types import convert, parse_type
-from ..trace.values import TfEvalError, Value, to_hcl
+from ..evaluate.type_constraints import parse_type
+from ..values.types import convert
+from ..values.value import TfEvalError, Value, to_hcl
 
 @record(frozen=True)
 class Deployment:

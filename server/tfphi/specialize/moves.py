@@ -22,7 +22,7 @@ from ..analysis import Analysis, AnalysisHost, SetParsed, SetSource
 from ..stir.model import Resource
 from ..trace.result import RESOLVED, TraceResult
 from ..trace.tracer import Env, SourceView
-from ..trace.values import Value, to_hcl, value_key
+from ..values.value import Value, to_hcl, value_key
 from .deployments import AssignedTracer, Deployment, Outcome, field_under, root_deployments, unassigned
 from .fmt import align
 from .specializer import COMPILER_VERSION, INDENT, Plan, Specialization

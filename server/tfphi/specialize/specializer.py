@@ -46,7 +46,7 @@ from ..syntax.expr import AttrStep, Expr, ScopeTraversalExpr, Span, TupleExpr, w
 from ..syntax.hclfile import Attribute, Body
 from ..trace import conditions as C
 from ..trace.result import RESOLVED, UNBOUNDED, Branch, TraceResult
-from ..trace.values import hcl_string, to_hcl, to_json, value_key
+from ..values.value import hcl_string, to_hcl, to_json, value_key
 from .fmt import align
 
 COMPILER_VERSION = f"tfphi {__version__}"

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any, Iterable, Mapping
 from ..records import record, field
 from ..syntax.expr import Expr, LiteralExpr, ObjectExpr, ParenExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr
 from ..syntax.hclfile import Body
-from ..trace.values import nfc
+from ..values.value import nfc
 
 if TYPE_CHECKING:  # the analysis builds on stir; stir only reads it
     from ..analysis import Analysis
@@ -210,7 +210,7 @@ def deployment_values(analysis: "Analysis", root: str, name: str) -> list[tuple[
 
 def variable_values(analysis: "Analysis", var_dir: str, name: str) -> list[Value]:
     """The distinct values the deployments of the root ``var_dir`` give ``var.<name>``, in order."""
-    from ..trace.values import value_key
+    from ..values.value import value_key
 
     seen: set[str] = set()
     out: list[Value] = []

@@ -14,7 +14,7 @@ from tree_sitter import Node
 
 from ..lazy_re import lazy_compile
 from ..records import record
-from ..trace.values import Value, nfc, normalize_number
+from ..values.value import Value, nfc, normalize_number
 
 MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Python stack far above
 NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"

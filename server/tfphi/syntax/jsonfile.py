@@ -33,7 +33,7 @@ from typing import Any
 from tree_sitter import Node, Parser
 
 from ..records import record, field
-from ..trace.values import nfc
+from ..values.value import nfc
 from .expr import Expr, ExprConverter, LiteralExpr, ObjectExpr, Span, TemplateExpr, TupleExpr
 from .hclfile import BOM, Attribute, Block, Body, HclFile, SyntaxProblem, build_file, new_parser
 

@@ -12,7 +12,7 @@ from typing import Any, Union
 
 from ..addrs import ROOT_MODULE, ModuleInstance
 from ..records import record, field
-from .values import Value, to_hcl
+from ..values.value import Value, to_hcl
 
 
 @record(frozen=True, slots=True)
@@ -103,7 +103,7 @@ def _nest(name: str, items: tuple) -> str:
 def eq(
     selector: str, value: Value, expr: Any = None, scope: ModuleInstance = ROOT_MODULE, iteration: bool = False, root_selector: str | None = None
 ) -> Eq:
-    from .values import value_key
+    from ..values.value import value_key
 
     return Eq(selector, value_key(value), value, expr, scope, iteration, root_selector)
 
@@ -230,7 +230,7 @@ _BINARY_PREC = {
 
 def fix_iteration(cond: Cond, scope: ModuleInstance, selector: str, key: Value) -> Cond | None:
     """The condition for the one instance ``key`` of an iteration: its atoms decided (None: never)."""
-    from .values import value_key
+    from ..values.value import value_key
 
     wanted = value_key(key)
 

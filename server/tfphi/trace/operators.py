@@ -3,7 +3,7 @@ branch sets (checked against terraform console in tests/oracle)."""
 
 from __future__ import annotations
 
-from .values import TfEvalError, TfSet, TfUnrepresentable, Value, arithmetic, is_number, normalize_number, to_bool, to_number, to_string, values_equal
+from ..values.value import TfEvalError, TfSet, TfUnrepresentable, Value, arithmetic, is_number, normalize_number, to_bool, to_number, to_string, values_equal
 
 
 def apply_binary(op: str, left: Value, right: Value) -> Value:
@@ -70,7 +70,7 @@ def get_index(value: Value, key: Value) -> Value:
             raise TfEvalError(f"index {key} out of range")
         return value[index]
     if isinstance(value, dict):
-        from .values import to_string
+        from ..values.value import to_string
 
         name = to_string(key)
         if name in value:

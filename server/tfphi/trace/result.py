@@ -7,7 +7,7 @@ from typing import Union
 from ..records import record
 from ..syntax.expr import Span
 from .conditions import Cond, TrueCond, atoms, Eq, Existing
-from .values import Value
+from ..values.value import Value
 
 
 @record(frozen=True, slots=True)

@@ -18,9 +18,9 @@ from typing import Callable
 from ..syntax.expr import FunctionCallExpr, LiteralExpr
 from . import conditions as C
 from . import steps as S
-from .functions import FUNCTIONS, call_function
+from ..evaluate.functions import FUNCTIONS, call_function
 from .result import Branch, Result, Unbounded
-from .values import TfEvalError
+from ..values.value import TfEvalError
 
 Strategy = Callable[..., Result]
 

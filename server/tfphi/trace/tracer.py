@@ -46,8 +46,9 @@ from . import steps as S
 from .lift import lift, one_line
 from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
-from .types import convert, parse_type
-from .values import TfEvalError, TfUnrepresentable, Value, nfc, to_bool, to_hcl, to_number, to_string, value_key
+from ..evaluate.type_constraints import parse_type
+from ..values.types import convert
+from ..values.value import TfEvalError, TfUnrepresentable, Value, nfc, to_bool, to_hcl, to_number, to_string, value_key
 
 # How much larger than the branch limit a raw cross product may be before contradictions are dropped.
 CROSS_PRODUCT_SLACK = 8

@@ -1,0 +1,1 @@
+"""The concrete evaluator's pieces: Terraform's built-in functions and type constraints."""

@@ -1,0 +1,138 @@
+"""Argument conversion helpers shared by the function families."""
+
+from __future__ import annotations
+
+import math
+import re
+
+from ...values.value import TfEvalError, TfSet, Value, format_number, is_number, normalize_number, to_number, to_string, type_name, value_key
+
+
+# ---------------------------------------------------------------------------------------------
+# Argument conversion helpers
+
+
+_NUMBER_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+
+
+def _not_null(value: Value, what: str) -> None:
+    if value is None:
+        raise TfEvalError(f"{what} must not be null")
+
+
+def _str(value: Value, what: str = "argument") -> str:
+    _not_null(value, what)
+    if isinstance(value, (list, dict)):
+        raise TfEvalError(f"{what} must be a string, not {type_name(value)}")
+    return to_string(value)
+
+
+def _num(value: Value, what: str = "argument") -> int | float:
+    _not_null(value, what)
+    if isinstance(value, bool) or isinstance(value, (list, dict)):
+        raise TfEvalError(f"{what} must be a number, not {type_name(value)}")
+    if isinstance(value, str):
+        if not _NUMBER_TEXT.fullmatch(value):
+            raise TfEvalError(f'{what} must be a number; cannot convert "{value}" to number')
+        return to_number(value)
+    return normalize_number(value)
+
+
+def _int(value: Value, what: str = "argument") -> int:
+    number = _num(value, what)
+    if isinstance(number, float):
+        raise TfEvalError(f"{what} must be a whole number, got {format_number(number)}")
+    return number
+
+
+def _bool(value: Value, what: str = "argument") -> bool:
+    _not_null(value, what)
+    if isinstance(value, bool):
+        return value
+    if value == "true":
+        return True
+    if value == "false":
+        return False
+    if isinstance(value, str):
+        raise TfEvalError(f'{what} must be a bool; cannot convert "{value}" to bool')
+    raise TfEvalError(f"{what} must be a bool, not {type_name(value)}")
+
+
+def _list(value: Value, what: str = "argument") -> list:
+    _not_null(value, what)
+    if not isinstance(value, list):
+        raise TfEvalError(f"{what} must be a list, set or tuple, not {type_name(value)}")
+    return value
+
+
+def _sequence(value: Value, what: str = "argument") -> list:
+    """A list or tuple: Terraform rejects a set where an element's position matters."""
+    items = _list(value, what)
+    if isinstance(items, TfSet):
+        raise TfEvalError(f"{what} must be a list or tuple, not a set (a set's elements have no position)")
+    return items
+
+
+def _obj(value: Value, what: str = "argument") -> dict:
+    _not_null(value, what)
+    if not isinstance(value, dict):
+        raise TfEvalError(f"{what} must be a map or object, not {type_name(value)}")
+    return value
+
+
+def _strlist(value: Value, what: str = "argument") -> list[str]:
+    return [_str(item, f"element {i} of {what}") for i, item in enumerate(_list(value, what))]
+
+
+def _numlist(value: Value, what: str = "argument") -> list[int | float]:
+    return [_num(item, f"element {i} of {what}") for i, item in enumerate(_list(value, what))]
+
+
+def _number_result(value: int | float) -> int | float:
+    if isinstance(value, float) and math.isnan(value):
+        raise TfEvalError("result is not a number (NaN)")
+    return normalize_number(value)
+
+
+def _unify(values: list[Value], what: str) -> list[Value]:
+    """Convert primitive elements to a common type, as Terraform does for lists/sets/maps.
+
+    Mixed strings with numbers/bools become strings; numbers mixed with bools are an error.
+    Collections are left as they are (structural unification is not modelled).
+    """
+    kinds = {type_name(v) for v in values if v is not None}
+    if len(kinds) <= 1:
+        return list(values)
+    if kinds & {"list", "object"}:
+        raise TfEvalError(f"{what}: all elements must have the same type, got {', '.join(sorted(kinds))}")
+    if "string" in kinds:
+        return [None if v is None else to_string(v) for v in values]
+    raise TfEvalError(f"{what}: all elements must have the same type, got {', '.join(sorted(kinds))}")
+
+
+def _unify_all(lists: list[list[Value]]) -> list[list[Value]]:
+    """Several collections converted to one element type (set functions compare across them)."""
+    flat = _unify([v for items in lists for v in items], "sets")
+    out, start = [], 0
+    for items in lists:
+        out.append(flat[start : start + len(items)])
+        start += len(items)
+    return out
+
+
+def _set_sorted(values: list[Value]) -> TfSet:
+    """Deduplicate (Terraform equality) and order like Terraform set iteration where defined."""
+    seen: set[str] = set()
+    out: list[Value] = []
+    for value in values:
+        key = value_key(value)
+        if key not in seen:
+            seen.add(key)
+            out.append(value)
+    if out and all(isinstance(v, str) for v in out):
+        out.sort()
+    elif out and all(is_number(v) for v in out):
+        out.sort()
+    elif out and all(isinstance(v, bool) for v in out):
+        out.sort()
+    return TfSet(out)

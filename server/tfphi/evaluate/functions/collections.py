@@ -1,0 +1,312 @@
+"""Collection functions (lang/funcs/collection.go and cty's stdlib collections and sets)."""
+
+from __future__ import annotations
+
+
+from ...values.value import TfEvalError, Value, normalize_number, type_name, value_key, values_equal
+from .registry import _fn
+from .strings import _graphemes
+from .arguments import _not_null, _str, _num, _int, _bool, _list, _sequence, _obj, _strlist, _unify, _unify_all, _set_sorted
+
+
+# ---------------------------------------------------------------------------------------------
+# Collections
+
+
+@_fn("coalesce", 1, None)
+def _coalesce(args: list[Value]) -> Value:
+    present = [v for v in args if v is not None]
+    unified = _unify(present, "coalesce") if present else []
+    for value in unified:
+        if value != "":
+            return value
+    raise TfEvalError("no non-null, non-empty-string arguments")
+
+
+@_fn("coalescelist", 1, None)
+def _coalescelist(args: list[Value]) -> Value:
+    for index, value in enumerate(args):
+        if value is None:
+            raise TfEvalError(f"argument {index + 1} must not be null")
+        if _list(value, f"argument {index + 1}"):
+            return value
+    raise TfEvalError("no non-null arguments")
+
+
+@_fn("lookup", 2, 3)
+def _lookup(args: list[Value]) -> Value:
+    mapping = _obj(args[0], "inputMap")
+    key = _str(args[1], "key")
+    if key in mapping:
+        return mapping[key]
+    if len(args) == 3:
+        return args[2]
+    raise TfEvalError(f'lookup failed to find key "{key}"')
+
+
+@_fn("element", 2)
+def _element(args: list[Value]) -> Value:
+    items = _sequence(args[0], "list")
+    index = _int(args[1], "index")
+    if not items:
+        raise TfEvalError("cannot use element function with an empty list")
+    if index < 0:
+        raise TfEvalError("cannot use element function with a negative index")
+    return items[index % len(items)]
+
+
+@_fn("contains", 2)
+def _contains(args: list[Value]) -> Value:
+    items = _list(args[0], "list")
+    _not_null(args[1], "value")
+    return any(values_equal(item, args[1]) for item in items)
+
+
+@_fn("index", 2)
+def _index(args: list[Value]) -> Value:
+    items = _list(args[0], "list")
+    for position, item in enumerate(items):
+        if values_equal(item, args[1]):
+            return position
+    raise TfEvalError("item not found")
+
+
+@_fn("concat", 1, None)
+def _concat(args: list[Value]) -> Value:
+    out: list[Value] = []
+    for index, value in enumerate(args):
+        out.extend(_sequence(value, f"argument {index + 1}"))
+    return out
+
+
+@_fn("merge", 0, None)
+def _merge(args: list[Value]) -> Value:
+    out: dict[str, Value] = {}
+    for index, value in enumerate(args):
+        if value is None:
+            continue
+        out.update(_obj(value, f"argument {index + 1}"))
+    return {key: out[key] for key in sorted(out)}
+
+
+@_fn("keys", 1)
+def _keys(args: list[Value]) -> Value:
+    return sorted(_obj(args[0], "inputMap"))
+
+
+@_fn("values", 1)
+def _values(args: list[Value]) -> Value:
+    mapping = _obj(args[0], "mapping")
+    return [mapping[key] for key in sorted(mapping)]
+
+
+@_fn("length", 1)
+def _length(args: list[Value]) -> Value:
+    value = args[0]
+    _not_null(value, "value")
+    if isinstance(value, str):
+        return len(_graphemes(value))
+    if isinstance(value, (list, dict)):
+        return len(value)
+    raise TfEvalError(f"argument must be a string, a collection type, or a structural type, not {type_name(value)}")
+
+
+@_fn("distinct", 1)
+def _distinct(args: list[Value]) -> Value:
+    seen: set[str] = set()
+    out: list[Value] = []
+    for item in _unify(_list(args[0], "list"), "list"):
+        key = value_key(item)
+        if key not in seen:
+            seen.add(key)
+            out.append(item)
+    return out
+
+
+def _flatten_into(items: list[Value], out: list[Value]) -> None:
+    for item in items:
+        if isinstance(item, list):
+            _flatten_into(item, out)
+        else:
+            out.append(item)
+
+
+@_fn("flatten", 1)
+def _flatten(args: list[Value]) -> Value:
+    out: list[Value] = []
+    _flatten_into(_list(args[0], "list"), out)
+    return out
+
+
+@_fn("reverse", 1)
+def _reverse(args: list[Value]) -> Value:
+    return list(reversed(_list(args[0], "list")))
+
+
+@_fn("slice", 3)
+def _slice(args: list[Value]) -> Value:
+    items = _list(args[0], "list")
+    start = _int(args[1], "start_index")
+    end = _int(args[2], "end_index")
+    if start < 0:
+        raise TfEvalError("start_index must not be negative")
+    if end > len(items):
+        raise TfEvalError("end_index must not be greater than the length of the list")
+    if start > end:
+        raise TfEvalError("start_index must be less than or equal to end_index")
+    return items[start:end]
+
+
+@_fn("sort", 1)
+def _sort(args: list[Value]) -> Value:
+    return sorted(_strlist(args[0], "list"))
+
+
+@_fn("zipmap", 2)
+def _zipmap(args: list[Value]) -> Value:
+    keys = _strlist(args[0], "keys")
+    values = _list(args[1], "values")
+    if len(keys) != len(values):
+        raise TfEvalError(f"number of keys ({len(keys)}) does not match number of values ({len(values)})")
+    out = dict(zip(keys, values))
+    return {key: out[key] for key in sorted(out)}
+
+
+@_fn("compact", 1)
+def _compact(args: list[Value]) -> Value:
+    items = _list(args[0], "list")
+    return [_str(item, "element") for item in items if item is not None and item != ""]
+
+
+@_fn("range", 1, 3)
+def _range(args: list[Value]) -> Value:
+    numbers = [_num(arg, f"argument {i + 1}") for i, arg in enumerate(args)]
+    if len(numbers) == 1:
+        start, limit = 0, numbers[0]
+    else:
+        start, limit = numbers[0], numbers[1]
+    step = numbers[2] if len(numbers) == 3 else (1 if start <= limit else -1)
+    if step == 0:
+        raise TfEvalError("step must not be zero")
+    if step < 0 and start < limit:
+        raise TfEvalError("step must be positive when start is less than limit")
+    if step > 0 and start > limit:
+        raise TfEvalError("step must be negative when start is greater than limit")
+    out: list[Value] = []
+    index = 0
+    while True:
+        value = start + index * step
+        if (step > 0 and value >= limit) or (step < 0 and value <= limit):
+            break
+        if len(out) >= 1024:
+            raise TfEvalError("more than 1024 values were generated; either decrease the difference between start and end or use a smaller step")
+        out.append(normalize_number(value))
+        index += 1
+    return out
+
+
+@_fn("one", 1)
+def _one(args: list[Value]) -> Value:
+    items = _list(args[0], "list")
+    if not items:
+        return None
+    if len(items) > 1:
+        raise TfEvalError(f"must be a list, set, or tuple value with either zero or one elements, got {len(items)}")
+    return items[0]
+
+
+@_fn("chunklist", 2)
+def _chunklist(args: list[Value]) -> Value:
+    items = _list(args[0], "list")
+    size = _int(args[1], "size")
+    if size < 0:
+        raise TfEvalError("the size argument must be positive")
+    if size == 0:
+        return [list(items)]
+    return [items[i : i + size] for i in range(0, len(items), size)]
+
+
+@_fn("matchkeys", 3)
+def _matchkeys(args: list[Value]) -> Value:
+    values = _list(args[0], "values")
+    keys = _list(args[1], "keys")
+    search = _list(args[2], "searchset")
+    if len(values) != len(keys):
+        raise TfEvalError("length of keys and values should be equal")
+    # keys and searchset are converted to one element type first (["1"] matches [1])
+    unified = _unify(list(keys) + list(search), "keys and searchset")
+    keys, search = unified[: len(keys)], unified[len(keys) :]
+    wanted = {value_key(v) for v in search}
+    return [value for value, key in zip(values, keys) if value_key(key) in wanted]
+
+
+@_fn("transpose", 1)
+def _transpose(args: list[Value]) -> Value:
+    mapping = _obj(args[0], "values")
+    out: dict[str, list[str]] = {}
+    for key in sorted(mapping):
+        for item in _strlist(mapping[key], f'value for "{key}"'):
+            out.setdefault(item, []).append(key)
+    return {key: out[key] for key in sorted(out)}
+
+
+@_fn("alltrue", 1)
+def _alltrue(args: list[Value]) -> Value:
+    items = _list(args[0], "list")
+    result = True
+    for index, item in enumerate(items):
+        if item is None or not _bool(item, f"element {index}"):
+            result = False
+    return result
+
+
+@_fn("anytrue", 1)
+def _anytrue(args: list[Value]) -> Value:
+    items = _list(args[0], "list")
+    result = False
+    for index, item in enumerate(items):
+        if item is not None and _bool(item, f"element {index}"):
+            result = True
+    return result
+
+
+@_fn("setunion", 1, None)
+def _setunion(args: list[Value]) -> Value:
+    out: list[Value] = []
+    for index, value in enumerate(args):
+        out.extend(_list(value, f"argument {index + 1}"))
+    return _set_sorted(_unify(out, "setunion"))
+
+
+@_fn("setintersection", 1, None)
+def _setintersection(args: list[Value]) -> Value:
+    sets = _unify_all([_list(value, f"argument {i + 1}") for i, value in enumerate(args)])
+    keys = [{value_key(v) for v in s} for s in sets]
+    common = set.intersection(*keys)
+    return _set_sorted([v for v in sets[0] if value_key(v) in common])
+
+
+@_fn("setsubtract", 2)
+def _setsubtract(args: list[Value]) -> Value:
+    first, second = _unify_all([_list(args[0], "a"), _list(args[1], "b")])
+    remove = {value_key(v) for v in second}
+    return _set_sorted([v for v in first if value_key(v) not in remove])
+
+
+@_fn("setproduct", 2, None)
+def _setproduct(args: list[Value]) -> Value:
+    product: list[list[Value]] = [[]]
+    for index, value in enumerate(args):
+        items = _list(value, f"argument {index + 1}")
+        product = [prefix + [item] for prefix in product for item in items]
+    return product
+
+
+@_fn("list", 0, None)
+def _list_removed(args: list[Value]) -> Value:
+    raise TfEvalError('the "list" function was deprecated in Terraform v0.12 and is no longer available; use tolist([ ... ]) syntax instead')
+
+
+@_fn("map", 0, None)
+def _map_removed(args: list[Value]) -> Value:
+    raise TfEvalError('the "map" function was deprecated in Terraform v0.12 and is no longer available; use tomap({ ... }) syntax instead')

@@ -1,0 +1,104 @@
+"""Type conversion functions: tostring, tonumber, tobool, tolist, toset, tomap, sensitivity."""
+
+from __future__ import annotations
+
+
+from ...values.value import TfEvalError, TfUnrepresentable, Value, to_number, to_string, type_name
+from .registry import _fn
+from .arguments import _unify, _set_sorted, _NUMBER_TEXT
+
+
+# ---------------------------------------------------------------------------------------------
+# Type conversion
+
+
+@_fn("tostring", 1)
+def _tostring(args: list[Value]) -> Value:
+    value = args[0]
+    if value is None:
+        return None
+    if isinstance(value, (list, dict)):
+        raise TfEvalError(f"cannot convert {type_name(value)} to string")
+    return to_string(value)
+
+
+@_fn("tonumber", 1)
+def _tonumber(args: list[Value]) -> Value:
+    value = args[0]
+    if value is None:
+        return None
+    if isinstance(value, str) and value.lstrip("+-") in ("inf", "Inf"):
+        raise TfUnrepresentable(f'tonumber("{value}") is an infinite number')
+    if isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value):
+        raise TfEvalError(f'cannot convert "{value}" to number: string must be a decimal representation of a number')
+    if isinstance(value, bool) or isinstance(value, (list, dict)):
+        raise TfEvalError(f"cannot convert {type_name(value)} to number")
+    return to_number(value)
+
+
+@_fn("tobool", 1)
+def _tobool(args: list[Value]) -> Value:
+    value = args[0]
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return value
+    if value == "true":
+        return True
+    if value == "false":
+        return False
+    if isinstance(value, str):
+        raise TfEvalError(f'cannot convert "{value}" to bool: only the strings "true" or "false" are allowed')
+    raise TfEvalError(f"cannot convert {type_name(value)} to bool")
+
+
+@_fn("tolist", 1)
+def _tolist(args: list[Value]) -> Value:
+    value = args[0]
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise TfEvalError(f"cannot convert {type_name(value)} to list")
+    return _unify(value, "tolist")
+
+
+@_fn("toset", 1)
+def _toset(args: list[Value]) -> Value:
+    value = args[0]
+    if value is None:
+        return None
+    if not isinstance(value, list):
+        raise TfEvalError(f"cannot convert {type_name(value)} to set")
+    return _set_sorted(_unify(value, "toset"))
+
+
+@_fn("tomap", 1)
+def _tomap(args: list[Value]) -> Value:
+    value = args[0]
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise TfEvalError(f"cannot convert {type_name(value)} to map")
+    keys = list(value)
+    return dict(zip(keys, _unify([value[k] for k in keys], "tomap")))
+
+
+@_fn("sensitive", 1)
+def _sensitive(args: list[Value]) -> Value:
+    return args[0]
+
+
+@_fn("nonsensitive", 1)
+def _nonsensitive(args: list[Value]) -> Value:
+    return args[0]
+
+
+@_fn("issensitive", 1)
+def _issensitive(args: list[Value]) -> Value:
+    # tfphi does not track sensitivity: whether a value is sensitive is not known here
+    raise TfUnrepresentable("issensitive(): tfphi does not track which values are sensitive")
+
+
+@_fn("ephemeralasnull", 1)
+def _ephemeralasnull(args: list[Value]) -> Value:
+    return args[0]

@@ -1,0 +1,37 @@
+"""Standard modules imported when a function first needs one."""
+
+from __future__ import annotations
+
+import importlib
+from typing import Any
+
+
+class _Deferred:
+    """A module imported when one of its names is first read: most checks call none of the
+    functions that need these, and importing them (PyYAML compiles large regular expressions)
+    was most of this module's import, which every traced function call pays."""
+
+    def __init__(self, name: str):
+        self._name = name
+
+    def __getattr__(self, attr: str) -> Any:
+        value = getattr(importlib.import_module(self._name), attr)
+        setattr(self, attr, value)  # read from the instance from now on
+        return value
+
+
+base64 = _Deferred("base64")
+csv = _Deferred("csv")
+_dt = _Deferred("datetime")
+hashlib = _Deferred("hashlib")
+ipaddress = _Deferred("ipaddress")
+_uuid = _Deferred("uuid")
+yaml = _Deferred("yaml")  # PyYAML, a declared dependency: yamldecode
+_urlparse = _Deferred("urllib.parse")
+_DEFERRED = (base64, csv, _dt, hashlib, ipaddress, _uuid, yaml, _urlparse)
+
+
+def import_deferred() -> None:
+    """Imports every module this one defers (for a process that would rather pay it up front: the server)."""
+    for module in _DEFERRED:
+        importlib.import_module(module._name)

@@ -1,0 +1,173 @@
+"""Encoding functions: JSON, CSV, base64, text encodings and URL encoding."""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+from decimal import Decimal
+from typing import Any
+
+from ...values.value import TfEvalError, TfUnrepresentable, Value, is_number, normalize_number, to_string
+from .deferred import base64, csv, _urlparse
+from .registry import _fn
+from .arguments import _str
+
+
+# ---------------------------------------------------------------------------------------------
+# Encoding
+
+
+def _json_number(value: int | float) -> str:
+    value = normalize_number(value)
+    if isinstance(value, int):
+        return str(value)
+    if not math.isfinite(value):
+        raise TfEvalError(f"cannot encode {value} as JSON")
+    return format(Decimal(repr(value)), "f")
+
+
+def _json_string(text: str) -> str:
+    return (
+        json.dumps(text, ensure_ascii=False)
+        .replace("<", "\\u003c")
+        .replace(">", "\\u003e")
+        .replace("&", "\\u0026")
+        .replace("\u2028", "\\u2028")
+        .replace("\u2029", "\\u2029")
+    )
+
+
+def _json_encode(value: Value) -> str:
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if is_number(value):
+        return _json_number(value)
+    if isinstance(value, str):
+        return _json_string(value)
+    if isinstance(value, list):
+        return "[" + ",".join(_json_encode(v) for v in value) + "]"
+    return "{" + ",".join(f"{_json_string(k)}:{_json_encode(value[k])}" for k in sorted(value)) + "}"
+
+
+def _normalize_decoded(value: Any) -> Value:
+    if isinstance(value, str):  # a lone surrogate (JSON "\\ud800") decodes as U+FFFD, as in Go
+        return re.sub("[\ud800-\udfff]", "\ufffd", value)
+    if isinstance(value, bool) or value is None:
+        return value
+    if isinstance(value, (int, float)):
+        if isinstance(value, float) and not math.isfinite(value):
+            raise TfUnrepresentable("an infinite number")
+        return normalize_number(value)
+    if isinstance(value, list):
+        return [_normalize_decoded(v) for v in value]
+    if isinstance(value, dict):
+        return {_decoded_key(k): _normalize_decoded(v) for k, v in value.items()}
+    raise TfEvalError(f"unsupported decoded value {value!r}")
+
+
+def _decoded_key(key: Any) -> str:
+    if isinstance(key, str):
+        return key
+    if key is None:
+        return "null"
+    if isinstance(key, (bool, int, float)):
+        return to_string(_normalize_decoded(key))
+    raise TfEvalError(f"unsupported mapping key {key!r}: keys must be strings")
+
+
+def _reject_constant(name: str) -> Any:
+    raise ValueError(f"invalid JSON literal {name}")
+
+
+@_fn("jsonencode", 1)
+def _jsonencode(args: list[Value]) -> Value:
+    return _json_encode(args[0])
+
+
+@_fn("jsondecode", 1)
+def _jsondecode(args: list[Value]) -> Value:
+    text = _str(args[0], "str")
+    try:
+        decoded = json.loads(text, parse_constant=_reject_constant)
+    except (ValueError, RecursionError) as exc:
+        raise TfEvalError(f"invalid JSON: {exc}") from None
+    return _normalize_decoded(decoded)
+
+
+
+@_fn("csvdecode", 1)
+def _csvdecode(args: list[Value]) -> Value:
+    text = _str(args[0], "str")
+    try:
+        rows = list(csv.reader(io.StringIO(text), strict=True))
+    except csv.Error as exc:
+        raise TfEvalError(f"invalid CSV: {exc}") from None
+    if not rows:
+        raise TfEvalError("missing header line")
+    header = rows[0]
+    if len(set(header)) != len(header):
+        raise TfEvalError("duplicate column name in the header line")
+    out: list[Value] = []
+    for number, row in enumerate(rows[1:], start=2):
+        if len(row) != len(header):
+            raise TfEvalError(f"record on line {number}: wrong number of fields")
+        out.append({key: row[i] for i, key in enumerate(header)})
+    return out
+
+
+@_fn("base64encode", 1)
+def _base64encode(args: list[Value]) -> Value:
+    return base64.b64encode(_str(args[0], "str").encode()).decode("ascii")
+
+
+@_fn("base64decode", 1)
+def _base64decode(args: list[Value]) -> Value:
+    text = _str(args[0], "str")
+    try:  # Go's decoder skips line breaks
+        raw = base64.b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
+    except ValueError:
+        raise TfEvalError("failed to decode base64 data") from None
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError:
+        raise TfEvalError("the result of decoding the provided string is not valid UTF-8") from None
+
+
+@_fn("textencodebase64", 2)
+def _textencodebase64(args: list[Value]) -> Value:
+    text = _str(args[0], "string")
+    encoding = _str(args[1], "encoding")
+    try:
+        if encoding.lower().replace("_", "-") in ("utf-16", "utf16"):
+            # Go's UTF-16 encoder writes a byte-order mark and big-endian code units
+            return base64.b64encode(b"\xfe\xff" + text.encode("utf-16-be")).decode("ascii")
+        return base64.b64encode(text.encode(encoding)).decode("ascii")
+    except LookupError:
+        raise TfEvalError(f'"{encoding}" is not a supported IANA encoding name') from None
+    except UnicodeEncodeError:
+        raise TfEvalError(f"the given string contains characters that cannot be represented in {encoding}") from None
+
+
+@_fn("textdecodebase64", 2)
+def _textdecodebase64(args: list[Value]) -> Value:
+    text = _str(args[0], "source")
+    encoding = _str(args[1], "encoding")
+    try:
+        raw = base64.b64decode(text, validate=True)
+    except ValueError:
+        raise TfEvalError("the given value has invalid base64 encoding") from None
+    try:
+        return raw.decode(encoding)
+    except LookupError:
+        raise TfEvalError(f'"{encoding}" is not a supported IANA encoding name') from None
+    except UnicodeDecodeError:
+        raise TfEvalError(f"the given data is not valid {encoding}") from None
+
+
+@_fn("urlencode", 1)
+def _urlencode(args: list[Value]) -> Value:
+    return _urlparse.quote_plus(_str(args[0], "str"), safe="")

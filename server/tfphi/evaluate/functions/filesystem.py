@@ -1,0 +1,45 @@
+"""Filesystem functions (lang/funcs/filesystem.go): path text only; file contents are never read."""
+
+from __future__ import annotations
+
+import posixpath
+
+from ...values.value import TfUnrepresentable, Value
+from .registry import _fn
+from .arguments import _str
+
+
+# ---------------------------------------------------------------------------------------------
+# Files and the machine: the result depends on what Terraform's machine holds, not only on the
+# arguments. tfphi never reads them (the core does no I/O): the tracer answers Unbounded.
+
+MACHINE_DEPENDENT = frozenset({
+    "file", "fileexists", "filebase64", "fileset", "abspath", "pathexpand",
+    "filemd5", "filesha1", "filesha256", "filesha512", "filebase64sha256", "filebase64sha512",
+})
+
+
+def _machine_dependent(args: list[Value]) -> Value:
+    raise TfUnrepresentable("the result depends on files or the machine Terraform runs on, which tfphi never reads")
+
+
+for _name in sorted(MACHINE_DEPENDENT):
+    _fn(_name, 2 if _name == "fileset" else 1, elementwise=False)(_machine_dependent)
+
+
+@_fn("basename", 1)
+def _basename(args: list[Value]) -> Value:
+    path = _str(args[0], "path")
+    stripped = path.rstrip("/")
+    if not stripped:
+        return "/" if path else "."
+    return stripped.rsplit("/", 1)[-1]
+
+
+@_fn("dirname", 1)
+def _dirname(args: list[Value]) -> Value:
+    path = _str(args[0], "path")
+    head = path.rsplit("/", 1)[0] if "/" in path else "."
+    if path.startswith("/") and head == "":
+        return "/"
+    return posixpath.normpath(head) if head else "."

@@ -1,0 +1,178 @@
+"""format and formatlist: Go's fmt verbs as cty's stdlib implements them."""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from decimal import Decimal
+
+from ...values.value import TfEvalError, TfUnrepresentable, Value, format_number, is_number, to_string
+from .registry import _fn
+from .encoding import _json_encode
+from .arguments import _str, _num, _bool
+
+
+# ---------------------------------------------------------------------------------------------
+# format / formatlist
+
+
+_VERB = re.compile(r"%(?:\[(\d+)\])?([-+# 0]*)(\d+)?(?:\.(\d*))?(?:\[(\d+)\])?(.?)", re.S)
+
+
+def _format(fmt: str, args: list[Value]) -> str:
+    out: list[str] = []
+    i = 0
+    next_arg = 0
+    used: set[int] = set()
+    while i < len(fmt):
+        percent = fmt.find("%", i)
+        if percent < 0:
+            out.append(fmt[i:])
+            break
+        out.append(fmt[i:percent])
+        match = _VERB.match(fmt, percent)
+        assert match is not None
+        index_a, flags, width, precision, index_b, verb = match.groups()
+        i = match.end()
+        if verb == "%" and not (index_a or flags or width or precision is not None or index_b):
+            out.append("%")
+            continue
+        if verb == "":
+            raise TfEvalError("unterminated format verb at end of string")
+        index = index_a or index_b
+        if index is not None:
+            next_arg = int(index) - 1
+            if next_arg < 0:
+                raise TfEvalError(f"invalid argument index {index} in format verb")
+        if next_arg >= len(args):
+            raise TfEvalError(f"not enough arguments for %{verb} at offset {percent}")
+        value = args[next_arg]
+        used.add(next_arg)
+        next_arg += 1
+        out.append(
+            _format_verb(
+                verb,
+                flags,
+                int(width) if width else None,
+                None if precision is None else int(precision or 0),
+                value,
+                next_arg,
+            )
+        )
+    if len(used) < len(args) and (not used or max(used) < len(args) - 1):
+        raise TfEvalError(f"too many arguments; only {len(used)} used by format string")
+    return "".join(out)
+
+
+def _pad(body: str, flags: str, width: int | None, numeric: bool) -> str:
+    if width is None or len(body) >= width:
+        return body
+    fill = width - len(body)
+    if "-" in flags:
+        return body + " " * fill
+    if "0" in flags:
+        if numeric and body[:1] in ("+", "-", " "):
+            return body[0] + "0" * fill + body[1:]
+        return "0" * fill + body
+    return " " * fill + body
+
+
+def _sign(negative: bool, flags: str) -> str:
+    if negative:
+        return "-"
+    if "+" in flags:
+        return "+"
+    if " " in flags:
+        return " "
+    return ""
+
+
+def _shortest_g(value: float, upper: bool) -> str:
+    if value == 0:
+        return "0"
+    _sign_bit, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
+    text_digits = "".join(str(d) for d in digits)
+    decimal_point = len(digits) + int(exponent)
+    exp10 = decimal_point - 1
+    if exp10 < -4 or exp10 >= 6:
+        mantissa = text_digits[0] + ("." + text_digits[1:] if len(text_digits) > 1 else "")
+        e = "E" if upper else "e"
+        return f"{mantissa}{e}{'-' if exp10 < 0 else '+'}{abs(exp10):02d}"
+    return format(Decimal(repr(value)).normalize(), "f")
+
+
+def _format_verb(verb: str, flags: str, width: int | None, precision: int | None, value: Value, position: int) -> str:
+    if verb == "v":
+        if "#" in flags:
+            return _pad(_json_encode(value), flags, width, False)
+        if value is None:
+            return _pad("null", flags, width, False)
+        if isinstance(value, (list, dict)):
+            return _pad(_json_encode(value), flags, width, False)
+        return _pad(to_string(value), flags, width, is_number(value))
+    if value is None:
+        raise TfEvalError(f"unsupported value for %{verb} at {position}: null value cannot be formatted")
+    if verb == "s":
+        text = _str(value, f"value for %s at {position}")
+        if precision is not None:
+            text = text[:precision]
+        return _pad(text, flags, width, False)
+    if verb == "q":
+        text = _str(value, f"value for %q at {position}")
+        return _pad(json.dumps(text, ensure_ascii=False), flags, width, False)
+    if verb == "t":
+        return _pad("true" if _bool(value, f"value for %t at {position}") else "false", flags, width, False)
+    if verb in "dboxX":
+        number = _num(value, f"value for %{verb} at {position}")
+        if isinstance(number, float):
+            raise TfEvalError(
+                f"unsupported value for %{verb} at {position}: {format_number(number)} is not a whole number"
+            )
+        digits = format(abs(number), {"d": "d", "b": "b", "o": "o", "x": "x", "X": "X"}[verb])
+        if "#" in flags:
+            digits = {"b": "0b", "o": "0", "x": "0x", "X": "0X"}.get(verb, "") + digits
+        return _pad(_sign(number < 0, flags) + digits, flags, width, True)
+    if verb in "eEfFgG":
+        number = float(_num(value, f"value for %{verb} at {position}"))
+        negative = number < 0 or (number == 0 and math.copysign(1, number) < 0)
+        magnitude = abs(number)
+        if math.isinf(magnitude):
+            body = "Inf"
+        elif verb in "gG" and precision is None:
+            body = _shortest_g(magnitude, verb == "G")
+        else:
+            spec = "." + str(6 if precision is None else precision) + {"F": "f"}.get(verb, verb)
+            if "#" in flags:
+                spec = "#" + spec
+            body = format(magnitude, spec)
+        return _pad(_sign(negative, flags) + body, flags, width, True)
+    raise TfEvalError(f"unsupported format verb %{verb}")
+
+
+@_fn("format", 1, None)
+def _format_fn(args: list[Value]) -> Value:
+    if any(arg is None for arg in args[1:]):
+        # Terraform leaves format() of a null argument unknown at plan time
+        raise TfUnrepresentable("format() with a null argument is only known when Terraform applies")
+    return _format(_str(args[0], "format"), args[1:])
+
+
+@_fn("formatlist", 1, None)
+def _formatlist(args: list[Value]) -> Value:
+    fmt = _str(args[0], "format")
+    rest = args[1:]
+    length: int | None = None
+    for index, value in enumerate(rest):
+        if isinstance(value, list):
+            if length is not None and len(value) != length:
+                raise TfEvalError(
+                    f"argument {index + 1} has length {len(value)}, which is inconsistent with "
+                    f"previous argument length {length}"
+                )
+            length = len(value)
+    if length is None:
+        length = 1
+    return [
+        _format(fmt, [value[i] if isinstance(value, list) else value for value in rest]) for i in range(length)
+    ]

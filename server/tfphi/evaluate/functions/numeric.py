@@ -1,0 +1,119 @@
+"""Numeric functions (lang/funcs/number.go and cty's stdlib math)."""
+
+from __future__ import annotations
+
+import math
+from typing import Callable
+
+from ...values.value import TfEvalError, TfUnrepresentable, arithmetic, Value, format_number
+from .registry import _fn
+from .arguments import _str, _num, _int, _numlist, _number_result
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers
+
+
+@_fn("min", 1, None)
+def _min(args: list[Value]) -> Value:
+    return min(_num(v, f"argument {i + 1}") for i, v in enumerate(args))
+
+
+@_fn("max", 1, None)
+def _max(args: list[Value]) -> Value:
+    return max(_num(v, f"argument {i + 1}") for i, v in enumerate(args))
+
+
+@_fn("abs", 1)
+def _abs(args: list[Value]) -> Value:
+    return abs(_num(args[0], "num"))
+
+
+def _integral(value: int | float, rounder: Callable[[float], int]) -> int | float:
+    if isinstance(value, int) or math.isinf(value):
+        return value
+    return rounder(value)
+
+
+@_fn("ceil", 1)
+def _ceil(args: list[Value]) -> Value:
+    return _integral(_num(args[0], "num"), math.ceil)
+
+
+@_fn("floor", 1)
+def _floor(args: list[Value]) -> Value:
+    return _integral(_num(args[0], "num"), math.floor)
+
+
+@_fn("signum", 1)
+def _signum(args: list[Value]) -> Value:
+    number = _num(args[0], "num")
+    if isinstance(number, float) or not -(2**63) <= number < 2**63:  # Terraform takes an int64
+        raise TfEvalError(f"num must be a whole number in the 64-bit range, got {format_number(number)}")
+    return (number > 0) - (number < 0)
+
+
+@_fn("pow", 2)
+def _pow(args: list[Value]) -> Value:
+    base = _num(args[0], "num")
+    exponent = _num(args[1], "power")
+    # Terraform computes pow with 64-bit floats (Go's math.Pow)
+    try:
+        return _number_result(math.pow(base, exponent))
+    except OverflowError:
+        raise TfUnrepresentable("pow(): the result is an infinite number") from None
+    except ValueError:
+        raise TfEvalError("pow(): the result is not a number (NaN)") from None
+
+
+@_fn("log", 2)
+def _log(args: list[Value]) -> Value:
+    number = _num(args[0], "num")
+    base = _num(args[1], "base")
+    # Go's math.Log(num) / math.Log(base) in 64-bit floats: zero gives an infinity, 1 as the
+    # base divides by zero; an infinite result is Terraform's, not an error, but not tfphi's to hold
+    if number < 0 or base < 0:
+        raise TfEvalError("logarithm is undefined for these arguments (NaN)")
+    top = -math.inf if number == 0 else math.log(number)
+    bottom = -math.inf if base == 0 else math.log(base)
+    if bottom == 0 or math.isinf(top):
+        if top == 0 or (math.isinf(top) and math.isinf(bottom)):
+            raise TfEvalError("logarithm is undefined for these arguments (NaN)")
+        raise TfUnrepresentable("log(): the result is an infinite number")
+    return _number_result(top / bottom)
+
+
+_DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+
+
+@_fn("parseint", 2)
+def _parseint(args: list[Value]) -> Value:
+    text = _str(args[0], "number")
+    base = _int(args[1], "base")
+    if not 2 <= base <= 62:
+        raise TfEvalError(f"base must be a whole number between 2 and 62 inclusive, got {base}")
+    body = text
+    negative = False
+    if body[:1] in ("+", "-"):
+        negative = body[0] == "-"
+        body = body[1:]
+    if not body:
+        raise TfEvalError(f'cannot parse "{text}" as a base {base} integer')
+    result = 0
+    for char in body:
+        digit = _DIGITS.find(char.lower() if base <= 36 else char)
+        if digit < 0 or digit >= base:
+            raise TfEvalError(f'cannot parse "{text}" as a base {base} integer')
+        result = result * base + digit
+    return -result if negative else result
+
+
+@_fn("sum", 1)
+def _sum(args: list[Value]) -> Value:
+    numbers = _numlist(args[0], "list")
+    if not numbers:
+        raise TfEvalError("cannot sum an empty list")
+    total: int | float = 0
+    for number in numbers:
+        total = arithmetic("+", total, number)
+    return total
