@@ -88,13 +88,8 @@ NOT_FOR_A_CHECK = (
     "cattrs", "attrs", "tfphi.config_schema",  # only when a configuration is decoded
     "argparse", "pathlib", "importlib.resources",  # a plain check reads its arguments itself
     "tfphi.lsp", "pygls", "lsprotocol", "asyncio",  # the server
-<<<<<<< HEAD
     "tfphi.specialize", "tfphi.output.sarif", "tfphi.output.github", "tfphi.output.gitlab", "tfphi.field_lookup",  # other commands, formats, variable files
-    "tfphi.trace.functions", "tfphi.trace.strategies",  # only when a function call is traced
-=======
-    "tfphi.specialize", "tfphi.sarif", "tfphi.field_lookup",  # other commands, formats, variable files
     "tfphi.evaluate.functions", "tfphi.trace.strategies",  # only when a function call is traced
->>>>>>> main
     "tfphi.syntax.syntax_errors",  # only for a file the error pre-check flags
     "tfphi.syntax.jsonfile",  # only for files in Terraform's JSON syntax
 )
