@@ -15,6 +15,7 @@ from .features.diagnostics import SEVERITY_RANK, fix_texts, suggested_values
 from .features.locations import location
 from .loader import load_workspace
 from .output import FORMATS, CheckReport, formatter
+from .output.paths import repository_root
 from .output.progress import Progress
 from .output.text import summary
 from .workspace_output import deployments_json, root_label, trace_json_document
@@ -195,7 +196,8 @@ def run_check(args) -> int:
 def _check_scope(paths: list[str]) -> tuple[str, list[tuple[str, bool]]]:
     """The directory to load for several PATHs or for files, and each PATH relative to it (POSIX)
     with whether it is a file: the current directory when every PATH is inside it (pre-commit
-    passes the changed files from the repository root), else their common directory."""
+    passes the changed files from the repository root), else the git work tree around their
+    common directory (that directory itself outside one)."""
     for path in paths:
         if not os.path.exists(path):
             raise UsageError(f"{path} does not exist")
@@ -203,8 +205,8 @@ def _check_scope(paths: list[str]) -> tuple[str, list[tuple[str, bool]]]:
     cwd = os.path.realpath(".")
     if all(os.path.commonpath([cwd, p]) == cwd for p, _ in real):
         base, base_real = ".", cwd
-    else:
-        base_real = os.path.commonpath([os.path.dirname(p) if is_file else p for p, is_file in real])
+    else:  # the enclosing repository: the roots that call a module in it are found there
+        base_real = repository_root(os.path.commonpath([os.path.dirname(p) if is_file else p for p, is_file in real]))
         base = os.path.relpath(base_real)
     selection = []
     for p, is_file in real:

@@ -182,6 +182,13 @@ def test_a_file_stands_for_the_roots_that_contain_it(tmp_path):
         (".tfphi.toml", "config-error"), ("tools/main.tf", "syntax-error")]
 
 
+def test_a_file_outside_the_current_directory_is_read_with_its_repository(tmp_path):
+    repo = monorepo(tmp_path)
+    from_root = json_entries("modules/db/main.tf", cwd=repo)
+    from_below = json_entries("../../modules/db/main.tf", cwd=repo / "envs" / "bravo")
+    assert from_below == from_root  # the repository is loaded: every root calling the module is found
+
+
 def test_a_clean_file_passes_and_a_broken_one_fails(tmp_path):
     (tmp_path / "main.tf").write_text('variable "x" {\n  default = 1\n}\n\noutput "y" {\n  value = var.x\n}\n')
     assert check("main.tf", cwd=tmp_path).returncode == 0
