@@ -228,11 +228,18 @@ def test_a_shard_keeps_its_roots_when_roots_are_added(tmp_path):
     assert before - {"modules/db/main.tf"} <= after
 
 
+# The official SARIF schema: ../shared/sarif/ beside the clone (as CI lays it out), else the team's copy.
+SARIF_SCHEMA = next((p / "sarif" / "sarif-schema-2.1.0.json" for p in (REPO.parent / "shared", Path("/work/shared"))
+                     if (p / "sarif" / "sarif-schema-2.1.0.json").exists()), REPO.parent / "shared" / "sarif" / "sarif-schema-2.1.0.json")
+
+
 def test_sarif_names_its_shard(tmp_path):
     repo = monorepo(tmp_path)
+    schema = json.loads(SARIF_SCHEMA.read_text())
     for k in (1, 2, 3):
         log = json.loads(check(".", "--format", "sarif", "--shard", f"{k}/3", cwd=repo).stdout)
         assert log["runs"][0]["automationDetails"] == {"id": f"tfphi/shard-{k}-of-3/"}
+        jsonschema.validate(log, schema)
     assert "automationDetails" not in json.loads(check(".", "--format", "sarif", cwd=repo).stdout)["runs"][0]
 
 
