@@ -17,6 +17,8 @@ from pathlib import Path
 
 import pytest
 
+from checkout_copy import tracked_copy
+
 REPO = Path(__file__).resolve().parents[2]
 # Lines the machine's own pip configuration prints (an extra index on disk that lacks a
 # package): not the build's, and not on a user's machine.
@@ -29,7 +31,8 @@ def dist(tmp_path_factory) -> Path:
     # PYTHONDONTWRITEBYTECODE (set on the project's machines) makes setuptools warn that it skips
     # byte-compiling: a property of this machine, not of the package.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
-    run = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(REPO)],
+    source = tracked_copy(tmp_path_factory.mktemp("source"))  # build writes egg-info and build/ into its source
+    run = subprocess.run([sys.executable, "-m", "build", "--outdir", str(out), str(source)],
                          capture_output=True, text=True, env=env, timeout=600)
     assert run.returncode == 0, run.stdout + run.stderr
     warnings = [line for line in (run.stdout + run.stderr).splitlines()

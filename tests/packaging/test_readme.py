@@ -6,11 +6,12 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import subprocess
 from pathlib import Path
 
 import pytest
+
+from checkout_copy import tracked_copy
 
 REPO = Path(__file__).resolve().parents[2]
 SYSTEM_PYTHON = Path("/usr/bin/python3")
@@ -55,13 +56,7 @@ def test_the_first_command_works_with_the_distribution_python(tmp_path):
         if os.environ.get("CI"):
             pytest.fail("/usr/bin/python3 is missing: this test needs the distribution's Python")
         pytest.skip("no distribution python3 at /usr/bin/python3")
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=REPO, capture_output=True, check=True).stdout.split(b"\0")
-    copy = tmp_path / "tfphi"
-    for rel in filter(None, (name.decode() for name in tracked)):
-        if rel.startswith("vscode-client/") or not (REPO / rel).is_file():
-            continue
-        (copy / rel).parent.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(REPO / rel, copy / rel)
+    copy = tracked_copy(tmp_path / "tfphi")
     env = {k: v for k, v in os.environ.items() if k not in ("VIRTUAL_ENV", "PYTHONPATH", "PYTHONHOME", "CONDA_PREFIX")}
     env["PATH"] = SYSTEM_PATH
     which = subprocess.run(["bash", "-c", "command -v python3"], env=env, capture_output=True, text=True).stdout.strip()
