@@ -20,6 +20,15 @@ if ! command -v nvim >/dev/null 2>&1; then
   fi
 fi
 
+# Emacs 28 with eglot (Debian's emacs-nox and elpa-eglot) drives the server in tests/editor/test_emacs.py.
+if ! emacs --batch --eval "(require 'eglot)" >/dev/null 2>&1; then
+  if [ "$(id -u)" = "0" ]; then
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq emacs-nox elpa-eglot >/dev/null
+  else
+    sudo apt-get update -qq && sudo DEBIAN_FRONTEND=noninteractive apt-get install -y -qq emacs-nox elpa-eglot >/dev/null
+  fi
+fi
+
 # Microsoft's SARIF validator (npm; ships its own binary) checks `check --format sarif` with GitHub's rules.
 if [ ! -x .cache/sarif-multitool/node_modules/@microsoft/sarif-multitool-linux/Sarif.Multitool ]; then
   npm install --silent --no-audit --no-fund --prefix .cache/sarif-multitool @microsoft/sarif-multitool >/dev/null

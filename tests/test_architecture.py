@@ -15,7 +15,7 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "tfphi"
 
 CORE = ("syntax", "stir", "evaluate", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "config_schema", "records", "values", "diagnostics")
-ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader", "tfphi.output", "tfphi.check_scope")
+ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader", "tfphi.api", "tfphi.output", "tfphi.check_scope")
 # Modules of the I/O layer that live beside the core they serve: ``specialize --out`` writes files,
 # (``check``'s formats, ``tfphi.output``, find the repository root on disk for their paths: above the core.)
 IO_LAYER = ("tfphi.specialize.outdir",)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+from decimal import Decimal
 import string
 import unicodedata
 
@@ -12,16 +13,30 @@ from hypothesis import strategies as st
 
 from tfphi.evaluate import functions as fn_module
 from tfphi.evaluate.functions import FUNCTIONS, UnknownFunction, call_function
-from tfphi.values.value import TfEvalError, TfUnrepresentable
+from tfphi.values.value import TfEvalError, TfUnrepresentable, format_number, from_python, is_number
 
 
 def call(name, *args):
-    return call_function(name, list(args))
+    """The function's value; Python floats in and out are the decimals they print."""
+    result = call_function(name, [from_python(a) for a in args])
+    return plain(result)
+
+
+def plain(value):
+    """A result with its numbers as Python ints and floats, for comparing with literals."""
+    if is_number(value):
+        text = format_number(value)
+        return int(text) if text.lstrip("-").isdigit() and text != "-0" else float(text)
+    if isinstance(value, list):
+        return type(value)(plain(v) for v in value)
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    return value
 
 
 def fails(name, *args, match=None):
     with pytest.raises(TfEvalError, match=match):
-        call_function(name, list(args))
+        call_function(name, [from_python(a) for a in args])
 
 
 # --- registry and dispatch ---------------------------------------------------------------------
@@ -651,7 +666,7 @@ json_values = st.recursive(
 def _normalized(value):
     """The value as Terraform holds it: whole floats as numbers, every string (keys too) in NFC."""
     if isinstance(value, float) and value.is_integer():
-        return int(value)
+        return int(Decimal(repr(value)))  # a float is the decimal it prints (tests' convention)
     if isinstance(value, str):
         return unicodedata.normalize("NFC", value)
     if isinstance(value, list):

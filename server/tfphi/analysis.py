@@ -29,8 +29,9 @@ from . import records
 from .config import Config, ConfigProblem, FieldSpec, parse_config_toml
 from .records import record, field
 from .stir.model import FileDecls, Module, Print, Resource, assemble_module, read_declarations
+from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, read_units
 from .stir.references import Finding, NameTable, block_findings, check_module, name_table
-from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, module_dir_of, parse_manifest
+from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file
@@ -59,6 +60,7 @@ class FileProblem:
 
     path: str
     message: str
+    code: str = "syntax-error"  # or config-error: a variable file or Terragrunt file that cannot be read
 
 
 @record(frozen=True, slots=True)
@@ -76,9 +78,10 @@ class FieldTrace:
 
 
 def file_kind(path: str) -> str | None:
-    """What a workspace path is to tfphi: ``tf``, ``tfvars``, ``manifest``, ``config`` or None."""
+    """What a workspace path is to tfphi: ``tf`` (Terraform's and OpenTofu's configuration files),
+    ``tfvars``, ``manifest``, ``config``, ``terragrunt`` or None."""
     name = posixpath.basename(path)
-    if path.endswith((".tf", ".tf.json")):
+    if path.endswith((".tf", ".tf.json", ".tofu", ".tofu.json")):
         return "tf"
     if path.endswith((".tfvars", ".tfvars.json")):
         return "tfvars"
@@ -86,6 +89,8 @@ def file_kind(path: str) -> str | None:
         return "manifest"
     if name == CONFIG_FILE and "/" not in path:
         return "config"
+    if is_terragrunt_path(path):
+        return "terragrunt"
     return None
 
 
@@ -113,6 +118,7 @@ class SetProblem:
 
     path: str
     message: str
+    code: str = "syntax-error"  # config-error: a variable or Terragrunt file that cannot be read
 
 
 @record(frozen=True, slots=True)
@@ -196,6 +202,8 @@ class AnalysisHost:
         self.config_text: str | None = None
         self.files: dict[str, HclFile] = {}
         self.tfvars: dict[str, HclFile] = {}
+        self.terragrunt: dict[str, HclFile] = {}  # terragrunt.hcl files and the parents they include
+        self._units: tuple[Unit, ...] = ()
         self.problems: dict[str, FileProblem] = {}
         self.manifest_problems: dict[str, str] = {}
         self._manifests: dict[str, Manifest] = {}
@@ -243,7 +251,7 @@ class AnalysisHost:
             elif isinstance(one, SetParsed):
                 self._set_parsed(one.hcl)
             elif isinstance(one, SetProblem):
-                self._set_problem(one.path, one.message)
+                self._set_problem(one.path, one.message, one.code)
             elif isinstance(one, Remove):
                 self._remove(one.path)
             elif isinstance(one, SetConfig):
@@ -258,8 +266,8 @@ class AnalysisHost:
     def set_parsed(self, hcl: HclFile) -> None:
         self.apply_change(SetParsed(hcl))
 
-    def set_problem(self, path: str, message: str) -> None:
-        self.apply_change(SetProblem(path, message))
+    def set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
+        self.apply_change(SetProblem(path, message, code))
 
     def remove(self, path: str) -> None:
         self.apply_change(Remove(path))
@@ -279,7 +287,7 @@ class AnalysisHost:
             self._set_manifest(path, data.decode("utf-8", "replace") if problem is None else "")
             return
         if problem is not None:
-            self._set_problem(path, problem)
+            self._set_problem(path, problem, "config-error" if kind == "terragrunt" else "syntax-error")
             return
         self.problems.pop(path, None)
         if is_json_path(path):  # Terraform's JSON syntax (SPEC 2)
@@ -289,16 +297,21 @@ class AnalysisHost:
         else:  # files set from disk are not edited here: their trees are dropped once read
             self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs))
 
-    def _set_problem(self, path: str, message: str) -> None:
+    def _set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
         self._drop(path)
-        self.problems[path] = FileProblem(path, message)
+        self.problems[path] = FileProblem(path, message, code)
         self._dirty.add(module_dir_of(path))
 
     def _set_parsed(self, hcl: HclFile) -> None:
         path = hcl.path
         self.problems.pop(path, None)
-        if file_kind(path) == "tfvars":
+        kind = file_kind(path)
+        if kind == "tfvars":
             self.tfvars[path] = hcl
+            return
+        if kind == "terragrunt":
+            self.terragrunt[path] = hcl
+            self._tree = None  # units are roots: the module tree is derived again
             return
         self.files[path] = hcl
         dir = module_dir_of(path)
@@ -360,6 +373,8 @@ class AnalysisHost:
             self._dir_files.get(dir, set()).discard(path)
             self._dirty.add(dir)
         self.tfvars.pop(path, None)
+        if self.terragrunt.pop(path, None) is not None:
+            self._tree = None
 
     # ---- snapshots -----------------------------------------------------------------------
 
@@ -413,7 +428,8 @@ class AnalysisHost:
         interface_changed: set[str] = set()
         for dir in dirty:
             old = self._modules.get(dir)
-            paths = self._dir_files.get(dir)
+            listed = self._dir_files.get(dir)
+            paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
             old_prints = self._prints.pop(dir, {})
             old_decls = self._decls.pop(dir, {})
             built = self._build(dir, paths, old_decls) if paths else None
@@ -426,7 +442,7 @@ class AnalysisHost:
                 self._decls[dir] = new_decls
             else:
                 self._modules.pop(dir, None)
-                if not paths:
+                if not listed:
                     self._dir_files.pop(dir, None)
                     self._build_failures.pop(dir, None)
             if old is None or module is None:
@@ -470,7 +486,8 @@ class AnalysisHost:
         moved: set[str] = set()
         if calls_changed:
             self._trace_memo.clear()
-            self._tree = build_module_tree(self._modules, dict(self._manifests))
+            self._units = read_units(self.terragrunt, self._modules)
+            self._tree = build_module_tree(self._modules, dict(self._manifests), deployed_dirs(self._units))
             affected |= set(self._modules) | set(derived.fields) | set(derived.findings)
             derived.clear()
         else:
@@ -510,9 +527,9 @@ class AnalysisHost:
             del derived.failures[key]  # what is redone may fail again, or not
         derived.failures.update({f"build:{d}": tb for d, tb in self._build_failures.items()})
         for dir in dirty:
-            paths = self._dir_files.get(dir)
+            paths = configuration_files(self._dir_files.get(dir) or (), self.config.engine)
             if paths:
-                self._listing[dir] = tuple(sorted(paths))
+                self._listing[dir] = tuple(paths)
             else:
                 self._listing.pop(dir, None)
         return Changes(frozenset(affected), frozenset(moved), frozenset(intervals) if moved else frozenset())
@@ -617,6 +634,8 @@ class Snapshot:
         self.config_text = host.config_text
         self.files: dict[str, HclFile] = dict(host.files)
         self.tfvars: dict[str, HclFile] = dict(host.tfvars)
+        self.terragrunt: dict[str, HclFile] = dict(host.terragrunt)
+        self.units: tuple[Unit, ...] = host._units  # Terragrunt units (stir.terragrunt)
         self.problems: dict[str, FileProblem] = dict(host.problems)
         self.manifest_problems: dict[str, str] = dict(host.manifest_problems)
         self.modules: dict[str, Module] = dict(host._modules)
@@ -657,6 +676,8 @@ class Snapshot:
         return [p for path, p in sorted(self.problems.items()) if module_dir_of(path) == dir]
 
     def text(self, span: Span) -> str:
+        if span.file in self.terragrunt:
+            return _span_text(self.terragrunt, {}, span)
         return _span_text(self.files, self.tfvars, span)
 
     def dirs(self) -> list[str]:

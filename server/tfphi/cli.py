@@ -13,7 +13,7 @@ from .analysis import Analysis
 from .check_scope import ShardError, check_diagnostics, parse_shard, selected_roots
 from .features.diagnostics import SEVERITY_RANK, fix_texts, suggested_values
 from .features.locations import location
-from .loader import load_workspace
+from .loader import load_workspace, nothing_to_analyse
 from .output import FORMATS, CheckReport, formatter
 from .output.paths import repository_root
 from .output.progress import Progress
@@ -148,10 +148,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _load(dir: str) -> Analysis:
+def _load(dir: str, progress: Progress | None = None) -> Analysis:
     if not os.path.isdir(dir):
-        raise UsageError(f"{dir} is not a directory")
-    return load_workspace(dir)
+        raise UsageError(f"{dir} is not a directory" if os.path.exists(dir) else f"{dir} does not exist; nothing to analyse")
+    analysis = load_workspace(dir, progress=progress.files if progress is not None else None)
+    empty = nothing_to_analyse(analysis, dir)
+    if empty is not None:
+        raise UsageError(empty)
+    return analysis
 
 
 # ---- check ------------------------------------------------------------------------------
@@ -164,9 +168,9 @@ def run_check(args) -> int:
         raise UsageError(str(exc)) from exc
     progress = Progress(enabled=not args.quiet)
     paths = args.paths or ["."]
-    if len(paths) == 1 and os.path.isdir(paths[0]):
+    if len(paths) == 1 and not os.path.isfile(paths[0]):  # one directory (or nothing there: _load says so)
         base, roots, files = paths[0], None, []
-        analysis = load_workspace(base, progress=progress.files)
+        analysis = _load(base, progress)
     else:
         base, selection = _check_scope(paths)
         analysis = load_workspace(base, progress=progress.files)

@@ -4,6 +4,7 @@ Both sources accept the same keys and go through one schema (``Settings`` and
 friends in ``config_schema``), decoded by one cattrs converter, so they cannot drift apart::
 
     ignore = ["examples/legacy"]        # paths the walker skips (top level, before any [table])
+    engine = "opentofu"                 # terraform | opentofu; absent: OpenTofu where .tofu files exist
 
     [workspace]
     ignore = ["more/paths"]             # the same, for when a top-level key is awkward; both lists apply
@@ -109,6 +110,7 @@ class Config:
     severity_override: str | None = None  # LSP `diagnostics.severity`
     inlay_hints: bool = True
     max_file_size: int = 2 * 1024 * 1024
+    engine: str | None = None  # "terraform" | "opentofu"; None: OpenTofu where a directory has .tofu files
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", _frozen_fields(self.fields))
@@ -130,6 +132,7 @@ class Config:
         severity_override: str | None = _UNSET,
         inlay_hints: bool | None = None,
         max_file_size: int | None = None,
+        engine: str | None = None,
     ) -> Config:
         """A copy where each given entry of `other_fields` replaces ours whole and each given keyword replaces ours.
 
@@ -147,6 +150,7 @@ class Config:
             severity_override=self.severity_override if severity_override is _UNSET else severity_override,
             inlay_hints=self.inlay_hints if inlay_hints is None else inlay_hints,
             max_file_size=self.max_file_size if max_file_size is None else max_file_size,
+            engine=self.engine if engine is None else engine,
         )
 
 

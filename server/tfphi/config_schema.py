@@ -32,6 +32,8 @@ _PositiveInt = NewType("_PositiveInt", int)
 _Severity = NewType("_Severity", str)
 _StrList = NewType("_StrList", tuple)
 _Universe = NewType("_Universe", tuple)
+_Engine = NewType("_Engine", str)
+ENGINES = ("terraform", "opentofu")
 
 
 @dataclasses.dataclass(frozen=True, kw_only=True)  # cattrs reads dataclasses, not records
@@ -82,6 +84,7 @@ class Settings:
     inlayHints: InlayHintsSettings | None = None  # noqa: N815 - the LSP setting's own spelling
     ignore: _StrList | None = None
     workspace: WorkspaceSettings | None = None
+    engine: _Engine | None = None  # terraform | opentofu (SPEC 2: which files a directory's module is)
 
 
 _SETTINGS_CLASSES = (LimitsSettings, FieldSettings, DiagnosticsSettings, InlayHintsSettings, WorkspaceSettings, Settings)
@@ -128,6 +131,7 @@ def _converter() -> cattrs.Converter:
     converter = cattrs.Converter(forbid_extra_keys=True, detailed_validation=True)
     converter.register_structure_hook(_PositiveInt, _structure_positive_int)
     converter.register_structure_hook(_Severity, _structure_severity)
+    converter.register_structure_hook(_Engine, _structure_engine)
     converter.register_structure_hook(_StrList, _structure_str_list)
     converter.register_structure_hook(_Universe, _structure_universe)
     converter.register_structure_hook(bool, _structure_bool)
@@ -197,6 +201,12 @@ def _delete(data: dict, path: tuple[object, ...]) -> bool:
         del node[path[-1]]
         return True
     return False
+
+
+def _structure_engine(value: object, _: object) -> str:
+    if value not in ENGINES or not isinstance(value, str):
+        raise ValueError(f"expected one of {', '.join(ENGINES)}, got {_describe(value)}")
+    return value
 
 
 def _copy_tables(value: object) -> object:
@@ -297,6 +307,7 @@ def _apply(
         severity_override=severity_override,
         inlay_hints=inlay_hints,
         max_file_size=max_file_size,
+        engine=settings.engine,
     )
     return config, problems
 
@@ -319,7 +330,7 @@ def _decode(data: Mapping, base: Config, where: str) -> tuple[Config, list[tuple
 def _builtin_fields_checked(data: Mapping) -> Mapping[str, FieldSpec]:
     """The registry decoded as a user's file is, raising when it is broken."""
     settings, problems = _structure(data, "")
-    if problems or settings.limits or settings.ignore or settings.diagnostics or settings.inlayHints:
+    if problems or settings.limits or settings.ignore or settings.diagnostics or settings.inlayHints or settings.engine:
         raise RuntimeError(f"tfphi/data/fields.toml is broken: {[m for _, m in problems]}")
     config, more = _apply(settings, Config(fields={}))
     if more:

@@ -50,6 +50,8 @@ def diagnostic_roots(analysis: Analysis, file: str, code: str, span_start: int, 
             if found:
                 return sorted(display_dir(r) for r in found)
         return list(_reaching(tree, dir))
+    if kind == "terragrunt":  # a unit's diagnostic holds in the root it deploys
+        return sorted({display_dir(u.module_dir) for u in analysis.units if u.path == file and u.module_dir in tree.roots})
     if is_variable_file(file):
         owner = owning_root(file, analysis.modules)
         return [display_dir(owner)] if owner is not None else []

@@ -32,7 +32,7 @@ class Fix:
     """One way to make the diagnostic go away, as a full sentence.
 
     ``kind`` says which fix it is (``default``, ``validation``, ``hardcode``, ``universe``,
-    ``limit``, ``plan-time``, ``init``, ``narrow``); code actions build their edits from the
+    ``limit``, ``plan-time``, ``init``, ``narrow``, ``upstream``); code actions build their edits from the
     diagnostic's ``data``, not from this text.
     """
 

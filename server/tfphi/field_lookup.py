@@ -14,22 +14,27 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from . import records
-from .addrs import NO_KEY, AddressError, FieldAddress, InstanceKey, ModuleInstance, parse_field_address
+from .addrs import NO_KEY, AddressError, FieldAddress, InstanceKey, ModuleInstance, format_key, parse_field_address
 from .analysis import Analysis
 from .records import record
 from .stir.model import Resource
 from .stir.roots import display_dir
 from .stir.workspace import CallPath
 from .trace import conditions as C
-from .trace.result import Branch, TraceResult
-from .trace.tracer import find_field, finish
+from .syntax.hclfile import Attribute
+from .trace.result import UNBOUNDED, Branch, TraceResult
+from .trace.tracer import Env, find_field, finish
 from .values.value import Value
 
-__all__ = ["AddressError", "FieldMatch", "FieldLookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
+__all__ = ["AddressError", "AmbiguousField", "FieldMatch", "FieldLookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
 
 
 class FieldLookupError(Exception):
     """ADDRESS names no field, or fields in several roots; the message says which (exit 2)."""
+
+
+class AmbiguousField(FieldLookupError):
+    """ADDRESS names fields in several root configurations (the message lists them)."""
 
 
 @record(frozen=True)
@@ -49,14 +54,19 @@ def candidate_roots(analysis: Analysis) -> tuple[str, ...]:
     return analysis.tree.roots
 
 
-def find_matches(analysis: Analysis, address: FieldAddress, roots: Sequence[str]) -> list[FieldMatch]:
-    """The fields ``address`` names, one per root where its module path and resource exist."""
+def find_matches(analysis: Analysis, address: FieldAddress, roots: Sequence[str],
+                 opaque: list[str] | None = None) -> list[FieldMatch]:
+    """The fields ``address`` names, one per root where its module path and resource exist
+    (``opaque`` collects why a module call on the way could not be followed)."""
     matches: list[FieldMatch] = []
     for root in roots:
         path: CallPath = (("", root),)
         for step in address.module.steps:
             target = analysis.tree.targets.get((path[-1][1], step.name))
             if target is None or target.dir is None:
+                if target is not None and target.opaque_reason and opaque is not None:
+                    calls = "".join(f"module.{name}." for name, _ in path[1:])
+                    opaque.append(f"{calls}{target.opaque_reason}" if calls else target.opaque_reason)
                 break
             path = path + ((step.name, target.dir),)
         else:
@@ -70,15 +80,18 @@ def find_matches(analysis: Analysis, address: FieldAddress, roots: Sequence[str]
     return matches
 
 
-def lookup(analysis: Analysis, text: str, dir_label: str, root_label: Callable[[str], str] = display_dir) -> FieldMatch:
+def lookup(analysis: Analysis, text: str, dir_label: str, root_label: Callable[[str], str] = display_dir,
+           roots: Sequence[str] | None = None) -> FieldMatch:
     """The one field ``text`` names in the workspace (``dir_label`` is DIR as the user gave it;
-    ``root_label`` prints a root directory for the user, who passes one of them as DIR)."""
+    ``root_label`` prints a root directory for the user, who passes one of them as DIR;
+    ``roots``: where to look, ``candidate_roots`` unless given)."""
     try:
         address = parse_field_address(text)
     except AddressError as exc:
         raise FieldLookupError(str(exc)) from None
-    roots = candidate_roots(analysis)
-    matches = find_matches(analysis, address, roots)
+    roots = candidate_roots(analysis) if roots is None else tuple(roots)
+    opaque: list[str] = []
+    matches = find_matches(analysis, address, roots, opaque)
     if len(matches) == 1:
         _check_keys(analysis, matches[0])
         return matches[0]
@@ -89,9 +102,11 @@ def lookup(analysis: Analysis, text: str, dir_label: str, root_label: Callable[[
             elsewhere = [m.root for m in find_matches(analysis, address, analysis.tree.roots) if m.root]
             if elsewhere:
                 hint = f"; it exists under {_listing([root_label(r) for r in elsewhere])}: pass one of them as DIR"
+        if not hint and opaque:
+            hint = f": {opaque[0]}"
         raise FieldLookupError(f"{unkeyed} names no field in {dir_label}{hint}")
     names = [root_label(m.root) for m in matches]
-    raise FieldLookupError(f"{unkeyed} exists under {len(names)} root modules: {', '.join(names)}; pass one of them as DIR")
+    raise AmbiguousField(f"{unkeyed} exists under {len(names)} root modules: {', '.join(names)}; pass one of them as DIR")
 
 
 def _listing(labels: list[str]) -> str:
@@ -110,10 +125,10 @@ def _check_keys(analysis: Analysis, match: FieldMatch) -> None:
         caller = analysis.modules.get(match.path[i - 1][1])
         call = caller.calls.get(step.name) if caller else None
         if call is not None:
-            declarations.append((f"module.{step.name}", call.count, call.for_each, step.key))
+            declarations.append((f"module.{step.name}", call.count, call.for_each, step.key, match.path[: i]))
     resource = match.resource
-    declarations.append((resource.address, resource.count, resource.for_each, match.address.key))
-    for name, count, for_each, key in declarations:
+    declarations.append((resource.address, resource.count, resource.for_each, match.address.key, match.path))
+    for name, count, for_each, key, path in declarations:
         if key is NO_KEY:
             continue
         if count is None and for_each is None:
@@ -122,6 +137,39 @@ def _check_keys(analysis: Analysis, match: FieldMatch) -> None:
             raise FieldLookupError(f"{name} uses for_each: its instance keys are strings")
         if isinstance(key, str) and for_each is None:
             raise FieldLookupError(f"{name} uses count: its instance keys are numbers")
+        keys = instance_keys(analysis, path, count, for_each)
+        if keys is not None and key not in keys:
+            listed = ", ".join(format_key(k) for k in keys) if keys else "none"
+            raise FieldLookupError(f"{name} has no instance {format_key(key)}; its instances are: {listed}")
+
+
+MAX_LISTED_KEYS = 64
+
+
+def instance_keys(analysis: Analysis, path: CallPath, count: Attribute | None, for_each: Attribute | None) -> list[InstanceKey] | None:
+    """Every instance key a ``count``/``for_each`` (evaluated in the module instance ``path``) can
+    give, over all its branches; None when they are decided at plan time (not traced to known values)."""
+    attribute = for_each if for_each is not None else count
+    if attribute is None:
+        return None
+    traced, _ = analysis.tracer.trace_attribute("for_each" if for_each is not None else "count", attribute, Env(path))
+    if traced.kind == UNBOUNDED:
+        return None
+    keys: list[InstanceKey] = []
+    for branch in traced.branches:
+        value = branch.value
+        if for_each is None:
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value != int(value) or value > MAX_LISTED_KEYS:
+                return None
+            found: list[InstanceKey] = list(range(int(value)))
+        elif isinstance(value, dict):
+            found = list(value)
+        elif isinstance(value, list) and all(isinstance(item, str) for item in value):
+            found = list(value)
+        else:
+            return None
+        keys.extend(k for k in found if k not in keys)
+    return sorted(keys, key=lambda k: (isinstance(k, str), k))
 
 
 def trace_match(analysis: Analysis, match: FieldMatch, universe: Sequence[Value] | None = None,

@@ -1,14 +1,19 @@
 """Reading a workspace from disk into an ``Analysis`` (the only I/O the CLI and server share).
 
-The walker never follows symbolic links out of the workspace, skips ``.git``, ``.terraform``
-(except ``modules.json`` and the modules it lists), ``node_modules``, ``.terragrunt-cache``
-and whatever the configuration ignores, and reads only ``.tf``, ``.tf.json``, ``.tfvars``,
-``.tfvars.json``, ``.tfphi.toml`` and ``modules.json`` files.
+The walker follows symbolic links to files and directories wherever they lead (a link back up
+its own path is not followed again; a link to nothing or a loop is reported, except a
+``terraform.tfvars`` that links to nothing, which Terraform ignores), skips ``.git``,
+``.terraform`` (except ``modules.json`` and the modules it lists), ``node_modules``,
+``.terragrunt-cache`` and whatever the configuration ignores, and reads only ``.tf``,
+``.tf.json``, ``.tofu``, ``.tofu.json``, ``.tfvars``, ``.tfvars.json``, ``.tfphi.toml``,
+``terragrunt.hcl`` and ``modules.json`` files.
 
 Then it follows local module sources out of the workspace, as Terraform does (SPEC section 2):
 ``examples/complete-postgres`` calling ``../../`` reads the module there, under a path relative
 to the workspace (``../../main.tf``). Only the called directory's own module files are read
-(no walk below it), each directory once, and never one the configuration ignores.
+(no walk below it), each directory once, and never one the configuration ignores. The modules
+Terragrunt units deploy and the files they include (``find_in_parent_folders()``) are read the
+same way (``stir.terragrunt``).
 """
 
 from __future__ import annotations
@@ -18,6 +23,7 @@ import fnmatch
 import json
 import os
 import marshal
+import posixpath
 import select
 import sys
 import threading
@@ -35,6 +41,9 @@ from .syntax import is_json_path
 if TYPE_CHECKING:
     from .syntax.hclfile import HclFile
 from .config import Config
+from .records import record
+from .stir.deployments import is_auto_loaded
+from .stir.terragrunt import deployed_dirs, is_unit_file, wanted_paths
 from .stir.roots import missing_local_targets
 from .stir.workspace import MODULES_JSON
 
@@ -59,21 +68,33 @@ def read_bytes(path: PathLike, limit: int) -> bytes:
         return handle.read(limit + 1)
 
 
-def walk_workspace(root: PathLike, config: Config, skipped: list[tuple[str, str]] | None = None) -> Iterator[str]:
+@record(frozen=True, slots=True)
+class LinkProblem:
+    """Why a symbolic link is not read: ``code`` is the diagnostic it gets, None when it is
+    ignored as Terraform ignores it (a ``terraform.tfvars`` that links to nothing)."""
+
+    message: str
+    code: str | None = "config-error"
+
+
+def walk_workspace(root: PathLike, config: Config, skipped: list[tuple[str, LinkProblem]] | None = None) -> Iterator[str]:
     """Relative POSIX paths of every file tfphi reads under ``root``.
 
-    Files it will not read (a symbolic link out of the workspace or in a loop) are appended
-    to ``skipped`` as (relative path, message) when a list is given.
+    Symbolic links to files and directories are followed wherever they lead, as Terraform
+    follows them (SPEC 2); a directory link that leads back to a directory of its own path (a
+    loop) is not followed again. Files that are links it will not read (a link to nothing, a
+    loop) are appended to ``skipped`` as (relative path, problem) when a list is given; a
+    ``terraform.tfvars`` that links to nothing is left out silently, as Terraform leaves it out.
     """
     root = os.path.realpath(root)
-    seen_dirs: set[tuple[int, int]] = set()
+    real_of: dict[str, str] = {}
     count = 0
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
-        stat = os.stat(dirpath)
-        if (stat.st_dev, stat.st_ino) in seen_dirs:
+    for dirpath, dirnames, filenames in os.walk(root, followlinks=True):
+        real = os.path.realpath(dirpath)
+        if _loops(dirpath, real, root, real_of):
             dirnames[:] = []
             continue
-        seen_dirs.add((stat.st_dev, stat.st_ino))
+        real_of[dirpath] = real
         rel_dir = _posix(os.path.relpath(dirpath, root))
         rel_dir = "" if rel_dir == "." else rel_dir
         dirnames[:] = sorted(
@@ -82,13 +103,12 @@ def walk_workspace(root: PathLike, config: Config, skipped: list[tuple[str, str]
         )
         for name in sorted(filenames):
             rel = f"{rel_dir}/{name}".lstrip("/")
-            if file_kind(rel) in ("tf", "tfvars", "config") and not is_ignored(rel, config.ignore):
-                # os.walk never descends through a linked directory and ``root`` is resolved, so
-                # only a file that is itself a link can lead out: resolve only those (resolving
+            if _walked_kind(rel) and not is_ignored(rel, config.ignore):
+                # Only a file that is itself a link can fail to resolve: check only those (resolving
                 # every path cost more than reading the files).
                 problem = link_problem(root, rel) if os.path.islink(os.path.join(dirpath, name)) else None
                 if problem is not None:
-                    if skipped is not None:
+                    if skipped is not None and problem.code is not None:
                         skipped.append((rel, problem))
                     continue
                 count += 1
@@ -99,12 +119,50 @@ def walk_workspace(root: PathLike, config: Config, skipped: list[tuple[str, str]
             yield from _installed_modules(root, rel_dir, config)
 
 
-def link_problem(root: PathLike, rel: str) -> str | None:
-    """Why ``rel`` must not be read: it leads out of ``root`` through a symbolic link (of the file
-    or of a directory on its path), or the links loop (else None)."""
-    if not _inside(os.path.join(root, rel), os.path.realpath(root)):
-        return f"{rel} is a symbolic link that leads outside the workspace or loops; it was skipped"
-    return None
+def _walked_kind(rel: str) -> bool:
+    """The files the walker reads: configuration, variable files, ``.tfphi.toml``, and
+    ``terragrunt.hcl`` (the parents units include are read on demand, ``load_terragrunt_parents``)."""
+    kind = file_kind(rel)
+    return kind in ("tf", "tfvars", "config") or (kind == "terragrunt" and is_unit_file(rel))
+
+
+def _loops(dirpath: str, real: str, root: str, real_of: dict[str, str]) -> bool:
+    """True when ``dirpath`` is, links resolved, one of the directories on its own path (a link
+    back up the tree): following it again would never end."""
+    parent = os.path.dirname(dirpath)
+    while len(parent) >= len(root):
+        if real_of.get(parent) == real:
+            return True
+        if parent == root:
+            break
+        parent = os.path.dirname(parent)
+    return False
+
+
+def link_problem(root: PathLike, rel: str) -> LinkProblem | None:
+    """Why the symbolic link ``rel`` is not read (None: it resolves, and is read wherever it leads):
+    it loops, or it links to nothing. A ``terraform.tfvars`` that links to nothing is ignored, as
+    Terraform ignores it; any other variable file, Terragrunt or configuration file that links to
+    nothing is a ``config-error`` (Terraform fails until it exists)."""
+    path = os.path.join(root, rel)
+    try:
+        os.stat(path)
+        return None
+    except ValueError:  # a NUL in the path
+        return LinkProblem(f"{rel} cannot be read: its path holds a NUL byte")
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return LinkProblem(f"{rel} is a symbolic link that loops; it cannot be read")
+        if not os.path.islink(path):
+            return None  # not a link: reading it says what is wrong
+    if posixpath.basename(rel) in ("terraform.tfvars", "terraform.tfvars.json"):
+        return LinkProblem(f"{rel} links to nothing; Terraform ignores it", None)
+    try:
+        target = os.readlink(path)
+    except OSError:
+        target = "?"
+    return LinkProblem(f"{rel} is a symbolic link to {target}, which does not exist; "
+                       "terraform plan fails until it exists")
 
 
 def _inside(path: PathLike, root: str) -> bool:
@@ -149,6 +207,18 @@ def _installed_modules(root: str, rel_dir: str, config: Config) -> Iterator[str]
                 yield _posix(os.path.relpath(child, root))
 
 
+def nothing_to_analyse(snapshot: Snapshot, dir: str) -> str | None:
+    """Why ``check``/``trace``/``specialize`` of ``dir`` would analyse nothing (SPEC 2: an error,
+    never a pass), or None when there is something: a module, a file that could not be read, a unit."""
+    if snapshot.modules or snapshot.problems or any(u.problems for u in snapshot.units):
+        return None
+    opaque = [u.opaque_reason for u in snapshot.units if u.opaque_reason is not None]
+    if opaque:
+        return "nothing to analyse: " + "; ".join(opaque)
+    return (f"{dir} holds no Terraform, OpenTofu or Terragrunt configuration (.tf, .tf.json, .tofu, "
+            ".tofu.json or terragrunt.hcl files); nothing to analyse")
+
+
 def load_workspace(root: PathLike, base: Config | None = None, progress: Callable[[int, int], None] | None = None) -> Snapshot:
     """Reads the files under ``root`` into an analysis host and returns its snapshot (the CLI's batch mode).
     ``progress(done, total)`` is called after each file (``check``'s progress line on a terminal)."""
@@ -157,12 +227,12 @@ def load_workspace(root: PathLike, base: Config | None = None, progress: Callabl
     config_path = os.path.join(root, CONFIG_FILE)
     if os.path.isfile(config_path):
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))
-    skipped: list[tuple[str, str]] = []
+    skipped: list[tuple[str, LinkProblem]] = []
     rels = [rel for rel in walk_workspace(root, analysis.config, skipped) if rel != CONFIG_FILE]
     with same_bytes_shared():  # a file with the bytes of one read before is a copy of it
         _set_files(analysis, root, rels, share_work=True, progress=progress)
-        for rel, message in skipped:
-            analysis.set_problem(rel, message)
+        for rel, problem in skipped:
+            analysis.set_problem(rel, problem.message, problem.code or "config-error")
         load_outside_modules(root, analysis, share_work=True)
     return analysis.snapshot()
 
@@ -176,12 +246,18 @@ def _set_files(analysis: AnalysisHost, root: str, rels: list[str], share_work: b
         if progress is not None:
             progress(done, len(rels))
         if isinstance(data, OSError):
-            analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}")
+            analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}", unreadable_code(rel))
             continue
         with prepared_file(data, hcl):
             analysis.set_source(rel, data)
         read.append(rel)
     return read
+
+
+def unreadable_code(rel: str) -> str:
+    """The diagnostic of a file that cannot be read: ``config-error`` for a variable file or a
+    Terragrunt file (SPEC 5), ``syntax-error`` for a configuration file."""
+    return "config-error" if file_kind(rel) in ("tfvars", "terragrunt") else "syntax-error"
 
 
 def _read_files(root: str, rels: list[str], limit: int, share_work: bool = False
@@ -411,7 +487,8 @@ def _work(items: list[tuple[str, "bytes | OSError"]], indices: list[int], out) -
 
 def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[str] | None = None,
                          share_work: bool = False) -> list[str]:
-    """Reads the modules outside ``root`` that local sources reach, until none is missing.
+    """Reads the modules outside ``root`` that local sources and Terragrunt units reach, and the
+    files units include, until none is missing.
 
     Returns the relative paths of the files it read. ``attempted`` (directories already tried)
     lets a long-lived caller, such as the editor, resume without reading a directory twice.
@@ -421,14 +498,19 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
     read: list[str] = []
     seen_real: set[str] = set()
     while True:
-        missing = missing_local_targets(analysis.snapshot().modules, attempted)
-        if not missing:
+        snapshot = analysis.snapshot()
+        deployed = deployed_dirs(snapshot.units)
+        missing = missing_local_targets(snapshot.modules, attempted, deployed)
+        # the files Terragrunt units include (``find_in_parent_folders``: each candidate once)
+        parents = [p for p in wanted_paths(snapshot.terragrunt, attempted) if not is_ignored(p, analysis.config.ignore)]
+        if not missing and not parents:
             return read
         attempted.update(missing)
-        rels: list[str] = []
+        attempted.update(parents)
+        rels = [p for p in parents if os.path.isfile(os.path.join(root, p))]
         for dir in missing:
             if not is_ignored(dir, analysis.config.ignore):
-                rels.extend(_module_dir_files(root, dir, seen_real))
+                rels.extend(_module_dir_files(root, dir, seen_real, auto_variables=dir in deployed))
         # the files of every directory this round reached, read as the workspace's
         read.extend(_set_files(analysis, os.fspath(root), rels, share_work))
 
@@ -442,9 +524,20 @@ def module_files_in(directory: PathLike) -> list[str]:
     return [name for name in names if file_kind(name) == "tf"]
 
 
-def _module_dir_files(root: PathLike, dir: str, seen_real: set[str]) -> list[str]:
-    """The module files of one directory outside the workspace, as paths relative to ``root``;
-    a directory reached twice through links is read once."""
+def auto_variable_files_in(directory: PathLike) -> list[str]:
+    """Names of the variable files Terraform loads by itself in ``directory`` (``terraform.tfvars``,
+    ``*.auto.tfvars`` and their JSON forms), sorted; [] when unreadable."""
+    try:
+        names = sorted(entry.name for entry in os.scandir(directory) if entry.is_file())
+    except OSError:
+        return []
+    return [name for name in names if is_auto_loaded(name)]
+
+
+def _module_dir_files(root: PathLike, dir: str, seen_real: set[str], auto_variables: bool = False) -> list[str]:
+    """The module files of one directory outside the workspace, as paths relative to ``root``
+    (``auto_variables``: and its auto-loaded variable files: a Terragrunt unit deploys it as a
+    root, and they win over the unit's inputs); a directory reached twice through links is read once."""
     directory = os.path.join(root, dir)
     try:
         real = os.path.realpath(directory, strict=True)  # a link loop raises here
@@ -453,4 +546,5 @@ def _module_dir_files(root: PathLike, dir: str, seen_real: set[str]) -> list[str
     if real in seen_real or not os.path.isdir(real):
         return []
     seen_real.add(real)
-    return [f"{dir}/{name}" for name in module_files_in(directory)]
+    names = module_files_in(directory) + (auto_variable_files_in(directory) if auto_variables else [])
+    return [f"{dir}/{name}" for name in names]

@@ -16,6 +16,7 @@ from .features.locations import human_position
 from .stir.deployments import root_deployments
 from .stir.roots import relative_to_root
 from .trace.result import RESOLVED, TraceResult
+from .trace.tracer import UNDECIDED
 from .values.value import to_json
 
 if TYPE_CHECKING:
@@ -53,7 +54,8 @@ def deployments_json(analysis: Analysis, match: FieldMatch) -> list[dict[str, An
     out = []
     for deployment in root_deployments(analysis, match.root):
         value = None
-        traced = trace_match(analysis, match, assignment=deployment.assignment)
+        assignment = dict(deployment.assignment, **dict.fromkeys(deployment.undecided, UNDECIDED))
+        traced = trace_match(analysis, match, assignment=assignment)
         if traced.kind == RESOLVED:
             value = to_json(traced.branches[0].value)
         out.append({"file": deployment.name, "value": value})

@@ -202,7 +202,9 @@ def test_a_file_outside_every_configuration_or_missing_is_a_usage_error(tmp_path
     (tmp_path / "notes.txt").write_text("hello\n")
     assert check("notes.txt", cwd=tmp_path).returncode == 2
     run = check("missing.tf", cwd=tmp_path)
-    assert (run.returncode, run.stderr) == (2, b"tfphi: error: missing.tf does not exist\n")
+    assert (run.returncode, run.stderr) == (2, b"tfphi: error: missing.tf does not exist; nothing to analyse\n")
+    run = check("main.tf", "missing.tf", cwd=tmp_path)
+    assert (run.returncode, run.stderr) == (2, b"tfphi: error: main.tf does not exist\n")
 
 
 # ---- --shard ---------------------------------------------------------------------------------

@@ -89,7 +89,7 @@ def test_field_value_through_a_module_call():
             '| `"14.9"` | `var.customer_env != "prod"` |',
             "var.engine_version ← module.database passes engine_version ([main.tf:3](../../main.tf#L3))",
             "← true arm of var.customer_env == \"prod\" ← \"15.4\"",
-            'terraform.tfvars sets customer_env = "prod"',
+            '| `terraform.tfvars` | `"15.4"` |',  # the deployment's value, traced with its variables
         ],
         hovered="var.engine_version",
     )
@@ -114,7 +114,7 @@ def test_variable_reference_in_a_module_argument():
     markdown = check_hover(
         with_cursor(STACK, "main.tf", "var.customer_env", 5),
         ["**`var.customer_env`**", "**unbounded**", "has no default value", "**Fix**", "give var.customer_env a default",
-         'terraform.tfvars sets customer_env = "prod"'],
+         '| `terraform.tfvars` | `"prod"` |'],
         hovered="var.customer_env",
     )
     assert "[variables.tf:1](variables.tf#L1)" in markdown
@@ -155,7 +155,7 @@ def test_output_value_in_the_child_module_lists_its_call_path():
 def test_variable_label():
     check_hover(
         with_cursor(STACK, "variables.tf", '"customer_env"', 3),
-        ["(variable)", "**input** · chosen by each deployment", 'terraform.tfvars sets customer_env = "prod"'],
+        ["(variable)", "**input** · chosen by each deployment", '| `terraform.tfvars` | `"prod"` |'],
         absent=["unbounded", "Fix"],
         hovered='"customer_env"',
     )
@@ -274,7 +274,7 @@ def test_non_ascii_and_crlf_file():
 def test_tfvars_assignment_shows_the_variable():
     check_hover(
         with_cursor(STACK, "terraform.tfvars", "customer_env", 2),
-        ["**`var.customer_env`** (variable)", 'terraform.tfvars sets customer_env = "prod"'],
+        ["**`var.customer_env`** (variable)", '| `terraform.tfvars` | `"prod"` |'],
         hovered="customer_env",
     )
 
@@ -370,3 +370,81 @@ def test_resource_attribute_reference_is_apply_time():
     }
     """
     check_hover(fixture, ["**`aws_iam_role.r.arn`** (reference)", "**unbounded**", "is only known after apply"], hovered="aws_iam_role.r.arn")
+
+
+# ---- deployments (SPEC 6): the value each deployment of the field's roots gives -------------
+
+ENVS = """
+#- main.tf
+variable "env" {
+  type = string
+}
+
+variable "class_override" {
+  type    = string
+  default = null
+}
+
+resource "aws_db_instance" "app" {
+  engine_version = var.env == "prod" ? "15.4" : "14.9"
+  instance_class = var.class_override
+}
+#- env/prod.tfvars
+env = "prod"
+#- env/dev.tfvars
+env = "dev"
+#- env/staging.tfvars
+class_override = "db.r6g.large"
+"""
+
+
+def test_each_deployment_gives_its_value_or_says_it_does_not_decide():
+    """Issue 24 defect 8: the hover listed terraform.tfvars lines matched by variable name; now the
+    value each deployment gives, traced with its values (the data of ``trace``'s deployments)."""
+    check_hover(
+        with_cursor(ENVS, "main.tf", "engine_version", 2),
+        ['| `env/dev.tfvars` | `"14.9"` |', '| `env/prod.tfvars` | `"15.4"` |',
+         '| `env/staging.tfvars` | not decided by its values: one of `"15.4"`, `"14.9"` |'],
+        absent=["Set in tfvars"],
+    )
+
+
+MULTI_ROOT = """
+#- envs/prod/main.tf
+module "db" {
+  source  = "../../modules/db"
+  engine  = var.engine
+}
+variable "engine" {
+  type = string
+}
+#- envs/prod/terraform.tfvars
+engine = "16.4"
+#- envs/dev/main.tf
+module "db" {
+  source  = "../../modules/db"
+  engine  = var.engine
+}
+variable "engine" {
+  type = string
+}
+#- envs/dev/env/a.tfvars
+engine = "15.8"
+#- envs/dev/env/b.tfvars
+engine = "14.12"
+#- modules/db/main.tf
+variable "engine" {
+  type = string
+}
+resource "aws_db_instance" "this" {
+  engine_version = var.engine
+}
+"""
+
+
+def test_deployments_of_every_root_that_reaches_a_shared_module():
+    check_hover(
+        with_cursor(MULTI_ROOT, "modules/db/main.tf", "engine_version", 2),
+        ["| call path | deployment | value |", '| envs/dev: module.db | `env/a.tfvars` | `"15.8"` |',
+         '| envs/dev: module.db | `env/b.tfvars` | `"14.12"` |', '| envs/prod: module.db | `terraform.tfvars` | `"16.4"` |'],
+    )

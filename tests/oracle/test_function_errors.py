@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from tfphi.evaluate.functions import FUNCTIONS, call_function
-from tfphi.values.value import TfEvalError, TfSet, TfUnrepresentable
+from tfphi.values.value import TfEvalError, TfSet, TfUnrepresentable, from_python
 
 PURE = sorted(name for name, spec in FUNCTIONS.items() if spec.elementwise and not spec.nondeterministic)
 
@@ -42,6 +42,6 @@ values = st.recursive(
 @given(name=st.sampled_from(PURE), args=st.lists(values, max_size=4))
 def test_functions_raise_only_terraform_errors(name, args):
     try:
-        call_function(name, args)
+        call_function(name, [from_python(a) for a in args])
     except (TfEvalError, TfUnrepresentable):
         pass

@@ -8,7 +8,6 @@ rejects the call. Any other exception is a programming error in tfphi and fails 
 
 from __future__ import annotations
 
-import math
 import re
 from decimal import Decimal
 from typing import Any
@@ -18,7 +17,7 @@ import pytest
 from function_table import ROWS, T
 from terraform import ERROR, UNENCODABLE, UNKNOWN, Console, scratch_dir
 from tfphi.evaluate.functions import FUNCTIONS, MACHINE_DEPENDENT, call_function
-from tfphi.values.value import TfEvalError, TfUnrepresentable, to_hcl
+from tfphi.values.value import TfEvalError, TfUnrepresentable, format_number, from_python, is_number, to_hcl
 
 # Functions whose result is not a function of the arguments: checked for shape, not value.
 UNREPRESENTABLE = "tfphi: unrepresentable"
@@ -27,11 +26,12 @@ NONDETERMINISTIC = {"timestamp", "plantimestamp", "uuid", "bcrypt"}
 
 
 def _hcl(arg: Any) -> str:
-    return arg.hcl if isinstance(arg, T) else to_hcl(arg)
+    return arg.hcl if isinstance(arg, T) else to_hcl(from_python(arg))
 
 
 def _value(arg: Any) -> Any:
-    return arg.value if isinstance(arg, T) else arg
+    """The value tfphi receives: a float in the table is the decimal it prints."""
+    return from_python(arg.value if isinstance(arg, T) else arg)
 
 
 def _ours(name: str, args: list[Any]) -> Any:
@@ -46,13 +46,9 @@ def _ours(name: str, args: list[Any]) -> Any:
 
 
 def _same(ours: Any, theirs: Any) -> bool:
-    """tfphi's value equals Terraform's decoded JSON (numbers to float precision)."""
+    """tfphi's value equals Terraform's decoded JSON (numbers as the decimals Terraform prints)."""
     if isinstance(theirs, Decimal):
-        if isinstance(ours, bool) or not isinstance(ours, (int, float)):
-            return False
-        if isinstance(ours, float) and not math.isfinite(ours):
-            return False
-        return ours == theirs if isinstance(ours, int) and theirs == theirs.to_integral_value() else float(theirs) == float(ours)
+        return is_number(ours) and str(Decimal(format_number(ours))) == str(theirs)
     if isinstance(theirs, list):
         return isinstance(ours, list) and len(ours) == len(theirs) and all(map(_same, ours, theirs))
     if isinstance(theirs, dict):

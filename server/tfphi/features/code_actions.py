@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..records import record, field
 
 from ..analysis import Analysis, FieldTrace
+from .installed import field_address
 from ..stir.model import Variable
 from ..stir.workspace import module_dir_of
 from ..syntax.expr import Span
@@ -43,10 +44,10 @@ def quick_fixes(analysis: Analysis, path: str, span: Span, data: dict | None) ->
     field only in a module that no other module calls, never into one whose callers may pass
     different values.
     """
-    trace = _find_trace(analysis, path, span, data)
+    trace = _find_trace(analysis, path, span, data) or _installed_trace(analysis, data)
     if trace is None:
         return []
-    dir = module_dir_of(path)
+    dir = module_dir_of(trace.resource.span.file)
     same_field = [t for t in analysis.field_traces(dir)
                   if t.resource.address == trace.resource.address and t.field_path == trace.field_path
                   and t.result.kind == UNBOUNDED and t.result.unbounded is not None]
@@ -119,6 +120,17 @@ def _find_trace(analysis: Analysis, path: str, span: Span, data: dict | None) ->
         if fallback is None and overlaps and (wanted is None or name == wanted):
             fallback = trace
     return fallback
+
+
+def _installed_trace(analysis: Analysis, data: dict | None) -> FieldTrace | None:
+    """The field of an installed module that a diagnostic on the user's call into it stands for
+    (``features.installed``: its data names the installed file and the field's address)."""
+    if not isinstance(data, dict) or not isinstance(data.get("installed"), str):
+        return None
+    for trace in analysis.field_traces(module_dir_of(data["installed"])):
+        if trace.result.kind == UNBOUNDED and field_address(trace) == data.get("field"):
+            return trace
+    return None
 
 
 def _blocking_variable(analysis: Analysis, trace: FieldTrace, data: dict | None) -> tuple[str, Variable] | None:

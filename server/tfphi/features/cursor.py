@@ -7,6 +7,8 @@ call path of the module, with the iterators (``each``, ``count``, dynamic blocks
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from ..records import record, replace
 
 from ..analysis import Analysis
@@ -17,6 +19,7 @@ from ..syntax.expr import AttrStep, Expr, ForExpr, ScopeTraversalExpr, Span, ite
 from ..syntax.hclfile import Attribute, Block, Body
 from ..trace.result import TraceResult
 from ..trace.tracer import Env, Iteration, block_iterators
+from ..values.value import Value
 
 # Roots whose traversals name something the tracer can follow.
 TRACEABLE_ROOTS = frozenset({"var", "local", "module", "each", "count", "data"})
@@ -264,9 +267,10 @@ def field_spec(analysis: Analysis, target: Target) -> FieldSpec | None:
     return analysis.config.field_spec(target.resource.type, ".".join(target.field_path))
 
 
-def trace_target(analysis: Analysis, target: Target) -> list[TraceResult]:
-    """The target traced once per call path of its module (a field with its configured universe)."""
-    tracer = analysis.tracer
+def trace_target(analysis: Analysis, target: Target, assignment: Mapping[str, Value] | None = None) -> list[TraceResult]:
+    """The target traced once per call path of its module (a field with its configured universe;
+    ``assignment``: with the root variables set as a deployment sets them)."""
+    tracer = analysis.tracer if assignment is None else analysis.tracer.under(assignment)
     spec = field_spec(analysis, target)
     universe = spec.universe if spec else ()
     results: list[TraceResult] = []

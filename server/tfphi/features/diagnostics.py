@@ -11,11 +11,12 @@ from ..lazy_re import lazy_compile
 from ..records import record
 from ..stir.deployments import undeclared_assignments
 from ..stir.roots import describe_call_path
-from ..stir.workspace import is_installed_dir
+from ..stir.workspace import is_installed_dir, module_dir_of
 from ..syntax.expr import ScopeTraversalExpr, walk
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
 from ..values.value import to_hcl, to_json, value_key
+from .installed import Handoff, deciding_argument, field_address, installed_place, relocated
 from .locations import human_position
 from .suppress import unsuppressed
 
@@ -41,7 +42,7 @@ def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
         return []  # modules that terraform init installed are not the user's to fix
     out: list[Diagnostic] = []
     for problem in analysis.problems_in(dir):
-        out.append(Diagnostic(problem.path, Span(problem.path, 0, 0), "error", "syntax-error", problem.message))
+        out.append(Diagnostic(problem.path, Span(problem.path, 0, 0), "error", problem.code, problem.message))
     for path in analysis.files_in(dir):
         for err in analysis.files[path].errors:
             out.append(Diagnostic(path, err.span, "error", "syntax-error", f"syntax error: {err.message}"))
@@ -53,6 +54,7 @@ def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
         out.append(finding_diagnostic(finding))
     out.extend(_unbounded_fields(analysis, dir))
     out.extend(_unsupported_values(analysis, dir))
+    out.extend(relocated(analysis, dir, lambda trace, handoff: _about_installed(analysis, trace, handoff)))
     return unsuppressed(analysis, out)
 
 
@@ -129,7 +131,22 @@ def config_diagnostics(analysis: Analysis) -> list[Diagnostic]:
     ]
     for path, message in sorted(analysis.manifest_problems.items()):
         out.append(Diagnostic(path, Span(path, 0, 0), "error", "config-error", message))
-    return out + tfvars_diagnostics(analysis)
+    return out + tfvars_diagnostics(analysis) + unit_diagnostics(analysis)
+
+
+def unit_diagnostics(analysis: Analysis) -> list[Diagnostic]:
+    """Terragrunt units (SPEC 2): a file or include that cannot be read, a unit whose source is opaque."""
+    out = []
+    for unit in analysis.units:
+        out.extend(Diagnostic(span.file, span, "error", "config-error", message) for span, message in unit.problems)
+        if unit.module_dir is not None and unit.module_dir not in analysis.modules:
+            span = unit.source_span or Span(unit.path, 0, 0)
+            out.append(Diagnostic(span.file, span, "error", "config-error",
+                                  f"{unit.path} deploys {unit.module_dir or '.'}, which holds no Terraform or OpenTofu files"))
+        if unit.opaque_reason is not None and not unit.problems:  # (a unit that cannot be read has its config-error)
+            span = unit.source_span or Span(unit.path, 0, 0)
+            out.append(Diagnostic(span.file, span, "information", "module-not-installed", unit.opaque_reason))
+    return out
 
 
 def _unbounded_fields(analysis: Analysis, dir: str) -> list[Diagnostic]:
@@ -234,7 +251,7 @@ def _resource_declaration(analysis: Analysis, span: Span, data: bool = False) ->
     parts = analysis.text(span).split(".")
     if module is None or len(parts) < 2:
         return None
-    if data:
+    if data or parts[0] == "resource":  # data.<type>.<name>; resource.<type>.<name> is <type>.<name>
         parts = parts[1:]
         if len(parts) < 2:
             return None
@@ -270,15 +287,35 @@ def _unsupported_values(analysis: Analysis, dir: str) -> list[Diagnostic]:
         if (not spec.universe or result.kind == UNBOUNDED or result.exists is None or spec.severity == "off"
                 or result.expr_span is None or key in reported):
             continue
-        supported = {value_key(v) for v in spec.universe}
-        outside = [Outside(b.value, b.source) for b in result.branches
-                   if b.value is not None and value_key(b.value) not in supported]
-        outside += _deployments_outside(analysis, trace, supported, {value_key(o.value) for o in outside})
+        outside = _outside_values(analysis, trace)
         if not outside:
             continue
         reported.add(key)
         out.append(unsupported_diagnostic(analysis, trace, outside))
     return out
+
+
+def _outside_values(analysis: Analysis, trace: FieldTrace) -> list[Outside]:
+    """The values a field with a universe can take that the universe does not list."""
+    supported = {value_key(v) for v in trace.spec.universe}
+    outside = [Outside(b.value, b.source) for b in trace.result.branches
+               if b.value is not None and value_key(b.value) not in supported]
+    return outside + _deployments_outside(analysis, trace, supported, {value_key(o.value) for o in outside})
+
+
+def _about_installed(analysis: Analysis, trace: FieldTrace, handoff: Handoff) -> list[Diagnostic]:
+    """The diagnostics of a field of an installed module, placed on the user's call into it (SPEC 2)."""
+    result, spec = trace.result, trace.spec
+    if result.exists is None or spec.severity == "off" or result.expr_span is None:
+        return []
+    if result.kind == UNBOUNDED:
+        if result.unbounded is None or result.unbounded.cause == "undefined":
+            return []
+        return [unbounded_diagnostic(analysis, trace, handoff)]
+    if not spec.universe:
+        return []
+    outside = _outside_values(analysis, trace)
+    return [unsupported_diagnostic(analysis, trace, outside, handoff)] if outside else []
 
 
 def _deployments_outside(analysis: Analysis, trace: FieldTrace, supported: set[str], known: set[str]) -> list[Outside]:
@@ -313,7 +350,9 @@ def _assignment_of(analysis: Analysis, deployment, value: Any) -> Span | None:
     return None
 
 
-def unsupported_diagnostic(analysis: Analysis, trace: FieldTrace, outside: list[Outside]) -> Diagnostic:
+def unsupported_diagnostic(analysis: Analysis, trace: FieldTrace, outside: list[Outside], handoff: Handoff | None = None) -> Diagnostic:
+    """``unsupported-value`` on the field's value; with ``handoff`` (a field of an installed module),
+    on the argument of the user's module call that gives the value, else on that call's label."""
     result, spec = trace.result, trace.spec
     field = f"{trace.resource.address}.{trace.field_name}"
     values = ", ".join(to_hcl(o.value) for o in outside)
@@ -330,16 +369,28 @@ def unsupported_diagnostic(analysis: Analysis, trace: FieldTrace, outside: list[
         if o.source is not None and o.source != result.expr_span:
             origin = f"set by the deployment {o.deployment}" if o.deployment is not None else "comes from here"
             related.append(Related(o.source, f"{to_hcl(o.value)} {origin}"))
-    message = (f"{trace.field_name} can take {values}, which the service compiler does not support: "
-               f"{'it is' if one else 'they are'} not among the supported values of {trace.resource.type}.{trace.field_name} ({listed}).")
+    named = trace.field_name
+    span = result.expr_span
     detail = f"{field} is set to {_short(analysis.text(result.expr_span))}" + (f"; {'; '.join(origins)}." if origins else ".")
+    if handoff is not None:
+        named = f"{field_address(trace)} (set in the installed module at {installed_place(analysis, trace)})"
+        argument = deciding_argument(analysis, trace, handoff, frozenset(value_key(o.value) for o in outside))
+        span = argument[1].expr.span if argument is not None else handoff.call.label_span
+        call = f"module.{handoff.call.name}"
+        detail += (f" {call} passes it as {argument[0]} here." if argument is not None
+                   else f" The installed module decides it: no argument of {call} does.")
+        related = [Related(result.expr_span, f"{field} is set here, in the installed module {module_dir_of(result.expr_span.file)}")] + [
+            r for r in related if r.span != span]
+    message = (f"{named} can take {values}, which the service compiler does not support: "
+               f"{'it is' if one else 'they are'} not among the supported values of {trace.resource.type}.{trace.field_name} ({listed}).")
     key = f"{trace.resource.type}.{trace.field_name}"
     fixes = (
         Fix("change", f"use one of the supported values ({listed}) instead of {values}{_in_files(outside)}."),
         Fix("universe", f'or, once the compiler supports {"it" if one else "them"}, add {values} to [fields."{key}"] universe in .tfphi.toml.'),
     )
-    data = {"field": field, "resource_type": trace.resource.type, "values": [to_json(o.value) for o in outside]}
-    return Diagnostic(result.expr_span.file, result.expr_span, spec.severity, "unsupported-value", message,
+    data = {"field": field_address(trace) if handoff is not None else field, "resource_type": trace.resource.type,
+            "values": [to_json(o.value) for o in outside]}
+    return Diagnostic(span.file, span, spec.severity, "unsupported-value", message,
                       tuple(related), data, detail=detail, fixes=fixes)
 
 
@@ -348,7 +399,9 @@ def _in_files(outside: list[Outside]) -> str:
     return f" (in {', '.join(files)})" if files and all(o.deployment is not None for o in outside) else ""
 
 
-def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace) -> Diagnostic:
+def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace, handoff: Handoff | None = None) -> Diagnostic:
+    """``unbounded-field`` on the field's value; with ``handoff`` (a field of an installed module),
+    on the argument of the user's module call that decides it, else on that call's label."""
     result = trace.result
     blocked = result.unbounded
     assert blocked is not None and result.expr_span is not None
@@ -357,38 +410,58 @@ def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace) -> Diagnostic:
     if blocked.variable is not None:
         data["variable"] = list(blocked.variable)
     block = blocker_of(analysis, blocked)
+    span = result.expr_span
+    argument = deciding_argument(analysis, trace, handoff) if handoff is not None else None
     related: list[Related] = []
-    if block.declared is not None and block.declared != result.expr_span:
+    if handoff is not None:
+        span = argument[1].expr.span if argument is not None else handoff.call.label_span
+        data["field"] = field_address(trace)
+        data["installed"] = result.expr_span.file
+        related.append(Related(result.expr_span, f"{field} is set here, in the installed module {module_dir_of(result.expr_span.file)}"))
+    if block.declared is not None and block.declared not in (result.expr_span, span):
         related.append(Related(block.declared, f"{block.name} is declared here"))
     if blocked.cause == "apply-time":
         inner = blocked.through[1] if blocked.through is not None else (blocked.blocker or blocked.span)
         if inner is not None and inner not in (block.declared, result.expr_span):
             related.append(Related(inner, "this value is only known after apply"))
-    message, detail = unbounded_text(analysis, trace, block)
+    message, detail = unbounded_text(analysis, trace, block, handoff, argument)
     from .code_actions import field_values  # code actions build on this module
 
     fixes = unbounded_fixes(analysis, trace.resource.type, trace.field_name, blocked, block, values=field_values(analysis, trace),
-                            hardcode=may_hardcode(analysis, trace.resource.span.file))
-    return Diagnostic(result.expr_span.file, result.expr_span, trace.spec.severity, "unbounded-field", message,
+                            hardcode=handoff is None and may_hardcode(analysis, trace.resource.span.file))
+    if handoff is not None and argument is None and blocked.variable is None:
+        fixes = [Fix("upstream", f"the installed module decides {field} itself, where you cannot change it: use a version of "
+                     f"{handoff.call.source or 'it'} that takes it as an input, or silence this diagnostic with "
+                     "`# tfphi:ignore unbounded-field` above this call.")]
+    return Diagnostic(span.file, span, trace.spec.severity, "unbounded-field", message,
                       tuple(related), data, detail=detail, fixes=tuple(fixes))
 
 
-def unbounded_text(analysis: Analysis, trace: FieldTrace, block: Blocker | None = None) -> tuple[str, str]:
-    """The summary sentence and the detail of an ``unbounded-field`` diagnostic."""
+def unbounded_text(analysis: Analysis, trace: FieldTrace, block: Blocker | None = None, handoff: Handoff | None = None,
+                   argument: tuple[str, Any] | None = None) -> tuple[str, str]:
+    """The summary sentence and the detail of an ``unbounded-field`` diagnostic (``handoff``: of
+    a field of an installed module, reported on the user's call into it)."""
     result = trace.result
     blocked: Unbounded = result.unbounded  # type: ignore[assignment]
     block = block or blocker_of(analysis, blocked)
     field = f"{trace.resource.address}.{trace.field_name}"
+    named = trace.field_name
+    if handoff is not None:
+        named = f"{field_address(trace)} (set in the installed module at {installed_place(analysis, trace)})"
     declared = f"; {block.name} is declared at {_where(analysis, block.declared)}" if block.declared is not None else ""
     if blocked.cause in ("variable", "missing", "apply-time", "data"):
-        summary = f"can't determine the value of {trace.field_name}: {block.subject} {block.why}{declared}."
+        summary = f"can't determine the value of {named}: {block.subject} {block.why}{declared}."
     elif block.expression and block.declared is not None:
-        summary = (f"can't determine the value of {trace.field_name}: the trace stops at {block.expression} "
+        summary = (f"can't determine the value of {named}: the trace stops at {block.expression} "
                    f"({_where(analysis, block.declared)}) because {blocked.reason}.")
     else:
-        summary = f"can't determine the value of {trace.field_name}: {blocked.reason}."
+        summary = f"can't determine the value of {named}: {blocked.reason}."
     expr_text = analysis.text(result.expr_span) if result.expr_span else "?"
-    detail = [f"{field} is set to {_short(expr_text)}."]
+    detail = [f"{field} is set to {_short(expr_text)}" + (" in the installed module." if handoff is not None else ".")]
+    if handoff is not None:
+        call = f"module.{handoff.call.name}"
+        detail.append(f"{call} passes it as {argument[0]} here." if argument is not None
+                      else f"The installed module decides it: no argument of {call} does.")
     if len(result.call_path) > 1:
         detail.append(f"Call path: {describe_call_path(result.call_path)}.")
     return summary, " ".join(detail)

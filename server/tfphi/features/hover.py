@@ -3,13 +3,12 @@
 from __future__ import annotations
 
 import posixpath
-import re
 from ..records import record
 
 from ..analysis import Analysis
+from ..stir.deployments import root_deployments
 from ..stir.workspace import CallPath, module_dir_of
 from ..syntax.expr import Span
-from ..trace.conditions import materialize
 from ..trace.result import BOUNDED, RESOLVED, UNBOUNDED, TraceResult
 from ..trace.steps import Default, FieldStep, ModCall, NameRef, Output, Step, Validation, words
 from ..values.value import to_display, value_key
@@ -22,7 +21,6 @@ from .locations import condition_text, human_position
 
 MAX_HOVER_BRANCHES = 12  # table rows per call path in a hover; the trace view shows them all
 MAX_VALUE_WIDTH = 80
-_VAR_NAME = re.compile(r"\bvar\.([A-Za-z_][A-Za-z0-9_-]*)")
 
 
 @record(frozen=True, slots=True)
@@ -48,7 +46,7 @@ def hover_at(analysis: Analysis, path: str, offset: int) -> Hover | None:
 
 
 def render_trace(analysis: Analysis, target: Target, results: list[TraceResult], full: bool, base: str = "") -> str:
-    """Markdown for a target's traces: summary, value | condition table, paths, reasons, fixes, tfvars.
+    """Markdown for a target's traces: summary, value | condition table, paths, reasons, fixes, deployments.
 
     Links point relative to the ``base`` directory (the hovered file's), so Markdown viewers resolve them.
     """
@@ -58,7 +56,7 @@ def render_trace(analysis: Analysis, target: Target, results: list[TraceResult],
         lines += [f"`{target.label}` is an input of the root module with no default value: Terraform takes its value "
                   "from the deployment (a variable file, `-var`, or `TF_VAR_` in the environment). Fields whose value "
                   "depends on it are diagnosed where they are set.", ""]
-        lines += _render_tfvars(analysis, base, target, results)
+        lines += _render_deployments(analysis, target, results)
         while lines and lines[-1] == "":
             lines.pop()
         return "\n".join(lines)
@@ -72,7 +70,7 @@ def render_trace(analysis: Analysis, target: Target, results: list[TraceResult],
         for group in groups:
             lines += [f"#### {'; '.join(instance_label(r.call_path) for r in group)}", "", summary(group[:1]), ""]
             lines += _render_one(analysis, base, target, group[0], full)
-    lines += _render_tfvars(analysis, base, target, results)
+    lines += _render_deployments(analysis, target, results)
     while lines and lines[-1] == "":
         lines.pop()
     return "\n".join(lines)
@@ -211,43 +209,39 @@ def _fixes(analysis: Analysis, target: Target, result: TraceResult) -> list[str]
     return [f for f in fix_texts("", target.label, blocked) if not f.startswith("hardcode")]
 
 
-def _render_tfvars(analysis: Analysis, base: str, target: Target, results: list[TraceResult]) -> list[str]:
-    """Values that tfvars files assign to the root-module variables this trace involves."""
-    wanted: dict[str, set[str]] = {}  # root dir -> variable names
-    for result in results:
-        root = result.call_path[0][1] if result.call_path else target.scope.dir
-        names = wanted.setdefault(root, set())
-        texts = [result.reason or ""]
-        for branch in result.branches:
-            texts.append(materialize(branch.cond) or "")
-            texts.extend(map(str, branch.path))
-        for text in texts:
-            names.update(_VAR_NAME.findall(text))
-        if result.unbounded is not None and result.unbounded.variable is not None and result.unbounded.variable[0] == root:
-            names.add(result.unbounded.variable[1])
-        if target.variable is not None and target.variable[0] == root:
-            names.add(target.variable[1])
-    lines: list[str] = []
-    for root, names in sorted(wanted.items()):
-        for assignment in tfvars_assignments(analysis, root, names):
-            path, name, text, span = assignment
-            lines.append(f"- {path.rsplit('/', 1)[-1]} sets {name} = {_short(text)} ({link(analysis, base, span)})")
-    if lines:
-        return ["**Set in tfvars** (the customer's values decide at deployment; they do not narrow the trace):", ""] + lines + [""]
-    return []
+def _render_deployments(analysis: Analysis, target: Target, results: list[TraceResult]) -> list[str]:
+    """The value each deployment of the results' roots gives (SPEC 6): the deployments ``trace``
+    lists (variable files, ``env/`` folders, Terragrunt units), each traced with its values."""
+    roots = sorted({r.call_path[0][1] if r.call_path else target.scope.dir for r in results})
+    several = len(results) > 1
+    rows: list[str] = []
+    for root in roots:
+        for deployment in root_deployments(analysis, root):
+            under = trace_target(analysis, target, deployment.assignment)
+            for result in under:
+                if (result.call_path[0][1] if result.call_path else target.scope.dir) != root:
+                    continue
+                where = f"{instance_label(result.call_path)} | " if several else ""
+                row = f"| {where}`{deployment.name}` | {_deployment_value(result)} |"
+                if row not in rows:
+                    rows.append(row)
+    if not rows:
+        return []
+    head = ["| call path | deployment | value |", "|---|---|---|"] if several else ["| deployment | value |", "|---|---|"]
+    return ["**Deployments** (each sets the root's variables; they do not narrow the trace):", ""] + head + rows + [""]
 
 
-def tfvars_assignments(analysis: Analysis, root: str, names: set[str]) -> list[tuple[str, str, str, Span]]:
-    """(tfvars path, variable, value text, span) for each assignment to ``names`` in the root's tfvars files."""
-    out = []
-    module = analysis.modules.get(root)
-    for path, hcl in sorted(analysis.tfvars.items()):
-        if module_dir_of(path) != root:
-            continue
-        for name, attr in hcl.body.attributes.items():
-            if name in names and (module is None or name in module.variables):
-                out.append((path, name, " ".join(analysis.text(attr.expr.span).split()), attr.span))
-    return out
+def _deployment_value(result: TraceResult) -> str:
+    """A deployment's value as a table cell: the value, else why its values do not decide it."""
+    if result.exists is None:
+        return "not created"
+    if result.kind == RESOLVED:
+        return f"`{_cell(_short(to_display(result.branches[0].value)))}`"
+    if result.kind == BOUNDED:
+        values = {value_key(b.value): b.value for b in result.branches}
+        listed = ", ".join(f"`{_cell(_short(to_display(v)))}`" for v in values.values())
+        return f"not decided by its values: one of {listed}"
+    return f"not decided by its values: {_cell(result.reason or 'unbounded')}"
 
 
 # ---- trace steps and links ------------------------------------------------------------------

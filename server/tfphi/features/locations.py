@@ -22,7 +22,7 @@ def line_index(source: bytes) -> LineIndex:
 
 
 def source_of(analysis: Analysis, path: str) -> bytes | None:
-    hcl = analysis.files.get(path) or analysis.tfvars.get(path)
+    hcl = analysis.files.get(path) or analysis.tfvars.get(path) or analysis.terragrunt.get(path)
     return hcl.source if hcl is not None else None
 
 

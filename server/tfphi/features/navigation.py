@@ -127,6 +127,10 @@ def resolve(analysis: Analysis, module: Module, expr: ScopeTraversalExpr, offset
         second = steps[1].name if len(steps) > 1 and isinstance(steps[1], AttrStep) else None
         key = f"{first}.{second}"
         return ("data", dir, key) if second and key in module.data else None
+    if expr.root == "resource":  # resource.<type>.<name> (Terraform 1.4+) is <type>.<name>
+        second = steps[1].name if len(steps) > 1 and isinstance(steps[1], AttrStep) else None
+        key = f"{first}.{second}"
+        return ("resource", dir, key) if second and key in module.resources else None
     key = f"{expr.root}.{first}"
     return ("resource", dir, key) if key in module.resources else None
 
@@ -251,6 +255,9 @@ def _matching_span(analysis: Analysis, module: Module, expr: ScopeTraversalExpr,
             return Span(expr.span.file, start, steps[1].span.end)
     if kind == "resource" and f"{expr.root}.{first}" == name:
         return Span(expr.span.file, start, steps[0].span.end)
+    if kind == "resource" and expr.root == "resource" and len(steps) > 1 and isinstance(steps[1], AttrStep):
+        if f"{first}.{steps[1].name}" == name:  # resource.<type>.<name>
+            return Span(expr.span.file, start, steps[1].span.end)
     return None
 
 

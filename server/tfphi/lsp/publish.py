@@ -84,7 +84,7 @@ class DiagnosticPublisher:
         diags = [d for d in config_diagnostics(snapshot)]
         for path, problem in sorted(snapshot.problems.items()):
             if file_kind(path) != "tf":
-                diags.append(Diagnostic(path, Span(path, 0, 0), "error", "syntax-error", problem.message))
+                diags.append(Diagnostic(path, Span(path, 0, 0), "error", problem.code, problem.message))
         groups = self._group(diags)
         known = {rel for rel in self._files.get(folder, ()) if file_kind(rel) != "tf"}
         for doc, rel in self.ws.open_documents_in(folder):

@@ -43,7 +43,8 @@ SETTINGS_SECTION = "tfphi"
 NEVER_HELD = frozenset({types.INITIALIZE, types.INITIALIZED, types.SHUTDOWN, types.EXIT, "tfphi/documentText"})
 HOLD_POLL_SECONDS = 0.005
 MAX_HOLD_SECONDS = 300.0  # a safety net: indexing that never ends must not silence the server
-WATCHED_GLOBS = ("**/*.tf", "**/*.tf.json", "**/*.tfvars", "**/*.tfvars.json", "**/.tfphi.toml", "**/.terraform/modules/modules.json")
+WATCHED_GLOBS = ("**/*.tf", "**/*.tf.json", "**/*.tofu", "**/*.tofu.json", "**/*.tfvars", "**/*.tfvars.json", "**/.tfphi.toml",
+                 "**/*.hcl", "**/.terraform/modules/modules.json")
 
 
 def choose_encoding(capabilities: types.ClientCapabilities | None) -> Encoding:

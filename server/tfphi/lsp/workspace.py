@@ -30,9 +30,11 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from ..config import Config
 from ..features.locations import line_index as cached_line_index
-from ..loader import SKIPPED_DIRS, is_ignored, link_problem, read_bytes, walk_workspace
+from ..loader import SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, read_bytes, unreadable_code, walk_workspace
 from ..records import record, field
 from ..stir.roots import missing_local_targets
+from ..stir.deployments import is_auto_loaded
+from ..stir.terragrunt import deployed_dirs, is_unit_file, wanted_paths
 from ..stir.workspace import module_dir_of
 from ..syntax import is_json_path
 from ..text import Encoding, LineIndex
@@ -238,19 +240,27 @@ class LiveWorkspace:
             if folder.outside_checked is snapshot.tree:
                 break
             folder.outside_checked = snapshot.tree
-            missing = missing_local_targets(snapshot.modules, folder.outside_tried | set(folder.outside))
-            if not missing:
+            tried = folder.outside_tried | set(folder.outside)
+            deployed = deployed_dirs(snapshot.units)
+            missing = missing_local_targets(snapshot.modules, tried, deployed)
+            parents = [p for p in wanted_paths(snapshot.terragrunt, tried) if not is_ignored(p, folder.host.config.ignore)]
+            for path in parents:  # the files Terragrunt units include: each candidate tried once
+                folder.outside_tried.add(path)
+                if os.path.isfile(folder.fs_path(path)):
+                    read_any |= self.load(folder, path)
+            if not missing and not parents:
                 break
             for dir in missing:
                 folder.outside_tried.add(dir)
                 if not is_ignored(dir, folder.host.config.ignore):
-                    read_any |= self._load_outside_dir(folder, dir)
+                    read_any |= self._load_outside_dir(folder, dir, dir in deployed)
         if read_any:
             self._reassign_open_documents()  # a document opened there now belongs to this folder
         return read_any
 
-    def _load_outside_dir(self, folder: Folder, dir: str) -> bool:
-        """The module files (``.tf``) directly in one outside directory; never through a link loop."""
+    def _load_outside_dir(self, folder: Folder, dir: str, auto_variables: bool = False) -> bool:
+        """The module files (``.tf``, ``.tofu``) directly in one outside directory (``auto_variables``:
+        and its auto-loaded variable files, for a module a Terragrunt unit deploys); never through a link loop."""
         path = folder.fs_path(dir)
         try:
             real = os.path.realpath(path, strict=True)
@@ -260,7 +270,8 @@ class LiveWorkspace:
             return False
         folder.outside[dir] = real
         try:
-            names = sorted(e.name for e in os.scandir(path) if e.is_file() and file_kind(e.name) == "tf")
+            names = sorted(e.name for e in os.scandir(path) if e.is_file() and (
+                file_kind(e.name) == "tf" or auto_variables and is_auto_loaded(e.name)))
         except OSError:
             return False
         for name in names[:LOOSE_FOLDER_LIMIT]:
@@ -284,7 +295,7 @@ class LiveWorkspace:
             rels = [n for n in names if file_kind(n) in ("tf", "tfvars", "config") and os.path.isfile(folder.fs_path(n))]
             return rels[:LOOSE_FOLDER_LIMIT]
         rels = []
-        skipped: list[tuple[str, str]] = []
+        skipped: list[tuple[str, LinkProblem]] = []
         for rel in walk_workspace(root, folder.host.config, skipped):
             if folder.owns(rel):
                 rels.append(rel)
@@ -306,8 +317,11 @@ class LiveWorkspace:
     def _load(self, folder: Folder, rel: str) -> bool:
         path = folder.fs_path(rel)
         host = folder.host
-        if not rel.startswith("../") and (problem := link_problem(Path(folder.root), rel)) is not None:  # never read through it
-            host.set_problem(rel, problem)
+        if not rel.startswith("../") and os.path.islink(path) and (problem := link_problem(folder.root, rel)) is not None:
+            if problem.code is None:  # ignored, as Terraform ignores it (a terraform.tfvars linking to nothing)
+                host.remove(rel)
+                return False
+            host.set_problem(rel, problem.message, problem.code)
             return True
         if not os.path.isfile(path):
             if file_kind(rel) == "config":
@@ -316,7 +330,7 @@ class LiveWorkspace:
         try:
             data = read_bytes(Path(path), host.config.max_file_size)
         except OSError as exc:
-            host.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}")
+            host.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}", unreadable_code(rel))
             return True
         if file_kind(rel) == "config":
             text, problem = _config_text(data, host.config.max_file_size)
@@ -373,6 +387,8 @@ class LiveWorkspace:
             return False
         if kind == "config":
             return True
+        if kind == "terragrunt" and not (is_unit_file(rel) or rel in folder.host.terragrunt):
+            return False  # a .hcl file no unit includes (yet): read when one does (``load_outside``)
         if is_ignored(rel, folder.host.config.ignore):
             return False
         parts = rel.split("/")[:-1]

@@ -46,7 +46,7 @@ class Deployment:
     def name(self) -> str:
         """``env/prod.tfvars`` -> ``env_prod`` (the name of its ``moved/<name>.tf``)."""
         stem = re.sub(r"\.tfvars(\.json)?$", "", self.file)
-        return stem.replace("/", "_")
+        return stem.replace("/", "_") if stem != "." else "terragrunt"  # "." : the Terragrunt unit in DIR itself
 
 
 def root_deployments(analysis: Analysis, root: str) -> list[Deployment]:

@@ -41,9 +41,11 @@ from ..values.value import nfc
 
 if TYPE_CHECKING:  # the analysis builds on stir; stir only reads it
     from ..analysis import Analysis
+    from .terragrunt import Unit
 
 Value = Any
 TFVARS_SUFFIXES = (".tfvars", ".tfvars.json")
+VARIABLE_FILES, TERRAGRUNT_UNIT = "variable-files", "terragrunt-unit"
 
 
 class _NotLiteral(Exception):
@@ -69,11 +71,17 @@ class Deployment:
     files: tuple[str, ...]  # the files applied, lowest precedence first, relative to DIR
     assignment: Mapping[str, Value] = field(default_factory=dict)
     set_by: Mapping[str, str] = field(default_factory=dict)  # variable -> file whose value wins
+    kind: str = VARIABLE_FILES  # or TERRAGRUNT_UNIT: ``files`` starts with the unit's terragrunt.hcl
+
+    @property
+    def undecided(self) -> frozenset[str]:
+        """The variables its files set to values tfphi cannot evaluate (not decided by it)."""
+        return frozenset(name for name in self.set_by if name not in self.assignment)
 
     @property
     def file(self) -> str:
-        """The deciding file, relative to DIR."""
-        return self.files[-1]
+        """The deciding file, relative to DIR (a unit's terragrunt.hcl)."""
+        return self.files[0] if self.kind == TERRAGRUNT_UNIT else self.files[-1]
 
 
 def is_variable_file(path: str) -> bool:
@@ -134,7 +142,8 @@ def _relative(path: str, root: str) -> str:
     return posixpath.relpath(path, root) if root else path
 
 
-def _layer(root: str, name: str, layers: tuple[str, ...], files: Mapping[str, VariableFile]) -> Deployment:
+def _layer(root: str, name: str, layers: tuple[str, ...], files: Mapping[str, VariableFile],
+           kind: str = VARIABLE_FILES) -> Deployment:
     assignment: dict[str, Value] = {}
     set_by: dict[str, str] = {}
     for path in layers:
@@ -145,7 +154,7 @@ def _layer(root: str, name: str, layers: tuple[str, ...], files: Mapping[str, Va
             else:
                 assignment.pop(var, None)  # a later, non-literal assignment: undecided
             set_by[var] = path
-    return Deployment(root, name, layers, assignment, set_by)
+    return Deployment(root, name, layers, assignment, set_by, kind)
 
 
 # ---- reading variable files ----------------------------------------------------------------
@@ -197,10 +206,40 @@ def literal_value(expr: Expr) -> Value:
 
 
 def root_deployments(analysis: "Analysis", root: str) -> tuple[Deployment, ...]:
-    """The deployments of one root configuration of an analysed workspace."""
+    """The deployments of one root configuration of an analysed workspace: its variable files
+    and the Terragrunt units that deploy it."""
     modules = analysis.modules
     paths = files_of_root(root, analysis.tfvars, modules)
-    return deployments_of(root, {p: variable_file(p, analysis.tfvars[p].body) for p in paths})
+    files = {p: variable_file(p, analysis.tfvars[p].body) for p in paths}
+    found = deployments_of(root, files)
+    units = [u for u in analysis.units if u.module_dir == root]
+    if not units:
+        return found
+    if root == ".." or root.startswith("../"):  # DIR is a unit's folder, or a folder of units: their deployments only
+        found = ()
+    module = modules.get(root)
+    declared = module.variables if module is not None else {}
+    auto = tuple(sorted((p for p in files if posixpath.dirname(p) == root and is_auto_loaded(posixpath.basename(p))),
+                        key=_auto_order))
+    for unit in units:
+        files[unit.path] = unit_inputs(unit, declared)
+        # Terragrunt passes inputs as TF_VAR_ variables: the module directory's auto-loaded files win over them.
+        found += (_layer(root, unit.name, (unit.path,) + auto, files, TERRAGRUNT_UNIT),)
+    return tuple(sorted(found, key=lambda d: d.name))
+
+
+def unit_inputs(unit: "Unit", declared: Iterable[str]) -> VariableFile:
+    """A unit's inputs as the lowest layer of its deployment: an input Terragrunt only knows when
+    it runs is set but undecided; inputs unknown as a whole leave every declared variable
+    they could set undecided."""
+    spans = dict(unit.name_spans)
+    undecided = set(unit.unknown)
+    if unit.all_unknown is not None:
+        for name in declared:
+            if name not in spans:
+                spans[name] = Span(unit.path, 0, 0)
+                undecided.add(name)
+    return VariableFile(unit.path, dict(unit.values), spans, frozenset(undecided))
 
 
 def deployment_values(analysis: "Analysis", root: str, name: str) -> list[tuple[Deployment, Value]]:

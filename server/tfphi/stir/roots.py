@@ -47,13 +47,15 @@ def is_outside(dir: str) -> bool:
     return dir == ".." or dir.startswith("../")
 
 
-def missing_local_targets(modules: Mapping[str, Module], attempted: Iterable[str] = ()) -> list[str]:
-    """Directories outside DIR that a local module source calls, not loaded nor tried yet.
+def missing_local_targets(modules: Mapping[str, Module], attempted: Iterable[str] = (),
+                          deployed: Iterable[str] = ()) -> list[str]:
+    """Directories outside DIR that a local module source calls, or a Terragrunt unit deploys
+    (``deployed``), not loaded nor tried yet.
 
     Directories inside DIR are the walker's: it has read every module there it may read.
     """
     done = set(attempted)
-    wanted: set[str] = set()
+    wanted: set[str] = {d for d in deployed if is_outside(d) and d not in modules and d not in done}
     for dir, module in modules.items():
         for call in module.calls.values():
             if call.source is None or not is_local_source(call.source):

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import json
 import posixpath
-from typing import Mapping
+from typing import Iterable, Mapping
 
 from ..records import record
 from .model import Module
@@ -28,6 +28,40 @@ class CallTarget:
 # A call path: the root module's directory, then (call name, module directory) per hop.
 Frame = tuple[str, str]  # (call name, module dir); the root frame has call name ""
 CallPath = tuple[Frame, ...]
+
+
+TERRAFORM_SUFFIXES = (".tf", ".tf.json")
+OPENTOFU_SUFFIXES = (".tofu", ".tofu.json")
+TERRAFORM, OPENTOFU = "terraform", "opentofu"
+
+
+def is_opentofu_file(path: str) -> bool:
+    return path.endswith(OPENTOFU_SUFFIXES)
+
+
+def configuration_files(paths: Iterable[str], engine: str | None) -> list[str]:
+    """The files of one module directory that its engine reads (SPEC 2), sorted.
+
+    OpenTofu reads ``.tofu`` and ``.tofu.json`` too, and where ``x.tofu`` and ``x.tf`` (or
+    ``x.tofu.json`` and ``x.tf.json``) share a name it reads ``x.tofu`` and ignores ``x.tf``;
+    Terraform ignores ``.tofu`` files. ``engine`` None: OpenTofu's rule (a directory without
+    ``.tofu`` files reads the same either way)."""
+    paths = sorted(paths)
+    if engine == TERRAFORM:
+        return [p for p in paths if not is_opentofu_file(p)]
+    tofu = {p for p in paths if is_opentofu_file(p)}
+    if not tofu:
+        return paths
+    return [p for p in paths if not _shadowed(p, tofu)]
+
+
+def _shadowed(path: str, tofu: set[str]) -> bool:
+    """``x.tf`` beside ``x.tofu`` (``x.tf.json`` beside ``x.tofu.json``)."""
+    if path.endswith(".tf"):
+        return path[:-3] + ".tofu" in tofu
+    if path.endswith(".tf.json"):
+        return path[:-8] + ".tofu.json" in tofu
+    return False
 
 
 def module_dir_of(path: str) -> str:
@@ -103,8 +137,10 @@ class ModuleTree:
             self._collect_paths(caller_dir, ((call, dir),) + suffix, out, seen)
 
 
-def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Manifest]) -> ModuleTree:
-    """Resolves every module call and finds the roots (SPEC section 2)."""
+def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Manifest],
+                      deployed: Iterable[str] = ()) -> ModuleTree:
+    """Resolves every module call and finds the roots (SPEC section 2); ``deployed``: the module
+    directories Terragrunt units deploy, roots wherever they lie (``stir.terragrunt``)."""
     targets: dict[tuple[str, str], CallTarget] = {}
     callers: dict[str, list[tuple[str, str]]] = {}
     keys = _manifest_keys(modules, manifests)
@@ -116,6 +152,7 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
                 callers.setdefault(target.dir, []).append((dir, name))
     # A module outside DIR is only ever loaded because a local source calls it: never a root.
     roots = [d for d in sorted(modules) if d not in callers and not is_installed_dir(d) and not _outside(d)]
+    roots.extend(d for d in deployed if d in modules and d not in roots)
     roots.extend(_cycle_roots(modules, callers, roots))
     return ModuleTree(targets, {k: tuple(v) for k, v in callers.items()}, tuple(sorted(roots)))
 
@@ -123,7 +160,7 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
 def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
     if source is None:
         return CallTarget(None, f"module.{name} has no literal source")
-    if is_local_source(source):
+    if is_local_source(source) and not is_installed_dir(dir):
         from .roots import local_target
 
         target = local_target(dir, source)
@@ -138,6 +175,12 @@ def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
         installed = manifest.dirs.get(key)
         if installed is not None and installed in modules:
             return CallTarget(installed)
+    if is_local_source(source):  # in an installed module: `terraform init` lists its nested calls too
+        return CallTarget(
+            None,
+            f"module.{name} (source {source!r}, in the installed module {dir}) is not listed in "
+            ".terraform/modules/modules.json (a partial or older `terraform init`); `terraform init` installs it",
+        )
     return CallTarget(
         None,
         f"module.{name} uses the non-local source {source!r}, which is not installed; "

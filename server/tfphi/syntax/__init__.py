@@ -3,4 +3,4 @@
 
 def is_json_path(path: str) -> bool:
     """Whether ``path`` is in Terraform's JSON syntax (read by ``jsonfile``, imported only then)."""
-    return path.endswith((".tf.json", ".tfvars.json"))
+    return path.endswith((".tf.json", ".tofu.json", ".tfvars.json"))

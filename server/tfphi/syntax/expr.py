@@ -14,7 +14,8 @@ from tree_sitter import Node
 
 from ..lazy_re import lazy_compile
 from ..records import record
-from ..values.value import Value, nfc, normalize_number
+from ..values.numbers import parse_number
+from ..values.value import Value, nfc
 
 MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Python stack far above
 NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"
@@ -151,6 +152,7 @@ class InvalidExpr(Expr):
 _OPERATORS = {"+", "-", "*", "/", "%", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "!"}
 _POSTFIX = {"get_attr", "index", "splat"}
 _ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
+_NUMBER_LITERAL = lazy_compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
 _ESCAPE_RE = lazy_compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)|\$\$\{|%%\{", re.S)
 
 
@@ -334,11 +336,9 @@ class ExprConverter:
         kind = inner.type
         if kind == "numeric_lit":
             text = self.text(inner)
-            try:
-                number = float(text) if any(c in text for c in ".eE") else int(text, 10)
-            except ValueError:
+            if not _NUMBER_LITERAL.fullmatch(text):
                 return InvalidExpr(span, f"invalid number {text}")
-            return LiteralExpr(span, normalize_number(number))
+            return LiteralExpr(span, parse_number(text))  # HCL: big.Float at 512 bits
         if kind == "bool_lit":
             return LiteralExpr(span, self.text(inner) == "true")
         if kind == "null_lit":

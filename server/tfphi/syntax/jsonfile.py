@@ -33,6 +33,7 @@ from typing import Any
 from tree_sitter import Node, Parser
 
 from ..records import record, field
+from ..values.numbers import parse_number
 from ..values.value import nfc
 from .expr import Expr, ExprConverter, LiteralExpr, ObjectExpr, Span, TemplateExpr, TupleExpr
 from .hclfile import BOM, Attribute, Block, Body, HclFile, SyntaxProblem, build_file, new_parser
@@ -128,10 +129,7 @@ class _Scanner:
         if match and match.end() > pos:
             self.pos = match.end()
             text = match.group(0).decode()
-            number = float(text) if any(c in text for c in ".eE") else int(text)
-            if isinstance(number, float) and number.is_integer() and abs(number) < 2**53:
-                number = int(number)
-            return JNode("number", pos, self.pos, number)
+            return JNode("number", pos, self.pos, parse_number(text))  # as cty's JSON decoder: 512 bits
         raise JsonSyntaxError(pos, f"unexpected {data[pos:pos + 10].decode('utf-8', 'replace')!r}")
 
     def string(self) -> tuple[str, int]:

@@ -182,7 +182,7 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
             if at < size and source[at] in _WHITE:
                 at = space(source, at).end()
         if names:
-            out.append((root, tuple(names), start - base, end - base, tuple(ends)))
+            out.append(_reference(root, names, start - base, end - base, ends))
     return out if regions is None else Unbound(out)  # None: too many regions, nothing was left out
 
 
@@ -299,8 +299,16 @@ def _block_references_walk(top: Node, source: bytes) -> list[Relative]:
                 ends.append(sibling.end_byte - base)
             end = sibling.end_byte
         if names:
-            out.append((root, tuple(names), node.start_byte - base, end - base, tuple(ends)))
+            out.append(_reference(root, names, node.start_byte - base, end - base, ends))
     return out
+
+
+def _reference(root: str, names: list[str], start: int, end: int, ends: list[int]) -> Relative:
+    """One reference; ``resource.<type>.<name>`` (Terraform 1.4+) is read as ``<type>.<name>``,
+    the same resource, so it resolves and is reported as the plain form is."""
+    if root == "resource" and len(names) >= 2:
+        return (names[0], tuple(names[1:]), start, end, tuple(ends[1:]))
+    return (root, tuple(names), start, end, tuple(ends))
 
 
 def reference_is_bound(top: Node, ref: Relative) -> bool:

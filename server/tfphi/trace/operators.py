@@ -3,7 +3,8 @@ branch sets (checked against terraform console in tests/oracle)."""
 
 from __future__ import annotations
 
-from ..values.value import TfEvalError, TfSet, TfUnrepresentable, Value, arithmetic, is_number, normalize_number, to_bool, to_number, to_string, values_equal
+from ..values.numbers import negate
+from ..values.value import TfEvalError, TfSet, Value, arithmetic, is_number, to_bool, to_number, to_string, values_equal
 
 
 def apply_binary(op: str, left: Value, right: Value) -> Value:
@@ -20,18 +21,8 @@ def apply_binary(op: str, left: Value, right: Value) -> Value:
     if left is None or right is None:
         raise TfEvalError(f"null operand for {op}")
     a, b = to_number(left), to_number(right)
-    if op in ("+", "-", "*"):
-        return arithmetic(op, a, b)
-    if op == "/":
-        if b == 0:  # Terraform: an infinity (not a value tfphi holds), or an error for 0 / 0
-            if a == 0:
-                raise TfEvalError("can't divide zero by zero")
-            raise TfUnrepresentable("division by zero is an infinite number")
-        return arithmetic(op, a, b)
-    if op == "%":
-        if b == 0:  # Terraform's x % 0 is x
-            return a
-        return arithmetic(op, a, b)
+    if op in ("+", "-", "*", "/", "%"):
+        return arithmetic(op, a, b)  # x / 0 is an infinity (unrepresentable), 0 / 0 an error, x % 0 is x
     if op == "<":
         return a < b
     if op == ">":
@@ -49,7 +40,7 @@ def apply_unary(op: str, operand: Value) -> Value:
     if op == "!":
         return not to_bool(operand)
     if op == "-":
-        return normalize_number(-to_number(operand))
+        return negate(to_number(operand))
     raise TfEvalError(f"unknown operator {op}")
 
 
@@ -70,8 +61,6 @@ def get_index(value: Value, key: Value) -> Value:
             raise TfEvalError(f"index {key} out of range")
         return value[index]
     if isinstance(value, dict):
-        from ..values.value import to_string
-
         name = to_string(key)
         if name in value:
             return value[name]

@@ -48,10 +48,21 @@ from .operators import apply_binary, apply_unary, get_attribute, get_index, unif
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
 from ..evaluate.type_constraints import parse_type
 from ..values.types import convert
-from ..values.value import TfEvalError, TfUnrepresentable, Value, nfc, to_bool, to_hcl, to_number, to_string, value_key
+from ..values.value import TfEvalError, TfUnrepresentable, Value, from_python, is_number, nfc, to_bool, to_hcl, to_number, to_string, value_key
 
 # How much larger than the branch limit a raw cross product may be before contradictions are dropped.
 CROSS_PRODUCT_SLACK = 8
+
+
+class _Undecided:
+    """A deployment's assignment of a root variable to a value tfphi cannot evaluate (a Terragrunt
+    input from ``run_cmd``, a variable file's non-literal value): what depends on it is not decided."""
+
+    def __repr__(self) -> str:
+        return "UNDECIDED"
+
+
+UNDECIDED = _Undecided()
 
 
 @record(frozen=True)
@@ -217,11 +228,7 @@ class Tracer:
         known: a Resolved answer is the value the field takes in that deployment.
         """
         if assignment is not None:
-            key = tuple(sorted((k, value_key(v)) for k, v in assignment.items()))
-            tracer = self._assigned.get(key)
-            if tracer is None:
-                tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment)
-            return tracer.trace_field(path, resource, field_path, universe, label)
+            return self.under(assignment).trace_field(path, resource, field_path, universe, label)
         address = f"{resource.address}.{'.'.join(field_path)}"
         found = find_field(resource, field_path)
         if found is None:
@@ -235,11 +242,19 @@ class Tracer:
         result = records.replace(with_existence(result, exists, self.limits, absent_because), resource=resource.address)
         return result, touched | exists_touched
 
+    def under(self, assignment: Mapping[str, Value]) -> "Tracer":
+        """The tracer with the root variables set to a deployment's values (kept per assignment)."""
+        key = tuple(sorted((k, "?" if v is UNDECIDED else value_key(v)) for k, v in assignment.items()))
+        tracer = self._assigned.get(key)
+        if tracer is None:
+            tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment)
+        return tracer
+
     def trace_attribute(
         self, address: str, attribute: Attribute, env: Env, universe: Sequence[Value] = (), label: str = "", owner: str | None = None
     ) -> tuple[TraceResult, frozenset[tuple[str, str]]]:
         """Traces one attribute; ``owner`` is the address of the declaration that holds it."""
-        self.universe = tuple(universe)
+        self.universe = tuple(from_python(v) for v in universe)  # a float from a TOML file is the decimal it prints
         self.universe_label = label
         self._touched = {(env.dir, owner)} if owner else set()
         self._deepest = 0
@@ -521,6 +536,8 @@ class Tracer:
         root, steps = expr.root, expr.steps
         if root in env.bindings:
             return self.apply_steps(env.bindings[root], steps, env, depth, stack, expr.span)
+        if root == "resource" and len(steps) >= 2 and isinstance(steps[0], AttrStep):
+            root, steps = steps[0].name, steps[1:]  # resource.<type>.<name> (Terraform 1.4+) is <type>.<name>
         module = self.view.modules.get(env.dir)
         if module is None:
             return Unbounded(f"module {env.dir or '.'} is not in the workspace", "invalid", expr.span)
@@ -656,6 +673,9 @@ class Tracer:
                 (env.dir, var.name),
             )
         if self.assignment is not None and var.name in self.assignment:
+            if self.assignment[var.name] is UNDECIDED:
+                return Unbounded(f"the deployment sets var.{var.name} to a value tfphi cannot evaluate", "unassigned",
+                                 var.label_span, (env.dir, var.name))
             assigned = (Branch(self.assignment[var.name], C.TRUE, (S.Deployment(f"var.{var.name}"),), var.label_span),)
             return _convert_all(assigned, var_type, f"var.{var.name}", var.label_span)
         # Under a deployment, a variable its files leave unset takes its default, as in
@@ -905,7 +925,7 @@ class Tracer:
         else:
             key = self.trace(step.key, env, depth, stack)
             stepped = self.combine([result, _aside(key)], lambda v: get_index(v[0], v[1]), S.Op("Index"), span, keep_source=True, silent=True)
-            if isinstance(step.key, LiteralExpr) and isinstance(step.key.value, (str, int, float)) and not isinstance(step.key.value, bool):
+            if isinstance(step.key, LiteralExpr) and (isinstance(step.key.value, str) or is_number(step.key.value)):
                 stepped = _select(stepped, to_string(step.key.value))
         return self.apply_steps(stepped, rest, env, depth, stack, span)
 

@@ -1,38 +1,24 @@
 """Terraform values as plain Python data, shared by the tracer and every output.
 
-A Terraform value is one of: ``str``, ``bool``, ``int`` or ``float`` (number), ``None`` (null),
-``list`` (tuple/list/set values) or ``dict`` with string keys (object/map values).
-Lists and dicts are never mutated after construction; ``value_key`` gives the hashable
-identity used to coalesce equal values.
+A Terraform value is one of: ``str``, ``bool``, a number (``int`` or gmpy2 ``mpfr``, as
+:mod:`tfphi.values.numbers` holds cty's numbers), ``None`` (null), ``list`` (tuple/list/set
+values) or ``dict`` with string keys (object/map values). Lists and dicts are never mutated
+after construction; ``value_key`` gives the hashable identity used to coalesce equal values.
 """
 
 from __future__ import annotations
 
 import json
-import math
 import unicodedata
-from decimal import Context, Decimal
 from typing import Any, Union
 
 from ..lazy_re import lazy_compile
+from .errors import TfEvalError, TfUnrepresentable
+from .numbers import arithmetic, format_number, from_float, is_fraction, is_number, normalize, number_key, parse_number
 
-Value = Union[str, bool, int, float, None, list, dict]
+Value = Union[str, bool, int, Any, None, list, dict]  # Any: a gmpy2 mpfr number
 
-
-class TfEvalError(Exception):
-    """A Terraform evaluation error (type mismatch, bad argument, ...): the value does not exist.
-
-    Only this exception means "Terraform rejects this". A Python error (TypeError, KeyError,
-    ValueError, ...) raised while evaluating is a bug in tfphi and must never be read as one.
-    """
-
-
-class TfUnrepresentable(OverflowError):
-    """Terraform evaluates this without error, but tfphi cannot hold the result: an infinite
-    number, or a value Terraform itself leaves unknown until apply (``format("%v", null)``).
-    Not a TfEvalError: the answer is Unbounded, never "Terraform rejects this". (An
-    OverflowError so that the tracer's combine, which answers Unbounded for overflows, already
-    does the right thing with it.)"""
+__all__ = ["TfEvalError", "TfUnrepresentable", "arithmetic", "format_number", "is_number"]
 
 
 class TfSet(list):
@@ -63,52 +49,29 @@ def nfc_value(value: "Value") -> "Value":
     return value
 
 
-# Terraform numbers are arbitrary-precision decimals (512-bit floats): 0.1 + 0.2 is 0.3. tfphi
-# keeps floats, but does + - * / % on the decimals they were written as, so results agree.
-_ARITHMETIC = Context(prec=100)
 _DECIMAL = lazy_compile(r"[+-]?(?:[0-9]+\.?[0-9]*|\.[0-9]+)(?:[eE][+-]?[0-9]+)?")
 
 
-def exact_decimal(value: int | float) -> Decimal:
-    """The decimal a number was written as (the shortest repr of a float)."""
-    return Decimal(value) if isinstance(value, int) else Decimal(repr(value))
+def normalize_number(value: Any) -> Any:
+    """A number as tfphi holds it; a Python float is a Go float64 result (53 bits)."""
+    if isinstance(value, float):
+        return from_float(value)
+    if is_fraction(value):
+        return normalize(value)
+    return value
 
 
-def from_decimal(value: Decimal) -> int | float:
-    """A decimal result as a tfphi number; beyond a float's range it cannot be held."""
-    if value == value.to_integral_value():
-        return int(value)
-    result = float(value)
-    if not math.isfinite(result):
-        raise TfUnrepresentable(f"the number {value} is beyond what tfphi represents")
-    return normalize_number(result)
-
-
-def arithmetic(op: str, a: int | float, b: int | float) -> int | float:
-    """``a op b`` for op in + - * / %, as Terraform computes it (division by zero is the caller's)."""
-    x, y = exact_decimal(a), exact_decimal(b)
-    if op == "+":
-        return from_decimal(_ARITHMETIC.add(x, y))
-    if op == "-":
-        return from_decimal(_ARITHMETIC.subtract(x, y))
-    if op == "*":
-        return from_decimal(_ARITHMETIC.multiply(x, y))
-    if op == "/":
-        return from_decimal(_ARITHMETIC.divide(x, y))
-    if op == "%":
-        return from_decimal(_ARITHMETIC.remainder(x, y))  # truncated toward zero, as Terraform's
-    raise TfEvalError(f"unknown operator {op}")
-
-
-def is_number(value: Any) -> bool:
-    """True for Terraform numbers (Python bool is not a number here)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
-
-
-def normalize_number(value: float | int) -> int | float:
-    """Integral floats become ints so that 2.0 and 2 are the same Terraform number."""
-    if isinstance(value, float) and math.isfinite(value) and value.is_integer():
-        return int(value)
+def from_python(value: Any) -> Value:
+    """Plain Python data (a TOML or JSON document, a test's table) as a tfphi value: a float is
+    the decimal it prints (``0.1`` is Terraform's ``0.1``, 512 bits)."""
+    if isinstance(value, float):
+        return parse_number(repr(value))
+    if isinstance(value, TfSet):
+        return TfSet(from_python(v) for v in value)
+    if isinstance(value, list):
+        return [from_python(v) for v in value]
+    if isinstance(value, dict):
+        return {k: from_python(v) for k, v in value.items()}
     return value
 
 
@@ -119,7 +82,7 @@ def value_key(value: Value) -> str:
 
 def _canonical(value: Value) -> Any:
     if is_number(value):
-        return normalize_number(value)
+        return {"\x00": number_key(value)}  # equal numbers have one key (cty's rawNumberEqual)
     if isinstance(value, list):
         return [_canonical(v) for v in value]
     if isinstance(value, dict):
@@ -145,15 +108,6 @@ def type_name(value: Value) -> str:
     if isinstance(value, list):
         return "list"
     return "object"
-
-
-def format_number(value: int | float) -> str:
-    """A number as Terraform prints it (``15``, ``1.5``, never ``15.0``)."""
-    value = normalize_number(value)
-    if isinstance(value, int):
-        return str(value)
-    text = repr(value)
-    return text
 
 
 def to_hcl(value: Value) -> str:
@@ -192,9 +146,42 @@ def hcl_string(text: str) -> str:
     return f'"{out}"'
 
 
+class JsonNumber(float):
+    """A number in a JSON document: a float for any JSON encoder, with the text Terraform prints
+    for ``json_text`` (a float cannot hold 512 bits)."""
+
+    text: str
+
+    def __new__(cls, value: Value) -> "JsonNumber":
+        number = super().__new__(cls, float(value))
+        number.text = format_number(value)
+        return number
+
+
 def to_json(value: Value) -> Any:
-    """The JSON form of a value (numbers normalized)."""
-    return _canonical(value)
+    """The JSON form of a value: whole numbers as ints, others as ``JsonNumber``."""
+    if is_number(value):
+        return int(value) if type(value) is int or (isinstance(value, int) and format_number(value) == str(int(value))) else JsonNumber(value)
+    if isinstance(value, list):
+        return [to_json(v) for v in value]
+    if isinstance(value, dict):
+        return {k: to_json(v) for k, v in value.items()}
+    return value
+
+
+def json_text(document: Any, indent: int | None = None) -> str:
+    """``json.dumps(document, ensure_ascii=False)`` that prints a ``JsonNumber`` as Terraform does."""
+    encoder = json.JSONEncoder(ensure_ascii=False, indent=indent)
+
+    def number_text(number: float, *args: Any) -> str:
+        return number.text if isinstance(number, JsonNumber) else float.__repr__(number)
+
+    separator = (",", ": ") if indent is not None else (", ", ": ")
+    chunks = json.encoder._make_iterencode(  # the pure-Python encoder: it lets floats print as we say
+        {}, encoder.default, json.encoder.py_encode_basestring, " " * indent if indent is not None else None,
+        number_text, separator[1], separator[0], False, False, True,
+    )(document, 0)
+    return "".join(chunks)
 
 
 def to_display(value: Value) -> str:
@@ -215,7 +202,7 @@ def to_string(value: Value) -> str:
     raise TfEvalError(f"cannot convert {type_name(value)} to string")
 
 
-def to_number(value: Value) -> int | float:
+def to_number(value: Value) -> Any:
     """Terraform's automatic conversion to number."""
     if is_number(value):
         return normalize_number(value)
@@ -225,7 +212,7 @@ def to_number(value: Value) -> int | float:
             raise TfUnrepresentable(f'"{value}" converts to an infinite number')
         if not _DECIMAL.fullmatch(value):
             raise TfEvalError(f'cannot convert "{value}" to number')
-        return from_decimal(Decimal(value))
+        return parse_number(value)
     raise TfEvalError(f"cannot convert {type_name(value)} to number")
 
 
@@ -238,3 +225,27 @@ def to_bool(value: Value) -> bool:
     if value == "false":
         return False
     raise TfEvalError(f"cannot convert {type_name(value)} to bool")
+
+
+def type_of(value: Value):
+    """The Terraform type of a value as far as tfphi's value says it (``None``: unknown, as for a null)."""
+    from .types import TypeSpec
+
+    if value is None:
+        return None
+    if isinstance(value, bool):
+        return TypeSpec("bool")
+    if is_number(value):
+        return TypeSpec("number")
+    if isinstance(value, str):
+        return TypeSpec("string")
+    if isinstance(value, TfSet):
+        kinds = {value_key_type(type_of(v)) for v in value}
+        return TypeSpec("set", type_of(value[0]) if len(kinds) == 1 else None)
+    if isinstance(value, list):
+        return TypeSpec("tuple", elements=tuple(type_of(v) for v in value))
+    return TypeSpec("object", attrs=tuple(sorted((k, type_of(v), False, None) for k, v in value.items())))
+
+
+def value_key_type(spec) -> str:
+    return repr(spec)

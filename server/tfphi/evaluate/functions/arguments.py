@@ -4,7 +4,9 @@ from __future__ import annotations
 
 import math
 import re
+from typing import Any
 
+from ...values.numbers import is_whole
 from ...values.value import TfEvalError, TfSet, Value, format_number, is_number, normalize_number, to_number, to_string, type_name, value_key
 
 
@@ -27,7 +29,7 @@ def _str(value: Value, what: str = "argument") -> str:
     return to_string(value)
 
 
-def _num(value: Value, what: str = "argument") -> int | float:
+def _num(value: Value, what: str = "argument") -> Any:
     _not_null(value, what)
     if isinstance(value, bool) or isinstance(value, (list, dict)):
         raise TfEvalError(f"{what} must be a number, not {type_name(value)}")
@@ -40,8 +42,10 @@ def _num(value: Value, what: str = "argument") -> int | float:
 
 def _int(value: Value, what: str = "argument") -> int:
     number = _num(value, what)
-    if isinstance(number, float):
-        raise TfEvalError(f"{what} must be a whole number, got {format_number(number)}")
+    if not isinstance(number, int):
+        if not is_whole(number):
+            raise TfEvalError(f"{what} must be a whole number, got {format_number(number)}")
+        return int(number)  # -0
     return number
 
 
@@ -84,11 +88,12 @@ def _strlist(value: Value, what: str = "argument") -> list[str]:
     return [_str(item, f"element {i} of {what}") for i, item in enumerate(_list(value, what))]
 
 
-def _numlist(value: Value, what: str = "argument") -> list[int | float]:
+def _numlist(value: Value, what: str = "argument") -> list:
     return [_num(item, f"element {i} of {what}") for i, item in enumerate(_list(value, what))]
 
 
-def _number_result(value: int | float) -> int | float:
+def _number_result(value: Any) -> Any:
+    """A Go float64 result (cty.NumberFloatVal: 53 bits); NaN is an error."""
     if isinstance(value, float) and math.isnan(value):
         raise TfEvalError("result is not a number (NaN)")
     return normalize_number(value)

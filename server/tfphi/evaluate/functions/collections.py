@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 
-from ...values.value import TfEvalError, Value, normalize_number, type_name, value_key, values_equal
+from ...values.numbers import INT64, Whole, arithmetic
+from ...values.value import TfEvalError, Value, type_name, value_key, values_equal
 from .registry import _fn
 from .strings import _graphemes
 from .arguments import _not_null, _str, _num, _int, _bool, _list, _sequence, _obj, _strlist, _unify, _unify_all, _set_sorted
@@ -182,10 +183,10 @@ def _compact(args: list[Value]) -> Value:
 def _range(args: list[Value]) -> Value:
     numbers = [_num(arg, f"argument {i + 1}") for i, arg in enumerate(args)]
     if len(numbers) == 1:
-        start, limit = 0, numbers[0]
+        start, limit = Whole(0, INT64), numbers[0]
     else:
         start, limit = numbers[0], numbers[1]
-    step = numbers[2] if len(numbers) == 3 else (1 if start <= limit else -1)
+    step = numbers[2] if len(numbers) == 3 else Whole(1 if start <= limit else -1, INT64)
     if step == 0:
         raise TfEvalError("step must not be zero")
     if step < 0 and start < limit:
@@ -193,15 +194,12 @@ def _range(args: list[Value]) -> Value:
     if step > 0 and start > limit:
         raise TfEvalError("step must be negative when start is greater than limit")
     out: list[Value] = []
-    index = 0
-    while True:
-        value = start + index * step
-        if (step > 0 and value >= limit) or (step < 0 and value <= limit):
-            break
+    value = start
+    while not ((step > 0 and value >= limit) or (step < 0 and value <= limit)):
         if len(out) >= 1024:
             raise TfEvalError("more than 1024 values were generated; either decrease the difference between start and end or use a smaller step")
-        out.append(normalize_number(value))
-        index += 1
+        out.append(value)
+        value = arithmetic("+", value, step)  # cty adds the step to the last value
     return out
 
 

@@ -4,12 +4,11 @@ from __future__ import annotations
 
 import io
 import json
-import math
 import re
-from decimal import Decimal
 from typing import Any
 
-from ...values.value import TfEvalError, TfUnrepresentable, Value, is_number, normalize_number, to_string
+from ...values.numbers import format_number, parse_number
+from ...values.value import TfEvalError, TfUnrepresentable, Value, is_number, to_string
 from .deferred import base64, csv, _urlparse
 from .registry import _fn
 from .arguments import _str
@@ -19,13 +18,12 @@ from .arguments import _str
 # Encoding
 
 
-def _json_number(value: int | float) -> str:
-    value = normalize_number(value)
-    if isinstance(value, int):
-        return str(value)
-    if not math.isfinite(value):
-        raise TfEvalError(f"cannot encode {value} as JSON")
-    return format(Decimal(repr(value)), "f")
+def _json_number(value: Any) -> str:
+    """cty's JSON: ``Text('f', -1)``; an infinity has no JSON form."""
+    text = format_number(value)
+    if text.endswith("Inf"):
+        raise TfEvalError("cannot serialize infinity as JSON")
+    return text
 
 
 def _json_string(text: str) -> str:
@@ -58,10 +56,10 @@ def _normalize_decoded(value: Any) -> Value:
         return re.sub("[\ud800-\udfff]", "\ufffd", value)
     if isinstance(value, bool) or value is None:
         return value
-    if isinstance(value, (int, float)):
-        if isinstance(value, float) and not math.isfinite(value):
-            raise TfUnrepresentable("an infinite number")
-        return normalize_number(value)
+    if is_number(value):
+        return value
+    if isinstance(value, float):  # yamldecode's infinities
+        raise TfUnrepresentable("an infinite number")
     if isinstance(value, list):
         return [_normalize_decoded(v) for v in value]
     if isinstance(value, dict):
@@ -74,7 +72,7 @@ def _decoded_key(key: Any) -> str:
         return key
     if key is None:
         return "null"
-    if isinstance(key, (bool, int, float)):
+    if isinstance(key, bool) or is_number(key):
         return to_string(_normalize_decoded(key))
     raise TfEvalError(f"unsupported mapping key {key!r}: keys must be strings")
 
@@ -92,7 +90,7 @@ def _jsonencode(args: list[Value]) -> Value:
 def _jsondecode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     try:
-        decoded = json.loads(text, parse_constant=_reject_constant)
+        decoded = json.loads(text, parse_constant=_reject_constant, parse_float=parse_number, parse_int=parse_number)
     except (ValueError, RecursionError) as exc:
         raise TfEvalError(f"invalid JSON: {exc}") from None
     return _normalize_decoded(decoded)

@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import json
-import math
 import re
-from decimal import Decimal
 
+from ...values.numbers import format_verb, is_whole
 from ...values.value import TfEvalError, TfUnrepresentable, Value, format_number, is_number, to_string
 from .registry import _fn
 from .encoding import _json_encode
@@ -88,20 +87,6 @@ def _sign(negative: bool, flags: str) -> str:
     return ""
 
 
-def _shortest_g(value: float, upper: bool) -> str:
-    if value == 0:
-        return "0"
-    _sign_bit, digits, exponent = Decimal(repr(value)).normalize().as_tuple()
-    text_digits = "".join(str(d) for d in digits)
-    decimal_point = len(digits) + int(exponent)
-    exp10 = decimal_point - 1
-    if exp10 < -4 or exp10 >= 6:
-        mantissa = text_digits[0] + ("." + text_digits[1:] if len(text_digits) > 1 else "")
-        e = "E" if upper else "e"
-        return f"{mantissa}{e}{'-' if exp10 < 0 else '+'}{abs(exp10):02d}"
-    return format(Decimal(repr(value)).normalize(), "f")
-
-
 def _format_verb(verb: str, flags: str, width: int | None, precision: int | None, value: Value, position: int) -> str:
     if verb == "v":
         if "#" in flags:
@@ -125,28 +110,29 @@ def _format_verb(verb: str, flags: str, width: int | None, precision: int | None
         return _pad("true" if _bool(value, f"value for %t at {position}") else "false", flags, width, False)
     if verb in "dboxX":
         number = _num(value, f"value for %{verb} at {position}")
-        if isinstance(number, float):
+        if not is_whole(number):
             raise TfEvalError(
                 f"unsupported value for %{verb} at {position}: {format_number(number)} is not a whole number"
             )
+        number = int(number)
         digits = format(abs(number), {"d": "d", "b": "b", "o": "o", "x": "x", "X": "X"}[verb])
         if "#" in flags:
             digits = {"b": "0b", "o": "0", "x": "0x", "X": "0X"}.get(verb, "") + digits
         return _pad(_sign(number < 0, flags) + digits, flags, width, True)
     if verb in "eEfFgG":
-        number = float(_num(value, f"value for %{verb} at {position}"))
-        negative = number < 0 or (number == 0 and math.copysign(1, number) < 0)
-        magnitude = abs(number)
-        if math.isinf(magnitude):
-            body = "Inf"
-        elif verb in "gG" and precision is None:
-            body = _shortest_g(magnitude, verb == "G")
-        else:
-            spec = "." + str(6 if precision is None else precision) + {"F": "f"}.get(verb, verb)
-            if "#" in flags:
-                spec = "#" + spec
-            body = format(magnitude, spec)
-        return _pad(_sign(negative, flags) + body, flags, width, True)
+        number = _num(value, f"value for %{verb} at {position}")
+        text = format_verb(number, verb, precision)
+        sign, body = (text[0], text[1:]) if text[:1] in ("-", "+") else ("", text)
+        if sign == "+" and " " in flags:  # +Inf
+            sign = " "
+        elif not sign:
+            sign = "+" if "+" in flags else " " if " " in flags else ""
+        fill = max((width or 0) - len(sign) - len(body), 0)
+        if "0" in flags and body != "Inf":
+            return sign + "0" * fill + body
+        if "-" in flags:
+            return sign + body + " " * fill
+        return " " * fill + sign + body
     raise TfEvalError(f"unsupported format verb %{verb}")
 
 

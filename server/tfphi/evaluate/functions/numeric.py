@@ -5,6 +5,10 @@ from __future__ import annotations
 import math
 from typing import Callable
 
+from typing import Any
+
+from ...values.gomath import go_pow
+from ...values.numbers import INT64, Whole, is_finite, is_fraction, is_whole, negate, precision_of, rounded_to, to_float
 from ...values.value import TfEvalError, TfUnrepresentable, arithmetic, Value, format_number
 from .registry import _fn
 from .arguments import _str, _num, _int, _numlist, _number_result
@@ -16,23 +20,35 @@ from .arguments import _str, _num, _int, _numlist, _number_result
 
 @_fn("min", 1, None)
 def _min(args: list[Value]) -> Value:
-    return min(_num(v, f"argument {i + 1}") for i, v in enumerate(args))
+    numbers = [_num(v, f"argument {i + 1}") for i, v in enumerate(args)]
+    smallest = numbers[0]
+    for number in numbers[1:]:
+        if number < smallest:  # the first of equal numbers, as cty's MinFunc
+            smallest = number
+    return smallest
 
 
 @_fn("max", 1, None)
 def _max(args: list[Value]) -> Value:
-    return max(_num(v, f"argument {i + 1}") for i, v in enumerate(args))
+    numbers = [_num(v, f"argument {i + 1}") for i, v in enumerate(args)]
+    largest = numbers[0]
+    for number in numbers[1:]:
+        if number > largest:
+            largest = number
+    return largest
 
 
 @_fn("abs", 1)
 def _abs(args: list[Value]) -> Value:
-    return abs(_num(args[0], "num"))
+    number = _num(args[0], "num")
+    return number if number > 0 or (number == 0 and not is_fraction(number)) else negate(number)
 
 
-def _integral(value: int | float, rounder: Callable[[float], int]) -> int | float:
-    if isinstance(value, int) or math.isinf(value):
-        return value
-    return rounder(value)
+def _integral(number: Any, rounder: Callable[[Any], Any]) -> Any:
+    """cty's Ceil/Floor: the whole number set into the argument's own precision."""
+    if isinstance(number, int) or not is_finite(number):
+        return number
+    return rounded_to(rounder(number), precision_of(number))
 
 
 @_fn("ceil", 1)
@@ -48,28 +64,26 @@ def _floor(args: list[Value]) -> Value:
 @_fn("signum", 1)
 def _signum(args: list[Value]) -> Value:
     number = _num(args[0], "num")
-    if isinstance(number, float) or not -(2**63) <= number < 2**63:  # Terraform takes an int64
+    if not is_whole(number) or not -(2**63) <= number < 2**63:  # Terraform takes an int64
         raise TfEvalError(f"num must be a whole number in the 64-bit range, got {format_number(number)}")
-    return (number > 0) - (number < 0)
+    return Whole((number > 0) - (number < 0), INT64)
 
 
 @_fn("pow", 2)
 def _pow(args: list[Value]) -> Value:
-    base = _num(args[0], "num")
-    exponent = _num(args[1], "power")
+    base = to_float(_num(args[0], "num"))
+    exponent = to_float(_num(args[1], "power"))
     # Terraform computes pow with 64-bit floats (Go's math.Pow)
-    try:
-        return _number_result(math.pow(base, exponent))
-    except OverflowError:
-        raise TfUnrepresentable("pow(): the result is an infinite number") from None
-    except ValueError:
-        raise TfEvalError("pow(): the result is not a number (NaN)") from None
+    result = go_pow(base, exponent)
+    if math.isinf(result):
+        raise TfUnrepresentable("pow(): the result is an infinite number")
+    return _number_result(result)
 
 
 @_fn("log", 2)
 def _log(args: list[Value]) -> Value:
-    number = _num(args[0], "num")
-    base = _num(args[1], "base")
+    number = to_float(_num(args[0], "num"))
+    base = to_float(_num(args[1], "base"))
     # Go's math.Log(num) / math.Log(base) in 64-bit floats: zero gives an infinity, 1 as the
     # base divides by zero; an infinite result is Terraform's, not an error, but not tfphi's to hold
     if number < 0 or base < 0:
@@ -105,7 +119,8 @@ def _parseint(args: list[Value]) -> Value:
         if digit < 0 or digit >= base:
             raise TfEvalError(f'cannot parse "{text}" as a base {base} integer')
         result = result * base + digit
-    return -result if negative else result
+    result = -result if negative else result
+    return Whole(result, max(INT64, result.bit_length()))  # big.Float.SetInt
 
 
 @_fn("sum", 1)
@@ -113,7 +128,7 @@ def _sum(args: list[Value]) -> Value:
     numbers = _numlist(args[0], "list")
     if not numbers:
         raise TfEvalError("cannot sum an empty list")
-    total: int | float = 0
-    for number in numbers:
+    total = numbers[0]
+    for number in numbers[1:]:
         total = arithmetic("+", total, number)
     return total

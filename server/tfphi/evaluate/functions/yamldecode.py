@@ -5,10 +5,10 @@ from __future__ import annotations
 import functools
 import math
 import re
-from decimal import Decimal
 from typing import Any, Callable
 
-from ...values.value import TfEvalError, Value, normalize_number
+from ...values.numbers import parse_number
+from ...values.value import TfEvalError, Value
 from .deferred import base64, _dt, yaml
 from .registry import _fn
 from .encoding import _decoded_key, _normalize_decoded
@@ -52,14 +52,14 @@ _YAML_TIMESTAMP = re.compile(
 def _yaml_number(text: str) -> Value | None:
     """A YAML 1.2 core-schema number, or None."""
     if re.fullmatch(r"[-+]?[0-9]+", text):
-        return int(text)
+        return parse_number(text)  # "-0" is -0
     if re.fullmatch(r"0o[0-7]+|0x[0-9a-fA-F]+", text):
         value = int(text[2:], 8 if text[1] == "o" else 16)
         if value >= 2**64:
             raise TfEvalError(f"cannot parse {text!r} as !!int")
         return value
     if _YAML_DECIMAL.fullmatch(text):
-        return normalize_number(float(Decimal(text)))
+        return parse_number(text)
     return None
 
 

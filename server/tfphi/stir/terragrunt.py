@@ -1,0 +1,598 @@
+"""Terragrunt units (SPEC section 2): which module a ``terragrunt.hcl`` deploys, and with which values.
+
+A directory whose ``terragrunt.hcl`` has ``terraform { source = ... }`` naming a local path
+(``../../modules/db``, ``../../modules//db``, ``${get_terragrunt_dir()}/../modules/db``) is a
+*unit*: one deployment of the module at that path. Without a ``source``, Terragrunt runs the
+module files of the unit's own folder, which is then the module it deploys. A non-local source
+(``git::...``, ``tfr:///...``) is downloaded by Terragrunt at run time: the unit is opaque.
+
+The unit's variables are its ``inputs``, merged over the ``inputs`` of the configurations it
+``include``s (``find_in_parent_folders()``, ``find_in_parent_folders("root.hcl")``, a path), as
+Terragrunt merges them (``shallow`` by default, ``deep``, ``no_merge``). Expressions are
+evaluated here, concretely: literals, ``local.<name>`` (the unit's own ``locals``; a parent's
+own locals in its ``inputs``), ``include.<name>.locals`` / ``.inputs``, operators, Terraform's
+pure functions, and the path functions Terragrunt answers from where the files lie
+(``find_in_parent_folders``, ``get_terragrunt_dir``, ``path_relative_to_include``, ``dirname``,
+``basename``). What Terragrunt only knows when it runs (``run_cmd``, ``get_env`` without a
+default, ``sops_decrypt_file``, ``dependency`` outputs, ...) makes that input *unknown*: the
+deployment does not decide what depends on it, never a guess. ``get_env(name, default)`` is
+read as its default (the value when the environment does not set the variable).
+
+Pure: the ``terragrunt.hcl`` files and the parents they include arrive parsed, as paths
+relative to DIR (parents may lie above DIR: ``../root.hcl``). The loader asks
+``wanted_paths`` which files to try reading until nothing new is wanted.
+"""
+
+from __future__ import annotations
+
+import posixpath
+from typing import Any, Callable, Iterable, Mapping
+
+from ..records import record, field
+from ..syntax.expr import (BinaryOpExpr, ConditionalExpr, Expr, FunctionCallExpr, LiteralExpr, ObjectExpr, ParenExpr,
+                           RelativeTraversalExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr,
+                           AttrStep, IndexStep)
+from ..syntax.hclfile import Attribute, Body, HclFile
+# Operators on concrete values: the one implementation of Terraform's (the tracer lifts it over branches).
+from ..trace.operators import apply_binary, apply_unary, get_attribute, get_index
+from ..values.value import TfEvalError, nfc, to_bool, to_string
+
+Value = Any
+TERRAGRUNT_FILE = "terragrunt.hcl"
+LOCK_FILE = ".terraform.lock.hcl"
+MAX_UP_LEVELS = 16  # how far above a unit ``find_in_parent_folders`` looks (deeper than any layout)
+MAX_DEPTH = 64  # nested evaluation (locals referring to locals) before giving up
+
+# A path Terragrunt would give as an absolute path, kept relative to DIR behind this mark so that
+# ``dirname``, ``basename`` and templates work on it; a value that still holds the mark when an
+# input is read depends on where the files lie on disk, and is unknown.
+_MARK = "\ue000tg:"
+
+# Functions whose value Terragrunt only knows when it runs (the environment, a command, a cloud
+# account, a file's decrypted content, the repository around the files).
+RUN_TIME_FUNCTIONS = frozenset({
+    "run_cmd", "get_env", "sops_decrypt_file", "get_aws_account_id", "get_aws_account_alias",
+    "get_aws_caller_identity_arn", "get_aws_caller_identity_user_id", "get_repo_root", "get_path_to_repo_root",
+    "get_path_from_repo_root", "get_terraform_command", "get_terraform_cli_args", "get_platform",
+    "get_working_dir", "read_terragrunt_config", "read_tfvars_file", "local_exec", "get_terraform_commands_that_need_vars",
+    "get_terraform_commands_that_need_input", "get_terraform_commands_that_need_locking",
+    "get_terraform_commands_that_need_parallelism", "get_default_retryable_errors", "mark_as_read", "constraint_check",
+    "file", "fileexists", "fileset", "filebase64", "templatefile", "abspath", "pathexpand", "timestamp", "uuid",
+    "uuidv5", "bcrypt", "plantimestamp", "filemd5", "filesha1", "filesha256", "filesha512", "filebase64sha256",
+    "filebase64sha512",
+})
+
+
+def is_terragrunt_path(path: str) -> bool:
+    """Terragrunt configuration files: ``terragrunt.hcl`` and the ``.hcl`` files units include
+    (``root.hcl``, ``_envcommon/mysql.hcl``), never Terraform's ``.terraform.lock.hcl``."""
+    name = posixpath.basename(path)
+    return name.endswith(".hcl") and name != LOCK_FILE and not name.endswith(".pkr.hcl")
+
+
+def is_unit_file(path: str) -> bool:
+    return posixpath.basename(path) == TERRAGRUNT_FILE
+
+
+@record(frozen=True)
+class Unit:
+    """One ``terragrunt.hcl``: the module it deploys (or why it is opaque) and its inputs."""
+
+    path: str  # the unit's terragrunt.hcl, relative to DIR
+    dir: str  # the unit's folder ("" for DIR)
+    module_dir: str | None  # the module it deploys, relative to DIR; None: opaque
+    source: str | None = None  # terraform.source as Terragrunt reads it (None: the unit's own folder)
+    opaque_reason: str | None = None
+    values: Mapping[str, Value] = field(default_factory=dict)  # inputs with a known value
+    unknown: Mapping[str, str] = field(default_factory=dict)  # input -> why its value is unknown
+    name_spans: Mapping[str, Span] = field(default_factory=dict)  # where each input is set
+    all_unknown: str | None = None  # an included ``inputs`` that is unknown as a whole: why
+    includes: tuple[str, ...] = ()  # the parent files it includes, relative to DIR
+    problems: tuple[tuple[Span, str], ...] = ()  # include or source problems (config-error)
+    source_span: Span | None = None  # terraform.source's value
+
+    @property
+    def name(self) -> str:
+        """The deployment's name: the unit's folder (``live/prod``), ``.`` for DIR."""
+        return self.dir or "."
+
+
+class _Unknown(Exception):
+    """The value is only known when Terragrunt runs (or cannot be read): the message says why."""
+
+
+# ---- the module a unit deploys ---------------------------------------------------------------
+
+
+def deployed_dirs(units: Iterable[Unit]) -> tuple[str, ...]:
+    """The module directories units deploy: each is a root configuration, wherever it lies."""
+    return tuple(sorted({u.module_dir for u in units if u.module_dir is not None}))
+
+
+def is_local_path(source: str) -> bool:
+    """A source go-getter reads from the file system (not ``git::``, ``tfr://``, a registry or a URL)."""
+    if source.startswith(_MARK) or source.startswith(("./", "../", "/")) or source in (".", ".."):
+        return True
+    return "::" not in source and "://" not in source and not source.startswith(("git@", "github.com/", "bitbucket.org/"))
+
+
+def local_module_dir(unit_dir: str, source: str) -> str | None:
+    """The directory (relative to DIR) a local source names: ``//`` separates the root of the
+    copied tree from the module inside it; a ``?ref=`` query is ignored. None for an absolute path."""
+    source = source.split("?", 1)[0]
+    if source.startswith(_MARK):
+        path = source[len(_MARK):]
+    elif source.startswith("/"):
+        return None
+    else:
+        path = posixpath.join(unit_dir or ".", source)
+    path = path.replace("//", "/")
+    target = posixpath.normpath(path)
+    return "" if target == "." else target
+
+
+# ---- reading the units of a workspace -----------------------------------------------------------
+
+
+def read_units(files: Mapping[str, HclFile], module_dirs: Iterable[str]) -> tuple[Unit, ...]:
+    """Every unit among ``files`` (the Terragrunt files read), sorted by path."""
+    dirs = set(module_dirs)
+    units = []
+    for path in sorted(files):
+        if is_unit_file(path):
+            unit = read_unit(path, files, dirs)
+            if unit is not None:
+                units.append(unit)
+    return tuple(units)
+
+
+def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str]) -> Unit | None:
+    """The unit of one ``terragrunt.hcl``; None when it deploys nothing (a parent configuration
+    without ``terraform.source`` in a folder without module files)."""
+    hcl = files[path]
+    unit_dir = posixpath.dirname(path)
+    config = _Config(path, hcl.body, unit_dir, files)
+    problems: list[tuple[Span, str]] = [(e.span, f"{path} cannot be read: syntax error: {e.message}") for e in hcl.errors[:1]]
+    parents: dict[str, _Config] = {}
+    for label, block in config.includes():
+        attribute = block.body.attributes.get("path")
+        if attribute is None:
+            problems.append((block.type_span, f"include {label or ''} has no path".replace("  ", " ")))
+            continue
+        try:
+            target = config.path_value(attribute.expr)
+        except _Unknown as exc:
+            problems.append((attribute.expr.span, f"the included file cannot be found: {exc}"))
+            continue
+        parent = files.get(target)
+        if parent is None:
+            problems.append((attribute.expr.span, f"the included file {target} does not exist"))
+            continue
+        problems.extend((e.span, f"{target} cannot be read: syntax error: {e.message}") for e in parent.errors[:1])
+        merge = block.body.attributes.get("merge_strategy")
+        strategy = merge.literal_string() if merge is not None else None
+        parents[label] = _Config(target, parent.body, unit_dir, files, parent_dir=posixpath.dirname(target),
+                                 strategy=strategy or "shallow")
+    config.parents = parents
+    source_attr, source_scope = _source_attribute(hcl.body), config
+    if source_attr is None:  # a source set by an included configuration (``_envcommon/mysql.hcl``)
+        source_scope = next((p for p in parents.values() if p.source_attr is not None), config)
+        source_attr = source_scope.source_attr
+    source = None
+    module_dir: str | None = None
+    opaque: str | None = None
+    if source_attr is None:
+        if hcl.errors:  # what it deploys cannot be read
+            return Unit(path, unit_dir, None, None, f"{path} cannot be read (a syntax error); the unit is opaque",
+                        problems=tuple(problems))
+        if unit_dir not in module_dirs:
+            return None
+        module_dir = unit_dir
+    else:
+        try:
+            raw = source_scope.value(source_attr.expr)
+            if not isinstance(raw, str):
+                raise _Unknown("terraform.source is not a string")
+        except _Unknown as exc:
+            opaque = f"{path}: terraform.source cannot be read without running Terragrunt ({exc}); the unit is opaque"
+        else:
+            source = raw.replace(_MARK, "")
+            if is_local_path(raw):
+                module_dir = local_module_dir(unit_dir, raw)
+                if module_dir is None:
+                    opaque = f"{path}: terraform.source {source!r} is an absolute path; the unit is opaque"
+                else:
+                    source = raw[len(_MARK):] if raw.startswith(_MARK) else raw
+            else:
+                opaque = (f"{path} deploys {source!r}, a non-local source that Terragrunt downloads when it runs; "
+                          "tfphi reads no download, so this unit is opaque")
+    values, unknown, spans, all_unknown = config.merged_inputs()
+    return Unit(path, unit_dir, module_dir, source, opaque, values, unknown, spans, all_unknown,
+                tuple(p.path for p in parents.values()), tuple(problems),
+                source_attr.expr.span if source_attr is not None else None)
+
+
+def _source_attribute(body: Body) -> Attribute | None:
+    for block in body.blocks_of("terraform"):
+        attribute = block.body.attributes.get("source")
+        if attribute is not None:
+            return attribute
+    return None
+
+
+def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = ()) -> list[str]:
+    """The Terragrunt files the units' includes may read that are neither read nor tried yet
+    (every candidate of ``find_in_parent_folders``: the nearest that exists is the one)."""
+    done = set(attempted) | set(files)
+    wanted: set[str] = set()
+    for path in sorted(files):
+        if not is_unit_file(path):
+            continue
+        config = _Config(path, files[path].body, posixpath.dirname(path), files)
+        for _, block in config.includes():
+            attribute = block.body.attributes.get("path")
+            if attribute is None:
+                continue
+            config.candidates = []
+            try:
+                wanted.add(config.path_value(attribute.expr))
+            except _Unknown:
+                pass
+            wanted.update(config.candidates)
+    return sorted(w for w in wanted if w not in done)
+
+
+# ---- evaluation ----------------------------------------------------------------------------------
+
+
+class _Config:
+    """One Terragrunt file evaluated for a unit: its locals, its includes and its inputs."""
+
+    def __init__(self, path: str, body: Body, unit_dir: str, files: Mapping[str, HclFile],
+                 parent_dir: str | None = None, strategy: str = "shallow"):
+        self.path, self.body, self.unit_dir, self.files = path, body, unit_dir, files
+        self.parent_dir = parent_dir  # set for an included parent: path_relative_to_include's base
+        self.strategy = strategy
+        self.parents: dict[str, _Config] = {}
+        self.candidates: list[str] | None = None  # find_in_parent_folders' candidates, when collected
+        self._locals: dict[str, Attribute] = {}
+        for block in body.blocks_of("locals"):
+            self._locals.update(block.body.attributes)
+        self._local_values: dict[str, Value | _Unknown] = {}
+        self._evaluating: set[str] = set()
+        self.source_attr = _source_attribute(body)
+
+    def includes(self) -> list[tuple[str, Any]]:
+        return [(block.labels[0] if block.labels else "", block) for block in self.body.blocks_of("include")]
+
+    # -- inputs
+
+    def own_inputs(self) -> tuple[dict[str, Value], dict[str, str], dict[str, Span], str | None]:
+        """(known values, unknown inputs with why, where each is set, why the whole is unknown)."""
+        attribute = self.body.attributes.get("inputs")
+        values: dict[str, Value] = {}
+        unknown: dict[str, str] = {}
+        spans: dict[str, Span] = {}
+        if attribute is None:
+            return values, unknown, spans, None
+        expr = attribute.expr
+        while isinstance(expr, ParenExpr):
+            expr = expr.inner
+        if isinstance(expr, ObjectExpr):
+            for key_expr, value_expr in expr.items:
+                try:
+                    key = self._key(key_expr)
+                except _Unknown:
+                    return {}, {}, {}, f"an input name in {self.path} cannot be read"
+                spans[key] = key_expr.span
+                try:
+                    values[key] = self.final(value_expr)
+                    unknown.pop(key, None)
+                except _Unknown as exc:
+                    values.pop(key, None)
+                    unknown[key] = str(exc)
+            return values, unknown, spans, None
+        try:
+            whole = self.final(expr)
+        except _Unknown as exc:
+            return {}, {}, {}, f"inputs of {self.path}: {exc}"
+        if not isinstance(whole, dict):
+            return {}, {}, {}, f"inputs of {self.path} is not an object"
+        return dict(whole), {}, {k: attribute.name_span for k in whole}, None
+
+    def merged_inputs(self) -> tuple[dict[str, Value], dict[str, str], dict[str, Span], str | None]:
+        """The unit's inputs over its parents', merged as Terragrunt merges them."""
+        values: dict[str, Value] = {}
+        unknown: dict[str, str] = {}
+        spans: dict[str, Span] = {}
+        all_unknown: str | None = None
+        for parent in self.parents.values():
+            if parent.strategy == "no_merge":
+                continue
+            p_values, p_unknown, p_spans, p_all = parent.own_inputs()
+            all_unknown = all_unknown or p_all
+            _merge_into(values, unknown, spans, p_values, p_unknown, p_spans, deep=parent.strategy == "deep")
+        o_values, o_unknown, o_spans, o_all = self.own_inputs()
+        deep = any(p.strategy == "deep" for p in self.parents.values())
+        _merge_into(values, unknown, spans, o_values, o_unknown, o_spans, deep=deep)
+        return values, unknown, spans, all_unknown or o_all
+
+    # -- expressions
+
+    def final(self, expr: Expr) -> Value:
+        """An input's value; unknown when it still depends on where the files lie on disk."""
+        value = self.value(expr)
+        if _holds_mark(value):
+            raise _Unknown("it depends on where the files lie on disk")
+        return value
+
+    def path_value(self, expr: Expr) -> str:
+        """An include's path, relative to DIR."""
+        value = self.value(expr)
+        if not isinstance(value, str):
+            raise _Unknown("the path is not a string")
+        if value.startswith(_MARK):
+            target = posixpath.normpath(value[len(_MARK):])
+        elif value.startswith("/"):
+            raise _Unknown(f"{value} is an absolute path")
+        else:  # relative to the including file's folder
+            target = posixpath.normpath(posixpath.join(posixpath.dirname(self.path) or ".", value))
+        return target
+
+    def value(self, expr: Expr, depth: int = 0) -> Value:
+        if depth > MAX_DEPTH:
+            raise _Unknown("the expression nests too deeply")
+        evaluate = self.value
+        if isinstance(expr, LiteralExpr):
+            return expr.value
+        if isinstance(expr, ParenExpr):
+            return evaluate(expr.inner, depth + 1)
+        if isinstance(expr, TemplateExpr):
+            parts = []
+            for part in expr.parts:
+                parts.append(part if isinstance(part, str) else _string(evaluate(part, depth + 1)))
+            return nfc("".join(parts))
+        if isinstance(expr, TupleExpr):
+            return [evaluate(item, depth + 1) for item in expr.items]
+        if isinstance(expr, ObjectExpr):
+            return {self._key(k): evaluate(v, depth + 1) for k, v in expr.items}
+        if isinstance(expr, UnaryOpExpr):
+            return _checked(lambda: apply_unary(expr.op, evaluate(expr.operand, depth + 1)))
+        if isinstance(expr, BinaryOpExpr):
+            return _checked(lambda: apply_binary(expr.op, evaluate(expr.left, depth + 1), evaluate(expr.right, depth + 1)))
+        if isinstance(expr, ConditionalExpr):
+            condition = _checked(lambda: to_bool(evaluate(expr.condition, depth + 1)))
+            return evaluate(expr.true_result if condition else expr.false_result, depth + 1)
+        if isinstance(expr, FunctionCallExpr):
+            return self._call(expr, depth)
+        if isinstance(expr, ScopeTraversalExpr):
+            return self._steps(self._root(expr, depth), expr.steps[self._consumed(expr):], depth)
+        if isinstance(expr, RelativeTraversalExpr):
+            return self._steps(evaluate(expr.source, depth + 1), expr.steps, depth)
+        raise _Unknown("an expression tfphi does not evaluate in Terragrunt files")
+
+    def _key(self, expr: Expr) -> str:
+        if isinstance(expr, ScopeTraversalExpr) and not expr.steps:
+            return expr.root
+        key = self.value(expr)
+        if not isinstance(key, str):
+            raise _Unknown("an object key is not a string")
+        return key
+
+    def _consumed(self, expr: ScopeTraversalExpr) -> int:
+        """How many steps the root reference takes: ``local.x`` one, ``include.root.locals.x`` three."""
+        return 3 if expr.root == "include" else 1
+
+    def _root(self, expr: ScopeTraversalExpr, depth: int) -> Value:
+        steps = expr.steps
+        names = [s.name if isinstance(s, AttrStep) else None for s in steps[:3]]
+        if expr.root == "local" and names and names[0] is not None:
+            return self._local(names[0], depth)
+        if expr.root == "include" and len(names) >= 3 and None not in names:
+            parent = self.parents.get(names[0]) if self.parent_dir is None else None
+            if parent is None:
+                raise _Unknown(f"include.{names[0]} is not an include of this unit")
+            if names[1] == "locals":
+                return parent._local(names[2], depth)
+            if names[1] == "inputs":
+                values, unknown, _, whole = parent.own_inputs()
+                if names[2] in values:
+                    return values[names[2]]
+                raise _Unknown(unknown.get(names[2]) or whole or f"include.{names[0]}.inputs has no {names[2]}")
+            raise _Unknown(f"include.{names[0]}.{names[1]} is not read by tfphi")
+        if expr.root in ("dependency", "dependencies"):
+            raise _Unknown(f"{expr.root} outputs are known only when Terragrunt applies the dependency")
+        raise _Unknown(f"{expr.root}.* is not evaluated by tfphi in Terragrunt files")
+
+    def _local(self, name: str, depth: int) -> Value:
+        known = self._local_values.get(name)
+        if known is not None or name in self._local_values:
+            if isinstance(known, _Unknown):
+                raise known
+            return known
+        attribute = self._locals.get(name)
+        if attribute is None:
+            raise _Unknown(f"local.{name} is not defined in {self.path}")
+        if name in self._evaluating:
+            raise _Unknown(f"local.{name} refers to itself")
+        self._evaluating.add(name)
+        try:
+            value: Value | _Unknown = self.value(attribute.expr, depth + 1)
+        except _Unknown as exc:
+            value = exc
+        finally:
+            self._evaluating.discard(name)
+        self._local_values[name] = value
+        if isinstance(value, _Unknown):
+            raise value
+        return value
+
+    def _steps(self, value: Value, steps, depth: int) -> Value:
+        for step in steps:
+            if isinstance(step, AttrStep):
+                value = _checked(lambda v=value, s=step: get_attribute(v, s.name))
+            elif isinstance(step, IndexStep):
+                key = self.value(step.key, depth + 1)
+                value = _checked(lambda v=value, k=key: get_index(v, k))
+            else:
+                raise _Unknown("a splat in a Terragrunt file is not evaluated by tfphi")
+        return value
+
+    def _call(self, expr: FunctionCallExpr, depth: int) -> Value:
+        name = expr.name
+        if name == "get_env" and len(expr.args) >= 2:
+            return self.value(expr.args[1], depth + 1)  # the environment's value when it sets one: its default
+        if name in RUN_TIME_FUNCTIONS:
+            raise _Unknown(f"{name}() is evaluated by Terragrunt when it runs")
+        args = [self.value(arg, depth + 1) for arg in expr.args]
+        if expr.expand_final and args:
+            last = args.pop()
+            if not isinstance(last, list):
+                raise _Unknown(f"{name}(...): the expanded argument is not a list")
+            args.extend(last)
+        special = _PATH_FUNCTIONS.get(name)
+        if special is not None:
+            return special(self, args)
+        if name.startswith("provider::") or name.startswith("get_") or name.startswith("path_"):
+            raise _Unknown(f"{name}() is evaluated by Terragrunt when it runs")
+        if any(_holds_mark(a) for a in args):
+            raise _Unknown(f"{name}() of a path that depends on where the files lie on disk")
+        from ..evaluate.functions import registry  # the function library: imported only when a Terragrunt file calls one
+
+        try:
+            return registry.call_function(name, args)
+        except registry.UnknownFunction:
+            raise _Unknown(f"{name}() is not a function tfphi evaluates") from None
+        except (TfEvalError, OverflowError) as exc:
+            raise _Unknown(str(exc)) from None
+
+    # -- Terragrunt's path functions
+
+    def find_in_parent_folders(self, args: list[Value]) -> Value:
+        name = args[0] if args else TERRAGRUNT_FILE
+        if not isinstance(name, str):
+            raise _Unknown("find_in_parent_folders() takes a file name")
+        dir = self.unit_dir or "."
+        for _ in range(MAX_UP_LEVELS):
+            dir = posixpath.normpath(posixpath.join(dir, ".."))
+            candidate = posixpath.normpath(posixpath.join(dir, name))
+            if self.candidates is not None:
+                self.candidates.append(candidate)
+            if candidate in self.files:
+                return _MARK + candidate
+        if len(args) >= 2:
+            return args[1]
+        raise _Unknown(f"no {name} in the folders above {self.unit_dir or '.'}")
+
+    def get_terragrunt_dir(self, args: list[Value]) -> Value:
+        return _MARK + (self.unit_dir or ".")
+
+    def get_parent_terragrunt_dir(self, args: list[Value]) -> Value:
+        if self.parent_dir is not None:
+            return _MARK + (self.parent_dir or ".")
+        if len(self.parents) == 1:
+            return _MARK + (posixpath.dirname(next(iter(self.parents.values())).path) or ".")
+        raise _Unknown("get_parent_terragrunt_dir() without one include")
+
+    def path_relative_to_include(self, args: list[Value]) -> Value:
+        base = self._include_dir()
+        return posixpath.relpath(self.unit_dir or ".", base) if base is not None else "."
+
+    def path_relative_from_include(self, args: list[Value]) -> Value:
+        base = self._include_dir()
+        return posixpath.relpath(base, self.unit_dir or ".") if base is not None else "."
+
+    def _include_dir(self) -> str | None:
+        if self.parent_dir is not None:
+            return self.parent_dir or "."
+        if len(self.parents) == 1:
+            return posixpath.dirname(next(iter(self.parents.values())).path) or "."
+        return None
+
+
+def _dirname(_: _Config, args: list[Value]) -> Value:
+    path = _one_string(args, "dirname")
+    if path.startswith(_MARK):
+        return _MARK + (posixpath.dirname(path[len(_MARK):]) or ".")
+    return posixpath.dirname(path) if "/" in path else "."
+
+
+def _basename(_: _Config, args: list[Value]) -> Value:
+    path = _one_string(args, "basename")
+    if path.startswith(_MARK):
+        rel = posixpath.normpath(path[len(_MARK):])
+        if rel == "." or rel.split("/")[-1] == "..":
+            raise _Unknown("basename() of a folder whose name depends on where the files lie on disk")
+        return posixpath.basename(rel)
+    return posixpath.basename(path.rstrip("/")) if path.strip("/") else path
+
+
+_PATH_FUNCTIONS: dict[str, Callable[[_Config, list[Value]], Value]] = {
+    "find_in_parent_folders": _Config.find_in_parent_folders,
+    "get_terragrunt_dir": _Config.get_terragrunt_dir,
+    "get_original_terragrunt_dir": _Config.get_terragrunt_dir,
+    "get_parent_terragrunt_dir": _Config.get_parent_terragrunt_dir,
+    "path_relative_to_include": _Config.path_relative_to_include,
+    "path_relative_from_include": _Config.path_relative_from_include,
+    "dirname": _dirname,
+    "basename": _basename,
+}
+
+
+def _one_string(args: list[Value], name: str) -> str:
+    if len(args) != 1 or not isinstance(args[0], str):
+        raise _Unknown(f"{name}() takes one string")
+    return args[0]
+
+
+def _checked(compute: Callable[[], Value]) -> Value:
+    try:
+        return compute()
+    except (TfEvalError, OverflowError) as exc:
+        raise _Unknown(str(exc)) from None
+
+
+def _string(value: Value) -> str:
+    try:
+        return to_string(value)
+    except TfEvalError as exc:
+        raise _Unknown(str(exc)) from None
+
+
+def _holds_mark(value: Value) -> bool:
+    if isinstance(value, str):
+        return _MARK in value
+    if isinstance(value, list):
+        return any(_holds_mark(v) for v in value)
+    if isinstance(value, dict):
+        return any(_holds_mark(v) for v in value.values())
+    return False
+
+
+def _merge_into(values: dict, unknown: dict, spans: dict, new_values: Mapping, new_unknown: Mapping,
+                new_spans: Mapping, deep: bool) -> None:
+    """Terragrunt's merge of a configuration's inputs over the included ones: the later input
+    replaces the earlier (``shallow``); ``deep`` merges objects key by key and concatenates lists."""
+    for key in new_spans.keys() | new_values.keys() | new_unknown.keys():
+        if key in new_unknown:
+            values.pop(key, None)
+            unknown[key] = new_unknown[key]
+        elif key in new_values:
+            if deep and key in values:
+                values[key] = _deep_merge(values[key], new_values[key])
+            else:
+                values[key] = new_values[key]
+            unknown.pop(key, None)
+        if key in new_spans:
+            spans[key] = new_spans[key]
+
+
+def _deep_merge(old: Value, new: Value) -> Value:
+    if isinstance(old, dict) and isinstance(new, dict):
+        out = dict(old)
+        for key, value in new.items():
+            out[key] = _deep_merge(out[key], value) if key in out else value
+        return out
+    if isinstance(old, list) and isinstance(new, list):
+        return old + new
+    return new

@@ -1,0 +1,4 @@
+variable "terraform_only" {
+  type    = string
+  default = "15.4"
+}

@@ -1,0 +1,4 @@
+variable "engine_version" {
+  type    = string
+  default = "16.2"
+}

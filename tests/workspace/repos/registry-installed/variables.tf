@@ -1,0 +1,3 @@
+variable "pg_version" {
+  type = string
+}
