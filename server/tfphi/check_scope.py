@@ -78,10 +78,12 @@ def dir_owner(analysis: Analysis, dir: str) -> str:
     reaching = roots_reaching(analysis.tree, dir) if dir in analysis.modules else ()
     if reaching:
         return reaching[0]
-    if dir not in analysis.modules:  # a folder of variable files: its root's
-        owner = owning_root(dir + "/x.tfvars" if dir else "x.tfvars", analysis.modules)
-        if owner is not None:
-            return dir_owner(analysis, owner)
+    if dir not in analysis.modules:  # a folder of variable files (env/): the root module above it
+        above = dir
+        while above and above not in analysis.modules and posixpath.basename(above) != "..":
+            above = posixpath.dirname(above)
+        if above in analysis.modules:
+            return dir_owner(analysis, above)
     return dir
 
 
