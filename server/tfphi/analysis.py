@@ -486,7 +486,7 @@ class AnalysisHost:
         moved: set[str] = set()
         if calls_changed:
             self._trace_memo.clear()
-            self._units = read_units(self.terragrunt, self._modules)
+            self._units = read_units(self.terragrunt, self._modules, self.config.repo_root)
             self._tree = build_module_tree(self._modules, dict(self._manifests), deployed_dirs(self._units))
             affected |= set(self._modules) | set(derived.fields) | set(derived.findings)
             derived.clear()

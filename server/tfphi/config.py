@@ -111,6 +111,10 @@ class Config:
     inlay_hints: bool = True
     max_file_size: int = 2 * 1024 * 1024
     engine: str | None = None  # "terraform" | "opentofu"; None: OpenTofu where a directory has .tofu files
+    # Not a setting: the git work tree around the workspace, relative to it ("" for the workspace
+    # itself, None outside any), found on disk by the loader or the editor for Terragrunt's
+    # get_repo_root() (stir.terragrunt).
+    repo_root: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", _frozen_fields(self.fields))
@@ -133,6 +137,7 @@ class Config:
         inlay_hints: bool | None = None,
         max_file_size: int | None = None,
         engine: str | None = None,
+        repo_root: str | None = _UNSET,
     ) -> Config:
         """A copy where each given entry of `other_fields` replaces ours whole and each given keyword replaces ours.
 
@@ -151,6 +156,7 @@ class Config:
             inlay_hints=self.inlay_hints if inlay_hints is None else inlay_hints,
             max_file_size=self.max_file_size if max_file_size is None else max_file_size,
             engine=self.engine if engine is None else engine,
+            repo_root=self.repo_root if repo_root is _UNSET else repo_root,
         )
 
 

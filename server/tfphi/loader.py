@@ -207,14 +207,34 @@ def _installed_modules(root: str, rel_dir: str, config: Config) -> Iterator[str]
                 yield _posix(os.path.relpath(child, root))
 
 
+def repository_root_of(root: PathLike) -> str | None:
+    """The git work tree around ``root`` (a ``.git`` directory or file), relative to it (POSIX, ""
+    for ``root`` itself); None outside any (Terragrunt's ``get_repo_root()`` is then unknown)."""
+    try:
+        start = os.path.realpath(root)
+    except (OSError, ValueError):
+        return None
+    candidate = start
+    while True:
+        if os.path.exists(os.path.join(candidate, ".git")):
+            rel = _posix(os.path.relpath(candidate, start))
+            return "" if rel == "." else rel
+        parent = os.path.dirname(candidate)
+        if parent == candidate:
+            return None
+        candidate = parent
+
+
 def nothing_to_analyse(snapshot: Snapshot, dir: str) -> str | None:
     """Why ``check``/``trace``/``specialize`` of ``dir`` would analyse nothing (SPEC 2: an error,
     never a pass), or None when there is something: a module, a file that could not be read, a unit."""
     if snapshot.modules or snapshot.problems or any(u.problems for u in snapshot.units):
         return None
     opaque = [u.opaque_reason for u in snapshot.units if u.opaque_reason is not None]
+    if len(opaque) == 1:
+        return f"nothing to analyse: {opaque[0]}"
     if opaque:
-        return "nothing to analyse: " + "; ".join(opaque)
+        return f"nothing to analyse: the {len(opaque)} Terragrunt units are opaque:\n" + "\n".join(f"  {o}" for o in opaque)
     return (f"{dir} holds no Terraform, OpenTofu or Terragrunt configuration (.tf, .tf.json, .tofu, "
             ".tofu.json or terragrunt.hcl files); nothing to analyse")
 
@@ -223,7 +243,7 @@ def load_workspace(root: PathLike, base: Config | None = None, progress: Callabl
     """Reads the files under ``root`` into an analysis host and returns its snapshot (the CLI's batch mode).
     ``progress(done, total)`` is called after each file (``check``'s progress line on a terminal)."""
     root = os.fspath(root)
-    analysis = AnalysisHost(base)
+    analysis = AnalysisHost((base or Config()).with_overrides(repo_root=repository_root_of(root)))
     config_path = os.path.join(root, CONFIG_FILE)
     if os.path.isfile(config_path):
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))
@@ -502,7 +522,8 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
         deployed = deployed_dirs(snapshot.units)
         missing = missing_local_targets(snapshot.modules, attempted, deployed)
         # the files Terragrunt units include (``find_in_parent_folders``: each candidate once)
-        parents = [p for p in wanted_paths(snapshot.terragrunt, attempted) if not is_ignored(p, analysis.config.ignore)]
+        parents = [p for p in wanted_paths(snapshot.terragrunt, attempted, analysis.config.repo_root)
+                   if not is_ignored(p, analysis.config.ignore)]
         if not missing and not parents:
             return read
         attempted.update(missing)

@@ -219,8 +219,10 @@ CASES: dict[str, Case] = {
                                              Expect("b/main.tf", ("undefined-reference",), "cycle"))),
     "symlink_loops": Case(_symlink_loop, (Expect("self.tf", text="symbolic link"), Expect("a.tf", text="symbolic link"))),
     "module_source_outside": Case(_source_outside, (Expect("../outside/main.tf", ("undefined-reference",), "var.nope_outside"),
-                                                    Expect("calls.tf", ("undefined-reference",), "./linked"),
-                                                    Expect("leak.tf", text="symbolic link")), follows_outside=True),
+                                                    # links are read wherever they lead, as Terraform reads them (SPEC 2)
+                                                    Expect("linked/main.tf", ("undefined-reference",), "var.nope_outside"),
+                                                    Expect("leak.tf", ("undefined-reference",), "var.nope_outside")),
+                                  follows_outside=True),
     "modules_json_malformed": Case(_manifest(b'{"Modules": [ {"Key": '),
                                    (Expect(".terraform/modules/modules.json", ("config-error",), "not valid JSON"),)),
     "modules_json_wrong_shape": Case(_manifest(b'{"Modules": {"Key": 1}}'),

@@ -143,7 +143,8 @@ async def test_watched_file_changed_on_disk(session, workspace: Path):
     globs = {w["globPattern"] if isinstance(w, dict) else w.glob_pattern for w in
              (registration.register_options["watchers"] if isinstance(registration.register_options, dict)
               else registration.register_options.watchers)}
-    assert globs == {"**/*.tf", "**/*.tf.json", "**/*.tfvars", "**/*.tfvars.json", "**/.tfphi.toml", "**/.terraform/modules/modules.json"}
+    assert globs == {"**/*.tf", "**/*.tf.json", "**/*.tofu", "**/*.tofu.json", "**/*.tfvars", "**/*.tfvars.json", "**/.tfphi.toml",
+                     "**/*.hcl", "**/.terraform/modules/modules.json"}
     cache = uri(workspace / CACHE_MAIN)
     await session.wait_diagnostics(cache, "unbounded-field")
     variables = workspace / "variables.tf"

@@ -168,6 +168,24 @@ def test_a_unit_with_a_non_local_source_alone_is_nothing_to_analyse():
                    "downloads when it runs; tfphi reads no download, so this unit is opaque\n")
 
 
+def test_a_source_under_the_repository_root(tmp_path: Path):
+    # get_repo_root(): the git work tree around DIR, found on disk by the loader
+    shutil.copytree(LAYOUTS / "terragrunt" / "modules", tmp_path / "modules")
+    (tmp_path / ".git").mkdir()
+    unit = tmp_path / "live" / "prod"
+    unit.mkdir(parents=True)
+    (unit / "terragrunt.hcl").write_text('terraform {\n  source = "${get_repo_root()}/modules//db"\n}\n\n'
+                                         'inputs = {\n  engine_version = "15.4"\n  region = get_path_from_repo_root()\n}\n')
+    code, data, _ = _json("trace", "live/prod", "aws_db_instance.this.engine_version", "--json", cwd=tmp_path)
+    assert (code, data["root"], data["deployments"]) == (0, "modules/db", [{"file": ".", "value": "15.4"}])
+    code, data, _ = _json("trace", ".", "aws_db_instance.this.engine_version", "--json", cwd=tmp_path)
+    assert data["deployments"] == [{"file": "ha.auto.tfvars", "value": None}, {"file": "live/prod", "value": "15.4"}]
+    (tmp_path / ".git").rmdir()  # outside a repository (if /tmp is in none): the unit is opaque
+    code, out, err = _run("check", "live/prod", cwd=tmp_path)
+    assert (code, err) == (2, "tfphi: error: nothing to analyse: terragrunt.hcl: terraform.source cannot be read without "
+                              "running Terragrunt (get_repo_root() outside a git repository); the unit is opaque\n")
+
+
 def test_a_terragrunt_file_that_cannot_be_read_is_a_config_error():
     # before: "tfphi: no problems found", exit 0
     code, out, err = _run("check", "terragrunt-broken/unit")

@@ -30,7 +30,8 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from ..config import Config
 from ..features.locations import line_index as cached_line_index
-from ..loader import SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, read_bytes, unreadable_code, walk_workspace
+from ..loader import (SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, read_bytes, repository_root_of, unreadable_code,
+                      walk_workspace)
 from ..records import record, field
 from ..stir.roots import missing_local_targets
 from ..stir.deployments import is_auto_loaded
@@ -62,6 +63,7 @@ class Folder:
     outside_tried: set[str] = field(default_factory=set)  # outside module dirs already looked for
     outside_checked: object | None = None  # the module tree whose calls were last followed out
     reported_failures: set[str] = field(default_factory=set)  # module failures already logged
+    repo_root: str | None = None  # the git work tree around the folder, relative to it (Config.repo_root)
 
     def rel_path(self, fs_path: str) -> str | None:
         """The POSIX path of ``fs_path`` relative to this folder, or None when it is outside."""
@@ -138,8 +140,9 @@ class LiveWorkspace:
                     folder.name = name or folder.name
                     return folder
                 return None
-        host = AnalysisHost(self.lsp_config)
-        folder = Folder(uri, root, name or os.path.basename(root) or root, host, loose=loose)
+        folder = Folder(uri, root, name or os.path.basename(root) or root, AnalysisHost(self.lsp_config), loose=loose,
+                        repo_root=repository_root_of(root))
+        folder.host.set_config(None, base=self.folder_base(folder))
         self.folders.append(folder)
         self._sort_folders()
         if not loose:  # a folder inside another takes its files away from the outer one
@@ -243,7 +246,8 @@ class LiveWorkspace:
             tried = folder.outside_tried | set(folder.outside)
             deployed = deployed_dirs(snapshot.units)
             missing = missing_local_targets(snapshot.modules, tried, deployed)
-            parents = [p for p in wanted_paths(snapshot.terragrunt, tried) if not is_ignored(p, folder.host.config.ignore)]
+            parents = [p for p in wanted_paths(snapshot.terragrunt, tried, folder.host.config.repo_root)
+                       if not is_ignored(p, folder.host.config.ignore)]
             for path in parents:  # the files Terragrunt units include: each candidate tried once
                 folder.outside_tried.add(path)
                 if os.path.isfile(folder.fs_path(path)):
@@ -325,7 +329,7 @@ class LiveWorkspace:
             return True
         if not os.path.isfile(path):
             if file_kind(rel) == "config":
-                host.set_config(None, base=self.lsp_config)
+                host.set_config(None, base=self.folder_base(folder))
             return False
         try:
             data = read_bytes(Path(path), host.config.max_file_size)
@@ -334,7 +338,7 @@ class LiveWorkspace:
             return True
         if file_kind(rel) == "config":
             text, problem = _config_text(data, host.config.max_file_size)
-            host.set_config(text, problem, base=self.lsp_config)
+            host.set_config(text, problem, base=self.folder_base(folder))
         else:
             host.set_source(rel, data)
         return True
@@ -370,7 +374,7 @@ class LiveWorkspace:
                     self._load(other, other_rel)
         if deleted or not os.path.isfile(fs):
             if kind == "config":
-                host.set_config(None, base=self.lsp_config)
+                host.set_config(None, base=self.folder_base(folder))
             else:
                 host.remove(rel)
             return folder
@@ -435,7 +439,7 @@ class LiveWorkspace:
         if os.path.isfile(folder.fs_path(rel)) and self.accepts(folder, rel):
             self._load(folder, rel)
         elif file_kind(rel) == "config":
-            folder.host.set_config(None, base=self.lsp_config)
+            folder.host.set_config(None, base=self.folder_base(folder))
         else:
             folder.host.remove(rel)
         return folder
@@ -514,13 +518,18 @@ class LiveWorkspace:
                         touched.add(other)
             elif kind == "config":
                 text, problem = _config_text(doc.source, host.config.max_file_size)
-                host.set_config(text, problem, base=self.lsp_config)
+                host.set_config(text, problem, base=self.folder_base(folder))
             else:
                 host.set_source(rel, doc.source)  # a manifest, or bytes the host reports as a problem
             touched.add(folder)
         return touched
 
     # ---- configuration -----------------------------------------------------------------------
+
+    def folder_base(self, folder: Folder) -> Config:
+        """The settings a folder's ``.tfphi.toml`` applies over: the LSP settings, and where the folder lies
+        in its git work tree (Terragrunt's ``get_repo_root()``)."""
+        return self.lsp_config.with_overrides(repo_root=folder.repo_root)
 
     def set_lsp_config(self, config: Config) -> None:
         """New LSP settings: each folder's effective config is the settings with its ``.tfphi.toml`` on top."""
@@ -529,7 +538,7 @@ class LiveWorkspace:
             host = folder.host
             old_ignore = host.config.ignore
             problem = next((p.message for p in host.config_problems if host.config_text is None), None)
-            host.set_config(host.config_text, problem, base=config)
+            host.set_config(host.config_text, problem, base=self.folder_base(folder))
             if host.config.ignore != old_ignore:
                 folder.indexed = False
 

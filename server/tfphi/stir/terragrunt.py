@@ -25,6 +25,7 @@ relative to DIR (parents may lie above DIR: ``../root.hcl``). The loader asks
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from typing import Any, Callable, Iterable, Mapping
 
@@ -52,9 +53,8 @@ _MARK = "\ue000tg:"
 # account, a file's decrypted content, the repository around the files).
 RUN_TIME_FUNCTIONS = frozenset({
     "run_cmd", "get_env", "sops_decrypt_file", "get_aws_account_id", "get_aws_account_alias",
-    "get_aws_caller_identity_arn", "get_aws_caller_identity_user_id", "get_repo_root", "get_path_to_repo_root",
-    "get_path_from_repo_root", "get_terraform_command", "get_terraform_cli_args", "get_platform",
-    "get_working_dir", "read_terragrunt_config", "read_tfvars_file", "local_exec", "get_terraform_commands_that_need_vars",
+    "get_aws_caller_identity_arn", "get_aws_caller_identity_user_id", "get_terraform_command", "get_terraform_cli_args", "get_platform",
+    "get_working_dir", "read_tfvars_file", "local_exec", "get_terraform_commands_that_need_vars",
     "get_terraform_commands_that_need_input", "get_terraform_commands_that_need_locking",
     "get_terraform_commands_that_need_parallelism", "get_default_retryable_errors", "mark_as_read", "constraint_check",
     "file", "fileexists", "fileset", "filebase64", "templatefile", "abspath", "pathexpand", "timestamp", "uuid",
@@ -134,24 +134,27 @@ def local_module_dir(unit_dir: str, source: str) -> str | None:
 # ---- reading the units of a workspace -----------------------------------------------------------
 
 
-def read_units(files: Mapping[str, HclFile], module_dirs: Iterable[str]) -> tuple[Unit, ...]:
-    """Every unit among ``files`` (the Terragrunt files read), sorted by path."""
+def read_units(files: Mapping[str, HclFile], module_dirs: Iterable[str], repo_root: str | None = None) -> tuple[Unit, ...]:
+    """Every unit among ``files`` (the Terragrunt files read), sorted by path (``repo_root``: the
+    git work tree around DIR, relative to it, for ``get_repo_root()``)."""
     dirs = set(module_dirs)
     units = []
     for path in sorted(files):
         if is_unit_file(path):
-            unit = read_unit(path, files, dirs)
+            unit = read_unit(path, files, dirs, repo_root=repo_root)
             if unit is not None:
                 units.append(unit)
     return tuple(units)
 
 
-def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str]) -> Unit | None:
+def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wanted: list[str] | None = None,
+              repo_root: str | None = None) -> Unit | None:
     """The unit of one ``terragrunt.hcl``; None when it deploys nothing (a parent configuration
-    without ``terraform.source`` in a folder without module files)."""
+    without ``terraform.source`` in a folder without module files). ``wanted`` collects the
+    Terragrunt files its evaluation looked for (``wanted_paths``)."""
     hcl = files[path]
     unit_dir = posixpath.dirname(path)
-    config = _Config(path, hcl.body, unit_dir, files)
+    config = _Config(path, hcl.body, unit_dir, files, wanted=wanted, repo_root=repo_root)
     problems: list[tuple[Span, str]] = [(e.span, f"{path} cannot be read: syntax error: {e.message}") for e in hcl.errors[:1]]
     parents: dict[str, _Config] = {}
     for label, block in config.includes():
@@ -165,6 +168,8 @@ def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str]) ->
             problems.append((attribute.expr.span, f"the included file cannot be found: {exc}"))
             continue
         parent = files.get(target)
+        if wanted is not None:
+            wanted.append(target)
         if parent is None:
             problems.append((attribute.expr.span, f"the included file {target} does not exist"))
             continue
@@ -172,7 +177,7 @@ def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str]) ->
         merge = block.body.attributes.get("merge_strategy")
         strategy = merge.literal_string() if merge is not None else None
         parents[label] = _Config(target, parent.body, unit_dir, files, parent_dir=posixpath.dirname(target),
-                                 strategy=strategy or "shallow")
+                                 strategy=strategy or "shallow", wanted=wanted, repo_root=repo_root)
     config.parents = parents
     source_attr, source_scope = _source_attribute(hcl.body), config
     if source_attr is None:  # a source set by an included configuration (``_envcommon/mysql.hcl``)
@@ -220,26 +225,16 @@ def _source_attribute(body: Body) -> Attribute | None:
     return None
 
 
-def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = ()) -> list[str]:
+def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = (), repo_root: str | None = None) -> list[str]:
     """The Terragrunt files the units' includes may read that are neither read nor tried yet
     (every candidate of ``find_in_parent_folders``: the nearest that exists is the one)."""
     done = set(attempted) | set(files)
-    wanted: set[str] = set()
-    for path in sorted(files):
-        if not is_unit_file(path):
-            continue
-        config = _Config(path, files[path].body, posixpath.dirname(path), files)
-        for _, block in config.includes():
-            attribute = block.body.attributes.get("path")
-            if attribute is None:
-                continue
-            config.candidates = []
-            try:
-                wanted.add(config.path_value(attribute.expr))
-            except _Unknown:
-                pass
-            wanted.update(config.candidates)
-    return sorted(w for w in wanted if w not in done)
+    wanted: list[str] = []
+    unit_files = [path for path in sorted(files) if is_unit_file(path)]
+    dirs = {posixpath.dirname(path) for path in unit_files}  # evaluated as units, whatever they deploy
+    for path in unit_files:
+        read_unit(path, files, dirs, wanted, repo_root)
+    return sorted({w for w in wanted if w not in done})
 
 
 # ---- evaluation ----------------------------------------------------------------------------------
@@ -249,12 +244,14 @@ class _Config:
     """One Terragrunt file evaluated for a unit: its locals, its includes and its inputs."""
 
     def __init__(self, path: str, body: Body, unit_dir: str, files: Mapping[str, HclFile],
-                 parent_dir: str | None = None, strategy: str = "shallow"):
+                 parent_dir: str | None = None, strategy: str = "shallow", wanted: list[str] | None = None,
+                 repo_root: str | None = None):
         self.path, self.body, self.unit_dir, self.files = path, body, unit_dir, files
+        self.repo_root = repo_root
         self.parent_dir = parent_dir  # set for an included parent: path_relative_to_include's base
         self.strategy = strategy
         self.parents: dict[str, _Config] = {}
-        self.candidates: list[str] | None = None  # find_in_parent_folders' candidates, when collected
+        self.candidates = wanted  # the files looked for (find_in_parent_folders, read_terragrunt_config), when collected
         self._locals: dict[str, Attribute] = {}
         for block in body.blocks_of("locals"):
             self._locals.update(block.body.attributes)
@@ -321,7 +318,7 @@ class _Config:
 
     def final(self, expr: Expr) -> Value:
         """An input's value; unknown when it still depends on where the files lie on disk."""
-        value = self.value(expr)
+        value = _materialize(self.value(expr))
         if _holds_mark(value):
             raise _Unknown("it depends on where the files lie on disk")
         return value
@@ -350,18 +347,19 @@ class _Config:
         if isinstance(expr, TemplateExpr):
             parts = []
             for part in expr.parts:
-                parts.append(part if isinstance(part, str) else _string(evaluate(part, depth + 1)))
+                parts.append(part if isinstance(part, str) else _string(_materialize(evaluate(part, depth + 1))))
             return nfc("".join(parts))
         if isinstance(expr, TupleExpr):
             return [evaluate(item, depth + 1) for item in expr.items]
         if isinstance(expr, ObjectExpr):
             return {self._key(k): evaluate(v, depth + 1) for k, v in expr.items}
         if isinstance(expr, UnaryOpExpr):
-            return _checked(lambda: apply_unary(expr.op, evaluate(expr.operand, depth + 1)))
+            return _checked(lambda: apply_unary(expr.op, _materialize(evaluate(expr.operand, depth + 1))))
         if isinstance(expr, BinaryOpExpr):
-            return _checked(lambda: apply_binary(expr.op, evaluate(expr.left, depth + 1), evaluate(expr.right, depth + 1)))
+            return _checked(lambda: apply_binary(expr.op, _materialize(evaluate(expr.left, depth + 1)),
+                                                 _materialize(evaluate(expr.right, depth + 1))))
         if isinstance(expr, ConditionalExpr):
-            condition = _checked(lambda: to_bool(evaluate(expr.condition, depth + 1)))
+            condition = _checked(lambda: to_bool(_materialize(evaluate(expr.condition, depth + 1))))
             return evaluate(expr.true_result if condition else expr.false_result, depth + 1)
         if isinstance(expr, FunctionCallExpr):
             return self._call(expr, depth)
@@ -429,7 +427,14 @@ class _Config:
 
     def _steps(self, value: Value, steps, depth: int) -> Value:
         for step in steps:
-            if isinstance(step, AttrStep):
+            if isinstance(value, _Lazy) and not isinstance(step, (AttrStep, IndexStep)):
+                value = _materialize(value)
+            if isinstance(value, _Lazy):  # a configuration read_terragrunt_config read: only what is read is evaluated
+                key = step.name if isinstance(step, AttrStep) else self.value(step.key, depth + 1)
+                if not isinstance(key, str):
+                    raise _Unknown("an attribute name is not a string")
+                value = value.attribute(key)
+            elif isinstance(step, AttrStep):
                 value = _checked(lambda v=value, s=step: get_attribute(v, s.name))
             elif isinstance(step, IndexStep):
                 key = self.value(step.key, depth + 1)
@@ -444,7 +449,9 @@ class _Config:
             return self.value(expr.args[1], depth + 1)  # the environment's value when it sets one: its default
         if name in RUN_TIME_FUNCTIONS:
             raise _Unknown(f"{name}() is evaluated by Terragrunt when it runs")
-        args = [self.value(arg, depth + 1) for arg in expr.args]
+        if name == "read_terragrunt_config":
+            return self.read_terragrunt_config([self.value(arg, depth + 1) for arg in expr.args])
+        args = [_materialize(self.value(arg, depth + 1)) for arg in expr.args]
         if expr.expand_final and args:
             last = args.pop()
             if not isinstance(last, list):
@@ -465,6 +472,32 @@ class _Config:
             raise _Unknown(f"{name}() is not a function tfphi evaluates") from None
         except (TfEvalError, OverflowError) as exc:
             raise _Unknown(str(exc)) from None
+
+    def read_terragrunt_config(self, args: list[Value]) -> Value:
+        """Another Terragrunt file's ``locals`` and ``inputs`` (``account.hcl``, ``env.hcl``), evaluated
+        where that file lies, each when it is read; its second argument when the file does not exist."""
+        if not args or not isinstance(args[0], str):
+            raise _Unknown("read_terragrunt_config() takes a path")
+        path = args[0]
+        if path.startswith(_MARK):
+            target = posixpath.normpath(path[len(_MARK):])
+        elif path.startswith("/"):
+            raise _Unknown(f"read_terragrunt_config({path}): an absolute path")
+        else:  # relative to the unit being processed
+            target = posixpath.normpath(posixpath.join(self.unit_dir or ".", path))
+        if self.candidates is not None:
+            self.candidates.append(target)
+        hcl = self.files.get(target)
+        if hcl is None:
+            if len(args) >= 2:
+                return args[1]
+            raise _Unknown(f"read_terragrunt_config: {target} does not exist")
+        if hcl.errors:
+            raise _Unknown(f"{target} cannot be read (a syntax error)")
+        other = _Config(target, hcl.body, posixpath.dirname(target), self.files, wanted=self.candidates,
+                        repo_root=self.repo_root)
+        return _Lazy({"locals": lambda: _Lazy({name: functools.partial(other._local, name, 0) for name in other._locals}),
+                      "inputs": lambda: _inputs_object(other)})
 
     # -- Terragrunt's path functions
 
@@ -494,13 +527,27 @@ class _Config:
             return _MARK + (posixpath.dirname(next(iter(self.parents.values())).path) or ".")
         raise _Unknown("get_parent_terragrunt_dir() without one include")
 
+    def get_repo_root(self, args: list[Value]) -> Value:
+        return _MARK + (self._repo_root() or ".")
+
+    def get_path_to_repo_root(self, args: list[Value]) -> Value:
+        return _relative(self._repo_root(), self.unit_dir)
+
+    def get_path_from_repo_root(self, args: list[Value]) -> Value:
+        return _relative(self.unit_dir, self._repo_root())
+
+    def _repo_root(self) -> str:
+        if self.repo_root is None:
+            raise _Unknown("get_repo_root() outside a git repository")
+        return self.repo_root
+
     def path_relative_to_include(self, args: list[Value]) -> Value:
         base = self._include_dir()
-        return posixpath.relpath(self.unit_dir or ".", base) if base is not None else "."
+        return _relative(self.unit_dir, base) if base is not None else "."
 
     def path_relative_from_include(self, args: list[Value]) -> Value:
         base = self._include_dir()
-        return posixpath.relpath(base, self.unit_dir or ".") if base is not None else "."
+        return _relative(base, self.unit_dir) if base is not None else "."
 
     def _include_dir(self) -> str | None:
         if self.parent_dir is not None:
@@ -532,11 +579,67 @@ _PATH_FUNCTIONS: dict[str, Callable[[_Config, list[Value]], Value]] = {
     "get_terragrunt_dir": _Config.get_terragrunt_dir,
     "get_original_terragrunt_dir": _Config.get_terragrunt_dir,
     "get_parent_terragrunt_dir": _Config.get_parent_terragrunt_dir,
+    "get_repo_root": _Config.get_repo_root,
+    "get_path_to_repo_root": _Config.get_path_to_repo_root,
+    "get_path_from_repo_root": _Config.get_path_from_repo_root,
     "path_relative_to_include": _Config.path_relative_to_include,
     "path_relative_from_include": _Config.path_relative_from_include,
     "dirname": _dirname,
     "basename": _basename,
 }
+
+
+class _Lazy:
+    """An object whose attributes are evaluated when read (what ``read_terragrunt_config`` returns):
+    reading ``local.env_vars.locals.environment`` needs only that local, however many others the
+    file has that Terragrunt alone can evaluate."""
+
+    def __init__(self, getters: Mapping[str, Callable[[], Value]]):
+        self.getters = getters
+
+    def attribute(self, name: str) -> Value:
+        getter = self.getters.get(name)
+        if getter is None:
+            raise _Unknown(f'the configuration has no "{name}"')
+        return getter()
+
+
+def _materialize(value: Value) -> Value:
+    """A value with every lazy object evaluated (for a function, a template, an input)."""
+    if isinstance(value, _Lazy):
+        return {name: _materialize(value.attribute(name)) for name in value.getters}
+    if isinstance(value, list):
+        return [_materialize(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _materialize(v) for k, v in value.items()}
+    return value
+
+
+def _inputs_object(config: _Config) -> Value:
+    values, unknown, _, whole = config.own_inputs()
+    if whole is not None:
+        raise _Unknown(whole)
+    getters: dict[str, Callable[[], Value]] = {name: (lambda v=value: v) for name, value in values.items()}
+    for name, why in unknown.items():
+        getters[name] = functools.partial(_raise_unknown, why)
+    return _Lazy(getters)
+
+
+def _raise_unknown(why: str) -> Value:
+    raise _Unknown(why)
+
+
+def _relative(path: str, start: str) -> str:
+    """``path`` relative to ``start`` (both relative to DIR); unknown when the answer would name the
+    folders above DIR (``start`` climbs higher than ``path``), which tfphi does not know."""
+    parts = [p for p in posixpath.normpath(path or ".").split("/") if p != "."]
+    base = [p for p in posixpath.normpath(start or ".").split("/") if p != "."]
+    common = 0
+    while common < min(len(parts), len(base)) and parts[common] == base[common]:
+        common += 1
+    if ".." in base[common:]:
+        raise _Unknown("the path depends on the names of the folders above the directory tfphi was given")
+    return "/".join([".."] * (len(base) - common) + parts[common:]) or "."
 
 
 def _one_string(args: list[Value], name: str) -> str:
