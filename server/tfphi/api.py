@@ -33,7 +33,7 @@ from .analysis import Analysis
 from .config import Config, parse_lsp_settings
 from .features.trace_json import trace_to_json
 from .field_lookup import AmbiguousField, FieldLookupError, FieldMatch, candidate_roots, lookup, trace_match
-from .loader import load_workspace
+from .loader import load_workspace, not_a_directory, nothing_to_analyse
 from .records import record
 from .specialize.specializer import group_branches, names_for
 from .stir.model import Module, Resource
@@ -164,16 +164,18 @@ def load(dir: str | os.PathLike[str], *, config: Mapping[str, Any] | None = None
     under the workspace's own ``.tfphi.toml``, as the editor's ``tfphi`` settings are.
     """
     path = os.fspath(dir)
-    if not os.path.isdir(path):
-        raise NotADirectory(f"{path} is not a directory")
+    unreadable = not_a_directory(path)
+    if unreadable is not None:
+        raise NotADirectory(unreadable)
     base = None
     if config is not None:
         base, problems = parse_lsp_settings(config, Config())
         if problems:
             raise ConfigError("; ".join(p.message for p in problems))
     analysis = load_workspace(path, base)
-    if not analysis.modules:
-        raise NothingToAnalyse(f"nothing to analyse in {path}: no Terraform module files under it")
+    empty = nothing_to_analyse(analysis, path)
+    if empty is not None:
+        raise NothingToAnalyse(empty)
     return Workspace(path, analysis)
 
 

@@ -13,7 +13,7 @@ from .analysis import Analysis
 from .check_scope import ShardError, check_diagnostics, parse_shard, selected_roots
 from .features.diagnostics import SEVERITY_RANK, fix_texts, suggested_values
 from .features.locations import location
-from .loader import load_workspace, nothing_to_analyse
+from .loader import load_workspace, not_a_directory, nothing_to_analyse
 from .output import FORMATS, CheckReport, formatter
 from .output.paths import repository_root
 from .output.progress import Progress
@@ -149,8 +149,9 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _load(dir: str, progress: Progress | None = None) -> Analysis:
-    if not os.path.isdir(dir):
-        raise UsageError(f"{dir} is not a directory" if os.path.exists(dir) else f"{dir} does not exist; nothing to analyse")
+    unreadable = not_a_directory(dir)
+    if unreadable is not None:
+        raise UsageError(unreadable)
     analysis = load_workspace(dir, progress=progress.files if progress is not None else None)
     empty = nothing_to_analyse(analysis, dir)
     if empty is not None:

@@ -236,7 +236,7 @@ def test_load_errors(tmp_path: Path):
     (tmp_path / "empty" / "README.md").write_text("no terraform here\n")
     with pytest.raises(api.NothingToAnalyse) as nothing:
         api.load(tmp_path / "empty")
-    assert str(nothing.value) == f"nothing to analyse in {tmp_path / 'empty'}: no Terraform module files under it"
+    assert str(nothing.value) == _cli_error("check", str(tmp_path / "empty"), cwd=tmp_path)
     with pytest.raises(api.ConfigError) as config:
         api.load(VENDOR_STACK, config={"limits": {"depth": "deep"}})
     assert "limits.depth" in str(config.value)

@@ -26,7 +26,7 @@ from __future__ import annotations
 from tree_sitter import Node, Parser
 
 from ..records import record
-from ..syntax.hclfile import HclFile, hcl_language
+from ..syntax.hclfile import HclFile, new_parser
 
 TOKEN_TYPES = (
     "namespace",
@@ -73,7 +73,7 @@ def semantic_tokens(hcl: HclFile) -> list[Token]:
     """Every classified token of the file, in order, none overlapping."""
     out: list[Token] = []
     # Files read from disk keep no tree once their structure is read: parse those again.
-    tree = hcl.tree if hcl.tree is not None else Parser(hcl_language()).parse(hcl.source)
+    tree = hcl.tree if hcl.tree is not None else new_parser().parse(hcl.source)
     _Walker(hcl.source, out).visit(tree.root_node, frozenset(), False)
     out.sort(key=lambda t: t.start)
     return out

@@ -250,6 +250,8 @@ def describe(step: S.Step) -> tuple[str, str]:
             return "access", "[*]"
         if kind == "TemplateExpr":
             return "template", '"${…}"'
+        if kind == "TemplateJoinExpr":
+            return "template", '"%{ for }"'
         if kind == "ForExpr":
             return "collection", "for"
         return "operator", step.text

@@ -7,15 +7,16 @@ cannot understand becomes an ``InvalidExpr`` carrying the reason, and nesting de
 
 from __future__ import annotations
 
-import re
 from typing import Union
 
 from tree_sitter import Node
 
-from ..lazy_re import lazy_compile
 from ..records import record
+from ..lazy_re import lazy_compile
+from ..values.errors import TfUnrepresentable
 from ..values.numbers import parse_number
 from ..values.value import Value, nfc
+from .templates import Piece, TemplateError, TemplateFor, TemplateIf, literal_pieces, parse_template
 
 MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Python stack far above
 NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"
@@ -42,9 +43,20 @@ class LiteralExpr(Expr):
 
 @record(frozen=True, slots=True, eq=False)
 class TemplateExpr(Expr):
-    """A string template: parts are literal strings or interpolated expressions."""
+    """A string template: parts are literal strings or interpolated expressions.
+
+    A quoted ``"${x}"`` (one part, ``always_string`` false) is ``x`` itself, unconverted
+    (hclsyntax's TemplateWrapExpr); any other template is a string (its TemplateExpr)."""
 
     parts: tuple[Union[str, Expr], ...]
+    always_string: bool = False
+
+
+@record(frozen=True, slots=True, eq=False)
+class TemplateJoinExpr(Expr):
+    """``%{ for x in coll }body%{ endfor }``: the strings the loop's body gives, joined."""
+
+    loop: "ForExpr"
 
 
 @record(frozen=True, slots=True, eq=False)
@@ -151,28 +163,11 @@ class InvalidExpr(Expr):
 
 _OPERATORS = {"+", "-", "*", "/", "%", "==", "!=", "<", ">", "<=", ">=", "&&", "||", "!"}
 _POSTFIX = {"get_attr", "index", "splat"}
-_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
-_NUMBER_LITERAL = lazy_compile(r"[0-9]+(?:\.[0-9]+)?(?:[eE][+-]?[0-9]+)?")
-_ESCAPE_RE = lazy_compile(r"\\(u[0-9a-fA-F]{4}|U[0-9a-fA-F]{8}|.)|\$\$\{|%%\{", re.S)
-
-
-def unescape_quoted(text: str) -> str:
-    """Decodes the escapes of a quoted HCL string literal (``\\n``, ``\\"``, ``$${``...), in NFC."""
-    if "\\" not in text and "$${" not in text and "%%{" not in text:
-        return nfc(text)
-
-    def repl(match: re.Match[str]) -> str:
-        whole = match.group(0)
-        if whole == "$${":
-            return "${"
-        if whole == "%%{":
-            return "%{"
-        code = match.group(1)
-        if code[0] in "uU" and len(code) > 1:
-            return chr(int(code[1:], 16))
-        return _ESCAPES.get(code, code)
-
-    return nfc(_ESCAPE_RE.sub(repl, text))
+# tree-sitter-hcl's nodes for a directive's markers, and the directive keyword of each.
+_DIRECTIVE_MARKERS = {"template_if_intro": "if", "template_else_intro": "else", "template_if_end": "endif",
+                      "template_for_start": "for", "template_for_end": "endfor"}
+# A number literal cty.ParseNumberVal accepts, as HCL's scanner makes one (``1.e3`` included).
+_NUMBER_LITERAL = lazy_compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
 
 
 class ExprConverter:
@@ -181,6 +176,9 @@ class ExprConverter:
     # Set by ``syntax.hclfile`` when reading the file's bodies met an argument set twice in one
     # body (the offset of the second name): Terraform rejects the file.
     set_twice: int | None = None
+    # Set by ``syntax.jsonfile``: the ``.tf.json`` file's own bytes, where the literal text of its
+    # strings is read with JSON's escapes (``source`` is their HCL spelling for tree-sitter).
+    json_source: bytes | None = None
 
     def __init__(self, source: bytes, file: str, keep_nodes: bool = True):
         self.source = source
@@ -274,8 +272,8 @@ class ExprConverter:
             elif kind == "index":
                 inner = node.child(0)
                 if inner is not None and inner.type == "legacy_index":
-                    digits = self.text(inner).lstrip(".")
-                    key: Expr = LiteralExpr(self.span(inner), int(digits) if digits.isdigit() else digits)
+                    # hclsyntax reads ``x.0`` (and ``x.1e3``) as an index: the number after the dot.
+                    key: Expr = self._number(self.span(inner), self.text(inner).lstrip("."))
                 else:
                     expr_node = next((c for c in inner.children if c.type == "expression"), None) if inner else None
                     key = self.convert(expr_node, depth) if expr_node else InvalidExpr(self.span(node), "empty index")
@@ -335,18 +333,25 @@ class ExprConverter:
             return InvalidExpr(span, "empty literal")
         kind = inner.type
         if kind == "numeric_lit":
-            text = self.text(inner)
-            if not _NUMBER_LITERAL.fullmatch(text):
-                return InvalidExpr(span, f"invalid number {text}")
-            return LiteralExpr(span, parse_number(text))  # HCL: big.Float at 512 bits
+            return self._number(span, self.text(inner))
         if kind == "bool_lit":
             return LiteralExpr(span, self.text(inner) == "true")
         if kind == "null_lit":
             return LiteralExpr(span, None)
         if kind == "string_lit":
-            body = "".join(p for p in self.quoted_chunks(inner) if isinstance(p, str))
-            return LiteralExpr(span, unescape_quoted(body))
+            return self._template(inner, 0)
         return InvalidExpr(span, f"unsupported literal ({kind})")
+
+    def _number(self, span: Span, text: str) -> Expr:
+        """A number literal's value, read from its text as hclsyntax does (``cty.ParseNumberVal``:
+        a big.Float at 512 bits); the text is the whole literal, ``3e3`` included
+        (``scanner.tree_sitter_spelling``)."""
+        if not _NUMBER_LITERAL.fullmatch(text):
+            return InvalidExpr(span, f"invalid number literal {text}")
+        try:
+            return LiteralExpr(span, parse_number(text))
+        except TfUnrepresentable as exc:
+            return InvalidExpr(span, f"invalid number literal {text}: {exc}")
 
     def _object(self, node: Node, depth: int) -> Expr:
         items: list[tuple[Expr, Expr]] = []
@@ -368,54 +373,123 @@ class ExprConverter:
         return self.convert(node, depth)
 
     def _template(self, node: Node, depth: int) -> Expr:
+        """A quoted string or a heredoc, read as hclsyntax reads it (``syntax.templates``)."""
         span = self.span(node.parent or node)
         heredoc = node.type == "heredoc_template"
-        parts: list[Union[str, Expr]] = []
-        if heredoc:
-            return self._heredoc(node, span, depth)
-        for child in self.quoted_chunks(node):
-            if isinstance(child, str):
-                parts.append(unescape_quoted(child))
-                continue
-            kind = child.type
-            if kind == "template_interpolation":
-                expr_node = next((c for c in child.children if c.type == "expression"), None)
-                if expr_node is None:
-                    return InvalidExpr(self.span(child), "empty interpolation")
-                parts.append(self.convert(expr_node, depth))
-            elif kind == "template_directive":
-                return InvalidExpr(self.span(child), "template directives (%{ if }/%{ for }) are not traced")
-        return _simplify_template(span, parts)
+        body = self._heredoc_body(node) if heredoc else self._quoted_body(node)
+        if body is None:
+            return InvalidExpr(span, "unterminated heredoc" if heredoc else "unterminated string")
+        start, end, flush = body
+        # A .tf.json string itself (not a string nested in one of its interpolations, which
+        # JSON spells \"...\"): its literal text is the JSON file's, with JSON's escapes.
+        json_string = self.json_source is not None and self.json_source[node.start_byte : node.start_byte + 1] == b'"'
+        raw = (self.json_source if json_string else self.source)[start:end]  # type: ignore[index]
+        if not heredoc and b"\\" not in raw and b"$" not in raw and b"%" not in raw:
+            return LiteralExpr(span, nfc(raw.decode("utf-8", "replace")))  # most strings: nothing to read but the text
+        try:
+            pieces = self._template_pieces(node, start, end, heredoc, json_string, depth)
+            parts, passthrough = parse_template(pieces, flush, start)
+        except TemplateError as exc:
+            return InvalidExpr(Span(self.file, exc.start, exc.end), str(exc))
+        if passthrough:
+            return TemplateExpr(span, parts)  # "${x}" is x, unconverted
+        return self._string_template(span, parts)
 
-    def _heredoc(self, node: Node, span: Span, depth: int) -> Expr:
-        """Heredoc bodies: the text between the opening and closing marker lines."""
+    def _quoted_body(self, node: Node) -> tuple[int, int, bool] | None:
+        """The byte range between a quoted string's quotes (``None`` when it is not closed)."""
+        children = node.children
+        if not children or children[0].type != "quoted_template_start":
+            return None
+        last = children[-1]
+        if last.type != "quoted_template_end" or last.is_missing:
+            return None
+        return children[0].end_byte, last.start_byte, False
+
+    def _heredoc_body(self, node: Node) -> tuple[int, int, bool] | None:
+        """A heredoc's body: from the line after the opening marker to the closing marker's line."""
         children = node.children
         start_marker = next((c for c in children if c.type == "heredoc_start"), None)
         idents = [c for c in children if c.type == "heredoc_identifier"]
         if start_marker is None or len(idents) < 2:
-            return InvalidExpr(span, "unterminated heredoc")
-        strip = self.text(start_marker) == "<<-"
+            return None
         body_start = self.source.find(b"\n", idents[0].end_byte)
         body_start = idents[0].end_byte if body_start < 0 else body_start + 1
         closing_line_start = self.source.rfind(b"\n", 0, idents[-1].start_byte) + 1
-        raw_parts: list[Union[str, Expr]] = []
-        cursor = body_start
-        for child in children:
-            if child.type in ("template_interpolation", "template_directive") and child.start_byte >= body_start:
-                if child.type == "template_directive":
-                    return InvalidExpr(self.span(child), "template directives (%{ if }/%{ for }) are not traced")
-                raw_parts.append(self.source[cursor : child.start_byte].decode("utf-8", "replace"))
-                expr_node = next((c for c in child.children if c.type == "expression"), None)
-                if expr_node is None:
-                    return InvalidExpr(self.span(child), "empty interpolation")
-                raw_parts.append(self.convert(expr_node, depth))
-                cursor = child.end_byte
-        raw_parts.append(self.source[cursor:closing_line_start].decode("utf-8", "replace"))
-        if strip:
-            raw_parts = _strip_heredoc_indent(raw_parts)
-        parts = [p.replace("$${", "${").replace("%%{", "%{") if isinstance(p, str) else p for p in raw_parts]
-        parts = [p.replace("\r\n", "\n") if isinstance(p, str) else p for p in parts]
-        return _simplify_template(span, parts)
+        return body_start, max(body_start, closing_line_start), self.text(start_marker) == "<<-"
+
+    def _template_pieces(self, node: Node, start: int, end: int, heredoc: bool, json_string: bool, depth: int) -> list[Piece]:
+        """The template's tokens in source order: its literal text between ``start`` and ``end``
+        cut as hclsyntax's scanner cuts it, and its interpolations and directives."""
+        markers: list[Piece] = []
+        self._template_markers(node, start, end, markers, depth)
+        pieces: list[Piece] = []
+        text = self.json_source if json_string else self.source
+        cursor = start
+        for marker in [*markers, None]:
+            stop = end if marker is None else marker.start
+            if stop > cursor:
+                pieces.extend(literal_pieces(text[cursor:stop].decode("utf-8", "replace"), cursor, heredoc, json_string))
+            if marker is not None:
+                pieces.append(marker)
+                cursor = marker.end
+        return pieces
+
+    def _template_markers(self, node: Node, start: int, end: int, out: list[Piece], depth: int) -> None:
+        for child in node.children:
+            kind = child.type
+            if child.end_byte <= start or child.start_byte >= end:
+                continue
+            if kind == "ERROR" or child.is_missing:
+                raise TemplateError("syntax error", child.start_byte, child.end_byte)
+            if kind == "template_interpolation":
+                out.append(self._template_marker(child, "interp", depth))
+            elif kind in _DIRECTIVE_MARKERS:
+                out.append(self._template_marker(child, _DIRECTIVE_MARKERS[kind], depth))
+            elif kind in ("template_directive", "template_if", "template_for"):
+                self._template_markers(child, start, end, out, depth)
+
+    def _template_marker(self, node: Node, kind: str, depth: int) -> Piece:
+        """An interpolation or a directive's marker; a ``~`` next to its opening or closing
+        brace strips the whitespace of the literal on that side."""
+        children = node.children
+        strip_before = len(children) > 1 and children[1].type == "strip_marker"
+        strip_after = len(children) > 2 and children[-2].type == "strip_marker"
+        expr_node = next((c for c in children if c.type == "expression"), None)
+        payload: object = None
+        if kind in ("interp", "if", "for"):
+            if expr_node is None:
+                raise TemplateError(f"{'interpolation' if kind == 'interp' else kind + ' directive'} without an expression", node.start_byte, node.end_byte)
+            payload = self.convert(expr_node, depth)
+        if kind == "for":
+            names = [self.text(c) for c in children if c.type == "identifier"]
+            if not names or len(names) > 2:
+                raise TemplateError("invalid for directive", node.start_byte, node.end_byte)
+            key, value = (names[0], names[1]) if len(names) == 2 else (None, names[0])
+            payload = (key, value, payload)
+        return Piece(kind, node.start_byte, node.end_byte, payload=payload, strip_before=strip_before, strip_after=strip_after)
+
+    def _string_template(self, span: Span, parts: tuple) -> Expr:
+        """Template parts as a string: hclsyntax's TemplateExpr (each part converted to a
+        string), with ``%{ if }`` as a conditional of two such templates and ``%{ for }`` as
+        the join of a for expression's strings."""
+        out: list[Union[str, Expr]] = []
+        for part in parts:
+            if isinstance(part, TemplateIf):
+                whole = Span(self.file, part.start, part.end)
+                out.append(ConditionalExpr(whole, part.condition, self._string_template(whole, part.then_parts),
+                                           self._string_template(whole, part.else_parts)))
+            elif isinstance(part, TemplateFor):
+                whole = Span(self.file, part.start, part.end)
+                body = self._string_template(Span(self.file, part.body_start, part.end), part.body_parts)
+                loop = ForExpr(whole, part.key_var, part.value_var, part.collection, None, body, None, False)
+                out.append(TemplateJoinExpr(whole, loop))
+            elif isinstance(part, str) and out and isinstance(out[-1], str):
+                out[-1] += part
+            elif part != "":
+                out.append(part)
+        if all(isinstance(p, str) for p in out):
+            return LiteralExpr(span, nfc("".join(out)))  # type: ignore[arg-type]
+        return TemplateExpr(span, tuple(out), always_string=True)
 
     def _call(self, node: Node, depth: int) -> Expr:
         name_node = next((c for c in node.children if c.type == "identifier"), None)
@@ -492,58 +566,12 @@ def _right_associate(expr: ConditionalExpr) -> ConditionalExpr:
     return ConditionalExpr(expr.span, inner.condition, inner.true_result, rest)
 
 
-def _simplify_template(span: Span, parts: list[Union[str, Expr]]) -> Expr:
-    parts = [p for p in parts if not (isinstance(p, str) and p == "")]
-    if not parts:
-        return LiteralExpr(span, "")
-    if all(isinstance(p, str) for p in parts):
-        return LiteralExpr(span, nfc("".join(parts)))  # type: ignore[arg-type]
-    return TemplateExpr(span, tuple(parts))
-
-
-def _strip_heredoc_indent(parts: list[Union[str, Expr]]) -> list[Union[str, Expr]]:
-    """``<<-`` removes the smallest indentation of the body's lines from every line."""
-    text_lines: list[str] = []
-    at_line_start = True
-    for part in parts:
-        if isinstance(part, str):
-            for i, line in enumerate(part.split("\n")):
-                if i > 0:
-                    at_line_start = True
-                if at_line_start and line.strip():
-                    text_lines.append(line)
-                if line:
-                    at_line_start = False
-        else:
-            at_line_start = False
-    indent = min((len(line) - len(line.lstrip(" \t")) for line in text_lines), default=0)
-    if indent == 0:
-        return parts
-    result: list[Union[str, Expr]] = []
-    at_line_start = True
-    for part in parts:
-        if isinstance(part, str):
-            lines = part.split("\n")
-            out = []
-            for i, line in enumerate(lines):
-                if i > 0:
-                    at_line_start = True
-                if at_line_start:
-                    line = line[min(indent, len(line) - len(line.lstrip(" \t"))) :]
-                out.append(line)
-                if lines[i] and i == len(lines) - 1:
-                    at_line_start = False
-            result.append("\n".join(out))
-        else:
-            result.append(part)
-            at_line_start = False
-    return result
-
-
 def iter_subexpressions(expr: Expr):
     """Yields the direct sub-expressions of ``expr`` (the seed's ExprArg edges)."""
     if isinstance(expr, TemplateExpr):
         yield from (p for p in expr.parts if isinstance(p, Expr))
+    elif isinstance(expr, TemplateJoinExpr):
+        yield expr.loop
     elif isinstance(expr, (ScopeTraversalExpr, RelativeTraversalExpr)):
         if isinstance(expr, RelativeTraversalExpr):
             yield expr.source

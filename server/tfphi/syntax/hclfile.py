@@ -30,6 +30,7 @@ from ..lazy_re import lazy_compile
 from ..records import record, field
 from .error_shapes import terraform_placed
 from .expr import Expr, ExprConverter, InvalidExpr, Span
+from .scanner import may_respell, tree_sitter_spelling
 
 BOM = b"\xef\xbb\xbf"
 
@@ -40,9 +41,51 @@ def hcl_language() -> Language:
     return Language(tree_sitter_hcl.language())
 
 
-def new_parser() -> Parser:
+class HclParser:
+    """tree-sitter-hcl's parser, fed the text as HCL's scanner reads its tokens
+    (``scanner.tree_sitter_spelling``: ``3e3`` is one number, as Terraform reads it). The trees'
+    byte offsets are the text's own; the nodes' text is read from the real bytes."""
+
+    __slots__ = ("_parser", "_spelled")
+
+    KEEP = 8  # texts whose spelling is kept: a file's ranges are parsed one by one, files in turn
+
+    def __init__(self) -> None:
+        self._parser = Parser(hcl_language())
+        self._spelled: OrderedDict[int, tuple[bytes, bytes]] = OrderedDict()
+
+    @property
+    def included_ranges(self) -> list[Range]:
+        return self._parser.included_ranges
+
+    @included_ranges.setter
+    def included_ranges(self, ranges: list[Range]) -> None:
+        self._parser.included_ranges = ranges
+
+    def _spelling(self, source: bytes) -> bytes:
+        kept = self._spelled.get(id(source))
+        if kept is not None and kept[0] is source:
+            return kept[1]
+        spelled = tree_sitter_spelling(source)
+        self._spelled[id(source)] = (source, spelled)
+        while len(self._spelled) > self.KEEP:
+            self._spelled.popitem(last=False)
+        return spelled
+
+    def parse(self, source: bytes, old_tree: Tree | None = None) -> Tree:
+        """The tree of ``source``; incremental when ``old_tree`` was edited to match it, except
+        where a token may be spelled for tree-sitter: changing its spelling can reach bytes
+        outside the edit (typing ``3`` after ``1e``), which an incremental parse would not
+        read again."""
+        masked = self._spelling(source)
+        if old_tree is not None and masked is source and not may_respell(source):
+            return self._parser.parse(source, old_tree)
+        return self._parser.parse(masked)
+
+
+def new_parser() -> HclParser:
     """A fresh parser; parsers are not thread-safe, so each owner keeps its own."""
-    return Parser(hcl_language())
+    return HclParser()
 
 
 class _Reparser(threading.local):
@@ -52,7 +95,7 @@ class _Reparser(threading.local):
     KEEP = 8
 
     def __init__(self):
-        self.parser: Parser | None = None
+        self.parser: HclParser | None = None
         self.recent: OrderedDict[tuple[int, int, int], tuple[bytes, Tree]] = OrderedDict()
 
     def node(self, source: bytes, start: int, end: int, kind: str, scope: tuple[int, int] | None = None) -> Node | None:
@@ -325,7 +368,7 @@ class TopLevel:
         return self._node
 
 
-def parse_file(path: str, source: bytes, parser: Parser | None = None, old_tree: Tree | None = None,
+def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tree: Tree | None = None,
                keep_tree: bool = True, refs_cache: dict | None = None, previous: "HclFile | None" = None) -> HclFile:
     """Parses ``source`` (incrementally when ``old_tree`` was edited to match it).
 

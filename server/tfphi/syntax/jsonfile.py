@@ -32,6 +32,7 @@ from typing import Any
 
 from tree_sitter import Node, Parser
 
+from ..lazy_re import lazy_compile
 from ..records import record, field
 from ..values.numbers import parse_number
 from ..values.value import nfc
@@ -200,7 +201,7 @@ class JsonAttribute(Attribute):
         # A string that is one interpolation ("${var.x}") is that expression, unconverted, as in
         # Terraform; unwrapped, it reads exactly like the native ``var.x`` (validation blocks...).
         expr = Attribute.expr.__get__(self)
-        if isinstance(expr, TemplateExpr) and len(expr.parts) == 1 and isinstance(expr.parts[0], Expr):
+        if isinstance(expr, TemplateExpr) and len(expr.parts) == 1 and isinstance(expr.parts[0], Expr) and not expr.always_string:
             return expr.parts[0]
         return expr
 
@@ -378,7 +379,19 @@ def json_value_as_hcl(raw: bytes) -> bytes:
     JSON escapes the quotes of nested strings (``"${x == \\"a\\"}"``) where HCL writes them
     bare: the nested string loses its backslashes and two spaces follow it.
     """
-    return _JSON_STRING.sub(lambda m: _template_as_hcl(m.group(0)), raw)
+    return _JSON_STRING.sub(lambda m: _template_as_hcl(_json_escapes_as_hcl(m.group(0))), raw)
+
+
+# JSON escapes that HCL's quoted strings do not have: tree-sitter-hcl would read a syntax error.
+_JSON_ONLY_ESCAPES = lazy_compile(rb"\\[\\\s\S]")
+
+
+def _json_escapes_as_hcl(token: bytes) -> bytes:
+    """``\\/``, ``\\b`` and ``\\f`` spelled ``\\\\`` for tree-sitter (same length); the
+    string's value is read from the JSON text itself (``ExprConverter.json_source``)."""
+    if b"\\/" not in token and b"\\b" not in token and b"\\f" not in token:
+        return token
+    return _JSON_ONLY_ESCAPES.sub(lambda m: b"\\\\" if m.group(0)[1:] in (b"/", b"b", b"f") else m.group(0), token)
 
 
 def _template_as_hcl(token: bytes) -> bytes:
@@ -403,10 +416,11 @@ def _template_as_hcl(token: bytes) -> bytes:
             if opened < 0:
                 opened = i
             else:
-                # \"text\" -> "text" and two spaces: the nested string keeps its start, and the
+                # \"text\" -> "text" and spaces: the nested string keeps its start, its text
+                # JSON-decoded (an HCL string in the decoded template; never longer), and the
                 # spaces stay outside it (an expression's text reads as HCL).
-                inner = token[opened + 2 : i]
-                out[opened : i + 2] = b'"' + inner + b'"  '
+                inner = _json_decoded_bytes(token[opened + 2 : i])
+                out[opened : i + 2] = (b'"' + inner + b'"').ljust(i + 2 - opened)
                 opened = -1
             i += 2
             continue
@@ -420,6 +434,16 @@ def _template_as_hcl(token: bytes) -> bytes:
                 depth -= 1
         i += 1
     return bytes(out)
+
+
+def _json_decoded_bytes(text: bytes) -> bytes:
+    """The UTF-8 of a JSON string's text (left as it is when it is not valid JSON)."""
+    if b"\\" not in text:
+        return text
+    try:
+        return json.loads(b'"' + text + b'"').encode("utf-8", "surrogatepass")
+    except ValueError:
+        return text
 
 
 def _is_block_like(node: JNode) -> bool:
@@ -463,6 +487,7 @@ def parse_json_file(path: str, source: bytes, parser: Parser | None = None) -> H
     view = build_file(path, padded, tree)  # the expressions as HCL, with their template errors
     errors.extend(_value_errors(path, view.errors, placed))
     converter = ExprConverter(padded, path)
+    converter.json_source = source  # literal text is read with JSON's escapes
     by_start = {}
     for node in _top_attributes(tree.root_node):
         by_start[node.start_byte] = node

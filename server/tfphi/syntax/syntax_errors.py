@@ -8,8 +8,8 @@ one line of an object). This module answers one question the way ``hclsyntax`` d
 syntax errors does a file have, and where does each start.
 
 It follows ``hclsyntax``'s documented behaviour, learnt from its source (scanner states,
-parser and recovery rules; see docs/rules/syntax-error.md): a scanner that knows quoted
-templates with nested ``${}``/``%{}``, heredocs and comments, then a recursive-descent check
+parser and recovery rules; see docs/rules/syntax-error.md): the tokens of ``syntax.scanner``
+(quoted templates with nested ``${}``/``%{}``, heredocs and comments), then a recursive-descent check
 of bodies, blocks, attributes and expressions with the same recovery, so that the errors
 after the first one are the errors Terraform prints too. Terraform sorts its diagnostics by
 position, so the first of ours is the first of Terraform's. It builds no syntax tree: it only
@@ -20,20 +20,14 @@ why the caller runs it only on files where a cheap check says an error is possib
 from __future__ import annotations
 
 import re
+
 from ..records import record
+from .scanner import (
+    BANG, CBRACE, CBRACK, CHEREDOC, COLON, COMMA, CONTROL, CPAREN, CQUOTE, DOT, DOUBLE_COLON, ELLIPSIS, EOF, EQUAL,
+    FAT_ARROW, IDENT, INTERP, INVALID, MINUS, NEWLINE, NUMBER, OBRACE, OBRACK, OHEREDOC, OPAREN, OQUOTE, QUESTION,
+    QUOTED_LIT, QUOTED_NEWLINE, SEQ_END, STAR, STRING_LIT, scan,
+)
 
-# Token types, with the mnemonic characters hclsyntax itself uses for them.
-OBRACE, CBRACE, OBRACK, CBRACK, OPAREN, CPAREN = "{", "}", "[", "]", "(", ")"
-OQUOTE, CQUOTE, OHEREDOC, CHEREDOC = "«", "»", "H", "h"
-EQUAL, COLON, COMMA, DOT, QUESTION, STAR = "=", ":", ",", ".", "?", "*"
-DOUBLE_COLON, ELLIPSIS, FAT_ARROW = "⸬", "…", "⇒"
-INTERP, CONTROL, SEQ_END = "∫", "λ", "∎"
-QUOTED_LIT, STRING_LIT, NUMBER, IDENT, NEWLINE, EOF = "Q", "S", "N", "I", "\n", "␄"
-INVALID, QUOTED_NEWLINE = "�", "␤"
-MINUS, BANG = "-", "!"
-
-_TWO_CHAR = {"==": "≔", "!=": "≠", ">=": "≥", "<=": "≤", "&&": "∧", "||": "∨", "::": DOUBLE_COLON,
-             "...": ELLIPSIS, "=>": FAT_ARROW}
 # Lowest precedence first, as hclsyntax's operator table.
 _BINARY_LEVELS = (frozenset("∨"), frozenset("∧"), frozenset("≔≠"), frozenset("<>≤≥"), frozenset("+-"), frozenset("*/%"))
 _OPPOSITE = {OBRACE: CBRACE, OBRACK: CBRACK, OPAREN: CPAREN, OQUOTE: CQUOTE, OHEREDOC: CHEREDOC,
@@ -62,145 +56,6 @@ class HclError:
     def message(self) -> str:
         """The summary and detail as one sentence, as tfphi prints messages."""
         return f"{self.summary[0].lower()}{self.summary[1:]}: {self.detail}"
-
-
-# ---- scanner ------------------------------------------------------------------------------
-
-_NUMBER = r"[0-9](?:(?:[0-9.]|[eE][+-]?[0-9])*(?:[0-9]|[eE][+-]?[0-9]))?"
-_IDENT = r"[^\W\d][\w-]*"
-_MAIN = re.compile(
-    r"(?P<sp>[ \t]+)"
-    rf"|(?P<N>{_NUMBER})"
-    rf"|(?P<I>{_IDENT})"
-    r"|(?P<C>#[^\n]*\n?|//[^\n]*\n?|/\*[\s\S]*?\*/)"
-    r"|(?P<NL>\r?\n)"
-    rf"|(?P<H><<-?(?P<marker>{_IDENT})\r?\n)"
-    r"|(?P<two>==|!=|>=|<=|&&|\|\||::|\.\.\.|=>)"
-    r"|(?P<seqend>~\})"
-    r"|(?P<one>[\[\]().,*/%+\-=<>!?:&|~^;`'])"
-    r'|(?P<ob>\{)|(?P<cb>\})|(?P<q>")'
-    r"|(?P<x>[\s\S])"
-)
-_STRING = re.compile(
-    r"(?P<ti>\$\{~?)|(?P<tc>%\{~?)|(?P<cq>\")"
-    r"|(?P<lit>\$\$\{~?|%%\{~?|[$%]|(?:\\[^\r\n]|[^$%\"\\\r\n])+)"
-    r"|(?P<nl>[\r\n]+)"
-    r"|(?P<x>[\s\S])"
-)
-_HEREDOC = re.compile(
-    r"(?P<ti>\$\{~?)|(?P<tc>%\{~?)"
-    r"|(?P<eol>[^$%\r\n]*\r?\n)"
-    r"|(?P<lit>\$\$\{~?|%%\{~?|[$%]|[^$%\r\n]+|\r)"
-)
-
-
-def scan(text: str) -> list[tuple[str, int, int]]:
-    """The tokens of ``text`` as hclsyntax's scanner makes them: (type, start, end), character
-    offsets, spaces and comments dropped (a line comment as the newline that ends it), a final
-    EOF token."""
-    tokens: list[tuple[str, int, int]] = []
-    emit = tokens.append
-    pos, n = 0, len(text)
-    modes: list[str] = ["main"]  # the scanner's call stack: main, string, heredoc
-    braces = 0
-    ret_braces: list[int] = []  # brace depth at which a "}" ends an interpolation
-    heredocs: list[list] = []  # [marker, at start of a line]
-    main_match, string_match, heredoc_match = _MAIN.match, _STRING.match, _HEREDOC.match
-    while pos < n:
-        mode = modes[-1]
-        if mode == "main":
-            m = main_match(text, pos)
-            kind = m.lastgroup
-            end = m.end()
-            if kind == "sp":
-                pass
-            elif kind == "N":
-                emit((NUMBER, pos, end))
-            elif kind == "I":
-                emit((IDENT, pos, end))
-            elif kind == "C":
-                # The parser skips comments, but a line comment ends its line: it stands for the
-                # newline it swallowed (hclsyntax's peeker does the same).
-                if text[end - 1] == "\n":
-                    emit((NEWLINE, pos, end))
-            elif kind == "NL":
-                emit((NEWLINE, pos, end))
-            elif kind == "one":
-                emit((text[pos], pos, end))
-            elif kind == "two":
-                emit((_TWO_CHAR[text[pos:end]], pos, end))
-            elif kind == "ob":
-                emit((OBRACE, pos, end))
-                braces += 1
-            elif kind == "cb" or kind == "seqend":
-                if ret_braces and ret_braces[-1] == braces:
-                    emit((SEQ_END, pos, end))
-                    braces -= 1
-                    ret_braces.pop()
-                    modes.pop()
-                else:
-                    # "~}" is always a sequence end: the parser reports the misuse.
-                    emit((SEQ_END if kind == "seqend" else CBRACE, pos, end))
-                    braces -= 1
-            elif kind == "q":
-                emit((OQUOTE, pos, end))
-                modes.append("string")
-            elif kind == "H" or kind == "marker":
-                emit((OHEREDOC, pos, end))
-                heredocs.append([m.group("marker"), True])
-                modes.append("heredoc")
-            else:
-                emit((INVALID, pos, end))
-            pos = end
-            continue
-        if mode == "string":
-            m = string_match(text, pos)
-            kind = m.lastgroup
-            end = m.end()
-            if kind == "lit":
-                emit((QUOTED_LIT, pos, end))
-            elif kind == "cq":
-                emit((CQUOTE, pos, end))
-                modes.pop()
-            elif kind == "ti" or kind == "tc":
-                emit((INTERP if kind == "ti" else CONTROL, pos, end))
-                braces += 1
-                ret_braces.append(braces)
-                modes.append("main")
-            elif kind == "nl":
-                emit((QUOTED_NEWLINE, pos, end))
-            else:
-                emit((INVALID, pos, end))
-            pos = end
-            continue
-        # heredoc
-        m = heredoc_match(text, pos)
-        kind = m.lastgroup
-        end = m.end()
-        top = heredocs[-1]
-        if kind == "eol":
-            if top[1] and text[pos:end].strip() == top[0]:
-                # The closing marker, then its newline as a token of its own.
-                nl = end - 2 if text[end - 2 : end] == "\r\n" else end - 1
-                emit((CHEREDOC, pos, nl))
-                emit((NEWLINE, nl, end))
-                heredocs.pop()
-                modes.pop()
-            else:
-                top[1] = True
-                emit((STRING_LIT, pos, end))
-        elif kind == "lit":
-            top[1] = False
-            emit((STRING_LIT, pos, end))
-        else:
-            emit((INTERP if kind == "ti" else CONTROL, pos, end))
-            braces += 1
-            ret_braces.append(braces)
-            top[1] = False
-            modes.append("main")
-        pos = end
-    emit((EOF, n, n))
-    return tokens
 
 
 _INVALID_TOKENS = {

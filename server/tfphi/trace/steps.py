@@ -230,7 +230,7 @@ class Op(Step):
             return f"the {rest} operation"
         if kind == "UnaryOp":
             return f"the {rest} operation"
-        return {"TemplateExpr": "string template", "ForExpr": "for expression", "Splat": "splat [*]"}.get(self.text, self.text)
+        return {"TemplateExpr": "string template", "TemplateJoinExpr": "template for directive", "ForExpr": "for expression", "Splat": "splat [*]"}.get(self.text, self.text)
 
     def with_sizes(self, sizes: tuple[int, ...]) -> "Op":
         return replace(self, sizes=sizes)
