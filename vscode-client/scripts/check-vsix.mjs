@@ -74,7 +74,7 @@ check('categories are set', (manifest.categories ?? []).includes('Linters') && (
 check('keywords are set', (manifest.keywords ?? []).includes('terraform'));
 check('the repository is https://github.com/tfphi/tfphi', String(manifest.repository?.url).startsWith('https://github.com/tfphi/tfphi'));
 
-for (const event of ['onLanguage:terraform', 'workspaceContains:**/*.tf']) {
+for (const event of ['onLanguage:terraform', 'workspaceContains:**/*.tf', 'workspaceContains:**/*.tofu', 'workspaceContains:**/terragrunt.hcl']) {
   check(`activation event ${event}`, (manifest.activationEvents ?? []).includes(event));
 }
 
