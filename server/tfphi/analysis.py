@@ -29,7 +29,7 @@ from . import records
 from .config import Config, ConfigProblem, FieldSpec, parse_config_toml
 from .records import record, field
 from .stir.model import FileDecls, Module, Print, Resource, assemble_module, read_declarations
-from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, read_units
+from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
 from .stir.references import Finding, NameTable, block_findings, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
@@ -486,7 +486,7 @@ class AnalysisHost:
         moved: set[str] = set()
         if calls_changed:
             self._trace_memo.clear()
-            self._units = read_units(self.terragrunt, self._modules, self.config.repo_root)
+            self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
             self._tree = build_module_tree(self._modules, dict(self._manifests), deployed_dirs(self._units))
             affected |= set(self._modules) | set(derived.fields) | set(derived.findings)
             derived.clear()

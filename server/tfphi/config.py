@@ -111,9 +111,10 @@ class Config:
     inlay_hints: bool = True
     max_file_size: int = 2 * 1024 * 1024
     engine: str | None = None  # "terraform" | "opentofu"; None: OpenTofu where a directory has .tofu files
-    # Not a setting: the git work tree around the workspace, relative to it ("" for the workspace
-    # itself, None outside any), found on disk by the loader or the editor for Terragrunt's
-    # get_repo_root() (stir.terragrunt).
+    # Not settings: where the workspace lies on disk, found by the loader or the editor for
+    # Terragrunt's path functions (stir.terragrunt.Place): its absolute path, and the git work
+    # tree around it, relative to it ("" for the workspace itself, None outside any).
+    location: str | None = None
     repo_root: str | None = None
 
     def __post_init__(self) -> None:
@@ -138,6 +139,7 @@ class Config:
         max_file_size: int | None = None,
         engine: str | None = None,
         repo_root: str | None = _UNSET,
+        location: str | None = _UNSET,
     ) -> Config:
         """A copy where each given entry of `other_fields` replaces ours whole and each given keyword replaces ours.
 
@@ -157,6 +159,7 @@ class Config:
             max_file_size=self.max_file_size if max_file_size is None else max_file_size,
             engine=self.engine if engine is None else engine,
             repo_root=self.repo_root if repo_root is _UNSET else repo_root,
+            location=self.location if location is _UNSET else location,
         )
 
 

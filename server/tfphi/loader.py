@@ -43,7 +43,7 @@ if TYPE_CHECKING:
 from .config import Config
 from .records import record
 from .stir.deployments import is_auto_loaded
-from .stir.terragrunt import deployed_dirs, is_unit_file, wanted_paths
+from .stir.terragrunt import deployed_dirs, generated_files, is_unit_file, place_of, wanted_paths
 from .stir.roots import missing_local_targets
 from .stir.workspace import MODULES_JSON
 
@@ -225,6 +225,14 @@ def repository_root_of(root: PathLike) -> str | None:
         candidate = parent
 
 
+def location_of(root: PathLike) -> str | None:
+    """``root``'s absolute path, links resolved, POSIX (Terragrunt's path functions need it)."""
+    try:
+        return _posix(os.path.realpath(root))
+    except (OSError, ValueError):
+        return None
+
+
 def not_a_directory(dir: str) -> str | None:
     """Why ``dir`` cannot be read as a workspace (a usage error of every command and the API), or None."""
     if os.path.isdir(dir):
@@ -249,7 +257,7 @@ def nothing_to_analyse(snapshot: Snapshot, dir: str) -> str | None:
 def load_workspace(root: PathLike, base: Config | None = None) -> Snapshot:
     """Reads the files under ``root`` into an analysis host and returns its snapshot (the CLI's batch mode)."""
     root = os.fspath(root)
-    analysis = AnalysisHost((base or Config()).with_overrides(repo_root=repository_root_of(root)))
+    analysis = AnalysisHost((base or Config()).with_overrides(repo_root=repository_root_of(root), location=location_of(root)))
     config_path = os.path.join(root, CONFIG_FILE)
     if os.path.isfile(config_path):
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))
@@ -520,15 +528,24 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
     attempted = set() if attempted is None else attempted
     read: list[str] = []
     seen_real: set[str] = set()
+    generated: dict[str, bytes] = {}
     while True:
         snapshot = analysis.snapshot()
         deployed = deployed_dirs(snapshot.units)
         missing = missing_local_targets(snapshot.modules, attempted, deployed)
         # the files Terragrunt units include (``find_in_parent_folders``: each candidate once)
-        parents = [p for p in wanted_paths(snapshot.terragrunt, attempted, analysis.config.repo_root)
+        parents = [p for p in wanted_paths(snapshot.terragrunt, attempted, place_of(analysis.config))
                    if not is_ignored(p, analysis.config.ignore)]
         if not missing and not parents:
-            return read
+            # what the units' generate blocks write into their modules, as Terragrunt runs them
+            files = generated_files(snapshot.units, snapshot.modules, snapshot.tree.callers, generated)
+            new = {path: data for path, data in files.items() if generated.get(path) != data}
+            if not new:
+                return read
+            generated.update(new)
+            for path, data in new.items():
+                analysis.set_source(path, data)
+            continue
         attempted.update(missing)
         attempted.update(parents)
         rels = [p for p in parents if os.path.isfile(os.path.join(root, p))]

@@ -207,7 +207,8 @@ def test_existence_in_an_iterated_call_is_written_in_the_root():
         resolved
         "v" <- true
     """)
-    assert exists_json(result.exists) == 'try(var.cfg.engine, "a") == "a"'
+    # var.x is a string: the gate reads the caller's value converted, as the child does (issue 22)
+    assert exists_json(result.exists) == 'tostring(try(var.cfg.engine, "a")) == "a"'
 
 
 # Oracle counterexample CE-3: an output of a module instance that may not exist.
@@ -251,4 +252,126 @@ def test_an_output_of_one_instance_takes_that_instances_arguments():
     check_trace(INSTANCE_OUTPUTS, "aws_db_instance.w.engine", """
         resolved
         "y" <- true
+    """)
+
+
+# Issue 22, defect 6: values cross a variable boundary as Terraform applies them (checked with
+# terraform plan: the workspace w5 of tests/oracle/workspaces.py).
+BOUNDARY = """
+#- main.tf
+variable "port" { type = number }
+variable "b" { type = bool }
+module "c" {
+  source = "./c"
+  port   = var.port
+  nn     = var.b ? null : "given"
+  o      = { engine = null }
+}
+#- c/main.tf
+variable "port" { type = string }
+variable "nn" {
+  type     = string
+  nullable = false
+  default  = "child"
+}
+variable "o" {
+  type = object({ engine = optional(string, "mysql"), size = optional(number) })
+}
+resource "aws_db_instance" "x" {
+  engine_version = var.port == "5432" ? "pg" : "other"
+  engine         = var.nn
+  instance_class = var.o.engine
+  port           = var.o.size == null ? 1 : 2
+}
+"""
+
+
+def test_null_given_to_a_non_nullable_variable_is_its_default():
+    check_trace(BOUNDARY, "module.c.aws_db_instance.x.engine", """
+        bounded
+        "child" <- Eq(var.b, true)
+        "given" <- Eq(var.b, false)
+    """)
+
+
+def test_optional_attributes_are_filled_at_the_boundary():
+    check_trace(BOUNDARY, "module.c.aws_db_instance.x.instance_class", """
+        resolved
+        "mysql" <- true
+    """)
+    check_trace(BOUNDARY, "module.c.aws_db_instance.x.port", """
+        resolved
+        1 <- true
+    """)
+
+
+def test_a_condition_lifted_through_a_conversion_reads_the_converted_value():
+    from tfphi.trace.conditions import root_gate
+
+    result = check_trace(BOUNDARY, "module.c.aws_db_instance.x.engine_version", """
+        bounded
+        "pg" <- Existing(module.c: var.port == "5432")
+        "other" <- Not(Existing(module.c: var.port == "5432"))
+    """)
+    # Never `var.port == "5432"`: the root's number is never equal to a string.
+    assert [root_gate(b.cond) for b in result.branches] == ['tostring(var.port) == "5432"', 'tostring(var.port) != "5432"']
+
+
+# Issue 22, defect 7: a key decided twice; the later one wins.
+KEYS = """
+#- main.tf
+variable "b" { type = bool }
+resource "aws_db_instance" "k" {
+  for_each       = { (var.b ? "b" : "a") = "first", b = "second" }
+  engine_version = each.value
+}
+"""
+
+
+def test_a_for_each_key_decided_twice_has_one_branch_per_instance():
+    # Terraform: with b, one instance "b" = "second"; without, "a" = "first" and "b" = "second".
+    check_trace(KEYS, "aws_db_instance.k.engine_version", """
+        bounded
+        "second" <- Eq(each.key, "b")
+        "first" <- And(Eq(var.b, false), Eq(each.key, "a"))
+    """)
+
+
+# Issue 22, defect 8: one unknown member does not poison an object.
+MEMBERS = """
+#- main.tf
+resource "aws_vpc" "id" {}
+module "np" {
+  source = "./np"
+  pools = {
+    one = { name = "w${aws_vpc.id.arn}", vm_size = "Standard_D2s_v3", cbd = true }
+    two = { name = "z", vm_size = "Standard_B2", cbd = false }
+  }
+}
+#- np/main.tf
+variable "pools" { type = any }
+resource "aws_db_instance" "p" {
+  for_each       = { for k, p in var.pools : k => p if p.cbd }
+  instance_class = each.value.vm_size
+  engine         = each.value.name
+}
+resource "aws_db_instance" "q" {
+  count          = var.pools != null ? 1 : 0
+  instance_class = length(var.pools)
+}
+"""
+
+
+def test_a_known_member_stays_known_beside_an_apply_time_one():
+    result = check_trace(MEMBERS, "module.np.aws_db_instance.p.instance_class", """
+        resolved
+        "Standard_D2s_v3" <- true
+    """)
+    assert result.exists == check_trace(MEMBERS, "module.np.aws_db_instance.q.instance_class", """
+        resolved
+        2 <- true
+    """).exists
+    # The apply-time member itself is still unknown, and says why.
+    check_trace(MEMBERS, "module.np.aws_db_instance.p.engine", """
+        unbounded: depends on an apply-time value (aws_vpc.id.arn)
     """)

@@ -84,3 +84,22 @@ async def test_hover_shows_the_value_each_deployment_gives(tmp_path: Path):
         check_snapshot(SNAPSHOTS / "hover_deployments_gke_release_channel.md", text)
     finally:
         await stop_session(session)
+
+
+async def test_a_changed_installed_module_republishes_the_root(tmp_path: Path):
+    """`terraform init -upgrade` rewrote an installed module's file on disk: the diagnostics about
+    it, published on the root's file, follow (the root module itself did not change)."""
+    root = copy_repo("registry-installed", tmp_path)
+    session = await start_session([root])
+    try:
+        await session.wait_indexed()
+        main = uri(root / "main.tf")
+        await session.wait_for(lambda: len(session.diagnostics(main)) == 3, what="three diagnostics on main.tf")
+        installed = root / ".terraform/modules/cache/main.tf"
+        installed.write_text(installed.read_text().replace("aws_elasticache_parameter_group.default.family", '"7.1"'))
+        session.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
+            types.FileEvent(uri=uri(installed), type=types.FileChangeType.Changed)]))
+        await session.wait_for(lambda: len(session.diagnostics(main)) == 2, what="the cache's engine_version diagnostic to go")
+        assert sorted(str(d.code) for d in session.diagnostics(main)) == ["unbounded-field", "unsupported-value"]
+    finally:
+        await stop_session(session)

@@ -121,3 +121,17 @@ async def test_linked_and_dangling_variable_files(tmp_path: Path):
         assert '"15.4"' in text  # the linked file's value, as a deployment's
     finally:
         await stop_session(session)
+
+
+async def test_the_files_generate_blocks_write_are_part_of_the_module(tmp_path: Path):
+    repo = _copy(tmp_path, "terragrunt-generate")
+    session = await start_session([repo])
+    try:
+        await session.wait_indexed()
+        u = session.open(repo / "modules" / "app" / "main.tf")
+        await session.wait_for(lambda: any(uu == u for uu, _, _ in session.published), what="the module's diagnostics")
+        assert codes(session) == {}  # var.environment is declared by the generated common_vars.tf
+        text = await hover_at(session, u, "engine_version =", delta=2)
+        assert '"15.4"' in text and '"14.9"' in text
+    finally:
+        await stop_session(session)

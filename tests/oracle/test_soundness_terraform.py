@@ -29,7 +29,7 @@ from typing import Any
 
 from harness import Harness
 from terraform import scratch_dir
-from terraform_cli import terraform_binary
+from terraform_cli import run_terraform, terraform_binary
 from workspaces import fixed_workspaces, generate
 from tfphi.features.trace_json import trace_to_json
 from tfphi.loader import load_workspace
@@ -79,13 +79,15 @@ def test_tracer_is_sound_against_terraform():
     gates: dict[str, dict[str, str]] = {}  # workspace -> gate text -> output name
     stats: Counter = Counter()
     not_hcl: list[str] = []  # gates tfphi printed that are not root-scope HCL
+    known: dict[str, list[str]] = {}  # workspace -> fields Terraform plans that tfphi must bound
+    unblamed: dict[str, list[str]] = {}  # workspace -> apply-time values no reason may name
     for ws in fixed_workspaces() + [generate(FIRST_SEED + index) for index in range(WORKSPACES)]:
         seed = ws.seed
         name = f"w{seed}"
         directory = scratch / "workspaces" / name
         ws.write(directory)
         analysis = load_workspace(directory)
-        traced[name], gates[name] = {}, {}
+        traced[name], gates[name], known[name], unblamed[name] = {}, {}, ws.known, ws.unblamed
         for address in ws.fields:
             result = analysis.trace_address(address)
             assert result is not None, (name, address)
@@ -107,6 +109,12 @@ def test_tracer_is_sound_against_terraform():
         for a, assignment in enumerate(ws.assignments):
             harness.add(f"{name}_a{a}", name, assignment, directory)
         stats["workspaces"] += 1
+    # Every printed gate and exists parses as Terraform: terraform fmt reads them all at once
+    # (the plan below then evaluates each one in its workspace).
+    printed = "".join(f"g{i} = {text}\n" for i, text in enumerate(t for texts in gates.values() for t in texts))
+    formatted = run_terraform(["fmt", "-no-color", "-"], scratch, stdin=printed)
+    assert formatted.returncode == 0, f"terraform fmt rejects a printed gate:\n{formatted.stderr}"
+    stats["gates parsed by terraform fmt"] = printed.count("\n")
     started = time.monotonic()
     truths = harness.run()
     stats["terraform seconds"] = round(time.monotonic() - started)
@@ -132,6 +140,11 @@ def test_tracer_is_sound_against_terraform():
                 failures.append(f"{where}: exists = {exists!r} ({holds}) but Terraform plans {len(instances)} instance(s)")
             if js["kind"] == "unbounded":
                 stats["unbounded field checks"] += 1
+                blamed = [v for v in unblamed[name] if v in (js["reason"] or "")]
+                if blamed:
+                    failures.append(f"{name} ({address}): Unbounded blames {blamed[0]}, which it never reads: {js['reason']}")
+                if address in known[name] and instances:
+                    failures.append(f"{where}: Terraform plans {instances[0][1]!r}, tfphi is Unbounded: {js['reason']}")
                 continue
             for instance, value in instances:
                 stats[f"{js['kind']} instance checks"] += 1
@@ -154,6 +167,8 @@ def test_tracer_is_sound_against_terraform():
         print(f"  rejected {pair}: {error}")
     for error in harness.unattributed:
         print(f"  an error that named no pair: {error}")
+    for failure in failures:
+        print(f"  UNSOUND {failure}")
     shutil.rmtree(scratch, ignore_errors=True) if not failures else print(f"workspaces kept in {scratch}")
     assert failures == [], f"{len(failures)} unsound answers:\n" + "\n".join(failures[:30])
     assert stats["sound"] > 0 and stats["assignments"] > stats["rejected assignments"]

@@ -9,6 +9,14 @@ Every ``terraform_data.input`` is a traced field (``.tfphi.toml``). Expressions 
 in both scopes, operators, functions, templates, object ``for`` expressions and ``try``/``can``
 over an object nobody knows.
 
+Variable boundaries (issue 22): a child's ``nullable = false`` variable the caller sometimes
+passes ``null``; a ``type = string`` variable passed a root ``number`` (``var.num``, no default
+and no validation, so that a child's condition on it is lifted into the root) or a bool; a
+``set(string)`` variable passed a literal list with duplicates; objects with ``optional``
+attributes; an object literal with an apply-time member (``terraform_data.seed.output``)
+filtered by a ``for`` and iterated; literal maps compared to ``null``; object literals (values
+and ``for_each`` collections) whose computed key may repeat a later literal key.
+
 Assignments give every variable without a default one value of its universe (``cfg``, of type
 ``any``, takes a few object shapes): exactly what a caller may pass and Terraform accepts.
 """
@@ -20,6 +28,7 @@ import random
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from tfphi.values.numbers import parse_number
 from tfphi.values.value import hcl_string, to_hcl
 
 
@@ -35,6 +44,8 @@ class Workspace:
     files: dict[str, str] = field(default_factory=dict)
     fields: list[str] = field(default_factory=list)
     assignments: list[dict] = field(default_factory=list)
+    known: list[str] = field(default_factory=list)  # fields that must not be Unbounded
+    unblamed: list[str] = field(default_factory=list)  # apply-time values no field's reason may name
 
     def write(self, directory: Path, extra_root: str = "") -> None:
         for rel, text in self.files.items():
@@ -100,7 +111,7 @@ class Gen:
 
     def boolean(self, s: Scope, depth: int) -> str:
         r = self.r
-        choice = r.randrange(9 if depth > 0 else 3)
+        choice = r.randrange(10 if depth > 0 else 3)
         d = max(depth - 1, 0)
         if choice == 0:
             return f"{self.string(s, 0)} {r.choice(['==', '!='])} {self.lit()}"
@@ -135,13 +146,15 @@ class Gen:
 
     def value(self, s: Scope, depth: int) -> str:
         """A field's value: mostly a string, sometimes a number, a bool or an object."""
-        choice = self.r.randrange(10)
+        choice = self.r.randrange(11)
         if choice == 0:
             return self.number(s, depth)
         if choice == 1:
             return self.boolean(s, depth)
         if choice == 2:
             return f"{{ v = {self.string(s, depth - 1)}, n = {self.number(s, 1)} }}"
+        if choice == 3:  # a computed key that may repeat the later literal key: the later one wins
+            return f'{{ ({self.boolean(s, 1)} ? "a" : "b") = {self.string(s, 1)}, a = "second" }}'
         return self.string(s, depth)
 
 
@@ -150,7 +163,7 @@ def _iteration(gen: Gen, scope: Scope, allow: bool) -> tuple[str, Scope]:
     r = gen.r
     if not allow:
         return "", scope
-    choice = r.randrange(6)
+    choice = r.randrange(7)
     if choice == 0:
         return f"  count = {gen.boolean(scope, 1)} ? 1 : 0\n", scope
     counted = Scope(scope.strings + ["tostring(count.index)"], scope.bools, scope.numbers + ["count.index"], scope.cfg)
@@ -163,6 +176,10 @@ def _iteration(gen: Gen, scope: Scope, allow: bool) -> tuple[str, Scope]:
     if choice == 3:
         collection = f'({gen.boolean(scope, 1)} ? {{ only = "o" }} : {{}})'
         return f"  for_each = {collection}\n", each
+    if choice == 4:  # a computed key that may repeat a later literal key: one instance, the later value
+        selector = r.choice(scope.bools) if scope.bools else gen.boolean(scope, 1)
+        collection = f'{{ ({selector} ? "k1" : "k2") = {gen.string(scope, 1)}, k1 = "second" }}'
+        return f"  for_each = {collection}\n", Scope(["each.value"] * 4 + each.strings, each.bools, each.numbers, each.cfg)
     return "", scope
 
 
@@ -192,13 +209,24 @@ def child_module(gen: Gen, name: str) -> tuple[str, list[str]]:
         # optional attributes with and without defaults: filled at the boundary, as Terraform does
         'variable "o" {\n  type    = object({ engine = optional(string, "mysql"), size = optional(number) })\n'
         '  default = {}\n}\n',
+        # null passed to a non-nullable variable is its default
+        'variable "n" {\n  type     = string\n  nullable = false\n  default  = "nd"\n}\n',
+        # a number or a bool passed to a string: converted before anything reads it
+        'variable "p" {\n  type    = string\n  default = "pd"\n}\n',
+        'variable "s" {\n  type    = set(string)\n  default = []\n}\n',
+        # objects with an apply-time member, filtered and iterated
+        'variable "pools" {\n  type    = any\n  default = {}\n}\n',
+        'resource "terraform_data" "pool" {\n  for_each = { for k, p in var.pools : k => p if p.on }\n'
+        '  input    = each.value.size\n}\n',
+        'resource "terraform_data" "pools" {\n  count = var.pools != null ? 1 : 0\n  input = length(var.pools)\n}\n',
     ]
-    scope = Scope(["var.x", "var.z", "var.o.engine"], ["var.y", "var.o.size == null"], ["coalesce(var.o.size, 1)"])
+    scope = Scope(["var.x", "var.z", "var.o.engine", "var.n", "var.p", 'join(",", var.s)'],
+                  ["var.y", "var.o.size == null", 'var.p == "1"', 'contains(var.s, "a")'], ["coalesce(var.o.size, 1)"])
     parts.append(f"locals {{\n  c0 = {gen.string(scope, 2)}\n}}\n")
     scope = Scope(scope.strings + ["local.c0"], scope.bools, scope.numbers)
     parts.append(f"locals {{\n  c1 = {gen.boolean(scope, 1)} ? local.c0 : {gen.string(scope, 1)}\n}}\n")
     scope = Scope(scope.strings + ["local.c1"], scope.bools, scope.numbers)
-    resources = []
+    resources = ["terraform_data.pool", "terraform_data.pools"]
     for i in range(r.randint(1, 2)):
         meta, inner = _iteration(gen, scope, allow=True)
         parts.append(f'resource "terraform_data" "r{i}" {{\n{meta}  input = {gen.value(inner, 3)}\n}}\n')
@@ -218,6 +246,9 @@ def generate(seed: int, max_assignments: int = 8) -> Workspace:
     if has_cfg:
         root.append(_variable("cfg", "any", []))
     root.append('variable "opt" {\n  type    = string\n  default = "d"\n}\n')
+    # a number with no default and no validation: a child's condition on it is lifted into the root
+    root.append('variable "num" {\n  type = number\n}\n')
+    root.append('resource "terraform_data" "seed" {\n  input = "s"\n}\n')
     scope = Scope(["var.env", "var.opt"], ["var.flag"], ["var.size"], has_cfg)
     # a locals chain
     for i in range(r.randint(1, 3)):
@@ -241,6 +272,17 @@ def generate(seed: int, max_assignments: int = 8) -> Workspace:
         if r.random() < 0.5:
             attrs = r.choice(["", f"engine = {gen.string(inner, 1)}", "engine = null", f"size = {gen.number(inner, 1)}"])
             args += f"  o = {{ {attrs} }}\n"
+        if r.random() < 0.5:
+            args += f"  n = {r.choice(['null', f'{gen.boolean(inner, 1)} ? null : {gen.string(inner, 1)}'])}\n"
+        if r.random() < 0.6:
+            args += f"  p = {r.choice(['var.num', 'var.num + 1', 'var.flag', gen.number(inner, 1)])}\n"
+        if r.random() < 0.4:
+            args += f'  s = [{gen.string(inner, 1)}, "a", {gen.string(inner, 0)}]\n'
+        if r.random() < 0.5:
+            args += (
+                f'  pools = {{\n    one = {{ name = "w${{terraform_data.seed.output}}", size = {gen.string(inner, 1)}, on = {gen.boolean(inner, 1)} }}\n'
+                f'    two = {{ name = "z", size = {gen.string(inner, 0)}, on = true }}\n  }}\n'
+            )
         root.append(f'module "m{m}" {{\n  source = "./modules/{source}"\n{meta}{args}}}\n')
         for resource in ws.files[f"_resources:{source}"].split():
             ws.fields.append(f"module.m{m}.{resource}.input")
@@ -265,8 +307,9 @@ def generate(seed: int, max_assignments: int = 8) -> Workspace:
         del ws.files[key]
     ws.files["main.tf"] = "\n".join(root)
     ws.files[".tfphi.toml"] = '[fields."terraform_data.input"]\nseverity = "warning"\n'
-    universes = [env_universe, [True, False], size_universe] + ([CFG_SHAPES] if has_cfg else [])
-    names = ["env", "flag", "size"] + (["cfg"] if has_cfg else [])
+    ws.unblamed = ["terraform_data.seed"]  # only ever an object member nobody reads
+    universes = [env_universe, [True, False], size_universe, [1, parse_number("15.4"), 5432]] + ([CFG_SHAPES] if has_cfg else [])
+    names = ["env", "flag", "size", "num"] + (["cfg"] if has_cfg else [])
     combos = list(itertools.product(*universes))
     r.shuffle(combos)
     ws.assignments = [dict(zip(names, combo)) for combo in combos[:max_assignments]]
@@ -349,4 +392,29 @@ def fixed_workspaces() -> list[Workspace]:
         ["terraform_data.k.input"],
         {"env": ["1", "a"]},
     )
-    return [regressions, scoping, unknowns, duplicate]
+    # Issue 22, defects 6 to 8: boundaries, keys decided twice, an object with an apply-time member.
+    boundaries = _fixed(
+        5,
+        {
+            "main.tf": 'variable "port" {\n  type = number\n}\n' + _variable("b", "bool", [])
+            + 'resource "terraform_data" "id" {\n  input = "i"\n}\n'
+            'module "c" {\n  source = "./modules/c"\n  port   = var.port\n  nn     = var.b ? null : "given"\n'
+            '  pools = {\n    # on demand\n    one = { name = "w${terraform_data.id.output}", vm_size = "Standard_D2s_v3", cbd = true }\n'
+            '    two = { name = "z", vm_size = "Standard_B2", cbd = false }\n  }\n}\n'
+            'resource "terraform_data" "k" {\n  input = { (var.b ? "b" : "a") = "first", b = "second" }\n}\n'
+            'resource "terraform_data" "f" {\n  for_each = { (var.b ? "b" : "a") = "first", b = "second" }\n  input    = each.value\n}\n',
+            "modules/c/main.tf": 'variable "port" {\n  type = string\n}\n'
+            'variable "nn" {\n  type     = string\n  nullable = false\n  default  = "child"\n}\n'
+            'variable "pools" {\n  type = any\n}\n'
+            'resource "terraform_data" "x" {\n  input = var.port == "5432" ? "pg" : "other"\n}\n'
+            'resource "terraform_data" "n" {\n  input = var.nn\n}\n'
+            'resource "terraform_data" "p" {\n  for_each = { for k, p in var.pools : k => p if p.cbd }\n  input    = each.value.vm_size\n}\n'
+            'resource "terraform_data" "q" {\n  count = var.pools != null ? 1 : 0\n  input = "q"\n}\n',
+        },
+        ["module.c.terraform_data.x.input", "module.c.terraform_data.n.input", "module.c.terraform_data.p.input",
+         "module.c.terraform_data.q.input", "terraform_data.k.input", "terraform_data.f.input"],
+        {"port": [5432, 3306], "b": [True, False]},
+    )
+    # Terraform plans these; tfphi must too (an unrelated apply-time member is no excuse).
+    boundaries.known = ["module.c.terraform_data.p.input", "module.c.terraform_data.q.input", "module.c.terraform_data.x.input"]
+    return [regressions, scoping, unknowns, duplicate, boundaries]

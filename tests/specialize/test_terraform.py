@@ -167,3 +167,67 @@ def test_a_deployment_the_gates_disagree_with_gets_no_move(tmp_path: Path):
         "# This is a tfphi bug (please report it); moving to the wrong branch would destroy and recreate.\n"
     )
     assert "moved {" in preview.files["moved/env_eu.tf"] and "moved {" in preview.files["moved/env_prod.tf"]
+
+
+def test_a_value_outside_a_configured_universe_fails_the_plan_with_the_guard(tmp_path: Path, terraform: Terraform):
+    """Issue 22 defect 11: with a configured universe the root does not enforce, a customer who
+    sets a value outside it gets a plan error naming the guard, never a plan with no database."""
+    scenario = SCENARIOS["configured_universe"]
+    original = write(tmp_path / "original", scenario.files)
+    outdir = tmp_path / "out"
+    written = tfphi("specialize", str(original), scenario.address, "--out", str(outdir))
+    assert written.returncode == 0, written.stderr
+    terraform.init(outdir)
+    inside = terraform.run(outdir, "plan", "-no-color", "-lock=false", "-var=size=db.r6g.large", check=False)
+    assert inside.returncode == 0, inside.stderr
+    assert "module.db.module.db_db_r6g_large[0].terraform_data.db will be created" in inside.stdout
+    outside = terraform.run(outdir, "plan", "-no-color", "-lock=false", "-var=size=db.m5.large", check=False)
+    assert outside.returncode == 1
+    error = " ".join(outside.stderr.split())
+    assert "Error: Invalid value for variable" in error, error
+    assert ('The specialization of module.db.terraform_data.db.input has a module for each of "db.t4g.medium", '
+            '"db.r6g.large" only: any other value of var.size would create no terraform_data.db.') in error, error
+    # The original configuration plans the same value without complaint: the guard is the specializer's.
+    terraform.init(original)
+    assert terraform.run(original, "plan", "-no-color", "-lock=false", "-var=size=db.m5.large", check=False).returncode == 0
+
+
+DATA_UNIVERSE = {
+    ".tfphi.toml": '[fields."terraform_data.input"]\nuniverse = ["a", "b"]\n',
+    "main.tf": '''data "terraform_remote_state" "net" {
+  backend = "local"
+  config = {
+    path = "net.tfstate"
+  }
+}
+
+resource "terraform_data" "db" {
+  input = data.terraform_remote_state.net.outputs.size
+}
+''',
+}
+
+
+@pytest.mark.parametrize("size, fails", [("b", False), ("c", True)])
+def test_a_data_source_selector_is_guarded_by_an_output_precondition(size: str, fails: bool, tmp_path: Path, terraform: Terraform):
+    """Where the universe's selector is not a root variable (a data source read at plan time), the
+    guard is a precondition with the same condition, on an output of the root module."""
+    original = write(tmp_path / "original", DATA_UNIVERSE)
+    outdir = tmp_path / "out"
+    written = tfphi("specialize", str(original), "terraform_data.db.input", "--out", str(outdir))
+    assert written.returncode == 0, written.stderr
+    network = write(tmp_path / "network", {"main.tf": f'output "size" {{\n  value = "{size}"\n}}\n'})
+    terraform.init(network)
+    terraform.apply(network, [])
+    shutil.copy(network / "terraform.tfstate", outdir / "net.tfstate")
+    terraform.init(outdir)
+    assert terraform.validate(outdir)["valid"] and terraform.fmt_check(outdir) == []
+    planned = terraform.run(outdir, "plan", "-no-color", "-lock=false", check=False)
+    assert (planned.returncode != 0) == fails, planned.stdout + planned.stderr
+    error = " ".join(planned.stderr.split())
+    if fails:
+        assert "Error: Module output value precondition failed" in error, error
+        assert ('The specialization of terraform_data.db.input has a module for each of "a", "b" only: any other value of '
+                "data.terraform_remote_state.net.outputs.size would create no terraform_data.db.") in error, error
+    else:
+        assert "module.db_b[0].terraform_data.db will be created" in planned.stdout

@@ -153,6 +153,35 @@ output "size" {
     {"small.tfvars": "db_small", "medium.tfvars": "db_medium", "large.tfvars": "db_large"},
 )
 
+# A universe configured for the field, which the configuration does not enforce (no validation
+# block): the specializer guards var.size (SPEC 7, issue 22 defect 11).
+CONFIGURED_UNIVERSE = Scenario(
+    {
+        ".tfphi.toml": '[fields."terraform_data.input"]\nuniverse = ["db.t4g.medium", "db.r6g.large"]\n',
+        "main.tf": '''variable "size" {
+  type = string
+}
+
+module "db" {
+  source = "./modules/db"
+  size   = var.size
+}
+''',
+        "modules/db/main.tf": '''variable "size" {
+  type = string
+}
+
+resource "terraform_data" "db" {
+  input = var.size
+}
+''',
+        "small.tfvars": 'size = "db.t4g.medium"\n',
+        "large.tfvars": 'size = "db.r6g.large"\n',
+    },
+    "module.db.terraform_data.db.input",
+    {"small.tfvars": "db_db_t4g_medium", "large.tfvars": "db_db_r6g_large"},
+)
+
 # References to the specialized resource ([*] spliced, one(concat(...))), depends_on on both sides.
 REFERENCES = Scenario(
     {
@@ -355,6 +384,7 @@ SCENARIOS = {
     "conditional": CONDITIONAL,
     "nested_coalesced": NESTED,
     "universe": UNIVERSE,
+    "configured_universe": CONFIGURED_UNIVERSE,
     "references": REFERENCES,
     "wrapped_for_each": WRAPPED_FOR_EACH,
     "wrapped_count": WRAPPED_COUNT,

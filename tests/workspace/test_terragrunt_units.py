@@ -8,7 +8,7 @@ from __future__ import annotations
 from phi_fixture import analysis_of
 
 from tfphi.stir.deployments import root_deployments
-from tfphi.stir.terragrunt import wanted_paths
+from tfphi.stir.terragrunt import generated_files, wanted_paths
 
 MODULE = b'''variable "a" {
   type = string
@@ -219,3 +219,25 @@ inputs = {
         "modules/db", {"a": "prod-account", "b": "prod-db", "tags": {"x": "fallback"}}, [], None, None, [])
     # what the loader is asked for: the candidates above the unit, and the file read with a fallback
     assert "prod/eu/db/nowhere.hcl" in wanted_paths(snapshot.terragrunt)
+
+
+def test_generated_files_only_where_every_unit_writes_the_same_and_no_file_or_caller_is_in_the_way():
+    generate = b'generate "v" {\n  path     = "%s"\n  contents = "variable \\"x\\" {}\\n# %s\\n"\n}\n'
+    files = {
+        "modules/a/main.tf": MODULE, "modules/b/main.tf": MODULE, "modules/c/main.tf": MODULE,
+        "modules/c/vars.tf": b"",
+        "caller/main.tf": b'module "b" {\n  source = "../modules/b"\n  a      = "x"\n}\n',
+        "live/a1/terragrunt.hcl": b'terraform {\n  source = "../../modules/a"\n}\n' + generate % (b"vars.tf", b"same"),
+        "live/a2/terragrunt.hcl": b'terraform {\n  source = "../../modules/a"\n}\n' + generate % (b"vars.tf", b"same"),
+        "live/a3/terragrunt.hcl": b'terraform {\n  source = "../../modules/a"\n}\n' + generate % (b"other.tf", b"x"),
+        "live/b/terragrunt.hcl": b'terraform {\n  source = "../../modules/b"\n}\n' + generate % (b"vars.tf", b"b"),
+        "live/c/terragrunt.hcl": b'terraform {\n  source = "../../modules/c"\n}\n' + generate % (b"vars.tf", b"c"),
+    }
+    snapshot = analysis_of(files)
+    # a: vars.tf written alike by a1 and a2, but a3 does not write it (nor do a1, a2 other.tf);
+    # b: a module calls it; c: has its own vars.tf
+    assert generated_files(snapshot.units, snapshot.modules, snapshot.tree.callers) == {}
+    del files["live/a3/terragrunt.hcl"]
+    snapshot = analysis_of(files)
+    assert generated_files(snapshot.units, snapshot.modules, snapshot.tree.callers) == {
+        "modules/a/vars.tf": b'variable "x" {}\n# same\n'}

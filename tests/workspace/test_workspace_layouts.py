@@ -168,6 +168,17 @@ def test_a_unit_with_a_non_local_source_alone_is_nothing_to_analyse():
                    "downloads when it runs; tfphi reads no download, so this unit is opaque\n")
 
 
+def test_generate_blocks_write_their_files_into_the_module_the_units_deploy():
+    # before: "modules/app/main.tf:4:20: error[undefined-reference]: undefined reference to var.environment"
+    # (twice, exit 1): the variable is declared by the common_vars.tf Terragrunt generates
+    for dir in ("terragrunt-generate", "terragrunt-generate/envs/prod"):
+        code, data, _ = _json("check", dir, "--format", "json")
+        assert (code, data) == (0, {"diagnostics": []})
+    code, data, _ = _json("trace", "terragrunt-generate", "aws_db_instance.app.engine_version", "--json")
+    # the parent picks the module from the unit's folder and the environment from the one above it
+    assert data["deployments"] == [{"file": "envs/dev/app", "value": "14.9"}, {"file": "envs/prod/app", "value": "15.4"}]
+
+
 def test_a_source_under_the_repository_root(tmp_path: Path):
     # get_repo_root(): the git work tree around DIR, found on disk by the loader
     shutil.copytree(LAYOUTS / "terragrunt" / "modules", tmp_path / "modules")

@@ -160,6 +160,8 @@ def _unbounded_fields(analysis: Analysis, dir: str) -> list[Diagnostic]:
         reported.add(key)
         if result.unbounded is not None and result.unbounded.cause == "undefined":
             continue  # the undefined-reference error says it; an unbounded-field on top is a cascade
+        if result.unbounded is not None and result.unbounded.cause == "empty":
+            continue  # no value under any condition: the field is never set (a dynamic block never generated)
         out.append(unbounded_diagnostic(analysis, trace))
     return out
 
@@ -309,8 +311,11 @@ def _about_installed(analysis: Analysis, trace: FieldTrace, handoff: Handoff) ->
     if result.exists is None or spec.severity == "off" or result.expr_span is None:
         return []
     if result.kind == UNBOUNDED:
-        if result.unbounded is None or result.unbounded.cause == "undefined":
+        blocked = result.unbounded
+        if blocked is None or blocked.cause in ("undefined", "empty"):
             return []
+        if blocked.cause == "missing" and blocked.variable is not None and blocked.variable[0] == handoff.dir:
+            return []  # the call omits a required argument: its missing-argument error says it
         return [unbounded_diagnostic(analysis, trace, handoff)]
     if not spec.universe:
         return []
@@ -429,7 +434,7 @@ def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace, handoff: Handoff
 
     fixes = unbounded_fixes(analysis, trace.resource.type, trace.field_name, blocked, block, values=field_values(analysis, trace),
                             hardcode=handoff is None and may_hardcode(analysis, trace.resource.span.file))
-    if handoff is not None and argument is None and blocked.variable is None:
+    if handoff is not None and argument is None and (blocked.variable is None or is_installed_dir(blocked.variable[0])):
         fixes = [Fix("upstream", f"the installed module decides {field} itself, where you cannot change it: use a version of "
                      f"{handoff.call.source or 'it'} that takes it as an input, or silence this diagnostic with "
                      "`# tfphi:ignore unbounded-field` above this call.")]

@@ -222,7 +222,7 @@ def _render_deployments(analysis: Analysis, target: Target, results: list[TraceR
                 if (result.call_path[0][1] if result.call_path else target.scope.dir) != root:
                     continue
                 where = f"{instance_label(result.call_path)} | " if several else ""
-                row = f"| {where}`{deployment.name}` | {_deployment_value(result)} |"
+                row = f"| {where}`{deployment.name}` | {_deployment_value(result, deployment.assignment)} |"
                 if row not in rows:
                     rows.append(row)
     if not rows:
@@ -231,8 +231,12 @@ def _render_deployments(analysis: Analysis, target: Target, results: list[TraceR
     return ["**Deployments** (each sets the root's variables; they do not narrow the trace):", ""] + head + rows + [""]
 
 
-def _deployment_value(result: TraceResult) -> str:
+def _deployment_value(result: TraceResult, assignment) -> str:
     """A deployment's value as a table cell: the value, else why its values do not decide it."""
+    blocked = result.unbounded
+    root = result.call_path[0][1] if result.call_path else None
+    if blocked is not None and blocked.variable is not None and blocked.variable[0] == root and blocked.variable[1] not in assignment:
+        return f"not decided: it does not set `var.{blocked.variable[1]}`"
     if result.exists is None:
         return "not created"
     if result.kind == RESOLVED:

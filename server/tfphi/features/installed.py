@@ -24,7 +24,7 @@ from ..stir.model import ModuleCall
 from ..stir.workspace import CallPath, is_installed_dir
 from ..syntax.expr import Span
 from ..syntax.hclfile import Attribute
-from ..trace.result import UNBOUNDED
+from ..trace.result import RESOLVED, UNBOUNDED
 from ..trace.tracer import Env, block_iterators
 from ..values.value import value_key
 from .locations import human_position
@@ -101,8 +101,8 @@ def deciding_argument(analysis: Analysis, trace: FieldTrace, handoff: Handoff,
                       outside: frozenset[str] = frozenset()) -> tuple[str, Attribute] | None:
     """The argument of the hand-off call that decides the field: one whose installed variable
     the field's trace reads, and whose value (traced in the caller) is what blocks the field
-    (Unbounded for the same reason), or, with ``outside``, gives one of those values. None
-    when no argument does (the installed module itself decides)."""
+    (Unbounded for the same reason), or, with ``outside``, gives one of those values (else one a
+    deployment's variables decide). None when no argument does (the installed module itself decides)."""
     result = trace.result
     path = result.call_path
     _, touched = analysis.tracer.trace_field(path, trace.resource, trace.field_path, trace.spec.universe)
@@ -116,6 +116,8 @@ def deciding_argument(analysis: Analysis, trace: FieldTrace, handoff: Handoff,
         if outside:
             if any(value_key(b.value) in outside for b in traced.branches):
                 return name, argument
+            if traced.kind != RESOLVED:  # not fixed here: a deployment's values decide it
+                fallback = fallback or (name, argument)
             continue
         if traced.kind != UNBOUNDED or traced.unbounded is None or result.unbounded is None:
             continue

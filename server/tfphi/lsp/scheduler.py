@@ -526,7 +526,8 @@ class AnalysisScheduler:
             ws.read_config(folder)
             rels = ws.scan(folder)
             host = folder.host
-            keep = set(rels) | {rel for _, rel in ws.open_documents_in(folder)} | {p for p in host.files if p.startswith("../")}
+            keep = set(rels) | {rel for _, rel in ws.open_documents_in(folder)} | {p for p in host.files if p.startswith("../")} \
+                | set(folder.generated)
             for stale in [p for p in (*host.files, *host.tfvars, *host.problems) if p not in keep]:
                 host.remove(stale)  # re-indexing after the ignore list changed
             total = len(rels)

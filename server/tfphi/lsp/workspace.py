@@ -30,12 +30,12 @@ from pygls.uris import from_fs_path, to_fs_path
 from ..analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from ..config import Config
 from ..features.locations import line_index as cached_line_index
-from ..loader import (SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, read_bytes, repository_root_of, unreadable_code,
-                      walk_workspace)
+from ..loader import (SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, location_of, read_bytes, repository_root_of,
+                      unreadable_code, walk_workspace)
 from ..records import record, field
 from ..stir.roots import missing_local_targets
 from ..stir.deployments import is_auto_loaded
-from ..stir.terragrunt import deployed_dirs, is_unit_file, wanted_paths
+from ..stir.terragrunt import deployed_dirs, generated_files, is_unit_file, place_of, wanted_paths
 from ..stir.workspace import module_dir_of
 from ..syntax import is_json_path
 from ..text import Encoding, LineIndex
@@ -64,6 +64,7 @@ class Folder:
     outside_checked: object | None = None  # the module tree whose calls were last followed out
     reported_failures: set[str] = field(default_factory=set)  # module failures already logged
     repo_root: str | None = None  # the git work tree around the folder, relative to it (Config.repo_root)
+    generated: dict[str, bytes] = field(default_factory=dict)  # files Terragrunt generate blocks write (not on disk)
 
     def rel_path(self, fs_path: str) -> str | None:
         """The POSIX path of ``fs_path`` relative to this folder, or None when it is outside."""
@@ -246,7 +247,7 @@ class LiveWorkspace:
             tried = folder.outside_tried | set(folder.outside)
             deployed = deployed_dirs(snapshot.units)
             missing = missing_local_targets(snapshot.modules, tried, deployed)
-            parents = [p for p in wanted_paths(snapshot.terragrunt, tried, folder.host.config.repo_root)
+            parents = [p for p in wanted_paths(snapshot.terragrunt, tried, place_of(folder.host.config))
                        if not is_ignored(p, folder.host.config.ignore)]
             for path in parents:  # the files Terragrunt units include: each candidate tried once
                 folder.outside_tried.add(path)
@@ -258,9 +259,24 @@ class LiveWorkspace:
                 folder.outside_tried.add(dir)
                 if not is_ignored(dir, folder.host.config.ignore):
                     read_any |= self._load_outside_dir(folder, dir, dir in deployed)
+        self._set_generated(folder, folder.snapshot())
         if read_any:
             self._reassign_open_documents()  # a document opened there now belongs to this folder
         return read_any
+
+    def _set_generated(self, folder: Folder, snapshot: Snapshot) -> None:
+        """The files Terragrunt units' ``generate`` blocks write into their modules (``stir.terragrunt``),
+        as the loader sets them: files of the analysis that are not on disk."""
+        if not snapshot.units and not folder.generated:
+            return
+        files = generated_files(snapshot.units, snapshot.modules, snapshot.tree.callers, folder.generated)
+        for path in [p for p in folder.generated if p not in files]:
+            del folder.generated[path]
+            folder.host.remove(path)
+        for path, data in files.items():
+            if folder.generated.get(path) != data:
+                folder.generated[path] = data
+                folder.host.set_source(path, data)
 
     def _load_outside_dir(self, folder: Folder, dir: str, auto_variables: bool = False) -> bool:
         """The module files (``.tf``, ``.tofu``) directly in one outside directory (``auto_variables``:
@@ -529,7 +545,7 @@ class LiveWorkspace:
     def folder_base(self, folder: Folder) -> Config:
         """The settings a folder's ``.tfphi.toml`` applies over: the LSP settings, and where the folder lies
         in its git work tree (Terragrunt's ``get_repo_root()``)."""
-        return self.lsp_config.with_overrides(repo_root=folder.repo_root)
+        return self.lsp_config.with_overrides(repo_root=folder.repo_root, location=location_of(folder.root))
 
     def set_lsp_config(self, config: Config) -> None:
         """New LSP settings: each folder's effective config is the settings with its ``.tfphi.toml`` on top."""

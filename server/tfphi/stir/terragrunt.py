@@ -34,6 +34,7 @@ from ..syntax.expr import (BinaryOpExpr, ConditionalExpr, Expr, FunctionCallExpr
                            RelativeTraversalExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr,
                            AttrStep, IndexStep)
 from ..syntax.hclfile import Attribute, Body, HclFile
+from .model import Module
 # Operators on concrete values: the one implementation of Terraform's (the tracer lifts it over branches).
 from ..trace.operators import apply_binary, apply_unary, get_attribute, get_index
 from ..values.value import TfEvalError, nfc, to_bool, to_string
@@ -43,6 +44,7 @@ TERRAGRUNT_FILE = "terragrunt.hcl"
 LOCK_FILE = ".terraform.lock.hcl"
 MAX_UP_LEVELS = 16  # how far above a unit ``find_in_parent_folders`` looks (deeper than any layout)
 MAX_DEPTH = 64  # nested evaluation (locals referring to locals) before giving up
+GENERATED_SUFFIXES = (".tf", ".tf.json", ".tofu", ".tofu.json")  # the generated files that are the module's
 
 # A path Terragrunt would give as an absolute path, kept relative to DIR behind this mark so that
 # ``dirname``, ``basename`` and templates work on it; a value that still holds the mark when an
@@ -90,6 +92,7 @@ class Unit:
     includes: tuple[str, ...] = ()  # the parent files it includes, relative to DIR
     problems: tuple[tuple[Span, str], ...] = ()  # include or source problems (config-error)
     source_span: Span | None = None  # terraform.source's value
+    generated: tuple[tuple[str, str], ...] = ()  # (file name, text) of each Terraform file its generate blocks write
 
     @property
     def name(self) -> str:
@@ -134,27 +137,45 @@ def local_module_dir(unit_dir: str, source: str) -> str | None:
 # ---- reading the units of a workspace -----------------------------------------------------------
 
 
-def read_units(files: Mapping[str, HclFile], module_dirs: Iterable[str], repo_root: str | None = None) -> tuple[Unit, ...]:
-    """Every unit among ``files`` (the Terragrunt files read), sorted by path (``repo_root``: the
-    git work tree around DIR, relative to it, for ``get_repo_root()``)."""
+@record(frozen=True, slots=True)
+class Place:
+    """Where DIR lies on disk, as the loader or the editor found it: Terragrunt's path functions
+    answer from it (the analysis itself never looks)."""
+
+    location: str | None = None  # DIR's absolute path (POSIX)
+    repo_root: str | None = None  # the git work tree around DIR, relative to DIR ("" for DIR itself)
+
+
+def place_of(config) -> Place:
+    """The ``Place`` a configuration (``config.Config``) records."""
+    return Place(config.location, config.repo_root)
+
+
+def read_units(files: Mapping[str, HclFile], module_dirs: Iterable[str], place: Place = Place()) -> tuple[Unit, ...]:
+    """Every unit among ``files`` (the Terragrunt files read), sorted by path: each ``terragrunt.hcl``
+    inside DIR that no other one includes (an included one is a parent configuration)."""
     dirs = set(module_dirs)
-    units = []
+    included: list[str] = []
     for path in sorted(files):
         if is_unit_file(path):
-            unit = read_unit(path, files, dirs, repo_root=repo_root)
+            _Config(path, files[path].body, posixpath.dirname(path), files, place=place).include_targets(included)
+    units = []
+    for path in sorted(files):
+        if is_unit_file(path) and not path.startswith("../") and path not in included:
+            unit = read_unit(path, files, dirs, place=place)
             if unit is not None:
                 units.append(unit)
     return tuple(units)
 
 
 def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wanted: list[str] | None = None,
-              repo_root: str | None = None) -> Unit | None:
+              place: Place = Place()) -> Unit | None:
     """The unit of one ``terragrunt.hcl``; None when it deploys nothing (a parent configuration
     without ``terraform.source`` in a folder without module files). ``wanted`` collects the
     Terragrunt files its evaluation looked for (``wanted_paths``)."""
     hcl = files[path]
     unit_dir = posixpath.dirname(path)
-    config = _Config(path, hcl.body, unit_dir, files, wanted=wanted, repo_root=repo_root)
+    config = _Config(path, hcl.body, unit_dir, files, wanted=wanted, place=place)
     problems: list[tuple[Span, str]] = [(e.span, f"{path} cannot be read: syntax error: {e.message}") for e in hcl.errors[:1]]
     parents: dict[str, _Config] = {}
     for label, block in config.includes():
@@ -177,7 +198,7 @@ def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wa
         merge = block.body.attributes.get("merge_strategy")
         strategy = merge.literal_string() if merge is not None else None
         parents[label] = _Config(target, parent.body, unit_dir, files, parent_dir=posixpath.dirname(target),
-                                 strategy=strategy or "shallow", wanted=wanted, repo_root=repo_root)
+                                 strategy=strategy or "shallow", wanted=wanted, place=place)
     config.parents = parents
     source_attr, source_scope = _source_attribute(hcl.body), config
     if source_attr is None:  # a source set by an included configuration (``_envcommon/mysql.hcl``)
@@ -214,7 +235,36 @@ def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wa
     values, unknown, spans, all_unknown = config.merged_inputs()
     return Unit(path, unit_dir, module_dir, source, opaque, values, unknown, spans, all_unknown,
                 tuple(p.path for p in parents.values()), tuple(problems),
-                source_attr.expr.span if source_attr is not None else None)
+                source_attr.expr.span if source_attr is not None else None, config.generated_files())
+
+
+def generated_files(units: Iterable[Unit], modules: Mapping[str, Module], called: Iterable[str],
+                    previous: Iterable[str] = ()) -> dict[str, bytes]:
+    """The Terraform files Terragrunt's ``generate`` blocks write into the modules units deploy
+    (``provider.tf``, a ``common_vars.tf`` declaring the variables the inputs set), as paths
+    relative to DIR: the module as Terragrunt runs it. Only where every unit deploying the module
+    writes the same text, the module has no file of that name, and no module calls it (a
+    caller would see variables it does not pass). ``previous``: the paths generated before (files
+    of the modules now, not files of the disk)."""
+    by_dir: dict[str, list[Unit]] = {}
+    for unit in units:
+        if unit.module_dir is not None and unit.module_dir in modules:
+            by_dir.setdefault(unit.module_dir, []).append(unit)
+    called, previous = set(called), set(previous)
+    out: dict[str, bytes] = {}
+    for dir, deploying in by_dir.items():
+        if dir in called:
+            continue
+        module = modules[dir]
+        existing = {posixpath.basename(f) for f in module.files if f not in previous}
+        written = [dict(unit.generated) for unit in deploying]
+        texts: dict[str, set[str]] = {}
+        for name in {name for names in written for name in names}:
+            texts[name] = {names.get(name, "") for names in written}  # "": a unit that does not write it
+        for name, variants in sorted(texts.items()):
+            if len(variants) == 1 and "" not in variants and name not in existing:
+                out[f"{dir}/{name}" if dir else name] = next(iter(variants)).encode("utf-8")
+    return out
 
 
 def _source_attribute(body: Body) -> Attribute | None:
@@ -225,7 +275,7 @@ def _source_attribute(body: Body) -> Attribute | None:
     return None
 
 
-def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = (), repo_root: str | None = None) -> list[str]:
+def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = (), place: Place = Place()) -> list[str]:
     """The Terragrunt files the units' includes may read that are neither read nor tried yet
     (every candidate of ``find_in_parent_folders``: the nearest that exists is the one)."""
     done = set(attempted) | set(files)
@@ -233,7 +283,7 @@ def wanted_paths(files: Mapping[str, HclFile], attempted: Iterable[str] = (), re
     unit_files = [path for path in sorted(files) if is_unit_file(path)]
     dirs = {posixpath.dirname(path) for path in unit_files}  # evaluated as units, whatever they deploy
     for path in unit_files:
-        read_unit(path, files, dirs, wanted, repo_root)
+        read_unit(path, files, dirs, wanted, place)
     return sorted({w for w in wanted if w not in done})
 
 
@@ -245,9 +295,9 @@ class _Config:
 
     def __init__(self, path: str, body: Body, unit_dir: str, files: Mapping[str, HclFile],
                  parent_dir: str | None = None, strategy: str = "shallow", wanted: list[str] | None = None,
-                 repo_root: str | None = None):
+                 place: Place = Place()):
         self.path, self.body, self.unit_dir, self.files = path, body, unit_dir, files
-        self.repo_root = repo_root
+        self.place = place
         self.parent_dir = parent_dir  # set for an included parent: path_relative_to_include's base
         self.strategy = strategy
         self.parents: dict[str, _Config] = {}
@@ -258,6 +308,28 @@ class _Config:
         self._local_values: dict[str, Value | _Unknown] = {}
         self._evaluating: set[str] = set()
         self.source_attr = _source_attribute(body)
+
+    def generated_files(self) -> tuple[tuple[str, str], ...]:
+        """(file name, text) of the Terraform files this unit's ``generate`` blocks (and its parents',
+        a block of the unit replacing a parent's of the same name) write; a block whose path or
+        contents tfphi cannot evaluate, or that is disabled, writes nothing here."""
+        blocks: dict[str, tuple[_Config, Any]] = {}
+        for config in (*self.parents.values(), self):
+            for block in config.body.blocks_of("generate"):
+                blocks[block.labels[0] if block.labels else ""] = (config, block)
+        out: dict[str, str] = {}
+        for config, block in blocks.values():
+            attributes = block.body.attributes
+            try:
+                if "disable" in attributes and config.final(attributes["disable"].expr) is True:
+                    continue
+                name = config.final(attributes["path"].expr) if "path" in attributes else None
+                text = config.final(attributes["contents"].expr) if "contents" in attributes else None
+            except _Unknown:
+                continue
+            if isinstance(name, str) and isinstance(text, str) and "/" not in name and name.endswith(GENERATED_SUFFIXES):
+                out[name] = text
+        return tuple(sorted(out.items()))
 
     def includes(self) -> list[tuple[str, Any]]:
         return [(block.labels[0] if block.labels else "", block) for block in self.body.blocks_of("include")]
@@ -495,7 +567,7 @@ class _Config:
         if hcl.errors:
             raise _Unknown(f"{target} cannot be read (a syntax error)")
         other = _Config(target, hcl.body, posixpath.dirname(target), self.files, wanted=self.candidates,
-                        repo_root=self.repo_root)
+                        place=self.place)
         return _Lazy({"locals": lambda: _Lazy({name: functools.partial(other._local, name, 0) for name in other._locals}),
                       "inputs": lambda: _inputs_object(other)})
 
@@ -531,23 +603,36 @@ class _Config:
         return _MARK + (self._repo_root() or ".")
 
     def get_path_to_repo_root(self, args: list[Value]) -> Value:
-        return _relative(self._repo_root(), self.unit_dir)
+        return self._relative(self._repo_root(), self.unit_dir)
 
     def get_path_from_repo_root(self, args: list[Value]) -> Value:
-        return _relative(self.unit_dir, self._repo_root())
+        return self._relative(self.unit_dir, self._repo_root())
 
     def _repo_root(self) -> str:
-        if self.repo_root is None:
+        if self.place.repo_root is None:
             raise _Unknown("get_repo_root() outside a git repository")
-        return self.repo_root
+        return self.place.repo_root
+
+    def _relative(self, path: str, start: str) -> str:
+        return _relative(path, start, self.place.location)
+
+    def include_targets(self, out: list[str]) -> None:
+        """The files this one includes (those tfphi can locate), appended to ``out``."""
+        for _, block in self.includes():
+            attribute = block.body.attributes.get("path")
+            if attribute is not None:
+                try:
+                    out.append(self.path_value(attribute.expr))
+                except _Unknown:
+                    pass
 
     def path_relative_to_include(self, args: list[Value]) -> Value:
         base = self._include_dir()
-        return _relative(self.unit_dir, base) if base is not None else "."
+        return self._relative(self.unit_dir, base) if base is not None else "."
 
     def path_relative_from_include(self, args: list[Value]) -> Value:
         base = self._include_dir()
-        return _relative(base, self.unit_dir) if base is not None else "."
+        return self._relative(base, self.unit_dir) if base is not None else "."
 
     def _include_dir(self) -> str | None:
         if self.parent_dir is not None:
@@ -564,10 +649,12 @@ def _dirname(_: _Config, args: list[Value]) -> Value:
     return posixpath.dirname(path) if "/" in path else "."
 
 
-def _basename(_: _Config, args: list[Value]) -> Value:
+def _basename(config: _Config, args: list[Value]) -> Value:
     path = _one_string(args, "basename")
     if path.startswith(_MARK):
         rel = posixpath.normpath(path[len(_MARK):])
+        if (rel == "." or rel.split("/")[-1] == "..") and config.place.location is not None:
+            return posixpath.basename(posixpath.normpath(posixpath.join(config.place.location, rel)))
         if rel == "." or rel.split("/")[-1] == "..":
             raise _Unknown("basename() of a folder whose name depends on where the files lie on disk")
         return posixpath.basename(rel)
@@ -629,14 +716,17 @@ def _raise_unknown(why: str) -> Value:
     raise _Unknown(why)
 
 
-def _relative(path: str, start: str) -> str:
-    """``path`` relative to ``start`` (both relative to DIR); unknown when the answer would name the
-    folders above DIR (``start`` climbs higher than ``path``), which tfphi does not know."""
+def _relative(path: str, start: str, location: str | None = None) -> str:
+    """``path`` relative to ``start`` (both relative to DIR). When ``start`` climbs higher than
+    ``path`` the answer names folders above DIR: read from DIR's ``location``, else unknown."""
     parts = [p for p in posixpath.normpath(path or ".").split("/") if p != "."]
     base = [p for p in posixpath.normpath(start or ".").split("/") if p != "."]
     common = 0
     while common < min(len(parts), len(base)) and parts[common] == base[common]:
         common += 1
+    if ".." in base[common:] and location is not None:
+        return posixpath.relpath(posixpath.normpath(posixpath.join(location, path or ".")),
+                                 posixpath.normpath(posixpath.join(location, start or ".")))
     if ".." in base[common:]:
         raise _Unknown("the path depends on the names of the folders above the directory tfphi was given")
     return "/".join([".."] * (len(base) - common) + parts[common:]) or "."

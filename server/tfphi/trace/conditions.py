@@ -11,8 +11,10 @@ from __future__ import annotations
 from typing import Any, Union
 
 from ..addrs import ROOT_MODULE, ModuleInstance
-from ..records import record, field
+from ..records import record, field, replace
+from ..syntax.expr import BinaryOpExpr, LiteralExpr, ParenExpr, UnaryOpExpr
 from ..values.value import Value, to_hcl
+from .printer import NotPrintable, operand, precedence, print_expr
 
 
 @record(frozen=True, slots=True)
@@ -26,19 +28,26 @@ class Existing:
     """``text`` is true, evaluated in the module instance ``scope``.
 
     Atoms are equal only when both the scope and the text are: a child's ``var.on`` is not
-    the root's. ``root_text`` is the same expression written in the root module (callers'
-    arguments substituted for the child's variables), which is what a gate prints.
+    the root's. ``root_expr`` is the same expression as a tree in the root module's terms
+    (``lift``: callers' arguments, converted at each boundary, substituted for the child's
+    variables), which is what a gate prints (``printer``); None when it cannot be written there.
     """
 
     text: str  # the original expression text
     expr: Any = field(default=None, compare=False, hash=False, repr=False)
     precedence: int = field(default=0, compare=False, hash=False, repr=False)
     scope: ModuleInstance = ROOT_MODULE
-    root_text: str | None = field(default=None, compare=False, hash=False, repr=False)
+    root_expr: Any = field(default=None, compare=False, hash=False, repr=False)
 
     @property
     def gate_text(self) -> str | None:
-        return self.text if self.scope.is_root else self.root_text
+        """The atom as printed in a gate; None when it cannot be written in the root module."""
+        if self.root_expr is not None:
+            try:
+                return print_expr(_outermost(self.root_expr))
+            except NotPrintable:
+                return None
+        return self.text if self.scope.is_root else None
 
     def __str__(self) -> str:
         return f"Existing({_scoped(self.scope, self.text)})"
@@ -300,8 +309,8 @@ def materialize(cond: Cond, normalize: bool = False) -> str | None:
     """
     if isinstance(cond, TrueCond):
         return None
-    text, _ = _materialize(cond, normalize)
-    return text
+    text, prec = _materialize(cond, normalize)
+    return f"({text})" if prec <= PREC_COND else text  # ready for ``<gate> ? 1 : 0``
 
 
 def wrap_operand(text: str, need: int) -> str:
@@ -364,6 +373,11 @@ def _negated(cond: Cond) -> tuple[str, int]:
             return "true", PREC_ATOM
         return _join(" && ", [_negated(i) for i in cond.items], PREC_AND)
     if isinstance(cond, Existing):
+        if cond.root_expr is not None:
+            try:
+                return _negate_tree(cond.root_expr)
+            except NotPrintable:
+                raise NotExpressible(f"{cond} cannot be written in the root module") from None
         text = _gate_text(cond)
         parsed = _parse_expression(text)
         if parsed is not None:
@@ -395,8 +409,37 @@ def _eq_selector(cond: Eq) -> str:
     return cond.root_selector
 
 
+def _outermost(expr: Any) -> Any:
+    """An atom's tree without its outer parentheses: where it is an operand, ``_wrap`` adds them as needed."""
+    while isinstance(expr, ParenExpr):
+        expr = expr.inner
+    return expr
+
+
+def _negate_tree(expr: Any) -> tuple[str, int]:
+    """The normalized negation of an expression tree, printed."""
+    if isinstance(expr, ParenExpr):
+        return _negate_tree(expr.inner)
+    if isinstance(expr, LiteralExpr) and isinstance(expr.value, bool):
+        return ("false" if expr.value else "true"), PREC_ATOM
+    if isinstance(expr, UnaryOpExpr) and expr.op == "!":
+        inner = expr.operand
+        while isinstance(inner, ParenExpr):
+            inner = inner.inner
+        return print_expr(inner), precedence(inner)
+    if isinstance(expr, BinaryOpExpr) and expr.op in _NEGATED:
+        negated = replace(expr, op=_NEGATED[expr.op])
+        return print_expr(negated), precedence(negated)
+    if isinstance(expr, BinaryOpExpr) and expr.op in ("&&", "||"):
+        parts = [_negate_tree(expr.left), _negate_tree(expr.right)]
+        return _join(" || ", parts, PREC_OR) if expr.op == "&&" else _join(" && ", parts, PREC_AND)
+    return "!" + operand(expr, PREC_UNARY), PREC_UNARY
+
+
 def _existing_precedence(cond: Existing) -> int:
-    """How tightly an Existing's text binds: what the tracer recorded, else read from the text."""
+    """How tightly an Existing's gate binds: read from its tree, else what the tracer recorded, else from the text."""
+    if cond.root_expr is not None:
+        return precedence(_outermost(cond.root_expr))
     if cond.precedence and cond.scope.is_root:
         return cond.precedence
     return _text_precedence(_gate_text(cond))

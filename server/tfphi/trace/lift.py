@@ -1,21 +1,53 @@
 """Writing an expression of a module instance in the root module's scope.
 
 A gate is a ``count`` in the root module, so it may only name the root's variables, locals,
-module outputs and data sources. An expression written inside a child module is rewritten
-by substituting, for each of the child's references, what the caller passes (a variable),
-the definition (a local) or the child's own output expression (a module output), each
-parenthesized. References that have no root-scope equivalent (``each``, ``count``, a
-resource attribute, ``path``) make the expression inexpressible: ``lift`` returns None.
+module outputs and data sources. An expression written inside a child module is rebuilt as an
+expression tree (``printer`` prints it) by substituting, for each of the child's references,
+what the caller passes (a variable), the definition (a local) or the child's own output
+expression (a module output). References that have no root-scope equivalent (``each``,
+``count``, a resource attribute, ``path``) make the expression inexpressible: ``lift``
+returns None.
+
+A variable's value crosses its boundary as Terraform applies it (SPEC 3, "Type constraints"):
+``null`` given to a ``nullable = false`` variable is its default, and the value is converted
+to the declared type, so the caller's expression is wrapped in that conversion: a child's
+``var.port == "5432"`` (``type = string``) called with a root number reads
+``tostring(var.port) == "5432"``. Object attributes are read from a literal object member by
+member (an ``optional`` attribute's default filled in); where the conversion cannot be written
+exactly, the expression is not lifted.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..syntax.expr import AttrStep, Expr, ForExpr, IndexStep, LiteralExpr, ScopeTraversalExpr, Span, iter_subexpressions
-from . import conditions as C
+from ..syntax.expr import (
+    AttrStep,
+    BinaryOpExpr,
+    ConditionalExpr,
+    Expr,
+    ForExpr,
+    FunctionCallExpr,
+    IndexStep,
+    LiteralExpr,
+    ObjectExpr,
+    ParenExpr,
+    RelativeTraversalExpr,
+    ScopeTraversalExpr,
+    TemplateExpr,
+    TupleExpr,
+    UnaryOpExpr,
+    iter_subexpressions,
+)
+from ..records import replace
+from . import printer as P
+from ..evaluate.type_constraints import parse_type
+from ..values.types import TypeSpec, convert
+from ..values.errors import TfEvalError
+from ..values.value import is_number
 
 if TYPE_CHECKING:
+    from ..stir.model import Variable
     from .tracer import SourceView
 
 MAX_LIFT_DEPTH = 20
@@ -23,49 +55,26 @@ _PER_INSTANCE = ("each", "count", "self")
 _KEEP = object()
 
 
-def lift(view: "SourceView", expr: Expr, path, depth: int = 0) -> str | None:
-    """``expr``, read in the module instance ``path``, as root-module text; None when it cannot be."""
-    text = view.text(expr.span)
+def lift(view: "SourceView", expr: Expr, path, depth: int = 0) -> Expr | None:
+    """``expr``, read in the module instance ``path``, as a root-module expression; None when it cannot be."""
     if len(path) == 1:
         # The root's own names stand; an iterator or self differs per instance: no gate can hold it.
         free = (ref.root for ref, bound in _references(expr, frozenset()) if ref.root not in bound)
-        return None if any(root in _PER_INSTANCE for root in free) else one_line(text)
+        return None if any(root in _PER_INSTANCE for root in free) else expr
     if depth > MAX_LIFT_DEPTH:
         return None
-    raw = text.encode("utf-8")
-    base = expr.span.start
-    edits: list[tuple[int, int, str]] = []
-    for ref, bound in _references(expr, frozenset()):
-        if ref.root in bound:
-            continue
-        replacement = _lift_reference(view, ref, path, depth)
-        if replacement is None:
-            return None
-        if replacement is not _KEEP:
-            edits.append((ref.span.start - base, ref.span.end - base, replacement))
-    if len(edits) == 1 and edits[0][:2] == (0, len(raw)):
-        return _unwrapped(edits[0][2])  # the whole expression is one reference
-    for start, end, replacement in sorted(edits, reverse=True):
-        raw = raw[:start] + replacement.encode("utf-8") + raw[end:]
-    return one_line(raw.decode("utf-8"))
+    return substitute(expr, frozenset(), lambda ref: _lift_reference(view, ref, path, depth))
 
 
-def _unwrapped(text: str) -> str:
-    """``(x)`` as ``x`` when the parentheses enclose the whole text."""
-    if not (text.startswith("(") and text.endswith(")")):
-        return text
-    depth = 0
-    for i, ch in enumerate(text):
-        depth += ch == "("
-        depth -= ch == ")"
-        if depth == 0 and i < len(text) - 1:
-            return text  # "(a) + (b)": the first parenthesis closes early
-    return text[1:-1]
+def lift_variable(view: "SourceView", name: str, path) -> Expr | None:
+    """``var.<name>`` of the module instance ``path`` (its value after the boundary) in the root's terms."""
+    reference = ScopeTraversalExpr(P.NOWHERE, "var", P.NOWHERE, (AttrStep(name, P.NOWHERE),))
+    return lift(view, reference, path)
 
 
 def one_line(text: str, collapse_spaces: bool = False) -> str:
-    """Multi-line expression text on one line, as atoms and gates print it (trace steps also
-    collapse runs of spaces on one line: ``a  ==  b`` is said ``a == b``)."""
+    """Multi-line expression text on one line, as atoms (the ``condition`` notation) and trace steps
+    name it (trace steps also collapse runs of spaces on one line: ``a  ==  b`` is said ``a == b``)."""
     return " ".join(text.split()) if collapse_spaces or "\n" in text else text
 
 
@@ -86,12 +95,62 @@ def _references(expr: Expr, bound: frozenset[str]):
         yield from _references(sub, inner)
 
 
+def substitute(expr: Expr, bound: frozenset[str], lift_ref) -> Expr | None:
+    """``expr`` rebuilt with every free reference replaced by ``lift_ref(ref)`` (an expression, or
+    ``_KEEP``; None: not expressible, and then the whole is None)."""
+    def sub(e: Expr, names: frozenset[str] = bound) -> Expr:
+        out = substitute(e, names, lift_ref)
+        if out is None:
+            raise _Inexpressible
+        return out
+
+    try:
+        if isinstance(expr, ScopeTraversalExpr):
+            if expr.root in bound:
+                return expr
+            replaced = lift_ref(expr)
+            return expr if replaced is _KEEP else replaced
+        if isinstance(expr, LiteralExpr):
+            return expr
+        if isinstance(expr, TemplateExpr):
+            return replace(expr, parts=tuple(p if isinstance(p, str) else sub(p) for p in expr.parts))
+        if isinstance(expr, ParenExpr):
+            return replace(expr, inner=sub(expr.inner))
+        if isinstance(expr, RelativeTraversalExpr):
+            steps = tuple(replace(s, key=sub(s.key)) if isinstance(s, IndexStep) else s for s in expr.steps)
+            return replace(expr, source=P.paren(sub(expr.source)), steps=steps)
+        if isinstance(expr, FunctionCallExpr):
+            return replace(expr, args=tuple(sub(a) for a in expr.args))
+        if isinstance(expr, ConditionalExpr):
+            return replace(expr, condition=sub(expr.condition), true_result=sub(expr.true_result), false_result=sub(expr.false_result))
+        if isinstance(expr, BinaryOpExpr):
+            return replace(expr, left=sub(expr.left), right=sub(expr.right))
+        if isinstance(expr, UnaryOpExpr):
+            return replace(expr, operand=sub(expr.operand))
+        if isinstance(expr, TupleExpr):
+            return replace(expr, items=tuple(sub(i) for i in expr.items))
+        if isinstance(expr, ObjectExpr):
+            return replace(expr, items=tuple((sub(k), sub(v)) for k, v in expr.items))
+        if isinstance(expr, ForExpr):
+            inner = bound | {expr.value_var} | ({expr.key_var} if expr.key_var else set())
+            return replace(
+                expr,
+                collection=sub(expr.collection),
+                key_result=sub(expr.key_result, inner) if expr.key_result is not None else None,
+                value_result=sub(expr.value_result, inner),
+                condition=sub(expr.condition, inner) if expr.condition is not None else None,
+            )
+    except _Inexpressible:
+        return None
+    return None  # a syntax error or a construct the printer cannot write
+
+
+class _Inexpressible(Exception):
+    pass
+
+
 def _rest_is_literal(steps) -> bool:
     return all(isinstance(s, AttrStep) or (isinstance(s, IndexStep) and isinstance(s.key, LiteralExpr)) for s in steps)
-
-
-def _wrapped(text: str) -> str:
-    return text if C._text_precedence(text) >= C.PREC_ATOM else f"({text})"
 
 
 def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: int):
@@ -106,7 +165,7 @@ def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: in
         call_name, caller_dir = path[-1][0], path[-2][1]
         caller = view.modules.get(caller_dir)
         call = caller.calls.get(call_name) if caller else None
-        if var is None or call is None:
+        if var is None or call is None or not _rest_is_literal(rest_steps):
             return None
         argument = call.arguments.get(name)
         if argument is not None:
@@ -115,7 +174,10 @@ def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: in
             lifted = lift(view, var.default.expr, path, depth + 1)
         else:
             return None
-    elif ref.root == "local":
+        if lifted is None:
+            return None
+        return _across_boundary(view, lifted, var, tuple(rest_steps), path, depth)
+    if ref.root == "local":
         rest_steps = steps[1:]
         local = module.locals.get(name)
         if local is None:
@@ -136,9 +198,202 @@ def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: in
         return None  # each, count, self, path, terraform, data and resources have no root-scope equivalent
     if lifted is None or not _rest_is_literal(rest_steps):
         return None
-    if not rest_steps:
-        return _wrapped(lifted)
-    rest = view.text(Span(ref.span.file, rest_steps[0].span.start, ref.span.end))
-    if isinstance(rest_steps[0], AttrStep) and not rest.startswith("."):
-        rest = "." + rest
-    return _wrapped(lifted) + rest
+    return P.traverse(P.paren(lifted), rest_steps) if rest_steps else P.paren(lifted)
+
+
+class _NotConstant(Exception):
+    pass
+
+
+def _constant(expr: Expr):
+    """An ``optional(T, default)`` default written as a literal (anything else: not lifted)."""
+    if isinstance(expr, LiteralExpr):
+        return expr.value
+    if isinstance(expr, TemplateExpr) and all(isinstance(p, str) for p in expr.parts):
+        return "".join(expr.parts)  # type: ignore[arg-type]
+    if isinstance(expr, TupleExpr):
+        return [_constant(i) for i in expr.items]
+    if isinstance(expr, ObjectExpr):
+        return {str(_constant(k)): _constant(v) for k, v in expr.items}
+    raise _NotConstant
+
+
+def _across_boundary(view: "SourceView", value: Expr, var: "Variable", rest: tuple, path, depth: int) -> Expr | None:
+    """``var.<name><rest>`` in the root's terms, the caller's ``value`` having crossed the boundary."""
+    try:
+        spec = parse_type(var.type_expr, _constant)
+    except _NotConstant:
+        return None
+    if not var.nullable and var.default is not None:
+        default = lift(view, var.default.expr, path, depth + 1)
+        if default is None:
+            return None
+        if _is_null(value):
+            value = default
+        elif _may_be_null(value):
+            value = P.conditional(P.binary("==", P.paren(value), P.literal(None)), P.paren(default), P.paren(value))
+    return _converted(value, spec, rest, view.modules.get(path[0][1]))
+
+
+def _is_null(expr: Expr) -> bool:
+    expr = _bare(expr)
+    return isinstance(expr, LiteralExpr) and expr.value is None
+
+
+def _may_be_null(expr: Expr) -> bool:
+    return not isinstance(_bare(expr), (LiteralExpr, TemplateExpr, TupleExpr, ObjectExpr, ForExpr))
+
+
+def _bare(expr: Expr) -> Expr:
+    while isinstance(expr, ParenExpr):
+        expr = expr.inner
+    return expr
+
+
+_CONVERSIONS = {"string": "tostring", "number": "tonumber", "bool": "tobool"}
+
+
+def _converted(value: Expr, spec: TypeSpec, rest: tuple, root=None) -> Expr | None:
+    """``value`` (a root-module expression) converted to ``spec`` as Terraform converts at a
+    boundary, then ``rest`` read from it. ``root`` (the root module) tells the types of its variables."""
+    kind = spec.kind
+    bare = _bare(value)
+    if kind == "any":
+        return P.traverse(P.paren(value), rest) if rest else P.paren(value)
+    if kind in _CONVERSIONS:
+        if rest:
+            return None
+        if isinstance(bare, LiteralExpr):
+            try:
+                return P.literal(convert(bare.value, spec))
+            except TfEvalError:
+                return None
+        if static_type(bare, root) == kind:
+            return bare  # already of that type (or null, which converts to null)
+        return P.call(_CONVERSIONS[kind], bare)
+    if kind == "object":
+        if not rest or not isinstance(rest[0], AttrStep):
+            return None
+        name = rest[0].name
+        attr = next((a for a in spec.attrs if a[0] == name), None)
+        if attr is None:
+            return None
+        _, attr_type, optional, default = attr
+        if isinstance(bare, ObjectExpr):
+            member = _member(bare, name)
+            if member is _DYNAMIC:
+                return None
+            if member is None or _is_null(member):
+                if optional and default is not None:
+                    return _converted(P.literal(default), attr_type, rest[1:], root)
+                if member is None and not optional:
+                    return None  # Terraform rejects the call
+                return None if rest[1:] else P.literal(None)
+            return _converted(member, attr_type, rest[1:], root)
+        if optional:
+            return None  # absent or null here takes the default: not written exactly
+        return _converted(P.traverse(P.paren(value), rest[:1]), attr_type, rest[1:], root)
+    if kind in ("list", "map", "set"):
+        element = spec.element or TypeSpec("any")
+        if element.kind == "any":
+            return None  # the elements are unified to one type: not written exactly
+        if rest:
+            if kind == "set" or not isinstance(rest[0], IndexStep):
+                return None
+            return _converted(P.traverse(P.paren(value), rest[:1]), element, rest[1:], root)
+        if element.kind not in _CONVERSIONS:
+            return None
+        return _collection(value, kind, element, root)
+    return None
+
+
+_DYNAMIC = object()
+
+
+def _member(obj: ObjectExpr, name: str):
+    """The value an object literal gives ``name`` (the last such key wins); None when absent,
+    ``_DYNAMIC`` when a computed key could be it."""
+    found = None
+    for key, value in obj.items:
+        key = _bare(key)
+        if isinstance(key, LiteralExpr) and isinstance(key.value, str):
+            if key.value == name:
+                found = value
+        elif isinstance(key, TemplateExpr) and all(isinstance(p, str) for p in key.parts):
+            if "".join(key.parts) == name:  # type: ignore[arg-type]
+                found = value
+        else:
+            return _DYNAMIC
+    return found
+
+
+def _collection(value: Expr, kind: str, element: TypeSpec, root) -> Expr | None:
+    """A list, set or map of primitives converted element by element."""
+    bare = _bare(value)
+    if isinstance(bare, TupleExpr) and kind in ("list", "set"):
+        items = [_converted(i, element, (), root) for i in bare.items]
+        if any(i is None for i in items):
+            return None
+        converted: Expr = TupleExpr(P.NOWHERE, tuple(items))  # type: ignore[arg-type]
+        return P.call("toset", converted) if kind == "set" else P.call("tolist", converted)
+    if isinstance(bare, ObjectExpr) and kind == "map":
+        items = [(k, _converted(v, element, (), root)) for k, v in bare.items]
+        if any(v is None for _, v in items):
+            return None
+        return P.call("tomap", ObjectExpr(P.NOWHERE, tuple(items)))  # type: ignore[arg-type]
+    item = ScopeTraversalExpr(P.NOWHERE, "v", P.NOWHERE, ())
+    each = _converted(item, element, ())
+    if each is None:
+        return None
+    if kind == "map":
+        key = ScopeTraversalExpr(P.NOWHERE, "k", P.NOWHERE, ())
+        converted = P.call("tomap", P.for_object("k", "v", P.paren(value), key, each))
+    else:
+        converted = P.for_list("v", P.paren(value), each)
+        converted = P.call("toset" if kind == "set" else "tolist", converted)
+    if _may_be_null(value):
+        return P.conditional(P.binary("==", P.paren(value), P.literal(None)), P.literal(None), converted)
+    return converted
+
+
+_STRING_FUNCTIONS = frozenset({
+    "lower", "upper", "title", "format", "join", "replace", "substr", "trimspace", "trim", "trimprefix",
+    "trimsuffix", "tostring", "jsonencode", "chomp", "indent", "base64encode", "md5", "sha1", "sha256",
+})
+_NUMBER_FUNCTIONS = frozenset({"length", "tonumber", "max", "min", "abs", "ceil", "floor", "parseint", "pow", "signum"})
+_BOOL_FUNCTIONS = frozenset({"tobool", "contains", "startswith", "endswith", "can", "alltrue", "anytrue"})
+_PRIMITIVE_TYPES = ("string", "number", "bool")
+
+
+def static_type(expr: Expr, root=None) -> str | None:
+    """The primitive type a root-module expression always has (or null), when its form says so."""
+    expr = _bare(expr)
+    if isinstance(expr, LiteralExpr):
+        value = expr.value
+        if isinstance(value, bool):
+            return "bool"
+        if isinstance(value, str):
+            return "string"
+        return "number" if is_number(value) else None
+    if isinstance(expr, TemplateExpr):
+        return "string"
+    if isinstance(expr, UnaryOpExpr):
+        return "bool" if expr.op == "!" else "number"
+    if isinstance(expr, BinaryOpExpr):
+        return "bool" if expr.op in ("==", "!=", "<", ">", "<=", ">=", "&&", "||") else "number"
+    if isinstance(expr, ConditionalExpr):
+        arms = static_type(expr.true_result, root), static_type(expr.false_result, root)
+        return arms[0] if arms[0] == arms[1] else None
+    if isinstance(expr, FunctionCallExpr):
+        if expr.name in _STRING_FUNCTIONS:
+            return "string"
+        if expr.name in _NUMBER_FUNCTIONS:
+            return "number"
+        return "bool" if expr.name in _BOOL_FUNCTIONS else None
+    if isinstance(expr, ScopeTraversalExpr) and expr.root == "var" and root is not None and len(expr.steps) == 1:
+        step = expr.steps[0]
+        var = root.variables.get(step.name) if isinstance(step, AttrStep) else None
+        if var is not None:
+            kind = parse_type(var.type_expr).kind
+            return kind if kind in _PRIMITIVE_TYPES else None
+    return None

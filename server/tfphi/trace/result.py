@@ -25,7 +25,7 @@ class Unbounded:
     """No finite answer. ``cause`` says what kind of blocker; ``variable`` names the one to fix."""
 
     reason: str
-    cause: str  # variable | missing | apply-time | plan-stability | nondeterministic | data | function | opaque | invalid | undefined | error | depth | cycle | size
+    cause: str  # variable | missing | apply-time | plan-stability | nondeterministic | data | function | opaque | invalid | undefined | error | depth | cycle | size | empty
     span: Span | None = None
     variable: tuple[str, str] | None = None  # (module dir, variable name)
     # When a conditional's selector is what blocks: the condition expression (its ``span`` is

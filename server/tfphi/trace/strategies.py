@@ -19,10 +19,15 @@ from ..syntax.expr import FunctionCallExpr, LiteralExpr
 from . import conditions as C
 from . import steps as S
 from ..evaluate.functions import FUNCTIONS, call_function
+from .partial import known_operands
+from .printer import call
 from .result import Branch, Result, Unbounded
 from ..values.value import TfEvalError
 
 Strategy = Callable[..., Result]
+
+# Functions that read a collection's shape, not its members: known for a partly known value.
+MEMBER_BLIND = frozenset({"length", "keys"})
 
 
 def elementwise(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
@@ -42,6 +47,12 @@ def elementwise(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
         return call_function(expr.name, list(values))
 
     single_source = count == 1 and not expr.expand_final
+    if expr.name in MEMBER_BLIND and count == 1:
+        def blind(values: list) -> object:
+            known_operands(values)  # the collection itself is known; its members need not be
+            return apply(values)
+
+        return tracer.combine(results, blind, S.Op(f"Call {expr.name}"), expr.span, keep_source=single_source, partial=True)
     return tracer.combine(results, apply, S.Op(f"Call {expr.name}"), expr.span, keep_source=single_source)
 
 
@@ -116,10 +127,11 @@ def _can_atom(tracer, arm, env) -> "C.Existing | None":
 
     if env.bindings or env.iterators:
         return None  # the arm may fail for some instances and not others
-    root_text = lift(tracer.view, arm, env.path)
-    if root_text is None:
+    root_expr = lift(tracer.view, arm, env.path)
+    if root_expr is None:
         return None
-    return C.Existing(f"can({one_line(tracer.view.text(arm.span))})", None, C.PREC_ATOM, env.scope, f"can({root_text})")
+    atom = C.Existing(f"can({one_line(tracer.view.text(arm.span))})", None, C.PREC_ATOM, env.scope, call("can", root_expr))
+    return atom if atom.gate_text is not None else None
 
 
 def decode_literal(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:

@@ -44,8 +44,10 @@ from ..stir.model import Module, Resource, Variable
 from ..stir.workspace import CallPath, ModuleTree
 from . import conditions as C
 from . import steps as S
-from .lift import lift, one_line
+from . import printer as P
+from .lift import lift, lift_variable, one_line
 from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
+from .partial import Unknown, UnknownResult, compare_with_null, convert_partial, first_unknown, known, known_operands
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
 from ..evaluate.type_constraints import parse_type
 from ..values.types import convert
@@ -260,7 +262,7 @@ class Tracer:
         self._touched = {(env.dir, owner)} if owner else set()
         self._deepest = 0
         self._may_fail = False
-        result = self.trace(attribute.expr, env, 0, ())
+        result = _wholly_known(self.trace(attribute.expr, env, 0, ()))
         result = _prepend(result, S.FieldStep(address))
         return finish(address, result, self.limits, attribute.expr.span, env.path), frozenset(self._touched)
 
@@ -299,13 +301,13 @@ class Tracer:
         """The condition under which a ``count``/``for_each`` gives at least one instance (None: never)."""
         values = self.trace(attribute.expr, env, 0, ())
         if isinstance(values, Unbounded):
-            def test(text: str) -> str:
-                return f"{C.wrap_operand(text, C.PREC_CMP)} > 0" if kind == "count" else f"length({text}) > 0"
+            def test(expr: Expr) -> Expr:
+                return P.binary(">", P.paren(expr) if kind == "count" else P.call("length", expr), P.literal(0))
 
-            text = test(one_line(self.view.text(attribute.expr.span)))
+            text = one_line(self.view.text(attribute.expr.span))
+            text = f"{C.wrap_operand(text, C.PREC_CMP)} > 0" if kind == "count" else f"length({text}) > 0"
             lifted = lift(self.view, attribute.expr, env.path)
-            root_text = test(lifted) if lifted is not None else None
-            return C.Existing(text, None, C.PREC_CMP, env.scope, root_text)
+            return C.Existing(text, None, C.PREC_CMP, env.scope, test(lifted) if lifted is not None else None)
         holding = []
         for branch in values:
             value = branch.value
@@ -324,7 +326,28 @@ class Tracer:
     # ---- the walk ---------------------------------------------------------------------
 
     def trace(self, expr: Expr, env: Env, depth: int, stack: tuple[str, ...]) -> Result:
-        """Every value ``expr`` can take in ``env``; ``depth`` counts reference hops so far."""
+        """Every value ``expr`` can take in ``env``; ``depth`` counts reference hops so far.
+
+        A value may be partly known (an object with an unknown member: ``partial``), never unknown.
+        """
+        result = self._trace_raw(expr, env, depth, stack)
+        if not isinstance(result, Unbounded):
+            for branch in result:
+                if type(branch.value) is Unknown:
+                    return branch.value.unbounded
+        return result
+
+    def member(self, expr: Expr, env: Env, depth: int, stack: tuple[str, ...]) -> Result:
+        """A member of a constructed object, tuple or ``for`` result: when it cannot be known it is
+        one ``Unknown`` branch, so that the other members stay known (``partial``)."""
+        result = self._trace_raw(expr, env, depth, stack)
+        # An evaluation error fails the whole value; a depth limit or a cycle depends on where the
+        # trace started, so it must stay an Unbounded the memo sees (never kept inside a value).
+        if isinstance(result, Unbounded) and result.cause not in ("error", "depth", "cycle"):
+            return (Branch(Unknown(result), C.TRUE, (), expr.span),)
+        return result
+
+    def _trace_raw(self, expr: Expr, env: Env, depth: int, stack: tuple[str, ...]) -> Result:
         method = _DISPATCH.get(type(expr))
         if method is None:
             return Unbounded(f"cannot trace {type(expr).__name__}", "invalid", expr.span)
@@ -376,26 +399,36 @@ class Tracer:
     def _binary(self, expr: BinaryOpExpr, env, depth, stack) -> Result:
         left = self.trace(expr.left, env, depth, stack)
         right = self.trace(expr.right, env, depth, stack)
-        return self.combine([left, right], lambda v: apply_binary(expr.op, v[0], v[1]), S.Op(f"BinaryOp {expr.op}"), expr.span)
+
+        def apply(values: list[Value]) -> Value:
+            if expr.op in ("==", "!="):
+                with_null = compare_with_null(expr.op, values[0], values[1])
+                if with_null is not None:
+                    return with_null  # a constructed object is never null, whatever its members
+            known(values)
+            return apply_binary(expr.op, values[0], values[1])
+
+        return self.combine([left, right], apply, S.Op(f"BinaryOp {expr.op}"), expr.span, partial=True)
 
     def _unary(self, expr: UnaryOpExpr, env, depth, stack) -> Result:
         operand = self.trace(expr.operand, env, depth, stack)
         return self.combine([operand], lambda v: apply_unary(expr.op, v[0]), S.Op(f"UnaryOp {expr.op}"), expr.span, keep_source=True)
 
     def _tuple(self, expr: TupleExpr, env, depth, stack) -> Result:
-        results = [self.trace(item, env, depth, stack) for item in expr.items]
-        return self.combine(results, list, S.Build("TupleExpr"), expr.span, keys_of=_tuple_keys)
+        results = [self.member(item, env, depth, stack) for item in expr.items]
+        return self.combine(results, list, S.Build("TupleExpr"), expr.span, keys_of=_tuple_keys, partial=True)
 
     def _object(self, expr: ObjectExpr, env, depth, stack) -> Result:
         results: list[Result] = []
         for key, value in expr.items:
             results.append(self.trace(key, env, depth, stack))
-            results.append(self.trace(value, env, depth, stack))
+            results.append(self.member(value, env, depth, stack))
 
         def build(values: list[Value]) -> Value:
+            # A key given twice: the later one wins (a conditional key may repeat a literal one).
             return {to_string(values[i]): values[i + 1] for i in range(0, len(values), 2)}
 
-        return self.combine(results, build, S.Build("ObjectExpr"), expr.span, keys_of=_object_keys)
+        return self.combine(results, build, S.Build("ObjectExpr"), expr.span, keys_of=_object_keys, partial=True)
 
     def _conditional(self, expr: ConditionalExpr, env, depth, stack) -> Result:
         cond = self.without_universe(lambda: self.trace(expr.condition, env, depth, stack))
@@ -409,7 +442,7 @@ class Tracer:
             return traced[truth]
 
         if isinstance(cond, Unbounded):
-            same = _equal_arms(arm(True), arm(False))
+            same = _equal_arms(_wholly_known(arm(True)), _wholly_known(arm(False)))
             if same is not None:
                 return same  # every arm gives one value: the selector does not matter
             blocking = self.view.text(cond.span) if cond.span is not None else cond_text
@@ -429,8 +462,8 @@ class Tracer:
                 taken_true = truths.pop()
                 taken = expr.true_result if taken_true else expr.false_result
                 result = _prepend(self.trace(taken, env, depth, stack), S.Arm(taken_true, True, one_line(cond_text, collapse_spaces=True)))
-                if isinstance(result, Unbounded):
-                    return result
+                if isinstance(result, Unbounded) or first_unknown([b.value for b in result]) is not None:
+                    return result  # the arm's own value: HCL unifies known types only
                 # HCL still unifies the result with the other arm's type ("1" for `true ? 1 : "s"`).
                 other_result = arm(not taken_true)
                 other_values = [] if isinstance(other_result, Unbounded) else [b.value for b in other_result]
@@ -441,13 +474,13 @@ class Tracer:
             return self._join_arms(expr, [(arm(to_bool(cb.value)), cb.cond) for cb in cond])
         if _mentions(expr.condition, {**env.bindings, **env.iterators}):
             return cond  # unknown, and different in every iteration
-        root_text = lift(self.view, expr.condition, env.path)
-        if root_text is None:
+        root_expr = lift(self.view, expr.condition, env.path)
+        if root_expr is None or C.Existing("", scope=env.scope, root_expr=root_expr).gate_text is None:
             return Unbounded(
                 f"the selector {cond_text} in {env.scope} cannot be written in the root module "
                 f"(it depends on {cond.reason})", cond.cause, expr.condition.span, cond.variable,
             )
-        existing = existing_cond(expr.condition, cond_text, env.scope, root_text)
+        existing = existing_cond(expr.condition, cond_text, env.scope, root_expr)
         return self._join_arms(expr, [(arm(True), existing), (arm(False), C.Not(existing))])
 
     def _join_arms(self, expr: ConditionalExpr, arms: list[tuple[Result, C.Cond]]) -> Result:
@@ -457,6 +490,7 @@ class Tracer:
             self._may_fail = True
             arms = [(arm, gate) for arm, gate in arms if not (isinstance(arm, Unbounded) and arm.cause == "error")]
         for arm, _ in arms:
+            arm = _wholly_known(arm)  # arms are compared and unified: every member must be known
             if isinstance(arm, Unbounded):
                 return arm
         branches: tuple[Branch, ...] = ()
@@ -513,7 +547,7 @@ class Tracer:
                         continue
                 if expr.key_result is not None:
                     element_results.append(self.trace(expr.key_result, inner, depth, stack))
-                element_results.append(self.trace(expr.value_result, inner, depth, stack))
+                element_results.append(self.member(expr.value_result, inner, depth, stack))
             is_object, grouping = expr.key_result is not None, expr.grouping
 
             def build(values: list[Value]) -> Value:
@@ -530,7 +564,7 @@ class Tracer:
                         result[k] = values[i + 1]
                 return result
 
-            combined = self.combine(element_results, build, S.Op("ForExpr"), expr.span)
+            combined = self.combine(element_results, build, S.Op("ForExpr"), expr.span, partial=True)
             if isinstance(combined, Unbounded):
                 return combined
             out.extend(_gate(combined, branch.cond))
@@ -644,7 +678,7 @@ class Tracer:
         """Traces ``expr`` and says whether a failing combination was dropped on the way (for ``try``/``can``)."""
         outer = self._may_fail
         self._may_fail = False
-        result = self.trace(expr, env, depth, stack)
+        result = _wholly_known(self.trace(expr, env, depth, stack))  # try and can wait for every member
         may_fail = self._may_fail
         self._may_fail = outer or may_fail
         return result, may_fail
@@ -667,11 +701,11 @@ class Tracer:
                 )
                 if isinstance(result, Unbounded) and result.cause in ("variable", "data", "function", "opaque"):
                     # Terraform checks a child's validation block too: only the values it lists pass.
-                    selector = lift(self.view, argument.expr, env.path[:-1])
+                    selector = _printed(lift_variable(self.view, var.name, env.path))  # the value after the boundary
                     universe = self.validation_universe(var, env, var_type, selector) if selector is not None else None
                     if universe is not None:
                         return universe
-                return _convert_all(result, var_type, f"var.{var.name}", argument.expr.span)
+                return self._boundary(result, var, var_type, env, depth, stack, argument.expr.span)
             if var.default is not None:
                 return _convert_all(_prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, f"var.{var.name}", var.default.expr.span)
             return Unbounded(
@@ -685,7 +719,7 @@ class Tracer:
                 return Unbounded(f"the deployment sets var.{var.name} to a value tfphi cannot evaluate", "unassigned",
                                  var.label_span, (env.dir, var.name))
             assigned = (Branch(self.assignment[var.name], C.TRUE, (S.Deployment(f"var.{var.name}"),), var.label_span),)
-            return _convert_all(assigned, var_type, f"var.{var.name}", var.label_span)
+            return self._boundary(assigned, var, var_type, env, depth, stack, var.label_span)
         # Under a deployment, a variable its files leave unset takes its default, as in
         # `terraform plan -var-file=...`; otherwise a validation's values are what a caller may pass.
         universe = self.validation_universe(var, env, var_type, f"var.{var.name}") if self.assignment is None or var.default is None else None
@@ -716,6 +750,29 @@ class Tracer:
             var.label_span,
             (env.dir, var.name),
         )
+
+    def _boundary(self, result: Result, var: Variable, var_type, env: Env, depth: int, stack, span: Span) -> Result:
+        """A value crossing a variable boundary, as Terraform applies it: ``null`` given to a
+        ``nullable = false`` variable is its default (an error without one), then the value is
+        converted to the declared type."""
+        if isinstance(result, Unbounded) or var.nullable or not any(b.value is None for b in result):
+            return _convert_all(result, var_type, f"var.{var.name}", span)
+        default: Result = ()
+        if var.default is not None:
+            default = _prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span))
+            if isinstance(default, Unbounded):
+                return default
+        out: list[Branch] = []
+        for branch in result:
+            if branch.value is not None:
+                out.append(branch)
+            elif not default:
+                self._may_fail = True  # Terraform rejects null for a non-nullable variable without a default
+            else:
+                out.extend(Branch(d.value, d.cond, branch.path + d.path, d.source) for d in _gate(default, branch.cond))
+        if not out:
+            return Unbounded(f"var.{var.name} is not nullable and has no default, but is given null", "error", span)
+        return _convert_all(tuple(out), var_type, f"var.{var.name}", span)
 
     def validation_universe(self, var: Variable, env: Env, var_type, root_selector: str) -> Result | None:
         """One branch per value a validation block allows, gated ``Eq(var.x, v)``; ``root_selector`` is var.x in the root's terms."""
@@ -888,7 +945,7 @@ class Tracer:
                     return Unbounded(f"count is not a number: {exc}", "error", collection_expr.span)
                 for i in range(n):
                     entries.append((i, i, branch.cond, branch.path, branch.source))
-        elif isinstance(collection_expr, ObjectExpr):
+        elif isinstance(collection_expr, ObjectExpr) and self._static_keys(collection_expr, iteration.env, depth, stack):
             for key_expr, value_expr in collection_expr.items:
                 keys = self.trace(key_expr, iteration.env, depth, stack)
                 values = self.trace(value_expr, iteration.env, depth, stack)
@@ -921,6 +978,26 @@ class Tracer:
         if len(gated) > self.limits.branches:
             return Unbounded(f"bounded, but too large to specialize: {len(gated)} values > {self.limits.branches}", "size", collection_expr.span)
         return tuple(gated)
+
+    def _static_keys(self, expr: ObjectExpr, env: Env, depth: int, stack) -> bool:
+        """Whether an object constructor's keys are each one known value, all different: then its
+        entries are its items. Otherwise a key decided by a condition may repeat a later key, and
+        the later one wins: only the whole object, per branch, says which entries there are."""
+        seen: set[str] = set()
+        for key_expr, _ in expr.items:
+            keys = self.trace(key_expr, env, depth, stack)
+            if isinstance(keys, Unbounded):
+                return True  # the entry-wise walk reports it
+            if len(keys) != 1 or not isinstance(keys[0].cond, C.TrueCond):
+                return False
+            try:
+                key = to_string(keys[0].value)
+            except TfEvalError:
+                return True
+            if key in seen:
+                return False
+            seen.add(key)
+        return True
 
     def trace_data(self, module: Module, steps, env: Env, text: str, expr) -> Result:
         names = [s.name for s in steps[:2] if isinstance(s, AttrStep)]
@@ -967,11 +1044,19 @@ class Tracer:
             return self.combine([result], splat, S.Op("Splat"), span, keep_source=True)
         if isinstance(step, AttrStep):
             name = step.name
-            stepped = self.combine([result], lambda v: get_attribute(v[0], name), S.Op(f"GetAttr {name}"), span, keep_source=True, silent=True)
+            def attribute(v: list[Value]) -> Value:
+                known_operands(v)
+                return get_attribute(v[0], name)
+
+            stepped = self.combine([result], attribute, S.Op(f"GetAttr {name}"), span, keep_source=True, silent=True, partial=True)
             stepped = _select(stepped, name)
         else:
             key = self.trace(step.key, env, depth, stack)
-            stepped = self.combine([result, _aside(key)], lambda v: get_index(v[0], v[1]), S.Op("Index"), span, keep_source=True, silent=True)
+            def index(v: list[Value]) -> Value:
+                known_operands(v)
+                return get_index(v[0], v[1])
+
+            stepped = self.combine([result, _aside(key)], index, S.Op("Index"), span, keep_source=True, silent=True, partial=True)
             if isinstance(step.key, LiteralExpr) and (isinstance(step.key.value, str) or is_number(step.key.value)):
                 stepped = _select(stepped, to_string(step.key.value))
         return self.apply_steps(stepped, rest, env, depth, stack, span)
@@ -985,11 +1070,14 @@ class Tracer:
         keep_source: bool = False,
         silent: bool = False,
         keys_of: Callable[[list[Value]], tuple] | None = None,
+        partial: bool = False,
     ) -> Result:
         """The cross product of operand branch sets, each combination mapped through ``fn``.
 
         Contradictory combinations are dropped; combinations that fail to evaluate are dropped
-        too (Terraform would reject them); if all fail the result is an evaluation error.
+        too (Terraform would reject them); if all fail the result is an evaluation error. Only a
+        ``partial`` ``fn`` is given partly known values (``partial``); for any other, an unknown
+        member makes the result Unbounded.
         """
         for result in results:
             if isinstance(result, Unbounded):
@@ -1011,7 +1099,12 @@ class Tracer:
             if cond is None:
                 continue
             try:
-                value = fn([b.value for b in combo])
+                values = [b.value for b in combo]
+                if not partial:
+                    known(values)
+                value = fn(values)
+            except UnknownResult as unknown:
+                return unknown.unknown.unbounded
             except TfEvalError as exc:
                 # Terraform rejects this combination; other exceptions are our bugs and reach the guard.
                 error = error or str(exc)
@@ -1067,6 +1160,17 @@ _DISPATCH: dict[type, Callable] = {
 
 
 # ---- helpers ------------------------------------------------------------------------------
+
+
+def _wholly_known(result: Result) -> Result:
+    """The result, or the Unbounded of its first unknown member (``partial``) when it has one."""
+    if isinstance(result, Unbounded):
+        return result
+    for branch in result:
+        unknown = first_unknown(branch.value)
+        if unknown is not None:
+            return unknown.unbounded
+    return result
 
 
 def _prepend(result: Result, step: S.Step) -> Result:
@@ -1184,7 +1288,9 @@ def _convert_all(result: Result, var_type, label: str, span: Span) -> Result:
     error = None
     for b in result:
         try:
-            out.append(Branch(convert(b.value, var_type), b.cond, b.path, b.source))
+            out.append(Branch(convert_partial(b.value, var_type), b.cond, b.path, b.source))
+        except UnknownResult as unknown:
+            return unknown.unknown.unbounded
         except TfEvalError as exc:
             error = error or str(exc)
     if not out and error:
@@ -1210,7 +1316,14 @@ def _passes_value(expr: Expr) -> bool:
     return isinstance(expr, TemplateExpr) and len(expr.parts) == 1 and isinstance(expr.parts[0], Expr) and not expr.always_string
 
 
-def existing_cond(expr: Expr, text: str, scope: ModuleInstance, root_text: str | None) -> C.Existing:
+def _printed(expr: Expr | None) -> str | None:
+    try:
+        return P.print_expr(expr) if expr is not None else None
+    except P.NotPrintable:
+        return None
+
+
+def existing_cond(expr: Expr, text: str, scope: ModuleInstance, root_expr: Expr | None) -> C.Existing:
     """``Existing(expr)`` in ``scope``, remembering how tightly the expression binds for materialization."""
     prec = C.PREC_ATOM
     if isinstance(expr, BinaryOpExpr):
@@ -1219,7 +1332,7 @@ def existing_cond(expr: Expr, text: str, scope: ModuleInstance, root_text: str |
         prec = C.PREC_UNARY
     elif isinstance(expr, ConditionalExpr):
         prec = 0
-    return C.Existing(one_line(text), expr, prec, scope, root_text)
+    return C.Existing(one_line(text), expr, prec, scope, root_expr)
 
 
 def lift_validation_universe(var: Variable) -> list[tuple[Value, Span]] | None:
@@ -1327,7 +1440,8 @@ def finish(address: str, result: Result, limits: Limits, span: Span | None, path
         first = coalesced[0]
         return TraceResult(address, RESOLVED, (Branch(first.value, C.TRUE, first.path, first.source),), None, None, span, path)
     if not coalesced:
-        empty = Unbounded("the expression has no value under any condition", "error", span)
+        # (no branch at all: a dynamic block whose for_each is always empty is never generated)
+        empty = Unbounded("the expression has no value under any condition", "empty", span)
         return TraceResult(address, UNBOUNDED, (), None, empty, span, path)
     if len(coalesced) > limits.branches:
         too_large = Unbounded(f"bounded, but too large to specialize: {len(coalesced)} values > {limits.branches}", "size", span)
