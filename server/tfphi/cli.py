@@ -22,7 +22,7 @@ from .workspace_output import deployments_json, root_label, trace_json_document
 from .trace.conditions import NotExpressible, atoms, root_gate
 from .trace.result import RESOLVED, UNBOUNDED, TraceResult, instance_of
 from .trace.steps import phrases
-from .values.value import to_display
+from .values.value import json_text, to_display
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -237,7 +237,7 @@ def run_trace(args) -> int:
     result = trace_match(analysis, match, universe)
     if args.json:
         document = trace_json_document(analysis, match, result, trace_to_json(analysis, result), args.dir)
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(json_text(document, indent=2))  # numbers as Terraform prints them
     elif args.dot:
         from .features.trace_graph import to_dot, trace_graph
 
