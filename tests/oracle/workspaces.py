@@ -15,7 +15,8 @@ and no validation, so that a child's condition on it is lifted into the root) or
 ``set(string)`` variable passed a literal list with duplicates; objects with ``optional``
 attributes; an object literal with an apply-time member (``terraform_data.seed.output``)
 filtered by a ``for`` and iterated; literal maps compared to ``null``; object literals (values
-and ``for_each`` collections) whose computed key may repeat a later literal key.
+and ``for_each`` collections) whose computed key may repeat a later literal key; flush heredocs
+and ``%{ if }``/``%{ for }`` template directives.
 
 Assignments give every variable without a default one value of its universe (``cfg``, of type
 ``any``, takes a few object shapes): exactly what a caller may pass and Terraform accepts.
@@ -78,7 +79,7 @@ class Gen:
         if depth <= 0 or r.random() < 0.25:
             return r.choice(s.strings + [self.lit()])
         sub = lambda: self.string(s, depth - 1)  # noqa: E731
-        choice = r.randrange(17 if s.cfg else 15)
+        choice = r.randrange(20 if s.cfg else 18)
         if choice <= 2:
             return f"({self.boolean(s, depth - 1)} ? {sub()} : {sub()})"
         if choice == 3:
@@ -105,7 +106,13 @@ class Gen:
             return f"try({sub()}, {sub()})"
         if choice == 14:
             return f"substr({sub()}, 0, 2)"
-        if choice == 15:  # try over an object nobody knows
+        if choice == 15:  # a flush heredoc: the indentation removed is the smallest, interpolations included
+            return f"(<<-EOT\n    ${{{sub()}}}\n      {r.choice(['x', '%{ if ' + self.boolean(s, 0) + ' }y%{ endif }'])}\n    EOT\n)"
+        if choice == 16:  # template directives
+            return f'"%{{ if {self.boolean(s, depth - 1)} }}${{{sub()}}}%{{ else }}e%{{ endif }}"'
+        if choice == 17:
+            return f'"%{{ for i, v in [{sub()}, {sub()}] ~}}${{i}}=${{v}};%{{ endfor }}"'
+        if choice == 18:  # try over an object nobody knows
             return f'try(var.cfg.engine, {sub()})'
         return f'(can(var.cfg.engine) ? {sub()} : {sub()})'
 

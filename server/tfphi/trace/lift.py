@@ -35,6 +35,7 @@ from ..syntax.expr import (
     RelativeTraversalExpr,
     ScopeTraversalExpr,
     TemplateExpr,
+    TemplateJoinExpr,
     TupleExpr,
     UnaryOpExpr,
     iter_subexpressions,
@@ -114,6 +115,8 @@ def substitute(expr: Expr, bound: frozenset[str], lift_ref) -> Expr | None:
             return expr
         if isinstance(expr, TemplateExpr):
             return replace(expr, parts=tuple(p if isinstance(p, str) else sub(p) for p in expr.parts))
+        if isinstance(expr, TemplateJoinExpr):
+            return replace(expr, loop=sub(expr.loop))
         if isinstance(expr, ParenExpr):
             return replace(expr, inner=sub(expr.inner))
         if isinstance(expr, RelativeTraversalExpr):
@@ -241,7 +244,10 @@ def _is_null(expr: Expr) -> bool:
 
 
 def _may_be_null(expr: Expr) -> bool:
-    return not isinstance(_bare(expr), (LiteralExpr, TemplateExpr, TupleExpr, ObjectExpr, ForExpr))
+    bare = _bare(expr)
+    if isinstance(bare, TemplateExpr) and static_type(bare) != "string":
+        return True  # "${x}" is x
+    return not isinstance(bare, (LiteralExpr, TemplateExpr, TemplateJoinExpr, TupleExpr, ObjectExpr, ForExpr))
 
 
 def _bare(expr: Expr) -> Expr:
@@ -376,6 +382,10 @@ def static_type(expr: Expr, root=None) -> str | None:
             return "string"
         return "number" if is_number(value) else None
     if isinstance(expr, TemplateExpr):
+        # "${x}" alone is x itself, unconverted (hclsyntax's TemplateWrapExpr)
+        single = len(expr.parts) == 1 and not isinstance(expr.parts[0], str) and not expr.always_string
+        return static_type(expr.parts[0], root) if single else "string"
+    if isinstance(expr, TemplateJoinExpr):
         return "string"
     if isinstance(expr, UnaryOpExpr):
         return "bool" if expr.op == "!" else "number"
