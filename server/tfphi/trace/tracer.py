@@ -475,7 +475,7 @@ class Tracer:
         if _mentions(expr.condition, {**env.bindings, **env.iterators}):
             return cond  # unknown, and different in every iteration
         root_expr = lift(self.view, expr.condition, env.path)
-        if root_expr is None or C.Existing("", scope=env.scope, root_expr=root_expr).gate_text is None:
+        if _printed(root_expr) is None:  # not in the root's terms, or not printable as a gate
             return Unbounded(
                 f"the selector {cond_text} in {env.scope} cannot be written in the root module "
                 f"(it depends on {cond.reason})", cond.cause, expr.condition.span, cond.variable,
