@@ -422,6 +422,22 @@ def fixed_workspaces() -> list[Workspace]:
          "module.c.terraform_data.q.input", "terraform_data.k.input", "terraform_data.f.input"],
         {"port": [5432, 3306], "b": [True, False]},
     )
+    # exists in the root's terms when a count depends on each instance of an unknown collection
+    instances = _fixed(
+        6,
+        {
+            "main.tf": 'variable "items" {\n  type = map(object({ on = bool }))\n}\n' + 'variable "n" {\n  type = number\n}\n'
+            + 'variable "names" {\n  type = set(string)\n}\n'
+            'module "m" {\n  source   = "./c"\n  for_each = var.items\n  on       = each.value.on\n}\n'
+            'module "k" {\n  source = "./c"\n  count  = var.n\n  on     = count.index == 1\n}\n'
+            'module "s" {\n  source   = "./c"\n  for_each = var.names\n  on       = each.key != "off"\n}\n',
+            "c/main.tf": 'variable "on" {\n  type = bool\n}\n'
+            'resource "terraform_data" "r" {\n  count = var.on ? 1 : 0\n  input = "x"\n}\n',
+        },
+        ["module.m.terraform_data.r.input", "module.k.terraform_data.r.input", "module.s.terraform_data.r.input"],
+        {"items": [{}, {"a": {"on": False}}, {"a": {"on": False}, "b": {"on": True}}], "n": [0, 1, 2],
+         "names": [[], ["off"], ["off", "x"]]},
+    )
     # Terraform plans these; tfphi must too (an unrelated apply-time member is no excuse).
     boundaries.known = ["module.c.terraform_data.p.input", "module.c.terraform_data.q.input", "module.c.terraform_data.x.input"]
-    return [regressions, scoping, unknowns, duplicate, boundaries]
+    return [regressions, scoping, unknowns, duplicate, boundaries, instances]
