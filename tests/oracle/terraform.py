@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
 import tempfile
 from decimal import Decimal
 from pathlib import Path
@@ -25,6 +26,7 @@ LINE_LIMIT = 60_000
 ERROR = "E"  # a row Terraform rejects
 UNENCODABLE = "U"  # a row Terraform evaluates to something jsonencode refuses (an infinity)
 UNKNOWN = "?"  # a row Terraform evaluates to an unknown value ("known after apply")
+TIMEOUT = "T"  # a row terraform console did not evaluate within its time limit (nothing to compare)
 
 
 def decode_json(text: str) -> Any:
@@ -73,7 +75,16 @@ class Console:
             return
         attrs = ", ".join(self._row(i, expression) for i, expression in rows)
         self.runs += 1
-        done = run_terraform(["console", "-no-color"], self.directory, stdin=f"base64encode(jsonencode({{{attrs}}}))\n", timeout=60)
+        try:
+            done = run_terraform(["console", "-no-color"], self.directory, stdin=f"base64encode(jsonencode({{{attrs}}}))\n", timeout=60)
+        except subprocess.TimeoutExpired:  # one row Terraform takes minutes over (a huge range or pow): found by halving
+            if len(rows) == 1:
+                results[rows[0][0]] = TIMEOUT
+                return
+            half = len(rows) // 2
+            self._evaluate(rows[:half], results)
+            self._evaluate(rows[half:], results)
+            return
         printed = done.stdout.strip()
         unknown = done.returncode == 0 and printed == "(known after apply)"
         if done.returncode != 0 or unknown:

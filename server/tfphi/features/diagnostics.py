@@ -11,7 +11,7 @@ from ..lazy_re import lazy_compile
 from ..records import record
 from ..stir.deployments import undeclared_assignments
 from ..stir.roots import describe_call_path
-from ..stir.workspace import is_installed_dir, module_dir_of
+from ..stir.workspace import init_command, is_installed_dir, module_dir_of
 from ..syntax.expr import ScopeTraversalExpr, walk
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
@@ -528,7 +528,9 @@ def unbounded_fixes(analysis: Analysis | None, resource_type: str, field: str, b
                          "(for example a bool variable the caller sets), not from a value that only exists after apply.")]
         return [Fix("plan-time", f"set {field} from a variable or a literal instead of an attribute that only exists after apply.")]
     if blocked.cause == "opaque":
-        return [Fix("init", "run `terraform init` so the module is installed under .terraform/modules, or use a local source.")]
+        caller = analysis.modules.get(module_dir_of(blocked.span.file)) if analysis is not None and blocked.span else None
+        command = init_command(caller.files if caller is not None else ())
+        return [Fix("init", f"run `{command}` so the module is installed under .terraform/modules, or use a local source.")]
     if blocked.cause == "size":
         return [
             Fix("narrow", "narrow the set: constrain the root variable that decides it with a validation block "

@@ -21,7 +21,7 @@ from ..analysis import Analysis, FieldTrace
 from ..diagnostics import Diagnostic, Related
 from ..records import record
 from ..stir.model import ModuleCall
-from ..stir.workspace import CallPath, is_installed_dir
+from ..stir.workspace import CallPath, init_command, is_installed_dir
 from ..syntax.expr import Span
 from ..syntax.hclfile import Attribute
 from ..trace.result import RESOLVED, UNBOUNDED
@@ -168,7 +168,8 @@ def _not_installed(analysis: Analysis, dir: str, installed: str, seen: set[tuple
             calls = "".join(f"module.{c}." for c, _ in path[1:])
             message = (f"{calls}module.{name} (source {call.source!r}, called at {where(analysis, call.label_span)}) is not "
                        "installed: .terraform/modules/modules.json does not list it, so its outputs are unknown until "
-                       "`terraform init` installs it (tfphi never downloads it)")
+                       f"`{init_command(analysis.modules[dir].files if dir in analysis.modules else ())}` installs it "
+                       "(tfphi never downloads it)")
             span = handoff.call.label_span
             key = (span.file, span, "module-not-installed", message)
             if key in seen:

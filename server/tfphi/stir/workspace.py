@@ -181,11 +181,18 @@ def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
             f"module.{name} (source {source!r}, in the installed module {dir}) is not listed in "
             ".terraform/modules/modules.json (a partial or older `terraform init`); `terraform init` installs it",
         )
+    command = init_command(modules[dir].files) if dir in modules else "terraform init"
     return CallTarget(
         None,
         f"module.{name} uses the non-local source {source!r}, which is not installed; "
-        "`terraform init` installs it into .terraform/modules",
+        f"`{command}` installs it into .terraform/modules",
     )
+
+
+def init_command(files: Iterable[str]) -> str:
+    """The command that installs a module's non-local sources: ``tofu init`` where the module is
+    OpenTofu's (it reads ``.tofu`` files, which only OpenTofu does), else ``terraform init``."""
+    return "tofu init" if any(f.endswith((".tofu", ".tofu.json")) for f in files) else "terraform init"
 
 
 def _outside(dir: str) -> bool:

@@ -446,6 +446,8 @@ class Tracer:
             return traced[truth]
 
         if isinstance(cond, Unbounded):
+            if cond.cause == "error":
+                return cond  # Terraform fails on the condition, whatever the arms hold
             same = _equal_arms(_wholly_known(arm(True)), _wholly_known(arm(False)))
             if same is not None:
                 return same  # every arm gives one value: the selector does not matter
@@ -470,6 +472,10 @@ class Tracer:
                     return result  # the arm's own value: HCL unifies known types only
                 # HCL still unifies the result with the other arm's type ("1" for `true ? 1 : "s"`).
                 other_result = arm(not taken_true)
+                if isinstance(other_result, Unbounded) and other_result.cause == "error" and any(_holds_number_or_bool(b.value) for b in result):
+                    # HCL still types the failing arm (a failing call has its return type) and may
+                    # convert this arm's numbers and bools to strings: tfphi cannot see that type
+                    return Unbounded(f"the other arm of {cond_text} fails, and its type decides this arm's value", "opaque", expr.span)
                 other_values = [] if isinstance(other_result, Unbounded) else [b.value for b in other_result]
                 return _unify_arms(result, other_values, expr.span)
             # The condition's own branches already say when it holds, in the root's terms and
@@ -1260,6 +1266,16 @@ def _equal_arms(true_arm: Result, false_arm: Result) -> Result | None:
     if value_key(first.value) != value_key(second.value):
         return None
     return (Branch(first.value, C.TRUE, first.path, first.source),)
+
+
+def _holds_number_or_bool(value: Value) -> bool:
+    if isinstance(value, bool) or is_number(value):
+        return True
+    if isinstance(value, list):
+        return any(map(_holds_number_or_bool, value))
+    if isinstance(value, dict):
+        return any(map(_holds_number_or_bool, value.values()))
+    return False
 
 
 def _coalesce(branches: tuple[Branch, ...]) -> tuple[Branch, ...]:

@@ -4,7 +4,9 @@ from __future__ import annotations
 
 
 from ...values.numbers import INT64, Whole, arithmetic
+from ...values.sets import set_has
 from ...values.value import TfEvalError, Value, type_name, value_key, values_equal
+from . import return_rules as rules
 from .registry import _fn
 from .strings import _graphemes
 from .arguments import _not_null, _str, _num, _int, _bool, _list, _sequence, _obj, _strlist, _unify, _unify_all, _set_sorted
@@ -34,7 +36,7 @@ def _coalescelist(args: list[Value]) -> Value:
     raise TfEvalError("no non-null arguments")
 
 
-@_fn("lookup", 2, 3)
+@_fn("lookup", 2, 3, returns=rules.lookup)
 def _lookup(args: list[Value]) -> Value:
     mapping = _obj(args[0], "inputMap")
     key = _str(args[1], "key")
@@ -68,11 +70,11 @@ def _index(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     for position, item in enumerate(items):
         if values_equal(item, args[1]):
-            return position
+            return Whole(position, INT64)
     raise TfEvalError("item not found")
 
 
-@_fn("concat", 1, None)
+@_fn("concat", 1, None, returns=rules.concat)
 def _concat(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
@@ -80,7 +82,7 @@ def _concat(args: list[Value]) -> Value:
     return out
 
 
-@_fn("merge", 0, None)
+@_fn("merge", 0, None, returns=rules.merge)
 def _merge(args: list[Value]) -> Value:
     out: dict[str, Value] = {}
     for index, value in enumerate(args):
@@ -90,12 +92,12 @@ def _merge(args: list[Value]) -> Value:
     return {key: out[key] for key in sorted(out)}
 
 
-@_fn("keys", 1)
+@_fn("keys", 1, returns=rules.list_of_strings_for_a_map)
 def _keys(args: list[Value]) -> Value:
     return sorted(_obj(args[0], "inputMap"))
 
 
-@_fn("values", 1)
+@_fn("values", 1, returns=rules.list_for_a_map)
 def _values(args: list[Value]) -> Value:
     mapping = _obj(args[0], "mapping")
     return [mapping[key] for key in sorted(mapping)]
@@ -106,13 +108,13 @@ def _length(args: list[Value]) -> Value:
     value = args[0]
     _not_null(value, "value")
     if isinstance(value, str):
-        return len(_graphemes(value))
+        return Whole(len(_graphemes(value)), INT64)  # cty.NumberIntVal: a Go int64
     if isinstance(value, (list, dict)):
-        return len(value)
+        return Whole(len(value), INT64)
     raise TfEvalError(f"argument must be a string, a collection type, or a structural type, not {type_name(value)}")
 
 
-@_fn("distinct", 1)
+@_fn("distinct", 1, params=("list: list(dynamic)",), returns=rules.list_like_the_argument)
 def _distinct(args: list[Value]) -> Value:
     seen: set[str] = set()
     out: list[Value] = []
@@ -139,12 +141,12 @@ def _flatten(args: list[Value]) -> Value:
     return out
 
 
-@_fn("reverse", 1)
+@_fn("reverse", 1, returns=rules.list_for_a_list_or_set)
 def _reverse(args: list[Value]) -> Value:
     return list(reversed(_list(args[0], "list")))
 
 
-@_fn("slice", 3)
+@_fn("slice", 3, returns=rules.list_for_a_list_or_set)
 def _slice(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     start = _int(args[1], "start_index")
@@ -158,12 +160,12 @@ def _slice(args: list[Value]) -> Value:
     return items[start:end]
 
 
-@_fn("sort", 1)
+@_fn("sort", 1, params=("list: list(string)",), returns="list(string)")
 def _sort(args: list[Value]) -> Value:
     return sorted(_strlist(args[0], "list"))
 
 
-@_fn("zipmap", 2)
+@_fn("zipmap", 2, params=("keys: list(string)", "values: dynamic"), returns=rules.zipmap)
 def _zipmap(args: list[Value]) -> Value:
     keys = _strlist(args[0], "keys")
     values = _list(args[1], "values")
@@ -173,13 +175,13 @@ def _zipmap(args: list[Value]) -> Value:
     return {key: out[key] for key in sorted(out)}
 
 
-@_fn("compact", 1)
+@_fn("compact", 1, params=("list: list(string)",), returns="list(string)")
 def _compact(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     return [_str(item, "element") for item in items if item is not None and item != ""]
 
 
-@_fn("range", 1, 3)
+@_fn("range", 1, 3, variadic="params: number", params=(), returns="list(number)")
 def _range(args: list[Value]) -> Value:
     numbers = [_num(arg, f"argument {i + 1}") for i, arg in enumerate(args)]
     if len(numbers) == 1:
@@ -213,18 +215,18 @@ def _one(args: list[Value]) -> Value:
     return items[0]
 
 
-@_fn("chunklist", 2)
+@_fn("chunklist", 2, params=("list: list(dynamic)", "size: number"), returns=rules.chunks)
 def _chunklist(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     size = _int(args[1], "size")
     if size < 0:
         raise TfEvalError("the size argument must be positive")
     if size == 0:
-        return [list(items)]
+        return [list(items)] if items else []
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-@_fn("matchkeys", 3)
+@_fn("matchkeys", 3, returns=rules.list_of_the_first_elements)
 def _matchkeys(args: list[Value]) -> Value:
     values = _list(args[0], "values")
     keys = _list(args[1], "keys")
@@ -238,7 +240,7 @@ def _matchkeys(args: list[Value]) -> Value:
     return [value for value, key in zip(values, keys) if value_key(key) in wanted]
 
 
-@_fn("transpose", 1)
+@_fn("transpose", 1, params=("values: map(list(string))",), returns="map(list(string))")
 def _transpose(args: list[Value]) -> Value:
     mapping = _obj(args[0], "values")
     out: dict[str, list[str]] = {}
@@ -248,7 +250,7 @@ def _transpose(args: list[Value]) -> Value:
     return {key: out[key] for key in sorted(out)}
 
 
-@_fn("alltrue", 1)
+@_fn("alltrue", 1, params=("list: list(bool)",))
 def _alltrue(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     result = True
@@ -258,7 +260,7 @@ def _alltrue(args: list[Value]) -> Value:
     return result
 
 
-@_fn("anytrue", 1)
+@_fn("anytrue", 1, params=("list: list(bool)",))
 def _anytrue(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     result = False
@@ -268,7 +270,7 @@ def _anytrue(args: list[Value]) -> Value:
     return result
 
 
-@_fn("setunion", 1, None)
+@_fn("setunion", 1, None, returns=rules.set_operation)
 def _setunion(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
@@ -276,22 +278,19 @@ def _setunion(args: list[Value]) -> Value:
     return _set_sorted(_unify(out, "setunion"))
 
 
-@_fn("setintersection", 1, None)
+@_fn("setintersection", 1, None, returns=rules.set_operation)
 def _setintersection(args: list[Value]) -> Value:
     sets = _unify_all([_list(value, f"argument {i + 1}") for i, value in enumerate(args)])
-    keys = [{value_key(v) for v in s} for s in sets]
-    common = set.intersection(*keys)
-    return _set_sorted([v for v in sets[0] if value_key(v) in common])
+    return _set_sorted([v for v in sets[0] if all(set_has(other, v) for other in sets[1:])])
 
 
-@_fn("setsubtract", 2)
+@_fn("setsubtract", 2, returns=rules.set_operation)
 def _setsubtract(args: list[Value]) -> Value:
     first, second = _unify_all([_list(args[0], "a"), _list(args[1], "b")])
-    remove = {value_key(v) for v in second}
-    return _set_sorted([v for v in first if value_key(v) not in remove])
+    return _set_sorted([v for v in first if not set_has(second, v)])
 
 
-@_fn("setproduct", 2, None)
+@_fn("setproduct", 2, None, returns=rules.setproduct)
 def _setproduct(args: list[Value]) -> Value:
     product: list[list[Value]] = [[]]
     for index, value in enumerate(args):

@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 
+from ...values.types import ANY, TypeSpec, convert
 from ...values.value import TfEvalError, TfUnrepresentable, Value, to_number, to_string, type_name
 from .registry import _fn
-from .arguments import _unify, _set_sorted, _NUMBER_TEXT
+from .arguments import _NUMBER_TEXT
 
 
 # ---------------------------------------------------------------------------------------------
@@ -59,7 +60,7 @@ def _tolist(args: list[Value]) -> Value:
         return None
     if not isinstance(value, list):
         raise TfEvalError(f"cannot convert {type_name(value)} to list")
-    return _unify(value, "tolist")
+    return convert(value, TypeSpec("list", ANY))
 
 
 @_fn("toset", 1)
@@ -69,7 +70,7 @@ def _toset(args: list[Value]) -> Value:
         return None
     if not isinstance(value, list):
         raise TfEvalError(f"cannot convert {type_name(value)} to set")
-    return _set_sorted(_unify(value, "toset"))
+    return convert(value, TypeSpec("set", ANY))
 
 
 @_fn("tomap", 1)
@@ -79,8 +80,7 @@ def _tomap(args: list[Value]) -> Value:
         return None
     if not isinstance(value, dict):
         raise TfEvalError(f"cannot convert {type_name(value)} to map")
-    keys = list(value)
-    return dict(zip(keys, _unify([value[k] for k in keys], "tomap")))
+    return convert(value, TypeSpec("map", ANY))
 
 
 @_fn("sensitive", 1)

@@ -25,9 +25,9 @@ def _b64digest(name: str) -> Callable[[list[Value]], Value]:
 
 
 for _name in ("md5", "sha1", "sha256", "sha512"):
-    _fn(_name, 1)(_digest(_name))
+    _fn(_name, 1, params=("str: string",))(_digest(_name))
 for _name in ("sha256", "sha512"):
-    _fn(f"base64{_name}", 1)(_b64digest(_name))
+    _fn(f"base64{_name}", 1, params=("str: string",))(_b64digest(_name))
 
 
 _UUID_NAMESPACES = {"dns": "NAMESPACE_DNS", "url": "NAMESPACE_URL", "oid": "NAMESPACE_OID", "x500": "NAMESPACE_X500"}

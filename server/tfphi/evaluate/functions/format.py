@@ -95,7 +95,9 @@ def _format_verb(verb: str, flags: str, width: int | None, precision: int | None
             return _pad("null", flags, width, False)
         if isinstance(value, (list, dict)):
             return _pad(_json_encode(value), flags, width, False)
-        return _pad(to_string(value), flags, width, is_number(value))
+        if is_number(value):  # cty: Text('g', -1), the shortest %g (1e+06, 1.5e-07)
+            return _pad(format_verb(value, "g", None), flags, width, True)
+        return _pad(to_string(value), flags, width, False)
     if value is None:
         raise TfEvalError(f"unsupported value for %{verb} at {position}: null value cannot be formatted")
     if verb == "s":
@@ -144,7 +146,7 @@ def _format_fn(args: list[Value]) -> Value:
     return _format(_str(args[0], "format"), args[1:])
 
 
-@_fn("formatlist", 1, None)
+@_fn("formatlist", 1, None, returns="list(string)")
 def _formatlist(args: list[Value]) -> Value:
     fmt = _str(args[0], "format")
     rest = args[1:]
