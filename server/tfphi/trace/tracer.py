@@ -50,6 +50,7 @@ from .operators import apply_binary, apply_unary, get_attribute, get_index, unif
 from .partial import Unknown, UnknownResult, compare_with_null, convert_partial, first_unknown, known, known_operands
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
 from ..evaluate.type_constraints import parse_type
+from ..values.numbers import INT64, Whole
 from ..values.types import convert
 from ..values.value import TfEvalError, TfSet, TfUnrepresentable, Value, from_python, is_number, nfc, to_bool, to_hcl, to_number, to_string, value_key
 
@@ -534,7 +535,7 @@ class Tracer:
             elif isinstance(value, TfSet):
                 entries = [(item, item) for item in value]  # a set's elements are their own keys
             elif isinstance(value, list):
-                entries = list(enumerate(value))
+                entries = [(Whole(i, INT64), item) for i, item in enumerate(value)]  # HCL's index is a Go int64
             else:
                 continue
             element_results: list[Result] = []

@@ -127,6 +127,7 @@ def _canonical(value: Value) -> Any:
 
 
 UNKNOWN_TYPE = "\x00?"
+_UNKNOWN_TYPE_IN_KEY = json.dumps(UNKNOWN_TYPE)[1:-1]  # as value_key's JSON writes it
 
 
 def _element_mark(collection) -> str:
@@ -138,7 +139,7 @@ def values_equal(a: Value, b: Value) -> bool:
     split(",", "a")`` too); where an empty collection's element type is not known, the answer is
     not known either (TfUnrepresentable)."""
     left, right = value_key(a), value_key(b)
-    if UNKNOWN_TYPE in left or UNKNOWN_TYPE in right:
+    if _UNKNOWN_TYPE_IN_KEY in left or _UNKNOWN_TYPE_IN_KEY in right:
         raise TfUnrepresentable("an empty collection whose element type tfphi does not know is compared")
     return left == right
 

@@ -16,7 +16,7 @@ from .arguments import _not_null, _str, _num, _int, _bool, _list, _sequence, _ob
 # Collections
 
 
-@_fn("coalesce", 1, None)
+@_fn("coalesce", 1, None, params=(), variadic="vals: dynamic?")
 def _coalesce(args: list[Value]) -> Value:
     present = [v for v in args if v is not None]
     unified = _unify(present, "coalesce") if present else []
@@ -26,7 +26,7 @@ def _coalesce(args: list[Value]) -> Value:
     raise TfEvalError("no non-null, non-empty-string arguments")
 
 
-@_fn("coalescelist", 1, None)
+@_fn("coalescelist", 1, None, params=(), variadic="vals: dynamic")
 def _coalescelist(args: list[Value]) -> Value:
     for index, value in enumerate(args):
         if value is None:
@@ -36,7 +36,7 @@ def _coalescelist(args: list[Value]) -> Value:
     raise TfEvalError("no non-null arguments")
 
 
-@_fn("lookup", 2, 3, returns=rules.lookup)
+@_fn("lookup", 2, 3, params=("inputMap: dynamic", "key: string", "default: dynamic?"), returns=rules.lookup)
 def _lookup(args: list[Value]) -> Value:
     mapping = _obj(args[0], "inputMap")
     key = _str(args[1], "key")
@@ -47,7 +47,7 @@ def _lookup(args: list[Value]) -> Value:
     raise TfEvalError(f'lookup failed to find key "{key}"')
 
 
-@_fn("element", 2)
+@_fn("element", 2, params=("list: dynamic", "index: number"))
 def _element(args: list[Value]) -> Value:
     items = _sequence(args[0], "list")
     index = _int(args[1], "index")
@@ -58,14 +58,14 @@ def _element(args: list[Value]) -> Value:
     return items[index % len(items)]
 
 
-@_fn("contains", 2)
+@_fn("contains", 2, params=("list: dynamic", "value: dynamic"))
 def _contains(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     _not_null(args[1], "value")
     return any(values_equal(item, args[1]) for item in items)
 
 
-@_fn("index", 2)
+@_fn("index", 2, params=("list: dynamic", "value: dynamic"))
 def _index(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     for position, item in enumerate(items):
@@ -74,7 +74,7 @@ def _index(args: list[Value]) -> Value:
     raise TfEvalError("item not found")
 
 
-@_fn("concat", 1, None, returns=rules.concat)
+@_fn("concat", 1, None, params=(), variadic="seqs: dynamic", returns=rules.concat)
 def _concat(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
@@ -82,7 +82,7 @@ def _concat(args: list[Value]) -> Value:
     return out
 
 
-@_fn("merge", 0, None, returns=rules.merge)
+@_fn("merge", 0, None, params=(), variadic="maps: dynamic?", returns=rules.merge)
 def _merge(args: list[Value]) -> Value:
     out: dict[str, Value] = {}
     for index, value in enumerate(args):
@@ -92,18 +92,18 @@ def _merge(args: list[Value]) -> Value:
     return {key: out[key] for key in sorted(out)}
 
 
-@_fn("keys", 1, returns=rules.list_of_strings_for_a_map)
+@_fn("keys", 1, params=("inputMap: dynamic",), returns=rules.list_of_strings_for_a_map)
 def _keys(args: list[Value]) -> Value:
     return sorted(_obj(args[0], "inputMap"))
 
 
-@_fn("values", 1, returns=rules.list_for_a_map)
+@_fn("values", 1, params=("mapping: dynamic",), returns=rules.list_for_a_map)
 def _values(args: list[Value]) -> Value:
     mapping = _obj(args[0], "mapping")
     return [mapping[key] for key in sorted(mapping)]
 
 
-@_fn("length", 1)
+@_fn("length", 1, params=("value: dynamic",))
 def _length(args: list[Value]) -> Value:
     value = args[0]
     _not_null(value, "value")
@@ -134,19 +134,19 @@ def _flatten_into(items: list[Value], out: list[Value]) -> None:
             out.append(item)
 
 
-@_fn("flatten", 1)
+@_fn("flatten", 1, params=("list: dynamic",))
 def _flatten(args: list[Value]) -> Value:
     out: list[Value] = []
     _flatten_into(_list(args[0], "list"), out)
     return out
 
 
-@_fn("reverse", 1, returns=rules.list_for_a_list_or_set)
+@_fn("reverse", 1, params=("list: dynamic",), returns=rules.list_for_a_list_or_set)
 def _reverse(args: list[Value]) -> Value:
     return list(reversed(_list(args[0], "list")))
 
 
-@_fn("slice", 3, returns=rules.list_for_a_list_or_set)
+@_fn("slice", 3, params=("list: dynamic", "start_index: number", "end_index: number"), returns=rules.list_for_a_list_or_set)
 def _slice(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     start = _int(args[1], "start_index")
@@ -205,7 +205,7 @@ def _range(args: list[Value]) -> Value:
     return out
 
 
-@_fn("one", 1)
+@_fn("one", 1, params=("list: dynamic",))
 def _one(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     if not items:
@@ -226,7 +226,7 @@ def _chunklist(args: list[Value]) -> Value:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-@_fn("matchkeys", 3, returns=rules.list_of_the_first_elements)
+@_fn("matchkeys", 3, params=("values: dynamic", "keys: dynamic", "searchset: dynamic"), returns=rules.list_of_the_first_elements)
 def _matchkeys(args: list[Value]) -> Value:
     values = _list(args[0], "values")
     keys = _list(args[1], "keys")
@@ -270,7 +270,7 @@ def _anytrue(args: list[Value]) -> Value:
     return result
 
 
-@_fn("setunion", 1, None, returns=rules.set_operation)
+@_fn("setunion", 1, None, params=("first_set: dynamic",), variadic="other_sets: dynamic", returns=rules.set_operation)
 def _setunion(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
@@ -278,13 +278,13 @@ def _setunion(args: list[Value]) -> Value:
     return _set_sorted(_unify(out, "setunion"))
 
 
-@_fn("setintersection", 1, None, returns=rules.set_operation)
+@_fn("setintersection", 1, None, params=("first_set: dynamic",), variadic="other_sets: dynamic", returns=rules.set_operation)
 def _setintersection(args: list[Value]) -> Value:
     sets = _unify_all([_list(value, f"argument {i + 1}") for i, value in enumerate(args)])
     return _set_sorted([v for v in sets[0] if all(set_has(other, v) for other in sets[1:])])
 
 
-@_fn("setsubtract", 2, returns=rules.set_operation)
+@_fn("setsubtract", 2, params=("a: dynamic", "b: dynamic"), returns=rules.set_operation)
 def _setsubtract(args: list[Value]) -> Value:
     first, second = _unify_all([_list(args[0], "a"), _list(args[1], "b")])
     return _set_sorted([v for v in first if not set_has(second, v)])

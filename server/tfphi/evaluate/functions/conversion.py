@@ -13,7 +13,7 @@ from .arguments import _NUMBER_TEXT
 # Type conversion
 
 
-@_fn("tostring", 1)
+@_fn("tostring", 1, params=("v: dynamic?",))
 def _tostring(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -23,7 +23,7 @@ def _tostring(args: list[Value]) -> Value:
     return to_string(value)
 
 
-@_fn("tonumber", 1)
+@_fn("tonumber", 1, params=("v: dynamic?",))
 def _tonumber(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -37,7 +37,7 @@ def _tonumber(args: list[Value]) -> Value:
     return to_number(value)
 
 
-@_fn("tobool", 1)
+@_fn("tobool", 1, params=("v: dynamic?",))
 def _tobool(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -53,7 +53,7 @@ def _tobool(args: list[Value]) -> Value:
     raise TfEvalError(f"cannot convert {type_name(value)} to bool")
 
 
-@_fn("tolist", 1)
+@_fn("tolist", 1, params=("v: dynamic?",))
 def _tolist(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -63,7 +63,7 @@ def _tolist(args: list[Value]) -> Value:
     return convert(value, TypeSpec("list", ANY))
 
 
-@_fn("toset", 1)
+@_fn("toset", 1, params=("v: dynamic?",))
 def _toset(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -73,7 +73,7 @@ def _toset(args: list[Value]) -> Value:
     return convert(value, TypeSpec("set", ANY))
 
 
-@_fn("tomap", 1)
+@_fn("tomap", 1, params=("v: dynamic?",))
 def _tomap(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -83,22 +83,22 @@ def _tomap(args: list[Value]) -> Value:
     return convert(value, TypeSpec("map", ANY))
 
 
-@_fn("sensitive", 1)
+@_fn("sensitive", 1, params=("value: dynamic?",))
 def _sensitive(args: list[Value]) -> Value:
     return args[0]
 
 
-@_fn("nonsensitive", 1)
+@_fn("nonsensitive", 1, params=("value: dynamic?",))
 def _nonsensitive(args: list[Value]) -> Value:
     return args[0]
 
 
-@_fn("issensitive", 1)
+@_fn("issensitive", 1, params=("value: dynamic?",))
 def _issensitive(args: list[Value]) -> Value:
     # tfphi does not track sensitivity: whether a value is sensitive is not known here
     raise TfUnrepresentable("issensitive(): tfphi does not track which values are sensitive")
 
 
-@_fn("ephemeralasnull", 1)
+@_fn("ephemeralasnull", 1, params=("value: dynamic?",))
 def _ephemeralasnull(args: list[Value]) -> Value:
     return args[0]

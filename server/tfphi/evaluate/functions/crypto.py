@@ -33,7 +33,7 @@ for _name in ("sha256", "sha512"):
 _UUID_NAMESPACES = {"dns": "NAMESPACE_DNS", "url": "NAMESPACE_URL", "oid": "NAMESPACE_OID", "x500": "NAMESPACE_X500"}
 
 
-@_fn("uuidv5", 2)
+@_fn("uuidv5", 2, params=("namespace: string", "name: string"))
 def _uuidv5(args: list[Value]) -> Value:
     namespace_text = _str(args[0], "namespace")
     name = _str(args[1], "name")

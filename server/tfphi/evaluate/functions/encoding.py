@@ -83,7 +83,7 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"invalid JSON literal {name}")
 
 
-@_fn("jsonencode", 1)
+@_fn("jsonencode", 1, params=("val: dynamic?",))
 def _jsonencode(args: list[Value]) -> Value:
     return _json_encode(args[0])
 

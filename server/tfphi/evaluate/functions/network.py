@@ -56,7 +56,7 @@ def _cidrsubnet(args: list[Value]) -> Value:
     return _subnet(_network(args[0]), _int(args[1], "newbits"), _int(args[2], "netnum"))
 
 
-@_fn("cidrsubnets", 1, None, returns="list(string)")
+@_fn("cidrsubnets", 1, None, params=("prefix: string",), variadic="newbits: number", returns="list(string)")
 def _cidrsubnets(args: list[Value]) -> Value:
     network = _network(args[0])
     max_bits = network.max_prefixlen

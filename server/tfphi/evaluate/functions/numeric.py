@@ -91,7 +91,7 @@ def _log(args: list[Value]) -> Value:
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-@_fn("parseint", 2)
+@_fn("parseint", 2, params=("number: dynamic", "base: number"))
 def _parseint(args: list[Value]) -> Value:
     text = _str(args[0], "number")
     base = _int(args[1], "base")
@@ -114,7 +114,7 @@ def _parseint(args: list[Value]) -> Value:
     return Whole(result, max(INT64, result.bit_length()))  # big.Float.SetInt
 
 
-@_fn("sum", 1)
+@_fn("sum", 1, params=("list: dynamic",))
 def _sum(args: list[Value]) -> Value:
     numbers = _numlist(args[0], "list")
     if not numbers:

@@ -73,7 +73,12 @@ def call_function(name: str, args: list[Value]) -> Value:
         result = nfc_value(spec.impl(converted))
         rule = spec.returns
         returns = rule(converted) if callable(rule) else rule
-        return result if returns is None or result is None else convert(result, returns)
+        if returns is None or result is None:
+            return result
+        result = convert(result, returns)
+        if returns.element == ANY and getattr(result, "element", ANY) is None:
+            result.element = ANY  # the rule says: a collection of any type (setunion of empty sets of any type)
+        return result
     except TfEvalError as exc:
         message = str(exc)
         if message.startswith(f"{name}: "):

@@ -17,16 +17,17 @@ STRING = TypeSpec("string")
 LIST_OF_STRINGS = TypeSpec("list", STRING)
 
 
-def element_of(value: Value) -> TypeSpec:
-    """The element type of a collection (a tuple's or object's members unified), ANY if not known."""
+def element_of(value: Value) -> TypeSpec | None:
+    """The element type of a collection (a tuple's or object's members unified: ANY for none);
+    None where tfphi does not know it."""
     spec = type_of(value)
     if spec is None:
-        return ANY
+        return None
     if spec.kind == "tuple":
         return unify_all(spec.elements) or ANY
     if spec.kind == "object":
         return unify_all(a for _, a, *_ in spec.attrs) or ANY
-    return spec.element or ANY
+    return spec.element
 
 
 def concat(args: list[Value]) -> TypeSpec | None:
@@ -83,7 +84,7 @@ def set_operation(args: list[Value]) -> TypeSpec:
         if not arg and element is not None and element.kind == "any":
             continue
         elements.append(element)
-    return TypeSpec("set", unify_all(elements))
+    return TypeSpec("set", unify_all(elements) or ANY)  # every argument an empty set of any type: a set of any type
 
 
 def setproduct(args: list[Value]) -> TypeSpec:
@@ -115,5 +116,5 @@ def lookup(args: list[Value]) -> TypeSpec | None:
     """lookup() in a map has the map's element type: the default is converted to it."""
     if isinstance(args[0], TfMap):
         element = element_of(args[0])
-        return None if element.kind == "any" else element
+        return None if element is None or element.kind == "any" else element
     return None
