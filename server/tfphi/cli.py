@@ -326,15 +326,19 @@ def _fixes_for(analysis: Analysis, result: TraceResult) -> list[str]:
 
 
 def run_specialize(args) -> int:
-    from .specialize.preview import specialize_address
+    from .field_lookup import FieldLookupError, lookup, trace_match
+    from .specialize.preview import specialize_field
 
     analysis = _load(args.dir)
     from pathlib import Path
 
-    preview = specialize_address(analysis, args.address, Path(os.path.abspath(args.dir)).parts)
-    if preview is None:
-        print(f"tfphi: error: {args.address} names no field in {args.dir}", file=sys.stderr)
+    try:  # DIR picks the root as for trace (SPEC 1)
+        match = lookup(analysis, args.address, args.dir, lambda root: root_label(args.dir, root))
+    except FieldLookupError as exc:
+        print(f"tfphi: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    preview = specialize_field(analysis, trace_match(analysis, match), match.resource, ".".join(match.address.field),
+                               Path(os.path.abspath(args.dir)).parts)
     if args.out:
         from .specialize.outdir import OutdirError, write_outdir
 
