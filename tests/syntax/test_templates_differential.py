@@ -55,7 +55,7 @@ COLLECTIONS = ['["a", "b"]', "[1, 2e1]", "[]", "var.names", '{ k = "v", j = "w" 
 QUOTED_TEXT = ["a", "b c", "é", "😀", " ", "  ", "\t", "x-y", "$", "$ ", "%", "% ", "$$", "%%", "$x", "%d", "$${x}", "%%{y}",
                "\\n", "\\r", "\\t", '\\"', "\\\\", "\\u00e9", "\\u0041", "\\U0001F600", " \\n ", "e\\u0301",
                "\u00a0", "\u2003 ", "\\u00a0"]
-HEREDOC_TEXT = ["a", "b c", "x $ y", "%", "$${x}", "%%{y}", "back\\slash", "é", "tab\tin", "EOTX", "  trailing  ", "nbsp\u00a0"]
+HEREDOC_TEXT = ["a", "b c", "x $ y", "%", "$${x}", "%%{y}", "back\\slash", "é", "tab\tin", "EOTX", "  trailing  ", "nbsp\u00a0", "a $", "b $ ", "c %\t", "d $  ", "e $$ "]
 
 
 class Generator:
@@ -321,7 +321,8 @@ def test_json_strings_agree_with_terraform():
     generator = Generator(SEED, nested_templates=False)
     values = list(JSON_STRINGS)
     for i in range(JSON_CASES):
-        text = generator.quoted_body(2, ())
+        # Decoded, a JSON string may hold newlines: a bare template's literal tokens end there.
+        text = joined([generator.quoted_body(2, ()), generator.pick(["", "\n", " \n  ", "\n\t", "\r\n "]), generator.quoted_body(1, ())])
         values.append(json.dumps(text, ensure_ascii=i % 2 == 0))
     locals_json = "{" + ", ".join(f'"e{i}": {v}' for i, v in enumerate(values)) + "}"
     config = f'{{"variable": {{"flag": {{"type": "bool"}}, "env": {{"default": "prod"}}, "names": {{"default": ["p", "q"]}}}}, ' \

@@ -483,9 +483,11 @@ class ExprConverter:
                 body = self._string_template(Span(self.file, part.body_start, part.end), part.body_parts)
                 loop = ForExpr(whole, part.key_var, part.value_var, part.collection, None, body, None, False)
                 out.append(TemplateJoinExpr(whole, loop))
-            elif isinstance(part, str) and out and isinstance(out[-1], str):
+            elif not isinstance(part, str):
+                out.append(part)  # an interpolated expression
+            elif out and isinstance(out[-1], str):
                 out[-1] += part
-            elif part != "":
+            elif part:
                 out.append(part)
         if all(isinstance(p, str) for p in out):
             return LiteralExpr(span, nfc("".join(out)))  # type: ignore[arg-type]

@@ -83,20 +83,23 @@ class TemplateFor:
 Part = Union[str, Any, TemplateIf, TemplateFor]
 
 # scan_tokens.rl's literal tokens: a run of characters other than $ and % (with a quoted
-# string's escapes; a heredoc's run ends with its line), "$${" / "%%{", or a lone $ or %; in a
-# heredoc a $ or % takes the character after it, unless that starts something else. Only
-# whitespace can tell where such a token ends, which terraform console shows: the quoted
-# "x$$ \n %{~ if true }z%{ endif }" is "x$$z" (" \n " a token of its own, trimmed), the heredoc
-# line "a $$ " before "%{~ if true }x%{ endif }" keeps its last space ("$ " one token).
+# string's escapes), "$${" / "%%{", or a lone $ or %. A heredoc's tokens, and a bare template's
+# (a .tf.json string, decoded), end at each line's end, and there a $ or % followed by one
+# character and the line's end takes that character. Only whitespace can tell where such a
+# token ends, which terraform console shows: the quoted "x$$ \n %{~ if true }z%{ endif }" is
+# "x$$z" (" \n " a token of its own, trimmed); before "%{~ if true }x%{ endif }" on the next
+# line, the heredoc line "a $ " keeps its space ("$ " and the newline are two tokens) and
+# "a $  " does not ("$", then "  " and the newline).
 _QUOTED_TOKEN = lazy_compile(r"\$\$\{|%%\{|[$%]|(?:\\[\s\S]|[^$%\\])+|\\")
-_HEREDOC_TOKEN = lazy_compile(r"\$\$\{|%%\{|[$%][^{$%\r\n]?|[^$%\n]*\n|[^$%\n]+")
+_LINE_TOKEN = lazy_compile(r"\$\$\{|%%\{|[$%](?:[^{$%\r\n](?=\r?\n))?|[^$%\n]*\n|[^$%\n]+")
 _ESCAPE = lazy_compile(r"\\(u[0-9A-Fa-f]{0,4}|U[0-9A-Fa-f]{0,8}|[\s\S])?|\$\$\{|%%\{")
 _SIMPLE_ESCAPES = {"n": "\n", "r": "\r", "t": "\t", '"': '"', "\\": "\\"}
 
 
-def literal_tokens(raw: str, heredoc: bool) -> list[str]:
-    """``raw`` (a literal stretch of a template's source) cut into hclsyntax's literal tokens."""
-    pattern = _HEREDOC_TOKEN if heredoc else _QUOTED_TOKEN
+def literal_tokens(raw: str, kind: str) -> list[str]:
+    """``raw`` (a literal stretch of a ``kind`` template: quoted, heredoc or bare) cut into
+    hclsyntax's literal tokens."""
+    pattern = _QUOTED_TOKEN if kind == "quoted" else _LINE_TOKEN
     return [m.group(0) for m in pattern.finditer(raw) if m.group(0)]
 
 
@@ -142,15 +145,15 @@ def literal_pieces(raw: str, start: int, heredoc: bool, json_string: bool = Fals
     """The literal tokens of ``raw`` (source text at byte ``start``), decoded. A ``.tf.json``
     string's text (``json_string``) is JSON-decoded first, as Terraform decodes the file before
     it reads the string as a template; the template is then a bare one (hclsyntax's
-    ``ParseTemplate``): no backslash escapes, and its literal tokens end at each line's end, as
-    a heredoc's do (its pieces all carry the span of ``raw``)."""
+    ``ParseTemplate``): no backslash escapes, and its literal tokens are a heredoc's (its pieces
+    all carry the span of ``raw``)."""
     if json_string:
         end = start + len(raw.encode("utf-8"))
         return [Piece("literal", start, end, decode_literal(token, False, start))
-                for token in literal_tokens(_json_decoded(raw, start), heredoc=True)]
+                for token in literal_tokens(_json_decoded(raw, start), "bare")]
     pieces = []
     at = start
-    for token in literal_tokens(raw, heredoc):
+    for token in literal_tokens(raw, "heredoc" if heredoc else "quoted"):
         size = len(token.encode("utf-8"))
         pieces.append(Piece("literal", at, at + size, decode_literal(token, not heredoc, at)))
         at += size

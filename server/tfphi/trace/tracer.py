@@ -45,7 +45,7 @@ from ..stir.workspace import CallPath, ModuleTree
 from . import conditions as C
 from . import steps as S
 from . import printer as P
-from .lift import lift, lift_variable, one_line
+from .lift import Loops, lift, lift_variable, one_line
 from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
 from .partial import Unknown, UnknownResult, compare_with_null, convert_partial, first_unknown, known, known_operands
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
@@ -307,8 +307,12 @@ class Tracer:
 
             text = one_line(self.view.text(attribute.expr.span))
             text = f"{C.wrap_operand(text, C.PREC_CMP)} > 0" if kind == "count" else f"length({text}) > 0"
-            lifted = lift(self.view, attribute.expr, env.path)
-            return C.Existing(text, None, C.PREC_CMP, env.scope, test(lifted) if lifted is not None else None)
+            loops = Loops()
+            lifted = lift(self.view, attribute.expr, env.path, loops=loops)
+            root_expr = test(lifted) if lifted is not None else None
+            if root_expr is not None and loops.frames:
+                root_expr = loops.some(root_expr)  # per instance of the calls around it: some instance has one
+            return C.Existing(text, None, C.PREC_CMP, env.scope, root_expr)
         holding = []
         for branch in values:
             value = branch.value
@@ -484,7 +488,7 @@ class Tracer:
         if _mentions(expr.condition, {**env.bindings, **env.iterators}):
             return cond  # unknown, and different in every iteration
         root_expr = lift(self.view, expr.condition, env.path)
-        if root_expr is None or C.Existing("", scope=env.scope, root_expr=root_expr).gate_text is None:
+        if _printed(root_expr) is None:  # not in the root's terms, or not printable as a gate
             return Unbounded(
                 f"the selector {cond_text} in {env.scope} cannot be written in the root module "
                 f"(it depends on {cond.reason})", cond.cause, expr.condition.span, cond.variable,
