@@ -12,7 +12,7 @@ Templates that Terraform rejects (invalid escapes, unbalanced directives, null) 
 evaluated alone: tfphi must report a syntax error or give no value for them.
 
 ``TFPHI_TEMPLATE_CASES`` sets how many expressions (default 1,500, about 15 s; the long run in
-docs/hcl-syntax.md uses 20,000) and ``TFPHI_TEMPLATE_SEED`` the seed.
+docs/hcl-syntax.md: 6,000, about 2 min) and ``TFPHI_TEMPLATE_SEED`` the seed.
 """
 
 from __future__ import annotations
