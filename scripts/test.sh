@@ -5,7 +5,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-python3 -m pip install --quiet --disable-pip-version-check -e '.[test,bench]'
+# tfphi and the test extras, in the active virtual environment or else in .venv (made and
+# activated by scripts/setup.sh: the distribution's python3 refuses `pip install`, PEP 668).
+TFPHI_EXTRAS='[test,bench]'
+# shellcheck source=scripts/setup.sh
+. scripts/setup.sh
 
 # Neovim (Debian's 0.7) drives the server in one end-to-end test, as an independent client.
 if ! command -v nvim >/dev/null 2>&1; then
@@ -33,12 +37,12 @@ fi
 # tfphi's bytecode, once: the tests start the CLI and the server as new processes hundreds of
 # times, and where PYTHONDONTWRITEBYTECODE is set (it is on the project's machines) each of them
 # would compile tfphi from source again (half of a small `tfphi check`'s CPU time).
-python3 -m compileall -q server/tfphi
+python -m compileall -q server/tfphi
 
 # pytest exits 5 when it collects no test: with `set -e` that fails the run, as it should (with
 # pytest-xdist too). One worker per core (-n auto); worksteal: the tests differ in length by three
 # orders of magnitude (a 10,000-file workspace beside a parse check), so an idle worker takes
 # pending tests from a busy one. A later `-n 0` on the command line runs them in one process.
-HYPOTHESIS_PROFILE=ci python3 -m pytest -q -p no:cacheprovider -n auto --dist worksteal "$@"
+HYPOTHESIS_PROFILE=ci python -m pytest -q -p no:cacheprovider -n auto --dist worksteal "$@"
 
 bash vscode-client/ci.sh

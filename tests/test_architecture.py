@@ -14,11 +14,11 @@ from pathlib import Path
 
 PACKAGE = Path(__file__).resolve().parents[1] / "server" / "tfphi"
 
-CORE = ("syntax", "stir", "evaluate", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "config_schema", "records", "values", "diagnostics", "sarif")
-ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader", "tfphi.api")
+CORE = ("syntax", "stir", "evaluate", "trace", "addrs", "analysis", "features", "specialize", "text", "config", "config_schema", "records", "values", "diagnostics")
+ABOVE_CORE = ("tfphi.lsp", "tfphi.cli", "tfphi.loader", "tfphi.api", "tfphi.output", "tfphi.check_scope")
 # Modules of the I/O layer that live beside the core they serve: ``specialize --out`` writes files,
-# ``check --format sarif`` finds the repository root on disk for its URIs.
-IO_LAYER = ("tfphi.specialize.outdir", "tfphi.sarif")
+# (``check``'s formats, ``tfphi.output``, find the repository root on disk for their paths: above the core.)
+IO_LAYER = ("tfphi.specialize.outdir",)
 LSP_LIBRARIES = ("pygls", "lsprotocol")
 IO_MODULES = ("os", "pathlib", "subprocess", "socket", "shutil", "glob", "tempfile", "urllib", "http", "asyncio", "select")
 

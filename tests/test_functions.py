@@ -98,7 +98,7 @@ def test_lower_upper():
     assert call("upper", "straße") == "STRAßE"  # Go's simple case mapping keeps ß
     assert call("lower", 5) == "5"
     assert call("upper", True) == "TRUE"
-    fails("lower", [1], match="must be a string")
+    fails("lower", [1], match="a string is required")
     fails("upper", None, match="must not be null")
 
 
@@ -152,7 +152,7 @@ def test_split_join():
     assert call("join", "-", ["a", "b", "c"]) == "a-b-c"
     assert call("join", ", ", ["a"], ["b", 1, True]) == "a, b, 1, true"
     assert call("join", ",", []) == ""
-    fails("join", ",", "abc", match="must be a list")
+    fails("join", ",", "abc", match="a list is required")
     fails("join", ",", ["a", None], match="must not be null")
     fails("split", ",", ["a"])
 
@@ -265,7 +265,7 @@ def test_tolist_toset_tomap():
     assert call("tolist", ["a", 1, True]) == ["a", "1", "true"]
     assert call("tolist", None) is None
     fails("tolist", {"a": 1}, match="cannot convert object to list")
-    fails("tolist", [1, True], match="same type")
+    fails("tolist", [1, True], match="no common type")
     assert call("toset", ["c", "a", "b", "a"]) == ["a", "b", "c"]
     assert call("toset", [3, 1, 3, 2]) == [1, 2, 3]
     assert call("toset", ["a", 1]) == ["1", "a"]

@@ -10,14 +10,19 @@ from typing import TYPE_CHECKING, Sequence
 
 from . import __version__
 from .analysis import Analysis
-from .features.diagnostics import SEVERITY_RANK, Diagnostic, fix_texts, suggested_values, workspace_diagnostics
-from .features.locations import human_range, location
+from .check_scope import ShardError, check_diagnostics, parse_shard, selected_roots
+from .features.diagnostics import SEVERITY_RANK, fix_texts, suggested_values
+from .features.locations import location
 from .loader import load_workspace, not_a_directory, nothing_to_analyse
-from .workspace_output import check_json_entry, deployments_json, root_label, text_roots_line, trace_json_document
+from .output import FORMATS, CheckReport, formatter
+from .output.paths import repository_root
+from .output.progress import Progress
+from .output.text import summary
+from .workspace_output import deployments_json, root_label, trace_json_document
 from .trace.conditions import NotExpressible, atoms, root_gate
 from .trace.result import RESOLVED, UNBOUNDED, TraceResult, instance_of
 from .trace.steps import phrases
-from .values.value import to_display
+from .values.value import json_text, to_display
 
 EXIT_OK, EXIT_FINDINGS, EXIT_USAGE = 0, 1, 2
 
@@ -47,9 +52,13 @@ def build_parser() -> argparse.ArgumentParser:
     serve.add_argument("--stdio", action="store_true", help="use stdio (the default; accepted for editor clients)")
 
     check = sub.add_parser("check", help="analyse a workspace and print every diagnostic")
-    check.add_argument("dir", nargs="?", default=".", help="workspace directory (default: .)")
-    check.add_argument("--format", choices=("text", "json", "sarif"), default="text")
+    check.add_argument("paths", nargs="*", metavar="PATH", default=["."],
+                       help="workspace directories, or files that stand for the root configurations containing them (default: .)")
+    check.add_argument("--format", choices=FORMATS, default="text")
     check.add_argument("--fail-on", choices=("error", "warning", "never"), default="error")
+    check.add_argument("--output", metavar="FILE", help="write the report to FILE instead of stdout")
+    check.add_argument("--shard", metavar="K/N", help="analyse only the K-th of N deterministic parts of the roots (a CI job matrix)")
+    check.add_argument("--quiet", "-q", action="store_true", help="no progress line and no summary on stderr")
 
     trace = sub.add_parser("trace", help="trace one field and print its phi branches")
     trace.add_argument("dir")
@@ -89,12 +98,14 @@ def entry() -> None:
 
 class _CheckArgs:
     command = "check"
+    output = shard = None
+    quiet = False
 
-    def __init__(self, dir: str, format: str, fail_on: str):
-        self.dir, self.format, self.fail_on = dir, format, fail_on
+    def __init__(self, paths: list[str], format: str, fail_on: str):
+        self.paths, self.format, self.fail_on = paths, format, fail_on
 
 
-_CHECK_CHOICES = {"--format": ("text", "json", "sarif"), "--fail-on": ("error", "warning", "never")}
+_CHECK_CHOICES = {"--format": FORMATS, "--fail-on": ("error", "warning", "never")}
 
 
 def _plain_check(argv: Sequence[str]) -> _CheckArgs | None:
@@ -115,7 +126,7 @@ def _plain_check(argv: Sequence[str]) -> _CheckArgs | None:
             return None
         else:
             dirs.append(item)
-    return _CheckArgs(dirs[0] if dirs else ".", values["--format"], values["--fail-on"])
+    return _CheckArgs(dirs or ["."], values["--format"], values["--fail-on"])
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -137,11 +148,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _load(dir: str) -> Analysis:
+def _load(dir: str, progress: Progress | None = None) -> Analysis:
     unreadable = not_a_directory(dir)
     if unreadable is not None:
         raise UsageError(unreadable)
-    analysis = load_workspace(dir)
+    analysis = load_workspace(dir, progress=progress.files if progress is not None else None)
     empty = nothing_to_analyse(analysis, dir)
     if empty is not None:
         raise UsageError(empty)
@@ -152,52 +163,61 @@ def _load(dir: str) -> Analysis:
 
 
 def run_check(args) -> int:
-    analysis = _load(args.dir)
-    diagnostics = [d for items in workspace_diagnostics(analysis).values() for d in items]
-    if args.format == "json":
-        entries = [check_json_entry(analysis, d, diagnostic_json(analysis, d)) for d in diagnostics]
-        print(json.dumps({"diagnostics": entries}, indent=2, ensure_ascii=False))
-    elif args.format == "sarif":
-        from .sarif import sarif_log
-
-        print(json.dumps(sarif_log(analysis, diagnostics, args.dir), indent=2, ensure_ascii=False))
+    try:
+        shard = parse_shard(args.shard) if args.shard else None
+    except ShardError as exc:
+        raise UsageError(str(exc)) from exc
+    progress = Progress(enabled=not args.quiet)
+    paths = args.paths or ["."]
+    if len(paths) == 1 and not os.path.isfile(paths[0]):  # one directory (or nothing there: _load says so)
+        base, roots, files = paths[0], None, []
+        analysis = _load(base, progress)
     else:
-        for d in diagnostics:
-            (line, column), _ = _range(analysis, d)
-            print(f"{d.file}:{line}:{column}: {d.severity}[{d.code}]: {d.message}")
-            for more in d.text.split("\n")[1:] + text_roots_line(analysis, d):
-                print(f"    {more}")
-        print(_summary(diagnostics), file=sys.stderr)
+        base, selection = _check_scope(paths)
+        analysis = load_workspace(base, progress=progress.files)
+        roots = selected_roots(analysis, selection)
+        files = [rel for rel, is_file in selection if is_file]
+        if not roots and not any(rel in analysis.files or rel in analysis.tfvars or rel in analysis.problems for rel in files):
+            raise UsageError(f"{', '.join(paths)}: nothing to analyse (no root configuration contains it)")
+    diagnostics = check_diagnostics(analysis, roots, shard, on_dir=progress.modules, files=files)
+    progress.close()
+    report = formatter(args.format)(CheckReport(analysis, diagnostics, base, shard))
+    if args.output:
+        try:
+            with open(args.output, "w", encoding="utf-8") as handle:
+                handle.write(report)
+        except OSError as exc:
+            raise UsageError(f"cannot write {args.output}: {exc.strerror or exc}") from exc
+    else:
+        sys.stdout.write(report)
+    if args.format == "text" and not args.quiet:
+        print(summary(diagnostics), file=sys.stderr)
     if args.fail_on == "never":
         return EXIT_OK
     threshold = SEVERITY_RANK[args.fail_on]
     return EXIT_FINDINGS if any(SEVERITY_RANK.get(d.severity, 9) <= threshold for d in diagnostics) else EXIT_OK
 
 
-def _summary(diagnostics: list[Diagnostic]) -> str:
-    counts = {s: sum(1 for d in diagnostics if d.severity == s) for s in SEVERITY_RANK}
-    parts = [f"{n} {s}{'s' if n != 1 else ''}" for s, n in counts.items() if n]
-    return "tfphi: " + (", ".join(parts) if parts else "no problems found")
-
-
-def _range(analysis: Analysis, d: Diagnostic):
-    if d.position is not None:
-        return d.position, d.position
-    return human_range(analysis, d.span)
-
-
-def diagnostic_json(analysis: Analysis, d: Diagnostic) -> dict:
-    (sl, sc), (el, ec) = _range(analysis, d)
-    return {
-        "file": d.file,
-        "range": {"start": {"line": sl, "column": sc}, "end": {"line": el, "column": ec}},
-        "severity": d.severity,
-        "code": d.code,
-        "message": d.text,
-        "related": [
-            {"file": r.span.file, "line": human_range(analysis, r.span)[0][0], "message": r.message} for r in d.related
-        ],
-    }
+def _check_scope(paths: list[str]) -> tuple[str, list[tuple[str, bool]]]:
+    """The directory to load for several PATHs or for files, and each PATH relative to it (POSIX)
+    with whether it is a file: the current directory when every PATH is inside it (pre-commit
+    passes the changed files from the repository root), else the git work tree around their
+    common directory (that directory itself outside one)."""
+    for path in paths:
+        if not os.path.exists(path):
+            raise UsageError(f"{path} does not exist")
+    real = [(os.path.realpath(p), os.path.isfile(p)) for p in paths]
+    cwd = os.path.realpath(".")
+    if all(os.path.commonpath([cwd, p]) == cwd for p, _ in real):
+        base, base_real = ".", cwd
+    else:  # the enclosing repository: the roots that call a module in it are found there
+        base_real = repository_root(os.path.commonpath([os.path.dirname(p) if is_file else p for p, is_file in real]))
+        base = os.path.relpath(base_real)
+    selection = []
+    for p, is_file in real:
+        rel = os.path.relpath(p, base_real).replace(os.sep, "/")
+        selection.append(("" if rel == "." else rel, is_file))
+    return base, selection
 
 
 # ---- trace --------------------------------------------------------------------------------
@@ -217,7 +237,7 @@ def run_trace(args) -> int:
     result = trace_match(analysis, match, universe)
     if args.json:
         document = trace_json_document(analysis, match, result, trace_to_json(analysis, result), args.dir)
-        print(json.dumps(document, indent=2, ensure_ascii=False))
+        print(json_text(document, indent=2))  # numbers as Terraform prints them
     elif args.dot:
         from .features.trace_graph import to_dot, trace_graph
 
@@ -306,15 +326,19 @@ def _fixes_for(analysis: Analysis, result: TraceResult) -> list[str]:
 
 
 def run_specialize(args) -> int:
-    from .specialize.preview import specialize_address
+    from .field_lookup import FieldLookupError, lookup, trace_match
+    from .specialize.preview import specialize_field
 
     analysis = _load(args.dir)
     from pathlib import Path
 
-    preview = specialize_address(analysis, args.address, Path(os.path.abspath(args.dir)).parts)
-    if preview is None:
-        print(f"tfphi: error: {args.address} names no field in {args.dir}", file=sys.stderr)
+    try:  # DIR picks the root as for trace (SPEC 1)
+        match = lookup(analysis, args.address, args.dir, lambda root: root_label(args.dir, root))
+    except FieldLookupError as exc:
+        print(f"tfphi: error: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    preview = specialize_field(analysis, trace_match(analysis, match), match.resource, ".".join(match.address.field),
+                               Path(os.path.abspath(args.dir)).parts)
     if args.out:
         from .specialize.outdir import OutdirError, write_outdir
 

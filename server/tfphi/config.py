@@ -116,6 +116,12 @@ class Config:
     # tree around it, relative to it ("" for the workspace itself, None outside any).
     location: str | None = None
     repo_root: str | None = None
+    # Not a setting either: the editor's. None (the command line): every module is the user's, those
+    # outside DIR included. A tuple: modules outside the workspace folder are not the user's (their
+    # diagnostics go to the user's call into them, as installed modules' do), except these
+    # folder-relative module directories (one with an open file) and trees (``../other/``: another
+    # workspace folder).
+    owned_outside: tuple[str, ...] | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "fields", _frozen_fields(self.fields))
@@ -140,6 +146,7 @@ class Config:
         engine: str | None = None,
         repo_root: str | None = _UNSET,
         location: str | None = _UNSET,
+        owned_outside: tuple[str, ...] | None = _UNSET,
     ) -> Config:
         """A copy where each given entry of `other_fields` replaces ours whole and each given keyword replaces ours.
 
@@ -160,6 +167,7 @@ class Config:
             engine=self.engine if engine is None else engine,
             repo_root=self.repo_root if repo_root is _UNSET else repo_root,
             location=self.location if location is _UNSET else location,
+            owned_outside=self.owned_outside if owned_outside is _UNSET else owned_outside,
         )
 
 

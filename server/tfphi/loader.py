@@ -27,7 +27,7 @@ import posixpath
 import select
 import sys
 import threading
-from typing import TYPE_CHECKING, Iterator, Union
+from typing import TYPE_CHECKING, Callable, Iterator, Union
 
 # Paths are strings here (os.path): pathlib and what it imports were a tenth of a small
 # check's start-up. Callers may pass a pathlib.Path (os.fspath accepts both).
@@ -254,8 +254,9 @@ def nothing_to_analyse(snapshot: Snapshot, dir: str) -> str | None:
             ".tofu.json or terragrunt.hcl files); nothing to analyse")
 
 
-def load_workspace(root: PathLike, base: Config | None = None) -> Snapshot:
-    """Reads the files under ``root`` into an analysis host and returns its snapshot (the CLI's batch mode)."""
+def load_workspace(root: PathLike, base: Config | None = None, progress: Callable[[int, int], None] | None = None) -> Snapshot:
+    """Reads the files under ``root`` into an analysis host and returns its snapshot (the CLI's batch mode).
+    ``progress(done, total)`` is called after each file (``check``'s progress line on a terminal)."""
     root = os.fspath(root)
     analysis = AnalysisHost((base or Config()).with_overrides(repo_root=repository_root_of(root), location=location_of(root)))
     config_path = os.path.join(root, CONFIG_FILE)
@@ -264,18 +265,21 @@ def load_workspace(root: PathLike, base: Config | None = None) -> Snapshot:
     skipped: list[tuple[str, LinkProblem]] = []
     rels = [rel for rel in walk_workspace(root, analysis.config, skipped) if rel != CONFIG_FILE]
     with same_bytes_shared():  # a file with the bytes of one read before is a copy of it
-        _set_files(analysis, root, rels, share_work=True)
+        _set_files(analysis, root, rels, share_work=True, progress=progress)
         for rel, problem in skipped:
             analysis.set_problem(rel, problem.message, problem.code or "config-error")
         load_outside_modules(root, analysis, share_work=True)
     return analysis.snapshot()
 
 
-def _set_files(analysis: AnalysisHost, root: str, rels: list[str], share_work: bool) -> list[str]:
+def _set_files(analysis: AnalysisHost, root: str, rels: list[str], share_work: bool,
+               progress: Callable[[int, int], None] | None = None) -> list[str]:
     """Reads ``rels`` into ``analysis``, in order; returns the paths it could read (``share_work``:
     see ``_read_files``)."""
     read: list[str] = []
-    for rel, data, hcl in _read_files(root, rels, analysis.config.max_file_size, share_work):
+    for done, (rel, data, hcl) in enumerate(_read_files(root, rels, analysis.config.max_file_size, share_work), 1):
+        if progress is not None:
+            progress(done, len(rels))
         if isinstance(data, OSError):
             analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}", unreadable_code(rel))
             continue

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -280,3 +281,21 @@ def test_module_entry_point_and_version():
     assert proc.returncode == 0 and proc.stdout.decode().startswith("tfphi ")
     assert run_cli().returncode == 2
     assert sys.executable
+
+
+def test_specialize_reads_dir_as_its_root_module_like_trace():
+    # A root module that its examples call: DIR holds .tf files, so DIR is the root (SPEC 1).
+    # Before, specialize looked the address up in its own way and said "names no field" where
+    # trace answered.
+    repo = Path(__file__).resolve().parents[1] / "workspace" / "repos" / "rds-like"
+    address = "module.db_instance.aws_db_instance.this.engine_version"
+    trace = run_cli("trace", str(repo), address, "--json")
+    specialize = run_cli("specialize", str(repo), address, "--json")
+    assert (trace.returncode, specialize.returncode) == (0, 0), specialize.stderr
+    traced, [specialization] = json.loads(trace.stdout), json.loads(specialize.stdout)
+    assert [b["value"] for b in traced["branches"]] == [specialization["branch_value"]] == [None]
+    assert specialization["address"] == "module.db_instance.module.this_null"
+    # and an address that names nothing is the same usage error from both
+    bad = "module.db_instance.aws_db_instance.nope.engine_version"
+    assert run_cli("specialize", str(repo), bad).stderr == run_cli("trace", str(repo), bad).stderr == (
+        f"tfphi: error: {bad} names no field in {repo}\n").encode()

@@ -20,6 +20,8 @@ PLAIN = [
     ["check", "--format", "sarif", "dir"],
     ["check", "--fail-on", "never", "--format", "text", "d"],
     ["check", "d", "--format", "json", "--format", "text"],
+    ["check", "d", "--format", "github"],
+    ["check", "--format", "gitlab"],
 ]
 NOT_PLAIN = [
     [],
@@ -30,6 +32,8 @@ NOT_PLAIN = [
     ["check", "--format", "xml", "d"],
     ["check", "--format"],
     ["check", "a", "b"],
+    ["check", "d", "--output", "report.json"],
+    ["check", "--shard", "1/2"],
     ["check", "-x"],
     ["check", "--", "d"],
 ]
@@ -40,7 +44,7 @@ def test_a_plain_check_reads_what_argparse_reads(argv):
     fast = _plain_check(argv)
     slow = build_parser().parse_args(argv)
     assert fast is not None
-    assert (fast.command, fast.dir, fast.format, fast.fail_on) == (slow.command, slow.dir, slow.format, slow.fail_on)
+    assert (fast.command, fast.paths, fast.format, fast.fail_on) == (slow.command, slow.paths, slow.format, slow.fail_on)
 
 
 @pytest.mark.parametrize("argv", NOT_PLAIN, ids=lambda a: " ".join(a) or "(none)")
@@ -84,7 +88,7 @@ NOT_FOR_A_CHECK = (
     "cattrs", "attrs", "tfphi.config_schema",  # only when a configuration is decoded
     "argparse", "pathlib", "importlib.resources",  # a plain check reads its arguments itself
     "tfphi.lsp", "pygls", "lsprotocol", "asyncio",  # the server
-    "tfphi.specialize", "tfphi.sarif", "tfphi.field_lookup",  # other commands, formats, variable files
+    "tfphi.specialize", "tfphi.output.sarif", "tfphi.output.github", "tfphi.output.gitlab", "tfphi.field_lookup",  # other commands, formats, variable files
     "tfphi.evaluate.functions", "tfphi.trace.strategies",  # only when a function call is traced
     "tfphi.syntax.syntax_errors",  # only for a file the error pre-check flags
     "tfphi.syntax.jsonfile",  # only for files in Terraform's JSON syntax

@@ -13,7 +13,7 @@ import pytest
 from jsonschema import Draft7Validator
 from phi_fixture import run_cli
 
-from tfphi.sarif import CODES
+from tfphi.output.sarif import CODES
 
 # The official schema: ../shared/sarif/ beside the clone (as CI lays it out), else the team's copy.
 _SCHEMAS = [Path(__file__).resolve().parents[2].parent / "shared", Path("/work/shared")]
@@ -76,7 +76,7 @@ def test_without_a_git_work_tree_uris_are_relative_to_dir(tmp_path):
 
 
 def test_rules_carry_their_documentation_as_help():
-    from tfphi.sarif import rule
+    from tfphi.output.sarif import rule
 
     for code in CODES:
         page = (DOCS / f"{code}.md").read_text()

@@ -85,24 +85,51 @@ async def test_monorepo_opened_at_one_environment_follows_the_modules_outside_it
     session = await start_session([prod])
     try:
         await session.wait_indexed()
-        # The environment's own file: a variable without a default makes two fields unbounded,
-        # and their diagnostics are in the module outside the folder: not published (not open).
+        # The environment's own file: a variable without a default makes two fields of the module
+        # outside the folder unbounded; that module is not the user's (outside every folder, not
+        # open), so both are reported where the user can act: on the argument that passes var.size.
         db_main = uri(tmp_path / "modules" / "db" / "main.tf")
-        assert db_main not in codes(session)
-        assert all(not u.endswith("db_instance/main.tf") for u in codes(session))
-        # Opening the module outside the folder: its diagnostics come, and no false error anywhere.
+        prod_main = uri(prod / "main.tf")
+        relocated = await session.wait_diagnostics(prod_main, "unbounded-field")
+        fixes = ("Fix (any one works):\n  1. constrain var.size with a validation block: condition = contains([\"value1\", "
+                 "\"value2\"], var.size) (usually the right choice: every listed value gets its own specialization).\n"
+                 "  2. give var.size a default.")
+        assert [(d.range.start.line, d.range.start.character, d.message, [r.message for r in d.related_information or ()])
+                for d in sorted(relocated, key=lambda d: d.message)] == [
+            (7, 19, "can't determine the value of module.db.aws_db_instance.this.instance_class (set in the module outside the "
+             "workspace folder at ../../modules/db/main.tf:4): var.size has no default value, and no validation block lists "
+             "the allowed values; var.size is declared at main.tf:1.\naws_db_instance.this.instance_class is set to "
+             "var.instance_class in the module outside the workspace folder. module.db passes it as instance_class here. "
+             "Call path: module.db.\n" + fixes,
+             ["aws_db_instance.this.instance_class is set here, in the module ../../modules/db, outside the workspace folder",
+              "var.size is declared here"]),
+            (7, 19, "can't determine the value of module.db.module.db_instance.aws_db_instance.inner.instance_class (set in "
+             "the module outside the workspace folder at ../../modules/db/modules/db_instance/main.tf:8): var.size has no "
+             "default value, and no validation block lists the allowed values; var.size is declared at main.tf:1.\n"
+             "aws_db_instance.inner.instance_class is set to var.class in the module outside the workspace folder. module.db "
+             "passes it as instance_class here. Call path: module.db -> module.db_instance.\n" + fixes,
+             ["aws_db_instance.inner.instance_class is set here, in the module ../../modules/db/modules/db_instance, outside "
+              "the workspace folder", "var.size is declared here"]),
+        ]
+        assert set(codes(session)) == {prod_main}
+        # Opening the module outside the folder: it is the user's while open, so its diagnostics come
+        # there (its own field, and the nested module's, on the call that passes var.instance_class),
+        # and none in the environment any more.
         u = session.open(tmp_path / "modules" / "db" / "main.tf")
+        await session.wait_diagnostics(prod_main, "unbounded-field", present=False)
         await session.wait_diagnostics(u, "unbounded-field")
-        assert codes(session) == {u: ["unbounded-field"]}  # instance_class is var.size: no default
+        assert codes(session) == {u: ["unbounded-field", "unbounded-field"]}  # instance_class is var.size: no default
         text = await hover_at(session, u, "var.engine_version", delta=4)
         assert '"15.4"' in text and "no default value" not in text and "null" not in text
         # Watched: the client was asked to watch the outside module directories.
         globs = [str(w) for r in session.registrations if r.method == types.WORKSPACE_DID_CHANGE_WATCHED_FILES
                  for w in (r.register_options["watchers"] if isinstance(r.register_options, dict) else r.register_options.watchers)]
         assert any("modules/db" in g for g in globs), globs
-        # Closed: its diagnostics go (a file outside the folder gets them only while open).
+        # Closed: its diagnostics go (a file outside the folder gets them only while open), back to the call.
         session.client.text_document_did_close(types.DidCloseTextDocumentParams(text_document=types.TextDocumentIdentifier(uri=u)))
         await session.wait_diagnostics(u, "unbounded-field", present=False)
+        await session.wait_diagnostics(prod_main, "unbounded-field")
+        assert set(codes(session)) == {prod_main}
     finally:
         await stop_session(session)
 

@@ -69,6 +69,7 @@ async def test_a_tf_file_beside_a_tofu_file_of_its_name_is_not_read(tmp_path: Pa
         session.client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams(changes=[
             types.FileEvent(uri=uri(folder / ".tfphi.toml"), type=types.FileChangeType.Created)]))
         await session.wait_diagnostics(u, "undefined-reference")
+        await session.wait_diagnostics(uri(folder / "outputs.tf.json"), "undefined-reference")
         assert codes(session) == {u: ["undefined-reference"], uri(folder / "outputs.tf.json"): ["undefined-reference"]}
     finally:
         await stop_session(session)

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 import json
+import subprocess
 import tempfile
 from decimal import Decimal
 from pathlib import Path
@@ -22,9 +23,24 @@ from terraform_cli import run_terraform
 # terraform console reads its input with a 64 KiB line buffer
 LINE_LIMIT = 60_000
 
-ERROR = "E"  # a row Terraform rejects
-UNENCODABLE = "U"  # a row Terraform evaluates to something jsonencode refuses (an infinity)
-UNKNOWN = "?"  # a row Terraform evaluates to an unknown value ("known after apply")
+class Marker:
+    """A row's outcome that is no value. Compared by identity: a row whose value is the string "E"
+    is a value, not an error."""
+
+    def __init__(self, text: str):
+        self.text = text
+
+    def __repr__(self) -> str:
+        return repr(self.text)
+
+    def __str__(self) -> str:
+        return self.text
+
+
+ERROR = Marker("E")  # a row Terraform rejects
+UNENCODABLE = Marker("U")  # a row Terraform evaluates to something jsonencode refuses (an infinity)
+UNKNOWN = Marker("?")  # a row Terraform evaluates to an unknown value ("known after apply")
+TIMEOUT = Marker("T")  # a row terraform console did not evaluate within its time limit (nothing to compare)
 
 
 def decode_json(text: str) -> Any:
@@ -66,14 +82,23 @@ class Console:
 
     @staticmethod
     def _row(i: int, expression: str) -> str:
-        return f'r{i} = try({{v = nonsensitive(jsonencode({expression}))}}, can({expression}) ? "{UNENCODABLE}" : "{ERROR}")'
+        return f'r{i} = try({{v = nonsensitive(jsonencode({expression}))}}, can({expression}) ? "{UNENCODABLE.text}" : "{ERROR.text}")'
 
     def _evaluate(self, rows: list[tuple[int, str]], results: list[Any]) -> None:
         if not rows:
             return
         attrs = ", ".join(self._row(i, expression) for i, expression in rows)
         self.runs += 1
-        done = run_terraform(["console", "-no-color"], self.directory, stdin=f"base64encode(jsonencode({{{attrs}}}))\n", timeout=60)
+        try:
+            done = run_terraform(["console", "-no-color"], self.directory, stdin=f"base64encode(jsonencode({{{attrs}}}))\n", timeout=60)
+        except subprocess.TimeoutExpired:  # one row Terraform takes minutes over (a huge range or pow): found by halving
+            if len(rows) == 1:
+                results[rows[0][0]] = TIMEOUT
+                return
+            half = len(rows) // 2
+            self._evaluate(rows[:half], results)
+            self._evaluate(rows[half:], results)
+            return
         printed = done.stdout.strip()
         unknown = done.returncode == 0 and printed == "(known after apply)"
         if done.returncode != 0 or unknown:
@@ -88,7 +113,7 @@ class Console:
         decoded = json.loads(base64.b64decode(printed[1:-1]))
         for i, _ in rows:
             entry = decoded[f"r{i}"]
-            results[i] = decode_json(entry["v"]) if isinstance(entry, dict) else entry
+            results[i] = decode_json(entry["v"]) if isinstance(entry, dict) else ERROR if entry == ERROR.text else UNENCODABLE
 
 
 def scratch_dir() -> Path:

@@ -15,7 +15,8 @@ and no validation, so that a child's condition on it is lifted into the root) or
 ``set(string)`` variable passed a literal list with duplicates; objects with ``optional``
 attributes; an object literal with an apply-time member (``terraform_data.seed.output``)
 filtered by a ``for`` and iterated; literal maps compared to ``null``; object literals (values
-and ``for_each`` collections) whose computed key may repeat a later literal key.
+and ``for_each`` collections) whose computed key may repeat a later literal key; flush heredocs
+and ``%{ if }``/``%{ for }`` template directives.
 
 Assignments give every variable without a default one value of its universe (``cfg``, of type
 ``any``, takes a few object shapes): exactly what a caller may pass and Terraform accepts.
@@ -78,7 +79,7 @@ class Gen:
         if depth <= 0 or r.random() < 0.25:
             return r.choice(s.strings + [self.lit()])
         sub = lambda: self.string(s, depth - 1)  # noqa: E731
-        choice = r.randrange(17 if s.cfg else 15)
+        choice = r.randrange(20 if s.cfg else 18)
         if choice <= 2:
             return f"({self.boolean(s, depth - 1)} ? {sub()} : {sub()})"
         if choice == 3:
@@ -105,7 +106,13 @@ class Gen:
             return f"try({sub()}, {sub()})"
         if choice == 14:
             return f"substr({sub()}, 0, 2)"
-        if choice == 15:  # try over an object nobody knows
+        if choice == 15:  # a flush heredoc: the indentation removed is the smallest, interpolations included
+            return f"(<<-EOT\n    ${{{sub()}}}\n      {r.choice(['x', '%{ if ' + self.boolean(s, 0) + ' }y%{ endif }'])}\n    EOT\n)"
+        if choice == 16:  # template directives
+            return f'"%{{ if {self.boolean(s, depth - 1)} }}${{{sub()}}}%{{ else }}e%{{ endif }}"'
+        if choice == 17:
+            return f'"%{{ for i, v in [{sub()}, {sub()}] ~}}${{i}}=${{v}};%{{ endfor }}"'
+        if choice == 18:  # try over an object nobody knows
             return f'try(var.cfg.engine, {sub()})'
         return f'(can(var.cfg.engine) ? {sub()} : {sub()})'
 
@@ -415,6 +422,22 @@ def fixed_workspaces() -> list[Workspace]:
          "module.c.terraform_data.q.input", "terraform_data.k.input", "terraform_data.f.input"],
         {"port": [5432, 3306], "b": [True, False]},
     )
+    # exists in the root's terms when a count depends on each instance of an unknown collection
+    instances = _fixed(
+        6,
+        {
+            "main.tf": 'variable "items" {\n  type = map(object({ on = bool }))\n}\n' + 'variable "n" {\n  type = number\n}\n'
+            + 'variable "names" {\n  type = set(string)\n}\n'
+            'module "m" {\n  source   = "./c"\n  for_each = var.items\n  on       = each.value.on\n}\n'
+            'module "k" {\n  source = "./c"\n  count  = var.n\n  on     = count.index == 1\n}\n'
+            'module "s" {\n  source   = "./c"\n  for_each = var.names\n  on       = each.key != "off"\n}\n',
+            "c/main.tf": 'variable "on" {\n  type = bool\n}\n'
+            'resource "terraform_data" "r" {\n  count = var.on ? 1 : 0\n  input = "x"\n}\n',
+        },
+        ["module.m.terraform_data.r.input", "module.k.terraform_data.r.input", "module.s.terraform_data.r.input"],
+        {"items": [{}, {"a": {"on": False}}, {"a": {"on": False}, "b": {"on": True}}], "n": [0, 1, 2],
+         "names": [[], ["off"], ["off", "x"]]},
+    )
     # Terraform plans these; tfphi must too (an unrelated apply-time member is no excuse).
     boundaries.known = ["module.c.terraform_data.p.input", "module.c.terraform_data.q.input", "module.c.terraform_data.x.input"]
-    return [regressions, scoping, unknowns, duplicate, boundaries]
+    return [regressions, scoping, unknowns, duplicate, boundaries, instances]

@@ -30,6 +30,11 @@ HANDWRITTEN = [
     '{ (true ? "k" : "j") = 1, "with space" = 2, null_ = 3 }.k',
     'format("%s-%05.1f", "x", 2.25)',
     'concat([1], [2])[1] - -1',
+    '"%{ if 1 > 2 }yes%{ else }no ${"x"}%{ endif }"',
+    '"%{ for k, v in { a = 1, b = 2 } ~}${k}=${v},%{ endfor }"',
+    '<<-EOT\n    ${"a"}\n      b %{ if true }c%{ endif }\n    EOT',
+    '"${1 + 1}"',
+    '<<EOT\n${1 + 1}\nEOT',
     '"${"a"}${1 + 1}%%{x}\\n\\t\\"\\\\"',
 ]
 

@@ -304,3 +304,23 @@ def test_a_dir_with_nothing_to_analyse_is_a_usage_error(tmp_path: Path, command:
                         ("envs/prdo", "envs/prdo does not exist; nothing to analyse")):
         args = [part.replace("{dir}", dir) for part in command] + ([dir] if command == ["check"] else [])
         assert _run(*args, cwd=tmp_path) == (2, "", f"tfphi: error: {reason}\n")
+
+
+def test_an_opentofu_module_is_told_to_run_tofu_init(tmp_path: Path):
+    # before: "`terraform init` installs it" in an OpenTofu configuration, whose users run `tofu init`
+    call = 'module "db" {\n  source = "acme/db/aws"\n}\n\nresource "aws_db_instance" "app" {\n  engine_version = module.db.version\n}\n'
+    for name, command in (("main.tofu", "tofu init"), ("main.tf", "terraform init")):
+        ws = tmp_path / name.replace(".", "-")
+        ws.mkdir()
+        (ws / name).write_text(call)
+        code, data, _ = _json("check", str(ws), "--format", "json", cwd=tmp_path)
+        assert code == 0
+        assert [(d["code"], d["message"]) for d in data["diagnostics"]] == [
+            ("module-not-installed", "module.db uses 'acme/db/aws', which is not installed: its outputs are unknown until "
+             f"`{command}` installs it into .terraform/modules (tfphi never downloads it)"),
+            ("unbounded-field", "can't determine the value of engine_version: the trace stops at \"db\" "
+             f"({name}:1) because module.db uses the non-local source 'acme/db/aws', which is not installed; "
+             f"`{command}` installs it into .terraform/modules.\naws_db_instance.app.engine_version is set to "
+             f"module.db.version.\nFix: run `{command}` so the module is installed under .terraform/modules, or use a "
+             "local source."),
+        ]

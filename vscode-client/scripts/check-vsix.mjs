@@ -2,6 +2,7 @@
 // that it carries the contributions and the bundled language client.
 // Exits non-zero when any check fails.
 import AdmZip from 'adm-zip';
+import { Buffer } from 'node:buffer';
 import { existsSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -59,7 +60,21 @@ for (const field of ['publisher', 'repository', 'license']) {
 }
 check('license is MIT', manifest.license === 'MIT');
 
-for (const event of ['onLanguage:terraform', 'workspaceContains:**/*.tf']) {
+// What the Visual Studio Marketplace and Open VSX show: the icon (a PNG of at least 128x128),
+// categories, keywords, the repository.
+const icon = manifest.icon ? entries.get(`extension/${manifest.icon}`) : undefined;
+check('the icon is shipped', icon !== undefined, String(manifest.icon));
+if (icon) {
+  const png = icon.getData();
+  const isPng = png.subarray(0, 8).equals(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));
+  check('the icon is a PNG', isPng);
+  check('the icon is at least 128x128', isPng && png.readUInt32BE(16) >= 128 && png.readUInt32BE(20) >= 128);
+}
+check('categories are set', (manifest.categories ?? []).includes('Linters') && (manifest.categories ?? []).includes('Programming Languages'));
+check('keywords are set', (manifest.keywords ?? []).includes('terraform'));
+check('the repository is https://github.com/tfphi/tfphi', String(manifest.repository?.url).startsWith('https://github.com/tfphi/tfphi'));
+
+for (const event of ['onLanguage:terraform', 'workspaceContains:**/*.tf', 'workspaceContains:**/*.tofu', 'workspaceContains:**/terragrunt.hcl']) {
   check(`activation event ${event}`, (manifest.activationEvents ?? []).includes(event));
 }
 

@@ -231,7 +231,7 @@ class TfphiExtension implements vscode.Disposable {
       synchronize: {
         configurationSection: [...SERVER_SETTING_SECTIONS],
         fileEvents: vscode.workspace.createFileSystemWatcher(
-          '**/{*.tf,*.tfvars,*.tf.json,.tfphi.toml,.terraform/modules/modules.json}',
+          '**/{*.tf,*.tf.json,*.tofu,*.tofu.json,*.tfvars,*.tfvars.json,*.hcl,.tfphi.toml,.terraform/modules/modules.json}',
         ),
       },
       initializationOptions: settingsToInitOptions(readRawSettings(config)),

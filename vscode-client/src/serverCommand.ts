@@ -156,8 +156,8 @@ function quote(argv: readonly string[]): string {
 export function installAdvice(platform: string): string {
   const py = defaultPython(platform);
   return (
-    'tfphi: no language server found. Install it with `pip install tfphi` ' +
-    `(into the Python that \`${py}\` runs, so that \`${py} -m tfphi serve\` works), ` +
+    'tfphi: no language server found. Install it with `pipx install tfphi` (then `tfphi` is on PATH), ' +
+    `or with \`pip install tfphi\` into the Python that \`${py}\` runs (a virtual environment), so that \`${py} -m tfphi serve\` works, ` +
     'or point the setting `tfphi.server.command` at it, e.g. ' +
     '["/path/to/.venv/bin/tfphi", "serve"].'
   );
@@ -227,7 +227,7 @@ export function resolveServerCommand(input: ResolveInput, probes: Probes): Resol
         ok: false,
         message:
           `tfphi: the setting \`tfphi.server.command\` names ${command}, which was not found. ` +
-          'Fix the path, or remove the setting to use a bundled or installed tfphi (`pip install tfphi`).',
+          'Fix the path, or remove the setting to use a bundled or installed tfphi (`pipx install tfphi`).',
         attempts,
       };
     }

@@ -35,15 +35,20 @@ describe('package.json', () => {
   const m = findManifest();
   const props = m.contributes.configuration.properties;
 
-  it('activates on terraform files', () => {
-    assert.deepEqual(m.activationEvents, ['onLanguage:terraform', 'workspaceContains:**/*.tf']);
+  it('activates on Terraform, OpenTofu and Terragrunt files', () => {
+    assert.deepEqual(m.activationEvents, [
+      'onLanguage:terraform',
+      'workspaceContains:**/*.tf',
+      'workspaceContains:**/*.tofu',
+      'workspaceContains:**/terragrunt.hcl',
+    ]);
     assert.equal(m.main, './out/extension.js');
   });
 
-  it('contributes the terraform language for .tf and .tfvars', () => {
+  it('contributes the terraform language for .tf, .tofu and .tfvars', () => {
     const tf = m.contributes.languages.find((l) => l.id === 'terraform');
     assert.ok(tf);
-    assert.deepEqual(tf.extensions, ['.tf', '.tfvars']);
+    assert.deepEqual(tf.extensions, ['.tf', '.tofu', '.tfvars']);
   });
 
   it('contributes the five commands', () => {

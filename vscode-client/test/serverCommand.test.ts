@@ -163,7 +163,7 @@ describe('resolveServerCommand: failures', () => {
     const r = resolveServerCommand(input(), probes({}));
     assert.equal(r.ok, false);
     assert.ok(!r.ok);
-    assert.match(r.message, /pip install tfphi/);
+    assert.match(r.message, /pipx install tfphi/);
     assert.match(r.message, /tfphi\.server\.command/);
     assert.equal(r.message, installAdvice('linux'));
     assert.equal(r.attempts.length, 3);
@@ -174,7 +174,7 @@ describe('resolveServerCommand: failures', () => {
     const r = resolveServerCommand(input(), probes({ path: { python3: '/usr/bin/python3' } }));
     assert.ok(!r.ok);
     assert.match(r.attempts.join('\n'), /import tfphi.*failed/);
-    assert.match(r.message, /pip install tfphi/);
+    assert.match(r.message, /pipx install tfphi/);
   });
 
   it('a setting that names a missing executable is reported, with no silent fallback', () => {

@@ -11,12 +11,12 @@ from ..lazy_re import lazy_compile
 from ..records import record
 from ..stir.deployments import undeclared_assignments
 from ..stir.roots import describe_call_path
-from ..stir.workspace import is_installed_dir, module_dir_of
+from ..stir.workspace import init_command, is_installed_dir, module_dir_of
 from ..syntax.expr import ScopeTraversalExpr, walk
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
 from ..values.value import to_hcl, to_json, value_key
-from .installed import Handoff, deciding_argument, field_address, installed_place, relocated
+from .installed import Handoff, deciding_argument, field_address, foreign, foreign_kind, foreign_module, installed_place, relocated
 from .locations import human_position
 from .suppress import unsuppressed
 
@@ -38,8 +38,8 @@ def workspace_diagnostics(analysis: Analysis) -> dict[str, list[Diagnostic]]:
 
 def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
     """Diagnostics of one module directory's files."""
-    if is_installed_dir(dir):
-        return []  # modules that terraform init installed are not the user's to fix
+    if foreign(analysis, dir):
+        return []  # modules the user does not own: their diagnostics go to the user's call (features.installed)
     out: list[Diagnostic] = []
     for problem in analysis.problems_in(dir):
         out.append(Diagnostic(problem.path, Span(problem.path, 0, 0), "error", problem.code, problem.message))
@@ -378,13 +378,14 @@ def unsupported_diagnostic(analysis: Analysis, trace: FieldTrace, outside: list[
     span = result.expr_span
     detail = f"{field} is set to {_short(analysis.text(result.expr_span))}" + (f"; {'; '.join(origins)}." if origins else ".")
     if handoff is not None:
-        named = f"{field_address(trace)} (set in the installed module at {installed_place(analysis, trace)})"
+        kind = foreign_kind(module_dir_of(result.expr_span.file))
+        named = f"{field_address(trace)} (set in {kind} at {installed_place(analysis, trace)})"
         argument = deciding_argument(analysis, trace, handoff, frozenset(value_key(o.value) for o in outside))
         span = argument[1].expr.span if argument is not None else handoff.call.label_span
         call = f"module.{handoff.call.name}"
         detail += (f" {call} passes it as {argument[0]} here." if argument is not None
-                   else f" The installed module decides it: no argument of {call} does.")
-        related = [Related(result.expr_span, f"{field} is set here, in the installed module {module_dir_of(result.expr_span.file)}")] + [
+                   else f" {kind[0].upper()}{kind[1:]} decides it: no argument of {call} does.")
+        related = [Related(result.expr_span, f"{field} is set here, in {foreign_module(module_dir_of(result.expr_span.file))}")] + [
             r for r in related if r.span != span]
     message = (f"{named} can take {values}, which the service compiler does not support: "
                f"{'it is' if one else 'they are'} not among the supported values of {trace.resource.type}.{trace.field_name} ({listed}).")
@@ -422,7 +423,7 @@ def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace, handoff: Handoff
         span = argument[1].expr.span if argument is not None else handoff.call.label_span
         data["field"] = field_address(trace)
         data["installed"] = result.expr_span.file
-        related.append(Related(result.expr_span, f"{field} is set here, in the installed module {module_dir_of(result.expr_span.file)}"))
+        related.append(Related(result.expr_span, f"{field} is set here, in {foreign_module(module_dir_of(result.expr_span.file))}"))
     if block.declared is not None and block.declared not in (result.expr_span, span):
         related.append(Related(block.declared, f"{block.name} is declared here"))
     if blocked.cause == "apply-time":
@@ -434,10 +435,15 @@ def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace, handoff: Handoff
 
     fixes = unbounded_fixes(analysis, trace.resource.type, trace.field_name, blocked, block, values=field_values(analysis, trace),
                             hardcode=handoff is None and may_hardcode(analysis, trace.resource.span.file))
-    if handoff is not None and argument is None and (blocked.variable is None or is_installed_dir(blocked.variable[0])):
-        fixes = [Fix("upstream", f"the installed module decides {field} itself, where you cannot change it: use a version of "
-                     f"{handoff.call.source or 'it'} that takes it as an input, or silence this diagnostic with "
-                     "`# tfphi:ignore unbounded-field` above this call.")]
+    if handoff is not None and argument is None and (blocked.variable is None or foreign(analysis, blocked.variable[0])):
+        if is_installed_dir(handoff.dir):
+            fixes = [Fix("upstream", f"the installed module decides {field} itself, where you cannot change it: use a version of "
+                         f"{handoff.call.source or 'it'} that takes it as an input, or silence this diagnostic with "
+                         "`# tfphi:ignore unbounded-field` above this call.")]
+        else:
+            fixes = [Fix("upstream", f"the module {handoff.dir} decides {field} itself: change it there (open it to see "
+                         "its own diagnostics and fixes), or silence this diagnostic with `# tfphi:ignore unbounded-field` "
+                         "above this call.")]
     return Diagnostic(span.file, span, trace.spec.severity, "unbounded-field", message,
                       tuple(related), data, detail=detail, fixes=tuple(fixes))
 
@@ -451,8 +457,9 @@ def unbounded_text(analysis: Analysis, trace: FieldTrace, block: Blocker | None 
     block = block or blocker_of(analysis, blocked)
     field = f"{trace.resource.address}.{trace.field_name}"
     named = trace.field_name
+    kind = foreign_kind(module_dir_of(result.expr_span.file)) if handoff is not None and result.expr_span else ""
     if handoff is not None:
-        named = f"{field_address(trace)} (set in the installed module at {installed_place(analysis, trace)})"
+        named = f"{field_address(trace)} (set in {kind} at {installed_place(analysis, trace)})"
     declared = f"; {block.name} is declared at {_where(analysis, block.declared)}" if block.declared is not None else ""
     if blocked.cause in ("variable", "missing", "apply-time", "data"):
         summary = f"can't determine the value of {named}: {block.subject} {block.why}{declared}."
@@ -462,11 +469,11 @@ def unbounded_text(analysis: Analysis, trace: FieldTrace, block: Blocker | None 
     else:
         summary = f"can't determine the value of {named}: {blocked.reason}."
     expr_text = analysis.text(result.expr_span) if result.expr_span else "?"
-    detail = [f"{field} is set to {_short(expr_text)}" + (" in the installed module." if handoff is not None else ".")]
+    detail = [f"{field} is set to {_short(expr_text)}" + (f" in {kind}." if handoff is not None else ".")]
     if handoff is not None:
         call = f"module.{handoff.call.name}"
         detail.append(f"{call} passes it as {argument[0]} here." if argument is not None
-                      else f"The installed module decides it: no argument of {call} does.")
+                      else f"{kind[0].upper()}{kind[1:]} decides it: no argument of {call} does.")
     if len(result.call_path) > 1:
         detail.append(f"Call path: {describe_call_path(result.call_path)}.")
     return summary, " ".join(detail)
@@ -528,7 +535,9 @@ def unbounded_fixes(analysis: Analysis | None, resource_type: str, field: str, b
                          "(for example a bool variable the caller sets), not from a value that only exists after apply.")]
         return [Fix("plan-time", f"set {field} from a variable or a literal instead of an attribute that only exists after apply.")]
     if blocked.cause == "opaque":
-        return [Fix("init", "run `terraform init` so the module is installed under .terraform/modules, or use a local source.")]
+        caller = analysis.modules.get(module_dir_of(blocked.span.file)) if analysis is not None and blocked.span else None
+        command = init_command(caller.files if caller is not None else ())
+        return [Fix("init", f"run `{command}` so the module is installed under .terraform/modules, or use a local source.")]
     if blocked.cause == "size":
         return [
             Fix("narrow", "narrow the set: constrain the root variable that decides it with a validation block "

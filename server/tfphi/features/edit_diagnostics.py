@@ -39,7 +39,7 @@ from ..analysis import Snapshot
 from ..diagnostics import Diagnostic, Related, sort_key
 from ..records import replace
 from ..stir.model import META_ARGUMENTS
-from ..stir.workspace import is_installed_dir
+from ..stir.workspace import is_foreign_dir
 from ..syntax.error_shapes import suspicious
 from ..syntax.expr import Span
 from ..syntax.hclfile import Block, HclFile, TopLevel, argument_set_twice_in, node_of_range, read_block, rules_candidate
@@ -98,7 +98,7 @@ def diagnostics_after_edit(snapshot: Snapshot, dir: str, published: list[Diagnos
     if address is None:
         return None
     readers = snapshot.dirs_reading(dir, address)
-    if dir in readers or any(is_installed_dir(d) for d in readers):
+    if dir in readers or any(is_foreign_dir(d, snapshot.config.owned_outside) for d in readers):
         return None  # (an installed module's fields are diagnosed in this module: features.installed)
 
     old_findings = snapshot.block_findings(dir, path, TopLevel(old, "block", start, end, None, None))

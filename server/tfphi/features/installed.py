@@ -21,7 +21,7 @@ from ..analysis import Analysis, FieldTrace
 from ..diagnostics import Diagnostic, Related
 from ..records import record
 from ..stir.model import ModuleCall
-from ..stir.workspace import CallPath, is_installed_dir
+from ..stir.workspace import CallPath, init_command, is_foreign_dir, is_installed_dir
 from ..syntax.expr import Span
 from ..syntax.hclfile import Attribute
 from ..trace.result import RESOLVED, UNBOUNDED
@@ -41,11 +41,26 @@ class Handoff:
     depth: int
 
 
+def foreign(analysis: Analysis, dir: str) -> bool:
+    """Whether the module in ``dir`` is not the user's (installed, or outside the editor's folder)."""
+    return is_foreign_dir(dir, analysis.config.owned_outside)
+
+
+def foreign_kind(dir: str) -> str:
+    """How a message names the kind of module the user does not own that ``dir`` holds."""
+    return "the installed module" if is_installed_dir(dir) else "the module outside the workspace folder"
+
+
+def foreign_module(dir: str) -> str:
+    """How a message names a module the user does not own: ``the installed module .terraform/...``."""
+    return f"the installed module {dir}" if is_installed_dir(dir) else f"the module {dir}, outside the workspace folder"
+
+
 def handoff_of(analysis: Analysis, call_path: CallPath) -> Handoff | None:
     """The first hop of ``call_path`` from a module the user owns into an installed one."""
     for depth in range(1, len(call_path)):
         caller_dir, (name, dir) = call_path[depth - 1][1], call_path[depth]
-        if is_installed_dir(dir) and not is_installed_dir(caller_dir):
+        if foreign(analysis, dir) and not foreign(analysis, caller_dir):
             caller = analysis.modules.get(caller_dir)
             call = caller.calls.get(name) if caller is not None else None
             return Handoff(caller_dir, call, dir, depth) if call is not None else None
@@ -60,7 +75,7 @@ def installed_dirs_reached(analysis: Analysis, dir: str) -> list[str]:
         return []
     found: list[str] = []
     stack = [analysis.tree.targets.get((dir, name)) for name in sorted(module.calls, reverse=True)]
-    targets = [t.dir for t in stack if t is not None and t.dir is not None and is_installed_dir(t.dir)]
+    targets = [t.dir for t in stack if t is not None and t.dir is not None and foreign(analysis, t.dir)]
     while targets:
         current = targets.pop()
         if current in found:
@@ -69,7 +84,7 @@ def installed_dirs_reached(analysis: Analysis, dir: str) -> list[str]:
         child = analysis.modules.get(current)
         for name in sorted(child.calls if child is not None else (), reverse=True):
             target = analysis.tree.targets.get((current, name))
-            if target is not None and target.dir is not None and is_installed_dir(target.dir):
+            if target is not None and target.dir is not None and foreign(analysis, target.dir):
                 targets.append(target.dir)
     return found
 
@@ -90,7 +105,8 @@ def installed_place(analysis: Analysis, trace: FieldTrace) -> str:
     result = trace.result
     handoff = handoff_of(analysis, result.call_path)
     assert result.expr_span is not None
-    source = f", installed from {handoff.call.source}" if handoff is not None and handoff.call.source else ""
+    installed = handoff is not None and handoff.call.source and is_installed_dir(handoff.dir)
+    source = f", installed from {handoff.call.source}" if installed else ""
     return f"{where(analysis, result.expr_span)}{source}"
 
 
@@ -134,7 +150,7 @@ def deciding_argument(analysis: Analysis, trace: FieldTrace, handoff: Handoff,
 def relocated(analysis: Analysis, dir: str, diagnostic_of) -> Iterator[Diagnostic]:
     """The diagnostics about the installed modules that ``dir``'s calls reach, placed in ``dir``
     (``diagnostic_of(trace, handoff)`` builds each field's, or None)."""
-    if is_installed_dir(dir):
+    if foreign(analysis, dir):
         return
     seen: set[tuple] = set()
     for installed in installed_dirs_reached(analysis, dir):
@@ -168,7 +184,8 @@ def _not_installed(analysis: Analysis, dir: str, installed: str, seen: set[tuple
             calls = "".join(f"module.{c}." for c, _ in path[1:])
             message = (f"{calls}module.{name} (source {call.source!r}, called at {where(analysis, call.label_span)}) is not "
                        "installed: .terraform/modules/modules.json does not list it, so its outputs are unknown until "
-                       "`terraform init` installs it (tfphi never downloads it)")
+                       f"`{init_command(analysis.modules[dir].files if dir in analysis.modules else ())}` installs it "
+                       "(tfphi never downloads it)")
             span = handoff.call.label_span
             key = (span.file, span, "module-not-installed", message)
             if key in seen:

@@ -458,6 +458,7 @@ class LiveWorkspace:
             folder.host.set_config(None, base=self.folder_base(folder))
         else:
             folder.host.remove(rel)
+        self._owned_outside_changed()  # a closed file outside the folder is no longer the user's
         return folder
 
     def _moved_away(self, folder: Folder, rel: str) -> None:
@@ -538,24 +539,53 @@ class LiveWorkspace:
             else:
                 host.set_source(rel, doc.source)  # a manifest, or bytes the host reports as a problem
             touched.add(folder)
-        return touched
+        return touched | self._owned_outside_changed()
 
     # ---- configuration -----------------------------------------------------------------------
 
     def folder_base(self, folder: Folder) -> Config:
-        """The settings a folder's ``.tfphi.toml`` applies over: the LSP settings, and where the folder lies
-        in its git work tree (Terragrunt's ``get_repo_root()``)."""
-        return self.lsp_config.with_overrides(repo_root=folder.repo_root, location=location_of(folder.root))
+        """The settings a folder's ``.tfphi.toml`` applies over: the LSP settings, where the folder lies
+        in its git work tree (Terragrunt's ``get_repo_root()``), and which modules outside it are the user's."""
+        return self.lsp_config.with_overrides(repo_root=folder.repo_root, location=location_of(folder.root),
+                                              owned_outside=self.owned_outside(folder))
+
+    def owned_outside(self, folder: Folder) -> tuple[str, ...]:
+        """The directories outside ``folder`` that are the user's (``Config.owned_outside``, SPEC 2): the
+        other workspace folders, and the module directories of the open documents it reads from outside.
+        Diagnostics about the other modules outside it go to the user's calls into them."""
+        owned = set()
+        for other in self.folders:
+            if other is not folder and not other.loose:
+                rel = posixpath.relpath(other.root, folder.root)
+                if rel == ".." or rel.startswith("../"):
+                    owned.add(rel + "/")  # the whole tree: another folder's modules are the user's
+        for fs in self._open_paths:
+            rel = folder.outside_rel(fs)
+            if rel is not None:
+                owned.add(posixpath.dirname(rel))
+        return tuple(sorted(owned))
+
+    def _reset_config(self, folder: Folder) -> None:
+        """The folder's configuration again, over a new base (its ``.tfphi.toml`` text and problem kept)."""
+        host = folder.host
+        problem = next((p.message for p in host.config_problems if host.config_text is None), None)
+        host.set_config(host.config_text, problem, base=self.folder_base(folder))
+
+    def _owned_outside_changed(self) -> set[Folder]:
+        """The folders whose modules outside them changed owner (a document opened or closed, a folder
+        added): their configuration is set again, so their diagnostics move to or from the calls."""
+        changed = {f for f in self.folders if not f.loose and f.host.base_config.owned_outside != self.owned_outside(f)}
+        for folder in changed:
+            self._reset_config(folder)
+        return changed
 
     def set_lsp_config(self, config: Config) -> None:
         """New LSP settings: each folder's effective config is the settings with its ``.tfphi.toml`` on top."""
         self.lsp_config = config
         for folder in self.folders:
-            host = folder.host
-            old_ignore = host.config.ignore
-            problem = next((p.message for p in host.config_problems if host.config_text is None), None)
-            host.set_config(host.config_text, problem, base=self.folder_base(folder))
-            if host.config.ignore != old_ignore:
+            old_ignore = folder.host.config.ignore
+            self._reset_config(folder)
+            if folder.host.config.ignore != old_ignore:
                 folder.indexed = False
 
     # ---- positions and URIs ------------------------------------------------------------------

@@ -61,9 +61,12 @@ def specialize_address(analysis: Analysis, address: str, anchor: tuple[str, ...]
     ``anchor``: the workspace directory's absolute path as names (``Path.resolve().parts``), so
     that a root calling modules above the workspace gets its files named inside OUTDIR."""
     found = resolve_address(analysis, address)
-    if found is None:
-        return None
-    result, resource, field_name = found
+    return None if found is None else specialize_field(analysis, *found, anchor)
+
+
+def specialize_field(analysis: Analysis, result: TraceResult, resource: Resource, field_name: str,
+                     anchor: tuple[str, ...] = ()) -> Preview:
+    """The specialization of one traced field (``anchor``: as for ``specialize_address``)."""
     plan = specialize(analysis, result, resource, field_name)
     if plan.blocked is not None:
         return _blocked_preview(analysis, plan, result, resource, field_name)

@@ -12,7 +12,7 @@ from typing import Callable, Iterator, Mapping
 from ..records import record
 from ..syntax.expr import Span
 from .model import META_ARGUMENTS, Module
-from .workspace import ModuleTree
+from .workspace import ModuleTree, init_command
 
 # Roots that name no declaration of the module.
 _BUILTIN_ROOTS = frozenset({"each", "count", "self", "path", "terraform"})
@@ -152,7 +152,7 @@ def _call_findings(module: Module, modules, tree: ModuleTree) -> Iterator[Findin
                 if call.source_attr is not None:
                     yield _unresolved_source(call, target)
             else:
-                yield _not_installed(name, call)
+                yield _not_installed(name, call, init_command(module.files))
             continue
         if reaching is None:
             reaching = _reaching(module, tree)
@@ -192,12 +192,12 @@ def _duplicates(module: Module) -> Iterator[Finding]:
                       ((dup.first, f"{dup.what} is first declared here"),))
 
 
-def _not_installed(name: str, call) -> Finding:
-    """A registry (or other non-local) source that ``terraform init`` has not installed."""
+def _not_installed(name: str, call, command: str) -> Finding:
+    """A registry (or other non-local) source that ``terraform init`` (``command``) has not installed."""
     return Finding(
         "module-not-installed", call.label_span,
         f"module.{name} uses {call.source!r}, which is not installed: its outputs are unknown until "
-        "`terraform init` installs it into .terraform/modules (tfphi never downloads it)",
+        f"`{command}` installs it into .terraform/modules (tfphi never downloads it)",
         severity="information",
     )
 

@@ -181,11 +181,29 @@ def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
             f"module.{name} (source {source!r}, in the installed module {dir}) is not listed in "
             ".terraform/modules/modules.json (a partial or older `terraform init`); `terraform init` installs it",
         )
+    command = init_command(modules[dir].files) if dir in modules else "terraform init"
     return CallTarget(
         None,
         f"module.{name} uses the non-local source {source!r}, which is not installed; "
-        "`terraform init` installs it into .terraform/modules",
+        f"`{command}` installs it into .terraform/modules",
     )
+
+
+def is_foreign_dir(dir: str, owned_outside: tuple[str, ...] | None) -> bool:
+    """Whether the module in ``dir`` is not the user's to edit (SPEC 2): installed by ``terraform
+    init``, or, in the editor (``owned_outside`` given, see ``Config.owned_outside``), outside the
+    workspace folder and not listed there (``dir``, or a tree ``dir/`` holding it)."""
+    if is_installed_dir(dir):
+        return True
+    if owned_outside is None or not _outside(dir):
+        return False
+    return not any(dir == owned or (owned.endswith("/") and dir.startswith(owned)) for owned in owned_outside)
+
+
+def init_command(files: Iterable[str]) -> str:
+    """The command that installs a module's non-local sources: ``tofu init`` where the module is
+    OpenTofu's (it reads ``.tofu`` files, which only OpenTofu does), else ``terraform init``."""
+    return "tofu init" if any(f.endswith((".tofu", ".tofu.json")) for f in files) else "terraform init"
 
 
 def _outside(dir: str) -> bool:

@@ -438,9 +438,11 @@ def _is_bound_slow(target: Node, root: str) -> bool:
 def _dynamic_iterator(block: Node) -> str | None:
     """The iterator name of a ``dynamic`` block: its ``iterator`` attribute, else its label."""
     label = None
-    for child in block.children:
+    for child in block.children[1:]:  # the first is the block type, ``dynamic``
         if child.type == "string_lit" and label is None:
             label = "".join(c.text.decode() for c in child.children if c.type == "template_literal")
+        elif child.type == "identifier" and label is None:  # ``dynamic option {``: a label need not be quoted
+            label = child.text.decode()
         elif child.type == "body":
             for attr in child.children:
                 if attr.type == "attribute" and attr.children and attr.children[0].text == b"iterator":

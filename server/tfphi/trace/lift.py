@@ -35,6 +35,7 @@ from ..syntax.expr import (
     RelativeTraversalExpr,
     ScopeTraversalExpr,
     TemplateExpr,
+    TemplateJoinExpr,
     TupleExpr,
     UnaryOpExpr,
     iter_subexpressions,
@@ -55,15 +56,76 @@ _PER_INSTANCE = ("each", "count", "self")
 _KEEP = object()
 
 
-def lift(view: "SourceView", expr: Expr, path, depth: int = 0) -> Expr | None:
-    """``expr``, read in the module instance ``path``, as a root-module expression; None when it cannot be."""
+def lift(view: "SourceView", expr: Expr, path, depth: int = 0, loops: "Loops | None" = None, call=None) -> Expr | None:
+    """``expr``, read in the module instance ``path``, as a root-module expression; None when it cannot be.
+
+    With ``loops`` (an existence test, which holds when some instance exists), ``each`` and
+    ``count`` in the arguments of an iterated ``call`` become the names of a ``for`` over the
+    call's instances (``Loops.some``); anywhere else an iterator differs per instance and no gate
+    can hold it.
+    """
+    instance = loops.binder(view, call, path, depth) if loops is not None and call is not None else None
     if len(path) == 1:
-        # The root's own names stand; an iterator or self differs per instance: no gate can hold it.
-        free = (ref.root for ref, bound in _references(expr, frozenset()) if ref.root not in bound)
-        return None if any(root in _PER_INSTANCE for root in free) else expr
+        if instance is None:
+            # The root's own names stand; an iterator or self differs per instance: no gate can hold it.
+            free = (ref.root for ref, bound in _references(expr, frozenset()) if ref.root not in bound)
+            return None if any(root in _PER_INSTANCE for root in free) else expr
+        return substitute(expr, frozenset(), lambda ref: instance(ref) if ref.root in ("each", "count") else None if ref.root == "self" else _KEEP)
     if depth > MAX_LIFT_DEPTH:
         return None
-    return substitute(expr, frozenset(), lambda ref: _lift_reference(view, ref, path, depth))
+    return substitute(expr, frozenset(), lambda ref: instance(ref) if instance is not None and ref.root in ("each", "count")
+                      else _lift_reference(view, ref, path, depth, loops))
+
+
+class Loops:
+    """The instances an existence test ranges over: a resource exists when some instance of the
+    calls around it gives it a count or a collection that is not empty. Each iterated call whose
+    ``each``/``count`` an argument reads is one ``for`` over the call's ``for_each`` (or
+    ``range(count)``), written in the root's terms."""
+
+    def __init__(self) -> None:
+        self.frames: list[tuple[str, str, Expr]] = []  # key name, value name, collection
+        self._bound: dict[int, tuple[str, str, str] | None] = {}
+
+    def binder(self, view: "SourceView", call, path, depth: int):
+        """How ``each``/``count`` of ``call`` (made in ``path``) are written, or None when they cannot be."""
+        if id(call) not in self._bound:
+            self._bound[id(call)] = self._bind(view, call, path, depth)
+        bound = self._bound[id(call)]
+        if bound is None:
+            return None
+        kind, key, value = bound
+
+        def instance(ref: ScopeTraversalExpr) -> Expr | None:
+            steps = ref.steps
+            first = steps[0].name if steps and isinstance(steps[0], AttrStep) else None
+            if ref.root == "count" and first == "index" and kind == "count":
+                return P.traverse(ScopeTraversalExpr(P.NOWHERE, value, P.NOWHERE, ()), steps[1:])
+            if ref.root == "each" and first in ("key", "value") and kind == "for_each":
+                return P.traverse(ScopeTraversalExpr(P.NOWHERE, key if first == "key" else value, P.NOWHERE, ()), steps[1:])
+            return None
+
+        return instance
+
+    def _bind(self, view: "SourceView", call, path, depth: int) -> tuple[str, str, str] | None:
+        kind = "for_each" if "for_each" in call.body.attributes else "count" if "count" in call.body.attributes else None
+        if kind is None:
+            return None
+        collection = lift(view, call.body.attributes[kind].expr, path, depth + 1)  # an outer instance's values: not quantified
+        if collection is None:
+            return None
+        n = len(self.frames)
+        key, value = f"tfphi_key{n}", f"tfphi_value{n}"
+        self.frames.append((key, value, P.call("range", collection) if kind == "count" else collection))
+        return kind, key, value
+
+    def some(self, test: Expr) -> Expr:
+        """``test`` holds for some instance: ``length([for k, v in C : 1 if test]) > 0``, nested."""
+        body: Expr = ForExpr(P.NOWHERE, self.frames[-1][0], self.frames[-1][1], self.frames[-1][2], None, P.literal(1), test, False)
+        for key, value, collection in reversed(self.frames[:-1]):
+            body = ForExpr(P.NOWHERE, key, value, collection, None, body, None, False)
+        counted = P.call("flatten", body) if len(self.frames) > 1 else body
+        return P.binary(">", P.call("length", counted), P.literal(0))
 
 
 def lift_variable(view: "SourceView", name: str, path) -> Expr | None:
@@ -114,6 +176,8 @@ def substitute(expr: Expr, bound: frozenset[str], lift_ref) -> Expr | None:
             return expr
         if isinstance(expr, TemplateExpr):
             return replace(expr, parts=tuple(p if isinstance(p, str) else sub(p) for p in expr.parts))
+        if isinstance(expr, TemplateJoinExpr):
+            return replace(expr, loop=sub(expr.loop))
         if isinstance(expr, ParenExpr):
             return replace(expr, inner=sub(expr.inner))
         if isinstance(expr, RelativeTraversalExpr):
@@ -153,7 +217,7 @@ def _rest_is_literal(steps) -> bool:
     return all(isinstance(s, AttrStep) or (isinstance(s, IndexStep) and isinstance(s.key, LiteralExpr)) for s in steps)
 
 
-def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: int):
+def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: int, loops: Loops | None = None):
     steps = ref.steps
     name = steps[0].name if steps and isinstance(steps[0], AttrStep) else None
     module = view.modules.get(path[-1][1])
@@ -169,7 +233,7 @@ def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: in
             return None
         argument = call.arguments.get(name)
         if argument is not None:
-            lifted = lift(view, argument.expr, path[:-1], depth + 1)
+            lifted = lift(view, argument.expr, path[:-1], depth + 1, loops, call)
         elif var.default is not None:
             lifted = lift(view, var.default.expr, path, depth + 1)
         else:
@@ -182,7 +246,7 @@ def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: in
         local = module.locals.get(name)
         if local is None:
             return None
-        lifted = lift(view, local.attribute.expr, path, depth + 1)
+        lifted = lift(view, local.attribute.expr, path, depth + 1, loops)
     elif ref.root == "module":
         if len(steps) < 2 or not isinstance(steps[1], AttrStep):
             return None
@@ -193,7 +257,7 @@ def _lift_reference(view: "SourceView", ref: ScopeTraversalExpr, path, depth: in
         output = child.outputs.get(steps[1].name) if child else None
         if call is None or output is None or output.value is None or "count" in call.body.attributes or "for_each" in call.body.attributes:
             return None  # module.m.out of an iterated call is a list or map of instances, not one value
-        lifted = lift(view, output.value.expr, path + ((name, target.dir),), depth + 1)
+        lifted = lift(view, output.value.expr, path + ((name, target.dir),), depth + 1, loops)
     else:
         return None  # each, count, self, path, terraform, data and resources have no root-scope equivalent
     if lifted is None or not _rest_is_literal(rest_steps):
@@ -241,7 +305,10 @@ def _is_null(expr: Expr) -> bool:
 
 
 def _may_be_null(expr: Expr) -> bool:
-    return not isinstance(_bare(expr), (LiteralExpr, TemplateExpr, TupleExpr, ObjectExpr, ForExpr))
+    bare = _bare(expr)
+    if isinstance(bare, TemplateExpr) and static_type(bare) != "string":
+        return True  # "${x}" is x
+    return not isinstance(bare, (LiteralExpr, TemplateExpr, TemplateJoinExpr, TupleExpr, ObjectExpr, ForExpr))
 
 
 def _bare(expr: Expr) -> Expr:
@@ -376,6 +443,10 @@ def static_type(expr: Expr, root=None) -> str | None:
             return "string"
         return "number" if is_number(value) else None
     if isinstance(expr, TemplateExpr):
+        # "${x}" alone is x itself, unconverted (hclsyntax's TemplateWrapExpr)
+        single = len(expr.parts) == 1 and not isinstance(expr.parts[0], str) and not expr.always_string
+        return static_type(expr.parts[0], root) if single else "string"
+    if isinstance(expr, TemplateJoinExpr):
         return "string"
     if isinstance(expr, UnaryOpExpr):
         return "bool" if expr.op == "!" else "number"

@@ -4,6 +4,7 @@ branch sets (checked against terraform console in tests/oracle)."""
 from __future__ import annotations
 
 from ..values.numbers import negate
+from ..values.types import unify_values
 from ..values.value import TfEvalError, TfSet, Value, arithmetic, is_number, to_bool, to_number, to_string, values_equal
 
 
@@ -78,31 +79,7 @@ def result_kinds(values) -> set[str]:
 
 
 def unify_types(values: list[Value]) -> list[Value]:
-    """HCL's unification of a conditional's arms (measured with terraform console).
-
-    Primitives: a string among numbers or bools makes every value a string; a number and a bool
-    cannot unify (Terraform rejects the conditional); null unifies with anything. Collections
-    unify their elements jointly: tuples into a list of the unified element type
-    (``true ? [1] : ["a"]`` is ``["1"]``); objects with the same attributes attribute by
-    attribute, objects with different attributes into a map of the unified value type.
-    """
-    present = [v for v in values if v is not None]
-    if len(present) >= 2 and all(isinstance(v, list) for v in present):
-        unified = iter(unify_types([e for v in present for e in v]))
-        rebuilt = {id(v): [next(unified) for _ in v] for v in present}
-        return [None if v is None else type(v)(rebuilt[id(v)]) if isinstance(v, TfSet) else rebuilt[id(v)] for v in values]
-    if len(present) >= 2 and all(isinstance(v, dict) for v in present):
-        keys = set(present[0])
-        if all(set(v) == keys for v in present):
-            columns = {k: iter(unify_types([v[k] for v in present])) for k in keys}
-            rebuilt = {id(v): {k: next(columns[k]) for k in v} for v in present}
-        else:
-            flat = iter(unify_types([x for v in present for x in v.values()]))
-            rebuilt = {id(v): {k: next(flat) for k in v} for v in present}
-        return [None if v is None else rebuilt[id(v)] for v in values]
-    kinds = result_kinds(values)
-    if "other" in kinds or len(kinds) <= 1:
-        return values
-    if "string" in kinds:
-        return [v if v is None else to_string(v) for v in values]
-    raise TfEvalError("inconsistent conditional result types (number and bool)")
+    """HCL's unification of a conditional's arms: every value converted to the arms' common type
+    (cty's type unification: ``true ? [1] : ["a"]`` is the list ``["1"]``, objects with different
+    attributes a map); TfEvalError where the arms have none (a number and a bool)."""
+    return unify_values(values)

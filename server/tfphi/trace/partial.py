@@ -19,7 +19,7 @@ from ..records import record
 from .result import Unbounded
 from ..values.types import TypeSpec, convert
 from ..values.errors import TfEvalError
-from ..values.value import TfSet, Value
+from ..values.value import TfList, TfMap, TfSet, Value
 
 
 @record(frozen=True, slots=True)
@@ -88,11 +88,11 @@ def convert_partial(value: Value, spec: TypeSpec) -> Value:
     kind = spec.kind
     element = spec.element or TypeSpec("any")
     if kind == "list" and isinstance(value, list) and not isinstance(value, TfSet):
-        return [convert_partial(v, element) for v in value]
+        return TfList(convert_partial(v, element) for v in value)  # a list, not a tuple
     if kind == "tuple" and isinstance(value, list) and len(value) == len(spec.elements):
         return [convert_partial(v, t) for v, t in zip(value, spec.elements)]
     if kind == "map" and isinstance(value, dict):
-        return {k: convert_partial(v, element) for k, v in value.items()}
+        return TfMap((k, convert_partial(v, element)) for k, v in value.items())  # a map, not an object
     if kind == "object" and isinstance(value, dict):
         result: dict[str, Value] = {}
         for name, attr_type, optional, default in spec.attrs:

@@ -29,6 +29,7 @@ from ..syntax.expr import (
     Span,
     SplatStep,
     TemplateExpr,
+    TemplateJoinExpr,
     TupleExpr,
     UnaryOpExpr,
 )
@@ -65,7 +66,13 @@ def print_expr(expr: Expr) -> str:
     if isinstance(expr, LiteralExpr):
         return to_hcl(expr.value)
     if isinstance(expr, TemplateExpr):
-        return '"' + "".join(_template_part(p) for p in expr.parts) + '"'
+        parts = "".join(_template_part(p) for p in expr.parts)
+        if expr.always_string and len(expr.parts) == 1 and not isinstance(expr.parts[0], (str, ConditionalExpr, TemplateJoinExpr)):
+            parts += '${""}'  # "${x}" alone would be x itself, unconverted; this template is a string
+        return f'"{parts}"'
+    if isinstance(expr, TemplateJoinExpr):
+        # %{ for x in c }body%{ endfor } is the join of the body's strings
+        return f'join("", {print_expr(expr.loop)})'
     if isinstance(expr, ParenExpr):
         return f"({print_expr(expr.inner)})"
     if isinstance(expr, ScopeTraversalExpr):

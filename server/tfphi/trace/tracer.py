@@ -45,11 +45,12 @@ from ..stir.workspace import CallPath, ModuleTree
 from . import conditions as C
 from . import steps as S
 from . import printer as P
-from .lift import lift, lift_variable, one_line
+from .lift import Loops, lift, lift_variable, one_line
 from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
 from .partial import Unknown, UnknownResult, compare_with_null, convert_partial, first_unknown, known, known_operands
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
 from ..evaluate.type_constraints import parse_type
+from ..values.numbers import INT64, Whole
 from ..values.types import convert
 from ..values.value import TfEvalError, TfSet, TfUnrepresentable, Value, from_python, is_number, nfc, to_bool, to_hcl, to_number, to_string, value_key
 
@@ -306,8 +307,12 @@ class Tracer:
 
             text = one_line(self.view.text(attribute.expr.span))
             text = f"{C.wrap_operand(text, C.PREC_CMP)} > 0" if kind == "count" else f"length({text}) > 0"
-            lifted = lift(self.view, attribute.expr, env.path)
-            return C.Existing(text, None, C.PREC_CMP, env.scope, test(lifted) if lifted is not None else None)
+            loops = Loops()
+            lifted = lift(self.view, attribute.expr, env.path, loops=loops)
+            root_expr = test(lifted) if lifted is not None else None
+            if root_expr is not None and loops.frames:
+                root_expr = loops.some(root_expr)  # per instance of the calls around it: some instance has one
+            return C.Existing(text, None, C.PREC_CMP, env.scope, root_expr)
         holding = []
         for branch in values:
             value = branch.value
@@ -442,6 +447,8 @@ class Tracer:
             return traced[truth]
 
         if isinstance(cond, Unbounded):
+            if cond.cause == "error":
+                return cond  # Terraform fails on the condition, whatever the arms hold
             same = _equal_arms(_wholly_known(arm(True)), _wholly_known(arm(False)))
             if same is not None:
                 return same  # every arm gives one value: the selector does not matter
@@ -466,6 +473,10 @@ class Tracer:
                     return result  # the arm's own value: HCL unifies known types only
                 # HCL still unifies the result with the other arm's type ("1" for `true ? 1 : "s"`).
                 other_result = arm(not taken_true)
+                if isinstance(other_result, Unbounded) and other_result.cause == "error" and any(_holds_number_or_bool(b.value) for b in result):
+                    # HCL still types the failing arm (a failing call has its return type) and may
+                    # convert this arm's numbers and bools to strings: tfphi cannot see that type
+                    return Unbounded(f"the other arm of {cond_text} fails, and its type decides this arm's value", "opaque", expr.span)
                 other_values = [] if isinstance(other_result, Unbounded) else [b.value for b in other_result]
                 return _unify_arms(result, other_values, expr.span)
             # The condition's own branches already say when it holds, in the root's terms and
@@ -475,7 +486,7 @@ class Tracer:
         if _mentions(expr.condition, {**env.bindings, **env.iterators}):
             return cond  # unknown, and different in every iteration
         root_expr = lift(self.view, expr.condition, env.path)
-        if root_expr is None or C.Existing("", scope=env.scope, root_expr=root_expr).gate_text is None:
+        if _printed(root_expr) is None:  # not in the root's terms, or not printable as a gate
             return Unbounded(
                 f"the selector {cond_text} in {env.scope} cannot be written in the root module "
                 f"(it depends on {cond.reason})", cond.cause, expr.condition.span, cond.variable,
@@ -524,7 +535,7 @@ class Tracer:
             elif isinstance(value, TfSet):
                 entries = [(item, item) for item in value]  # a set's elements are their own keys
             elif isinstance(value, list):
-                entries = list(enumerate(value))
+                entries = [(Whole(i, INT64), item) for i, item in enumerate(value)]  # HCL's index is a Go int64
             else:
                 continue
             element_results: list[Result] = []
@@ -1256,6 +1267,16 @@ def _equal_arms(true_arm: Result, false_arm: Result) -> Result | None:
     if value_key(first.value) != value_key(second.value):
         return None
     return (Branch(first.value, C.TRUE, first.path, first.source),)
+
+
+def _holds_number_or_bool(value: Value) -> bool:
+    if isinstance(value, bool) or is_number(value):
+        return True
+    if isinstance(value, list):
+        return any(map(_holds_number_or_bool, value))
+    if isinstance(value, dict):
+        return any(map(_holds_number_or_bool, value.values()))
+    return False
 
 
 def _coalesce(branches: tuple[Branch, ...]) -> tuple[Branch, ...]:

@@ -13,7 +13,7 @@ A number is a Python ``int`` or a gmpy2 ``mpfr``:
 The precision of a result is cty's: the larger of the operands' (a product keeps the bits it
 needs, up to 512). A number prints as Go's ``Text('f', -1)``: the shortest decimal that reads
 back to the same binary value at its precision, never in exponent notation (``1/3`` has 155
-digits, ``1.1 * 1.1`` is ``1.21`` followed by 146 zeros and a ``1``, ``0.1 + 0.2`` is ``0.3``).
+digits, ``1.1 * 1.1`` is ``1.21`` followed by 151 zeros and a ``1``, ``0.1 + 0.2`` is ``0.3``).
 """
 
 from __future__ import annotations
@@ -150,7 +150,7 @@ def to_float(value: Number) -> float:
 
 def negate(value: Number) -> Number:
     if is_fraction(value):
-        return normalize(-value)
+        return normalize(_context(value.precision).minus(value))  # (unary minus would round to 53 bits)
     if value == 0:
         return _gm().mpfr("-0", precision_of(value))
     return Whole(-int(value), value.precision) if isinstance(value, Whole) else -value
@@ -213,7 +213,7 @@ def _modulo(a: Number, b: Number, x: mpfr, y: mpfr) -> Number:
     if _gm().is_zero(y):
         return a
     ratio = _context(max(precision_of(a), precision_of(b))).div(x, y)
-    truncated = int(_gm().trunc(ratio))
+    truncated = int(_context(ratio.precision).trunc(ratio))  # toward zero (int() of an mpfr rounds to nearest)
     context = _context(precision_of(a))
     work = context.plus(_gm().mpfr(truncated, max(truncated.bit_length(), 1)))
     work = context.mul(y, work)
@@ -235,6 +235,20 @@ def number_key(value: Number) -> str:
     if _gm().is_integer(value) and _gm().is_finite(value):
         return str(int(value))
     return format_number(value) + "~"  # a fraction never equals a whole number
+
+
+def floor(value: Number) -> Number:
+    """cty's Floor: the whole number below, set into the argument's own precision."""
+    if isinstance(value, int) or not _gm().is_finite(value):
+        return value
+    return rounded_to(int(_context(value.precision).floor(value)), value.precision)
+
+
+def ceil(value: Number) -> Number:
+    """cty's Ceil: the whole number above, set into the argument's own precision."""
+    if isinstance(value, int) or not _gm().is_finite(value):
+        return value
+    return rounded_to(int(_context(value.precision).ceil(value)), value.precision)
 
 
 def is_finite(value: Number) -> bool:
@@ -338,15 +352,9 @@ def _fixed(digits: str, point: int) -> str:
 
 
 def hash_text(value: Number) -> str:
-    """Go's ``big.Float.String()`` (``%.10g``), which cty hashes a number in a set by."""
-    if isinstance(value, int):
-        value = _exact(value)
-    if _gm().is_infinite(value):
-        return "-Inf" if value < 0 else "+Inf"
-    if _gm().is_zero(value):
-        return "-0" if _gm().is_signed(value) else "0"
-    text = format(_context(value.precision).plus(value), ".10g")
-    return text
+    """Go's ``big.Float.String()`` (``Text('g', 10)``), the text cty hashes a number in a set by."""
+    return format_verb(value, "g", 10)
+
 
 
 def format_verb(value: Number, verb: str, precision: int | None) -> str:

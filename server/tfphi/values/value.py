@@ -23,7 +23,33 @@ __all__ = ["TfEvalError", "TfUnrepresentable", "arithmetic", "format_number", "i
 
 class TfSet(list):
     """A Terraform set value. It reads like a list (iteration, length, membership), but Terraform
-    has no position in a set: ``s[0]``, ``element(s, 0)`` and ``concat(s)`` reject it."""
+    has no position in a set: ``s[0]``, ``element(s, 0)`` and ``concat(s)`` reject it. Its
+    elements are in cty's iteration order (``values.sets.make_set`` builds it).
+
+    ``element`` (on TfSet, TfList, TfMap) is the element type where tfphi knows it (a
+    ``values.types.TypeSpec``; None: as the elements say): an empty ``split()`` is still a list of
+    strings, an empty ``regexall()`` a list of tuples that ``join`` rejects."""
+
+    element = None
+
+
+class TfList(list):
+    """A Terraform list value: every element of one type. A plain ``list`` is a tuple."""
+
+    element = None
+
+
+class TfMap(dict):
+    """A Terraform map value: every element of one type. A plain ``dict`` is an object."""
+
+    element = None
+
+
+def with_element(collection, element):
+    """``collection`` (a TfList, TfSet or TfMap) with its element type recorded."""
+    if element is not None:
+        collection.element = element
+    return collection
 
 
 def nfc(text: str) -> str:
@@ -37,15 +63,21 @@ def nfc_value(value: "Value") -> "Value":
     if isinstance(value, str):
         return nfc(value)
     if isinstance(value, dict):
-        return {nfc(k): nfc_value(v) for k, v in value.items()}
+        return with_element(type(value)((nfc(k), nfc_value(v)) for k, v in value.items()), getattr(value, "element", None))
     if isinstance(value, TfSet):
-        out = TfSet()
-        for item in map(nfc_value, value):
-            if item not in out:  # two spellings of one string are one element
-                out.append(item)
+        items = [nfc_value(v) for v in value]
+        if all(a is b for a, b in zip(items, value)):
+            return value
+        out, strings = with_element(TfSet(), value.element), set()
+        for item in items:
+            if isinstance(item, str):
+                if item in strings:  # two spellings of one string are one element
+                    continue
+                strings.add(item)
+            out.append(item)
         return out
     if isinstance(value, list):
-        return [nfc_value(v) for v in value]
+        return with_element(type(value)(nfc_value(v) for v in value), getattr(value, "element", None))
     return value
 
 
@@ -84,15 +116,32 @@ def _canonical(value: Value) -> Any:
     if is_number(value):
         return {"\x00": number_key(value)}  # equal numbers have one key (cty's rawNumberEqual)
     if isinstance(value, list):
-        return [_canonical(v) for v in value]
+        items = [_canonical(v) for v in value]
+        # a list, a set and a tuple of the same elements are different values (cty compares types
+        # first); an empty list or set is a value of its element type (UNKNOWN_TYPE: not known)
+        return items if type(value) is list else {"\x00" + type(value).__name__: items or _element_mark(value)}
     if isinstance(value, dict):
-        return {k: _canonical(v) for k, v in value.items()}
+        members = {k: _canonical(v) for k, v in value.items()}
+        return {"\x00map": members or _element_mark(value)} if isinstance(value, TfMap) else members
     return value
 
 
+UNKNOWN_TYPE = "\x00?"
+_UNKNOWN_TYPE_IN_KEY = json.dumps(UNKNOWN_TYPE)[1:-1]  # as value_key's JSON writes it
+
+
+def _element_mark(collection) -> str:
+    return UNKNOWN_TYPE if collection.element is None else repr(collection.element)
+
+
 def values_equal(a: Value, b: Value) -> bool:
-    """Terraform's ``==``: same type and same value (``1 == "1"`` is false)."""
-    return value_key(a) == value_key(b)
+    """Terraform's ``==``: same type and same value (``1 == "1"`` is false, ``tolist([]) ==
+    split(",", "a")`` too); where an empty collection's element type is not known, the answer is
+    not known either (TfUnrepresentable)."""
+    left, right = value_key(a), value_key(b)
+    if _UNKNOWN_TYPE_IN_KEY in left or _UNKNOWN_TYPE_IN_KEY in right:
+        raise TfUnrepresentable("an empty collection whose element type tfphi does not know is compared")
+    return left == right
 
 
 def type_name(value: Value) -> str:
@@ -226,26 +275,3 @@ def to_bool(value: Value) -> bool:
         return False
     raise TfEvalError(f"cannot convert {type_name(value)} to bool")
 
-
-def type_of(value: Value):
-    """The Terraform type of a value as far as tfphi's value says it (``None``: unknown, as for a null)."""
-    from .types import TypeSpec
-
-    if value is None:
-        return None
-    if isinstance(value, bool):
-        return TypeSpec("bool")
-    if is_number(value):
-        return TypeSpec("number")
-    if isinstance(value, str):
-        return TypeSpec("string")
-    if isinstance(value, TfSet):
-        kinds = {value_key_type(type_of(v)) for v in value}
-        return TypeSpec("set", type_of(value[0]) if len(kinds) == 1 else None)
-    if isinstance(value, list):
-        return TypeSpec("tuple", elements=tuple(type_of(v) for v in value))
-    return TypeSpec("object", attrs=tuple(sorted((k, type_of(v), False, None) for k, v in value.items())))
-
-
-def value_key_type(spec) -> str:
-    return repr(spec)

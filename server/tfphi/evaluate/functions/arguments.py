@@ -7,7 +7,9 @@ import re
 from typing import Any
 
 from ...values.numbers import is_whole
-from ...values.value import TfEvalError, TfSet, Value, format_number, is_number, normalize_number, to_number, to_string, type_name, value_key
+from ...values.sets import make_set
+from ...values.types import unify_values
+from ...values.value import TfEvalError, TfSet, Value, format_number, normalize_number, to_number, to_string, type_name
 
 
 # ---------------------------------------------------------------------------------------------
@@ -45,8 +47,10 @@ def _int(value: Value, what: str = "argument") -> int:
     if not isinstance(number, int):
         if not is_whole(number):
             raise TfEvalError(f"{what} must be a whole number, got {format_number(number)}")
-        return int(number)  # -0
-    return number
+        number = int(number)  # -0
+    if not -(2**63) <= number < 2**63:  # gocty converts to a Go int
+        raise TfEvalError(f"{what} must be a whole number between -9223372036854775808 and 9223372036854775807")
+    return int(number)
 
 
 def _bool(value: Value, what: str = "argument") -> bool:
@@ -100,19 +104,12 @@ def _number_result(value: Any) -> Any:
 
 
 def _unify(values: list[Value], what: str) -> list[Value]:
-    """Convert primitive elements to a common type, as Terraform does for lists/sets/maps.
-
-    Mixed strings with numbers/bools become strings; numbers mixed with bools are an error.
-    Collections are left as they are (structural unification is not modelled).
-    """
-    kinds = {type_name(v) for v in values if v is not None}
-    if len(kinds) <= 1:
-        return list(values)
-    if kinds & {"list", "object"}:
-        raise TfEvalError(f"{what}: all elements must have the same type, got {', '.join(sorted(kinds))}")
-    if "string" in kinds:
-        return [None if v is None else to_string(v) for v in values]
-    raise TfEvalError(f"{what}: all elements must have the same type, got {', '.join(sorted(kinds))}")
+    """The elements converted to their unified type, as cty does for a list, set or map
+    (``[1, "a"]`` as strings, a tuple and a list as a list); an error where there is none."""
+    try:
+        return unify_values(list(values))
+    except TfEvalError as exc:
+        raise TfEvalError(f"{what}: all elements must have the same type ({exc})") from None
 
 
 def _unify_all(lists: list[list[Value]]) -> list[list[Value]]:
@@ -126,18 +123,5 @@ def _unify_all(lists: list[list[Value]]) -> list[list[Value]]:
 
 
 def _set_sorted(values: list[Value]) -> TfSet:
-    """Deduplicate (Terraform equality) and order like Terraform set iteration where defined."""
-    seen: set[str] = set()
-    out: list[Value] = []
-    for value in values:
-        key = value_key(value)
-        if key not in seen:
-            seen.add(key)
-            out.append(value)
-    if out and all(isinstance(v, str) for v in out):
-        out.sort()
-    elif out and all(is_number(v) for v in out):
-        out.sort()
-    elif out and all(isinstance(v, bool) for v in out):
-        out.sort()
-    return TfSet(out)
+    """The set of the values (already of one type), as cty orders it."""
+    return make_set(values)

@@ -3,16 +3,17 @@
 from __future__ import annotations
 
 
+from ...values.types import ANY, TypeSpec, convert
 from ...values.value import TfEvalError, TfUnrepresentable, Value, to_number, to_string, type_name
 from .registry import _fn
-from .arguments import _unify, _set_sorted, _NUMBER_TEXT
+from .arguments import _NUMBER_TEXT
 
 
 # ---------------------------------------------------------------------------------------------
 # Type conversion
 
 
-@_fn("tostring", 1)
+@_fn("tostring", 1, params=("v: dynamic?",))
 def _tostring(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -22,7 +23,7 @@ def _tostring(args: list[Value]) -> Value:
     return to_string(value)
 
 
-@_fn("tonumber", 1)
+@_fn("tonumber", 1, params=("v: dynamic?",))
 def _tonumber(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -36,7 +37,7 @@ def _tonumber(args: list[Value]) -> Value:
     return to_number(value)
 
 
-@_fn("tobool", 1)
+@_fn("tobool", 1, params=("v: dynamic?",))
 def _tobool(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -52,53 +53,52 @@ def _tobool(args: list[Value]) -> Value:
     raise TfEvalError(f"cannot convert {type_name(value)} to bool")
 
 
-@_fn("tolist", 1)
+@_fn("tolist", 1, params=("v: dynamic?",))
 def _tolist(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
         return None
     if not isinstance(value, list):
         raise TfEvalError(f"cannot convert {type_name(value)} to list")
-    return _unify(value, "tolist")
+    return convert(value, TypeSpec("list", ANY))
 
 
-@_fn("toset", 1)
+@_fn("toset", 1, params=("v: dynamic?",))
 def _toset(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
         return None
     if not isinstance(value, list):
         raise TfEvalError(f"cannot convert {type_name(value)} to set")
-    return _set_sorted(_unify(value, "toset"))
+    return convert(value, TypeSpec("set", ANY))
 
 
-@_fn("tomap", 1)
+@_fn("tomap", 1, params=("v: dynamic?",))
 def _tomap(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
         return None
     if not isinstance(value, dict):
         raise TfEvalError(f"cannot convert {type_name(value)} to map")
-    keys = list(value)
-    return dict(zip(keys, _unify([value[k] for k in keys], "tomap")))
+    return convert(value, TypeSpec("map", ANY))
 
 
-@_fn("sensitive", 1)
+@_fn("sensitive", 1, params=("value: dynamic?",))
 def _sensitive(args: list[Value]) -> Value:
     return args[0]
 
 
-@_fn("nonsensitive", 1)
+@_fn("nonsensitive", 1, params=("value: dynamic?",))
 def _nonsensitive(args: list[Value]) -> Value:
     return args[0]
 
 
-@_fn("issensitive", 1)
+@_fn("issensitive", 1, params=("value: dynamic?",))
 def _issensitive(args: list[Value]) -> Value:
     # tfphi does not track sensitivity: whether a value is sensitive is not known here
     raise TfUnrepresentable("issensitive(): tfphi does not track which values are sensitive")
 
 
-@_fn("ephemeralasnull", 1)
+@_fn("ephemeralasnull", 1, params=("value: dynamic?",))
 def _ephemeralasnull(args: list[Value]) -> Value:
     return args[0]

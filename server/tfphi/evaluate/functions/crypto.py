@@ -25,15 +25,15 @@ def _b64digest(name: str) -> Callable[[list[Value]], Value]:
 
 
 for _name in ("md5", "sha1", "sha256", "sha512"):
-    _fn(_name, 1)(_digest(_name))
+    _fn(_name, 1, params=("str: string",))(_digest(_name))
 for _name in ("sha256", "sha512"):
-    _fn(f"base64{_name}", 1)(_b64digest(_name))
+    _fn(f"base64{_name}", 1, params=("str: string",))(_b64digest(_name))
 
 
 _UUID_NAMESPACES = {"dns": "NAMESPACE_DNS", "url": "NAMESPACE_URL", "oid": "NAMESPACE_OID", "x500": "NAMESPACE_X500"}
 
 
-@_fn("uuidv5", 2)
+@_fn("uuidv5", 2, params=("namespace: string", "name: string"))
 def _uuidv5(args: list[Value]) -> Value:
     namespace_text = _str(args[0], "namespace")
     name = _str(args[1], "name")

@@ -81,7 +81,7 @@ def _parse_duration(text: str) -> _dt.timedelta:
     return sign * _dt.timedelta(seconds=float(seconds))
 
 
-@_fn("timeadd", 2)
+@_fn("timeadd", 2, params=("timestamp: string", "duration: string"))
 def _timeadd(args: list[Value]) -> Value:
     moment = _parse_timestamp(args[0])
     duration = _parse_duration(_str(args[1], "duration"))
@@ -91,7 +91,7 @@ def _timeadd(args: list[Value]) -> Value:
         raise TfEvalError("resulting timestamp is out of range") from None
 
 
-@_fn("timecmp", 2)
+@_fn("timecmp", 2, params=("timestamp_a: string", "timestamp_b: string"))
 def _timecmp(args: list[Value]) -> Value:
     a = _parse_timestamp(args[0], "timestamp_a")
     b = _parse_timestamp(args[1], "timestamp_b")
@@ -138,7 +138,7 @@ def _date_token(token: str, moment: _dt.datetime) -> str:
     return render()
 
 
-@_fn("formatdate", 2)
+@_fn("formatdate", 2, params=("format: string", "time: string"))
 def _formatdate(args: list[Value]) -> Value:
     spec = _str(args[0], "format")
     moment = _parse_timestamp(args[1])

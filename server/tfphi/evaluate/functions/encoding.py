@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import codecs
 import io
 import json
 import re
@@ -10,6 +11,7 @@ from typing import Any
 from ...values.numbers import format_number, parse_number
 from ...values.value import TfEvalError, TfUnrepresentable, Value, is_number, to_string
 from .deferred import base64, csv, _urlparse
+from . import return_rules as rules
 from .registry import _fn
 from .arguments import _str
 
@@ -81,12 +83,12 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"invalid JSON literal {name}")
 
 
-@_fn("jsonencode", 1)
+@_fn("jsonencode", 1, params=("val: dynamic?",))
 def _jsonencode(args: list[Value]) -> Value:
     return _json_encode(args[0])
 
 
-@_fn("jsondecode", 1)
+@_fn("jsondecode", 1, params=("str: string",))
 def _jsondecode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     try:
@@ -97,7 +99,7 @@ def _jsondecode(args: list[Value]) -> Value:
 
 
 
-@_fn("csvdecode", 1)
+@_fn("csvdecode", 1, params=("str: string",), returns=rules.csvdecode)
 def _csvdecode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     try:
@@ -117,12 +119,12 @@ def _csvdecode(args: list[Value]) -> Value:
     return out
 
 
-@_fn("base64encode", 1)
+@_fn("base64encode", 1, params=("str: string",))
 def _base64encode(args: list[Value]) -> Value:
     return base64.b64encode(_str(args[0], "str").encode()).decode("ascii")
 
 
-@_fn("base64decode", 1)
+@_fn("base64decode", 1, params=("str: string",))
 def _base64decode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     try:  # Go's decoder skips line breaks
@@ -135,37 +137,60 @@ def _base64decode(args: list[Value]) -> Value:
         raise TfEvalError("the result of decoding the provided string is not valid UTF-8") from None
 
 
-@_fn("textencodebase64", 2)
+# IANA character set names and aliases that Terraform's ianaindex lookup accepts (checked with
+# terraform console), with Python's codec for each. Any other name may or may not be Terraform's:
+# tfphi does not guess (Python knows names IANA does not, such as CP1252).
+_IANA_LATIN1 = ("iso-8859-1", "iso_8859-1", "iso_8859-1:1987", "iso-ir-100", "latin1", "l1", "ibm819", "cp819", "csisolatin1")
+IANA_ENCODINGS = {
+    **{name: "latin-1" for name in _IANA_LATIN1},
+    "utf-8": "utf-8", "utf-16le": "utf-16-le", "utf-16be": "utf-16-be", "us-ascii": "ascii",
+    **{f"iso-8859-{n}": f"iso8859-{n}" for n in (2, 3, 4, 5, 6, 7, 8, 9, 10, 13, 14, 15, 16)},
+    **{f"windows-{n}": f"cp{n}" for n in range(1250, 1259)},
+    "gbk": "gbk", "gb18030": "gb18030", "big5": "big5", "shift_jis": "shift_jis", "euc-jp": "euc_jp",
+    "euc-kr": "euc_kr", "koi8-r": "koi8_r", "koi8-u": "koi8_u", "ibm437": "cp437", "macintosh": "mac_roman",
+}
+
+
+def _codec(encoding: str) -> str:
+    codec = IANA_ENCODINGS.get(encoding.lower())
+    if codec is None:
+        try:
+            codecs.lookup(encoding)
+        except LookupError:  # no encoding by that name at all
+            raise TfEvalError(f'"{encoding}" is not a supported IANA encoding name or alias') from None
+        raise TfUnrepresentable(f'whether "{encoding}" is an encoding Terraform supports is not known to tfphi')
+    return codec
+
+
+@_fn("textencodebase64", 2, params=("string: string", "encoding: string"))
 def _textencodebase64(args: list[Value]) -> Value:
-    text = _str(args[0], "string")
-    encoding = _str(args[1], "encoding")
+    text, encoding = args
+    if encoding.lower() == "utf-16":  # Go's UTF-16 encoder writes a byte-order mark and big-endian code units
+        return base64.b64encode(b"\xfe\xff" + text.encode("utf-16-be")).decode("ascii")
     try:
-        if encoding.lower().replace("_", "-") in ("utf-16", "utf16"):
-            # Go's UTF-16 encoder writes a byte-order mark and big-endian code units
-            return base64.b64encode(b"\xfe\xff" + text.encode("utf-16-be")).decode("ascii")
-        return base64.b64encode(text.encode(encoding)).decode("ascii")
-    except LookupError:
-        raise TfEvalError(f'"{encoding}" is not a supported IANA encoding name') from None
+        return base64.b64encode(text.encode(_codec(encoding))).decode("ascii")
     except UnicodeEncodeError:
         raise TfEvalError(f"the given string contains characters that cannot be represented in {encoding}") from None
 
 
-@_fn("textdecodebase64", 2)
+@_fn("textdecodebase64", 2, params=("source: string", "encoding: string"))
 def _textdecodebase64(args: list[Value]) -> Value:
-    text = _str(args[0], "source")
-    encoding = _str(args[1], "encoding")
+    text, encoding = args
     try:
         raw = base64.b64decode(text, validate=True)
     except ValueError:
         raise TfEvalError("the given value has invalid base64 encoding") from None
-    try:
-        return raw.decode(encoding)
-    except LookupError:
-        raise TfEvalError(f'"{encoding}" is not a supported IANA encoding name') from None
-    except UnicodeDecodeError:
-        raise TfEvalError(f"the given data is not valid {encoding}") from None
+    if encoding.lower() == "utf-16":  # Go: a byte-order mark decides, big-endian without one
+        codec = "utf-16-le" if raw[:2] == b"\xff\xfe" else "utf-16-be"
+        raw = raw[2:] if raw[:2] in (b"\xff\xfe", b"\xfe\xff") else raw
+    else:
+        codec = _codec(encoding)
+    decoded = raw.decode(codec, errors="replace")
+    if "\ufffd" in decoded:  # Terraform rejects any replacement character in the result
+        raise TfEvalError(f"the given value is has an invalid {encoding} encoding")
+    return decoded
 
 
-@_fn("urlencode", 1)
+@_fn("urlencode", 1, params=("str: string",))
 def _urlencode(args: list[Value]) -> Value:
     return _urlparse.quote_plus(_str(args[0], "str"), safe="")

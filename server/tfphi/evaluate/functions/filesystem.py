@@ -27,7 +27,7 @@ for _name in sorted(MACHINE_DEPENDENT):
     _fn(_name, 2 if _name == "fileset" else 1, elementwise=False)(_machine_dependent)
 
 
-@_fn("basename", 1)
+@_fn("basename", 1, params=("path: string",))
 def _basename(args: list[Value]) -> Value:
     path = _str(args[0], "path")
     stripped = path.rstrip("/")
@@ -36,7 +36,7 @@ def _basename(args: list[Value]) -> Value:
     return stripped.rsplit("/", 1)[-1]
 
 
-@_fn("dirname", 1)
+@_fn("dirname", 1, params=("path: string",))
 def _dirname(args: list[Value]) -> Value:
     path = _str(args[0], "path")
     head = path.rsplit("/", 1)[0] if "/" in path else "."

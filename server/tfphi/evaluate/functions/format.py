@@ -9,6 +9,7 @@ from ...values.numbers import format_verb, is_whole
 from ...values.value import TfEvalError, TfUnrepresentable, Value, format_number, is_number, to_string
 from .registry import _fn
 from .encoding import _json_encode
+from .strings import _graphemes
 from .arguments import _str, _num, _bool
 
 
@@ -65,9 +66,11 @@ def _format(fmt: str, args: list[Value]) -> str:
 
 
 def _pad(body: str, flags: str, width: int | None, numeric: bool) -> str:
-    if width is None or len(body) >= width:
+    """cty's formatPadWidth: the width counts grapheme clusters ("👍🏽" is one)."""
+    length = len(body) if body.isascii() else len(_graphemes(body))
+    if width is None or length >= width:
         return body
-    fill = width - len(body)
+    fill = width - length
     if "-" in flags:
         return body + " " * fill
     if "0" in flags:
@@ -95,13 +98,15 @@ def _format_verb(verb: str, flags: str, width: int | None, precision: int | None
             return _pad("null", flags, width, False)
         if isinstance(value, (list, dict)):
             return _pad(_json_encode(value), flags, width, False)
-        return _pad(to_string(value), flags, width, is_number(value))
+        if is_number(value):  # cty: Text('g', -1), the shortest %g (1e+06, 1.5e-07)
+            return _pad(format_verb(value, "g", None), flags, width, True)
+        return _pad(to_string(value), flags, width, False)
     if value is None:
         raise TfEvalError(f"unsupported value for %{verb} at {position}: null value cannot be formatted")
     if verb == "s":
         text = _str(value, f"value for %s at {position}")
-        if precision is not None:
-            text = text[:precision]
+        if precision:  # cty: a precision of 0 keeps the whole string; it counts grapheme clusters
+            text = "".join(_graphemes(text)[:precision])
         return _pad(text, flags, width, False)
     if verb == "q":
         text = _str(value, f"value for %q at {position}")
@@ -136,7 +141,7 @@ def _format_verb(verb: str, flags: str, width: int | None, precision: int | None
     raise TfEvalError(f"unsupported format verb %{verb}")
 
 
-@_fn("format", 1, None)
+@_fn("format", 1, None, params=("format: string",), variadic="args: dynamic?")
 def _format_fn(args: list[Value]) -> Value:
     if any(arg is None for arg in args[1:]):
         # Terraform leaves format() of a null argument unknown at plan time
@@ -144,7 +149,7 @@ def _format_fn(args: list[Value]) -> Value:
     return _format(_str(args[0], "format"), args[1:])
 
 
-@_fn("formatlist", 1, None)
+@_fn("formatlist", 1, None, params=("format: string",), variadic="args: dynamic?", returns="list(string)")
 def _formatlist(args: list[Value]) -> Value:
     fmt = _str(args[0], "format")
     rest = args[1:]

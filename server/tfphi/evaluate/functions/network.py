@@ -23,7 +23,7 @@ def _network(prefix: Value) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
         raise TfEvalError(f'invalid CIDR expression "{text}"') from None
 
 
-@_fn("cidrhost", 2)
+@_fn("cidrhost", 2, params=("prefix: string", "hostnum: number"))
 def _cidrhost(args: list[Value]) -> Value:
     network = _network(args[0])
     hostnum = _int(args[1], "hostnum")
@@ -47,7 +47,7 @@ def _subnet(network: ipaddress.IPv4Network | ipaddress.IPv6Network, newbits: int
     return f"{address}/{new_length}"
 
 
-@_fn("cidrsubnet", 3)
+@_fn("cidrsubnet", 3, params=("prefix: string", "newbits: number", "netnum: number"))
 def _cidrsubnet(args: list[Value]) -> Value:
     if _int(args[2], "netnum") < 0:
         # Terraform accepts a negative netnum with an unexpected result (cidrsubnet("10.0.0.0/8",
@@ -56,7 +56,7 @@ def _cidrsubnet(args: list[Value]) -> Value:
     return _subnet(_network(args[0]), _int(args[1], "newbits"), _int(args[2], "netnum"))
 
 
-@_fn("cidrsubnets", 1, None)
+@_fn("cidrsubnets", 1, None, params=("prefix: string",), variadic="newbits: number", returns="list(string)")
 def _cidrsubnets(args: list[Value]) -> Value:
     network = _network(args[0])
     max_bits = network.max_prefixlen
@@ -65,6 +65,9 @@ def _cidrsubnets(args: list[Value]) -> Value:
     cursor = base
     out: list[Value] = []
     for index, value in enumerate(args[1:]):
+        if base == 0:  # Terraform starts from the subnet before the network's: at address 0 that wraps (go-cidr), and every call fails
+            _int(value, f"newbits[{index}]")
+            raise TfEvalError("not enough remaining address space (the network starts at address 0)")
         newbits = _int(value, f"newbits[{index}]")
         if newbits < 1:
             raise TfEvalError("must extend prefix by at least one bit")
@@ -80,7 +83,7 @@ def _cidrsubnets(args: list[Value]) -> Value:
     return out
 
 
-@_fn("cidrnetmask", 1)
+@_fn("cidrnetmask", 1, params=("prefix: string",))
 def _cidrnetmask(args: list[Value]) -> Value:
     network = _network(args[0])
     if network.version != 4:

@@ -3,12 +3,10 @@
 from __future__ import annotations
 
 import math
-from typing import Callable
 
-from typing import Any
 
 from ...values.gomath import go_pow
-from ...values.numbers import INT64, Whole, is_finite, is_fraction, is_whole, negate, precision_of, rounded_to, to_float
+from ...values.numbers import INT64, Whole, ceil, floor, is_fraction, is_whole, negate, to_float
 from ...values.value import TfEvalError, TfUnrepresentable, arithmetic, Value, format_number
 from .registry import _fn
 from .arguments import _str, _num, _int, _numlist, _number_result
@@ -18,7 +16,7 @@ from .arguments import _str, _num, _int, _numlist, _number_result
 # Numbers
 
 
-@_fn("min", 1, None)
+@_fn("min", 1, None, params=(), variadic="numbers: number")
 def _min(args: list[Value]) -> Value:
     numbers = [_num(v, f"argument {i + 1}") for i, v in enumerate(args)]
     smallest = numbers[0]
@@ -28,7 +26,7 @@ def _min(args: list[Value]) -> Value:
     return smallest
 
 
-@_fn("max", 1, None)
+@_fn("max", 1, None, params=(), variadic="numbers: number")
 def _max(args: list[Value]) -> Value:
     numbers = [_num(v, f"argument {i + 1}") for i, v in enumerate(args)]
     largest = numbers[0]
@@ -38,30 +36,23 @@ def _max(args: list[Value]) -> Value:
     return largest
 
 
-@_fn("abs", 1)
+@_fn("abs", 1, params=("num: number",))
 def _abs(args: list[Value]) -> Value:
     number = _num(args[0], "num")
     return number if number > 0 or (number == 0 and not is_fraction(number)) else negate(number)
 
 
-def _integral(number: Any, rounder: Callable[[Any], Any]) -> Any:
-    """cty's Ceil/Floor: the whole number set into the argument's own precision."""
-    if isinstance(number, int) or not is_finite(number):
-        return number
-    return rounded_to(rounder(number), precision_of(number))
-
-
-@_fn("ceil", 1)
+@_fn("ceil", 1, params=("num: number",))
 def _ceil(args: list[Value]) -> Value:
-    return _integral(_num(args[0], "num"), math.ceil)
+    return ceil(_num(args[0], "num"))
 
 
-@_fn("floor", 1)
+@_fn("floor", 1, params=("num: number",))
 def _floor(args: list[Value]) -> Value:
-    return _integral(_num(args[0], "num"), math.floor)
+    return floor(_num(args[0], "num"))
 
 
-@_fn("signum", 1)
+@_fn("signum", 1, params=("num: number",))
 def _signum(args: list[Value]) -> Value:
     number = _num(args[0], "num")
     if not is_whole(number) or not -(2**63) <= number < 2**63:  # Terraform takes an int64
@@ -69,7 +60,7 @@ def _signum(args: list[Value]) -> Value:
     return Whole((number > 0) - (number < 0), INT64)
 
 
-@_fn("pow", 2)
+@_fn("pow", 2, params=("num: number", "power: number"))
 def _pow(args: list[Value]) -> Value:
     base = to_float(_num(args[0], "num"))
     exponent = to_float(_num(args[1], "power"))
@@ -80,7 +71,7 @@ def _pow(args: list[Value]) -> Value:
     return _number_result(result)
 
 
-@_fn("log", 2)
+@_fn("log", 2, params=("num: number", "base: number"))
 def _log(args: list[Value]) -> Value:
     number = to_float(_num(args[0], "num"))
     base = to_float(_num(args[1], "base"))
@@ -100,7 +91,7 @@ def _log(args: list[Value]) -> Value:
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-@_fn("parseint", 2)
+@_fn("parseint", 2, params=("number: dynamic", "base: number"))
 def _parseint(args: list[Value]) -> Value:
     text = _str(args[0], "number")
     base = _int(args[1], "base")
@@ -123,7 +114,7 @@ def _parseint(args: list[Value]) -> Value:
     return Whole(result, max(INT64, result.bit_length()))  # big.Float.SetInt
 
 
-@_fn("sum", 1)
+@_fn("sum", 1, params=("list: dynamic",))
 def _sum(args: list[Value]) -> Value:
     numbers = _numlist(args[0], "list")
     if not numbers:

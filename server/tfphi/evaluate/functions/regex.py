@@ -1,205 +1,173 @@
-"""Regular-expression functions: regex, regexall, and replace's /re/ form."""
+"""Regular-expression functions: regex, regexall, and replace's /re/ form, on RE2.
+
+Terraform's patterns are Go's ``regexp`` (RE2 syntax and semantics: leftmost-first, ``$`` only at
+the end of the text, Unicode classes, no backreferences). tfphi runs them on RE2 itself (the
+``google-re2`` binding), and walks the matches as Go does: ``FindAll`` skips an empty match that
+abuts the previous match, ``ReplaceAll`` replaces an empty match right after a match only at the
+start of the text (``replace("aaa", "/a*?/", "X")`` is ``"XaXaXaX"``), and the replacement is
+expanded as Go's ``Regexp.Expand`` (``$1x`` names a group "1x", which does not exist: empty).
+"""
 
 from __future__ import annotations
 
 import functools
-import re
+from typing import Any, Iterator
 
+import re2
+
+from ...values.types import TypeSpec
 from ...values.value import TfEvalError, Value
-from .registry import _fn
 from .arguments import _str
+from .registry import _fn
 
 
-# ---------------------------------------------------------------------------------------------
-# Regular expressions (RE2 syntax translated to Python's re)
-
-
-_POSIX_CLASSES = {
-    "alnum": "0-9A-Za-z",
-    "alpha": "A-Za-z",
-    "ascii": "\\x00-\\x7f",
-    "blank": "\\t ",
-    "cntrl": "\\x00-\\x1f\\x7f",
-    "digit": "0-9",
-    "graph": "!-~",
-    "lower": "a-z",
-    "print": " -~",
-    "punct": "!-/:-@\\[-`{-~",
-    "space": "\\t\\n\\v\\f\\r ",
-    "upper": "A-Z",
-    "word": "0-9A-Za-z_",
-    "xdigit": "0-9A-Fa-f",
-}
-
-_PERL_CLASSES = {"d": "0-9", "w": "0-9A-Za-z_", "s": "\\t\\n\\f\\r "}
-
-
-def _translate_re2(pattern: str) -> str:
-    multiline = bool(re.search(r"\(\?[a-zA-Z]*m[a-zA-Z]*[:)]", pattern))
-    out: list[str] = []
-    i = 0
-    n = len(pattern)
-    in_class = False
-    while i < n:
-        char = pattern[i]
-        if char == "\\":
-            if i + 1 >= n:
-                raise TfEvalError("invalid regular expression: trailing backslash")
-            escape = pattern[i + 1]
-            if escape == "Q":
-                end = pattern.find("\\E", i + 2)
-                literal = pattern[i + 2 :] if end < 0 else pattern[i + 2 : end]
-                out.append("".join("\\" + c if not c.isalnum() else c for c in literal))
-                i = n if end < 0 else end + 2
-                continue
-            if escape in _PERL_CLASSES:
-                body = _PERL_CLASSES[escape]
-                out.append(body if in_class else f"[{body}]")
-            elif escape.lower() in _PERL_CLASSES and not in_class:
-                out.append(f"[^{_PERL_CLASSES[escape.lower()]}]")
-            elif escape == "z" and not in_class:
-                out.append("\\Z")
-            elif escape in "pP":
-                raise TfEvalError("invalid regular expression: Unicode classes (\\p) are not supported")
-            else:
-                out.append(char + escape)
-            i += 2
-            continue
-        if in_class:
-            if char == "[" and pattern.startswith("[:", i):
-                end = pattern.find(":]", i + 2)
-                name = pattern[i + 2 : end] if end >= 0 else ""
-                if name in _POSIX_CLASSES:
-                    out.append(_POSIX_CLASSES[name])
-                    i = end + 2
-                    continue
-            if char == "]":
-                in_class = False
-                out.append("]")
-            elif char in "[&~|":
-                out.append("\\" + char)
-            else:
-                out.append(char)
-            i += 1
-            continue
-        if char == "[":
-            in_class = True
-            out.append("[")
-            i += 1
-            if pattern.startswith("^", i):
-                out.append("^")
-                i += 1
-            if pattern.startswith("]", i):
-                out.append("\\]")
-                i += 1
-            continue
-        if pattern.startswith("(?<", i) and pattern[i + 3 : i + 4] not in ("=", "!"):
-            out.append("(?P<")
-            i += 3
-            continue
-        if char == "$" and not multiline:
-            out.append("\\Z")
-            i += 1
-            continue
-        out.append(char)
-        i += 1
-    return "".join(out)
+STRING = TypeSpec("string")
 
 
 @functools.lru_cache(maxsize=512)
-def _compile_re2(pattern: str) -> re.Pattern[str]:
+def compile_re2(pattern: str) -> Any:
+    """The compiled pattern; a pattern RE2 rejects is Terraform's error too."""
     try:
-        return re.compile(_translate_re2(pattern))
-    except re.error as exc:
-        raise TfEvalError(f"invalid regular expression pattern {pattern!r}: {exc}") from None
+        return re2.compile(pattern)
+    except re2.error as exc:
+        reason = exc.args[0].decode("utf-8", "replace") if exc.args and isinstance(exc.args[0], bytes) else str(exc)
+        raise TfEvalError(f"invalid regular expression pattern: {reason}") from None
 
 
-def _go_finditer(pattern: re.Pattern[str], text: str):
-    """Matches as Go's FindAll reports them: empty matches abutting a previous match are skipped."""
-    previous_end = -1
-    for match in pattern.finditer(text):
-        if match.start() == match.end() and match.start() == previous_end:
-            continue
-        previous_end = match.end()
-        yield match
-
-
-def _group_text(match: re.Match[str], name: str) -> str:
-    if name.isdigit():
-        index = int(name)
-        if index > (match.re.groups or 0):
-            return ""
-        return match.group(index) or ""
-    if name in match.re.groupindex:
-        return match.group(name) or ""
-    return ""
-
-
-def _expand_template(template: str, match: re.Match[str]) -> str:
-    out: list[str] = []
-    i = 0
-    n = len(template)
-    while i < n:
-        char = template[i]
-        if char != "$" or i + 1 >= n:
-            out.append(char)
-            i += 1
-            continue
-        following = template[i + 1]
-        if following == "$":
-            out.append("$")
-            i += 2
-            continue
-        if following == "{":
-            end = template.find("}", i + 2)
-            name = template[i + 2 : end] if end >= 0 else ""
-            if not name or not all(c.isalnum() or c == "_" for c in name):
-                out.append("$")
-                i += 1
-                continue
-            i = end + 1
+def go_find_all(regex: Any, text: str) -> Iterator[Any]:
+    """Go's ``allMatches``: every match left to right; an empty match where the previous one ended is skipped."""
+    position, previous_end = 0, -1
+    while position <= len(text):
+        match = regex.search(text, position)
+        if match is None:
+            return
+        start, end = match.span()
+        accept = True
+        if end == position:  # an empty match: step one character
+            if start == previous_end:
+                accept = False
+            position += 1
         else:
-            j = i + 1
-            while j < n and (template[j].isalnum() or template[j] == "_"):
-                j += 1
-            name = template[i + 1 : j]
-            if not name:
-                out.append("$")
-                i += 1
-                continue
-            i = j
-        out.append(_group_text(match, name))
+            position = end
+        previous_end = end
+        if accept:
+            yield match
+
+
+def go_replace_all(regex: Any, text: str, template: str) -> str:
+    """Go's ``ReplaceAllString``."""
+    out: list[str] = []
+    last_end = 0
+    search = 0
+    while search <= len(text):
+        match = regex.search(text, search)
+        if match is None:
+            break
+        start, end = match.span()
+        out.append(text[last_end:start])
+        if end > last_end or start == 0:  # not an empty match right after another match
+            out.append(expand(template, regex, match))
+        last_end = end
+        if search + 1 > end:  # always advance at least one character
+            search += 1
+        else:
+            search = end
+    out.append(text[last_end:])
     return "".join(out)
 
 
-def _match_value(pattern: re.Pattern[str], match: re.Match[str]) -> Value:
-    if pattern.groups == 0:
+def _group(regex: Any, match: Any, name: str) -> str:
+    if name.isdigit():
+        index = int(name)
+        if index > regex.groups:
+            return ""
+    elif name in regex.groupindex:
+        index = regex.groupindex[name]
+    else:
+        return ""
+    return match.group(index) or ""
+
+
+def _is_name_char(char: str) -> bool:
+    return char == "_" or char.isalpha() or char.isdigit()
+
+
+def expand(template: str, regex: Any, match: Any) -> str:
+    """Go's ``Regexp.Expand``: ``$name``, ``${name}``, ``$$``; a malformed ``$`` stays as it is."""
+    out: list[str] = []
+    i, n = 0, len(template)
+    while i < n:
+        dollar = template.find("$", i)
+        if dollar < 0:
+            out.append(template[i:])
+            break
+        out.append(template[i:dollar])
+        i = dollar + 1
+        if i < n and template[i] == "$":
+            out.append("$")
+            i += 1
+            continue
+        if i < n and template[i] == "{":
+            end = template.find("}", i + 1)
+            name = template[i + 1 : end] if end >= 0 else ""
+            if not name or not all(_is_name_char(c) for c in name):
+                out.append("$")
+                continue
+            i = end + 1
+        else:
+            j = i
+            while j < n and _is_name_char(template[j]):
+                j += 1
+            name = template[i:j]
+            if not name:
+                out.append("$")
+                continue
+            i = j
+        out.append(_group(regex, match, name))
+    return "".join(out)
+
+
+def _result_shape(regex: Any) -> str:
+    """cty's regexPatternResultType: a string, a tuple of the unnamed groups, or an object of the named."""
+    named = len(regex.groupindex)
+    if regex.groups == 0:
+        return "string"
+    if named and named != regex.groups:
+        raise TfEvalError("invalid regexp pattern: cannot mix both named and unnamed capture groups")
+    return "object" if named else "tuple"
+
+
+def _match_value(regex: Any, shape: str, match: Any) -> Value:
+    if shape == "string":
         return match.group(0)
-    names = pattern.groupindex
-    if names:
-        return {name: match.group(name) for name in sorted(names)}
-    return [match.group(i) for i in range(1, pattern.groups + 1)]
+    if shape == "object":
+        return {name: match.group(index) for name, index in sorted(regex.groupindex.items())}
+    return [match.group(i) for i in range(1, regex.groups + 1)]  # a group that took no part is null
 
 
-def _check_groups(pattern: re.Pattern[str]) -> None:
-    if pattern.groupindex and len(pattern.groupindex) != pattern.groups:
-        raise TfEvalError("invalid regular expression pattern: can't mix both named and unnamed capture groups")
-
-
-@_fn("regex", 2)
+@_fn("regex", 2, params=("pattern: string", "string: string"))
 def _regex(args: list[Value]) -> Value:
-    pattern = _compile_re2(_str(args[0], "pattern"))
-    _check_groups(pattern)
-    text = _str(args[1], "string")
-    match = pattern.search(text)
+    regex = compile_re2(_str(args[0], "pattern"))
+    shape = _result_shape(regex)
+    match = regex.search(_str(args[1], "string"))
     if match is None:
         raise TfEvalError("pattern did not match any part of the given string")
-    return _match_value(pattern, match)
+    return _match_value(regex, shape, match)
 
 
-@_fn("regexall", 2)
+def _list_of_matches(args: list[Value]) -> TypeSpec:
+    """regexall's type: a list of what one match gives (an empty list still has that element type)."""
+    regex = compile_re2(args[0])
+    shape = _result_shape(regex)
+    if shape == "string":
+        return TypeSpec("list", STRING)
+    if shape == "object":
+        return TypeSpec("list", TypeSpec("object", attrs=tuple((name, STRING, False, None) for name in sorted(regex.groupindex))))
+    return TypeSpec("list", TypeSpec("tuple", elements=(STRING,) * regex.groups))
+
+
+@_fn("regexall", 2, params=("pattern: string", "string: string"), returns=_list_of_matches)
 def _regexall(args: list[Value]) -> Value:
-    pattern = _compile_re2(_str(args[0], "pattern"))
-    _check_groups(pattern)
-    text = _str(args[1], "string")
-    return [_match_value(pattern, m) for m in _go_finditer(pattern, text)]
+    regex = compile_re2(_str(args[0], "pattern"))
+    shape = _result_shape(regex)
+    return [_match_value(regex, shape, match) for match in go_find_all(regex, _str(args[1], "string"))]

@@ -5,9 +5,9 @@ from __future__ import annotations
 import re
 import unicodedata
 
-from ...values.value import TfEvalError, Value
+from ...values.value import TfEvalError, TfUnrepresentable, Value
 from .registry import _fn
-from .regex import _compile_re2, _expand_template, _go_finditer
+from .regex import compile_re2, go_replace_all
 from .arguments import _str, _int, _strlist
 
 
@@ -50,41 +50,68 @@ def _graphemes(text: str) -> list[str]:
 # String functions
 
 
+# Go's strings.ToLower/ToUpper map rune by rune with unicode.ToLower/ToUpper: Unicode's simple
+# case mappings (one rune to one rune, no context: "ΣΑΣ" lowers to "σασ"). Python's str.lower and
+# str.upper apply the full mappings: where a full mapping has several runes, the simple one is
+# either none (ß, ŉ, ǰ, ﬁ keep their case) or, for İ and the Greek letters with iota
+# subscript, the single rune below.
+_SIMPLE_LOWER = {"\u0130": "i"}
+
+
+def _go_lower_rune(char: str) -> str:
+    lowered = char.lower()
+    return lowered if len(lowered) == 1 else _SIMPLE_LOWER.get(char, char)
+
+
+def _go_upper_rune(char: str) -> str:
+    upper = char.upper()
+    if len(upper) == 1:
+        return upper
+    title = char.title()  # ᾀ -> ᾈ: the simple uppercase of a letter with iota subscript is its titlecase
+    return title if len(title) == 1 else char
+
+
+def go_title_rune(char: str) -> str:
+    """unicode.ToTitle: the simple titlecase mapping (ǆ -> ǅ; ß and ﬁ have none)."""
+    title = char.title()
+    return title if len(title) == 1 else char
+
+
 def _go_upper(text: str) -> str:
-    return "".join(u if len(u := c.upper()) == 1 else c for c in text)
+    return text.upper() if text.isascii() else "".join(map(_go_upper_rune, text))
 
 
 def _go_lower(text: str) -> str:
-    return "".join(l if len(l := c.lower()) == 1 else c for c in text)
+    return text.lower() if text.isascii() else "".join(map(_go_lower_rune, text))
 
 
-@_fn("lower", 1)
+@_fn("lower", 1, params=("str: string",))
 def _lower(args: list[Value]) -> Value:
     return _go_lower(_str(args[0], "str"))
 
 
-@_fn("upper", 1)
+@_fn("upper", 1, params=("str: string",))
 def _upper(args: list[Value]) -> Value:
     return _go_upper(_str(args[0], "str"))
 
 
 def _is_word_separator(char: str) -> bool:
+    """Go's strings.Title word separators: not ASCII alphanumerics or _, not letters or decimal digits, but spaces."""
     if char.isascii():
         return not (char.isalnum() or char == "_")
-    if char.isalpha() or char.isdigit():
+    if char.isalpha() or unicodedata.category(char) == "Nd":
         return False
-    return char.isspace()
+    return char in _GO_SPACE
 
 
-@_fn("title", 1)
+@_fn("title", 1, params=("str: string",))
 def _title(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     out = []
     previous = " "
     for char in text:
         if _is_word_separator(previous):
-            title = char.title()
-            out.append(title if len(title) == 1 else char)
+            out.append(go_title_rune(char))
         else:
             out.append(char)
         previous = char
@@ -94,60 +121,65 @@ def _title(args: list[Value]) -> Value:
 _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000"
 
 
-@_fn("trimspace", 1)
+@_fn("trimspace", 1, params=("str: string",))
 def _trimspace(args: list[Value]) -> Value:
     return _str(args[0], "str").strip(_GO_SPACE)
 
 
-@_fn("trim", 2)
+@_fn("trim", 2, params=("str: string", "cutset: string"))
 def _trim(args: list[Value]) -> Value:
     return _str(args[0], "str").strip(_str(args[1], "cutset"))
 
 
-@_fn("trimprefix", 2)
+@_fn("trimprefix", 2, params=("str: string", "prefix: string"))
 def _trimprefix(args: list[Value]) -> Value:
     return _str(args[0], "str").removeprefix(_str(args[1], "prefix"))
 
 
-@_fn("trimsuffix", 2)
+@_fn("trimsuffix", 2, params=("str: string", "suffix: string"))
 def _trimsuffix(args: list[Value]) -> Value:
     return _str(args[0], "str").removesuffix(_str(args[1], "suffix"))
 
 
-@_fn("chomp", 1)
+@_fn("chomp", 1, params=("str: string",))
 def _chomp(args: list[Value]) -> Value:
     return re.sub(r"(?:\r\n|\r|\n)+\Z", "", _str(args[0], "str"))
 
 
-@_fn("strrev", 1)
+@_fn("strrev", 1, params=("str: string",))
 def _strrev(args: list[Value]) -> Value:
     return "".join(reversed(_graphemes(_str(args[0], "str"))))
 
 
-@_fn("indent", 2)
+@_fn("indent", 2, params=("spaces: number", "str: string"))
 def _indent(args: list[Value]) -> Value:
     spaces = _int(args[0], "spaces")
-    if spaces < 0:
-        raise TfEvalError("spaces must not be negative")
-    return _str(args[1], "str").replace("\n", "\n" + " " * spaces)
+    text = _str(args[1], "str")
+    if spaces < 0 or spaces >= 2**48:  # Go's strings.Repeat panics before any line is read
+        raise TfEvalError("spaces must be between 0 and 2**48 (strings.Repeat fails)")
+    if "\n" not in text:
+        return text
+    if spaces > 10**7:
+        raise TfUnrepresentable("indent(): the result is larger than tfphi holds")
+    return text.replace("\n", "\n" + " " * spaces)
 
 
-@_fn("startswith", 2)
+@_fn("startswith", 2, params=("str: string", "prefix: string"))
 def _startswith(args: list[Value]) -> Value:
     return _str(args[0], "str").startswith(_str(args[1], "prefix"))
 
 
-@_fn("endswith", 2)
+@_fn("endswith", 2, params=("str: string", "suffix: string"))
 def _endswith(args: list[Value]) -> Value:
     return _str(args[0], "str").endswith(_str(args[1], "suffix"))
 
 
-@_fn("strcontains", 2)
+@_fn("strcontains", 2, params=("str: string", "substr: string"))
 def _strcontains(args: list[Value]) -> Value:
     return _str(args[1], "substr") in _str(args[0], "str")
 
 
-@_fn("split", 2)
+@_fn("split", 2, params=("separator: string", "str: string"), returns="list(string)")
 def _split(args: list[Value]) -> Value:
     sep = _str(args[0], "separator")
     text = _str(args[1], "str")
@@ -156,7 +188,7 @@ def _split(args: list[Value]) -> Value:
     return text.split(sep)
 
 
-@_fn("join", 2, None)
+@_fn("join", 2, None, params=("separator: string",), variadic="lists: list(string)")
 def _join(args: list[Value]) -> Value:
     sep = _str(args[0], "separator")
     items: list[str] = []
@@ -165,34 +197,33 @@ def _join(args: list[Value]) -> Value:
     return sep.join(items)
 
 
-@_fn("substr", 3)
+@_fn("substr", 3, params=("str: string", "offset: number", "length: number"))
 def _substr(args: list[Value]) -> Value:
     clusters = _graphemes(_str(args[0], "str"))
     offset = _int(args[1], "offset")
     length = _int(args[2], "length")
+    # cty's substr, step for step: a negative offset counts from the end (and may stay negative:
+    # then from the start); a zero length is "" only for an offset that was not negative, for a
+    # negative one the seek below runs to the end
     if offset < 0:
-        offset = max(len(clusters) + offset, 0)
-    if offset > len(clusters):
+        offset += len(clusters)
+    elif length == 0:
         return ""
-    rest = clusters[offset:]
-    if length < 0:
+    rest = clusters
+    if offset > 0:
+        if offset > len(clusters):
+            return ""
+        rest = clusters[offset:]
+    if length <= 0:
         return "".join(rest)
     return "".join(rest[:length])
 
 
-@_fn("replace", 3)
+@_fn("replace", 3, params=("str: string", "substr: string", "replace: string"))
 def _replace(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     substr = _str(args[1], "substr")
     replacement = _str(args[2], "replace")
     if len(substr) > 1 and substr[0] == "/" and substr[-1] == "/":
-        pattern = _compile_re2(substr[1:-1])
-        out: list[str] = []
-        position = 0
-        for match in _go_finditer(pattern, text):
-            out.append(text[position : match.start()])
-            out.append(_expand_template(replacement, match))
-            position = match.end()
-        out.append(text[position:])
-        return "".join(out)
+        return go_replace_all(compile_re2(substr[1:-1]), text, replacement)
     return text.replace(substr, replacement)

@@ -183,7 +183,7 @@ def _yaml_loader() -> Any:
     return _YamlLoader
 
 
-@_fn("yamldecode", 1)
+@_fn("yamldecode", 1, params=("src: string",))
 def _yamldecode(args: list[Value]) -> Value:
     text = _str(args[0], "src")
     loader = _yaml_loader()(text)

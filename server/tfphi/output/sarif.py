@@ -11,17 +11,19 @@
 
 from __future__ import annotations
 
-import hashlib
-import os
+import json
 import re
 from importlib import resources
 from pathlib import Path
 from urllib.parse import quote
 
-from . import __version__
-from .analysis import Analysis
-from .diagnostics import Diagnostic
-from .features.locations import human_range, source_of
+from .. import __version__
+from ..analysis import Analysis
+from ..diagnostics import Diagnostic
+from ..features.locations import human_range
+from .fingerprints import fingerprint, occurrence_key
+from .paths import repository_path, repository_root
+from .report import CheckReport
 
 INFORMATION_URI = "https://github.com/tfphi/tfphi"
 RULES_URI = INFORMATION_URI + "/blob/main/docs/rules/{code}.md"
@@ -83,44 +85,9 @@ def rule(code: str) -> dict:
     }
 
 
-def repository_root(dir: str) -> Path:
-    """The enclosing git work tree of ``dir`` (a ``.git`` directory or file), else ``dir`` itself."""
-    start = Path(dir).resolve()
-    for candidate in (start, *start.parents):
-        if (candidate / ".git").exists():
-            return candidate
-    return start
-
-
-def artifact_uri(root: Path, dir: str, file: str) -> str:
+def artifact_uri(root: str, dir: str, file: str) -> str:
     """``file`` (relative to DIR) as a percent-encoded URI reference relative to ``root``."""
-    absolute = Path(os.path.normpath(os.path.join(Path(dir).resolve(), file)))
-    try:
-        relative = absolute.relative_to(root).as_posix()
-    except ValueError:
-        relative = Path(os.path.relpath(absolute, root)).as_posix()
-    return quote(relative, safe="/")
-
-
-def _line_text(analysis: Analysis, d: Diagnostic) -> str:
-    source = source_of(analysis, d.span.file)
-    if source is None:
-        return ""
-    start = source.rfind(b"\n", 0, d.span.start) + 1
-    end = source.find(b"\n", d.span.start)
-    return source[start : end if end >= 0 else len(source)].decode("utf-8", "replace").strip()
-
-
-def _span_text(analysis: Analysis, d: Diagnostic) -> str:
-    source = source_of(analysis, d.span.file)
-    return "" if source is None else source[d.span.start : d.span.end].decode("utf-8", "replace")
-
-
-def fingerprint(analysis: Analysis, d: Diagnostic, uri: str, occurrence: int) -> str:
-    """Stable across edits elsewhere in the file: no line numbers (the message has some), only the
-    code, the file, the flagged line's text and the flagged expression."""
-    key = "\0".join([d.code, uri, _line_text(analysis, d), _span_text(analysis, d), str(occurrence)])
-    return hashlib.sha256(key.encode("utf-8")).hexdigest()[:32]
+    return quote(repository_path(root, dir, file), safe="/")
 
 
 def _region(analysis: Analysis, d: Diagnostic) -> dict:
@@ -138,7 +105,7 @@ def _escape(text: str) -> str:
     return text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
 
 
-def result(analysis: Analysis, d: Diagnostic, root: Path, dir: str, rule_index: int, occurrence: int) -> dict:
+def result(analysis: Analysis, d: Diagnostic, root: str, dir: str, rule_index: int, occurrence: int) -> dict:
     uri = artifact_uri(root, dir, d.file)
     text = d.text
     out = {
@@ -176,31 +143,45 @@ def result(analysis: Analysis, d: Diagnostic, root: Path, dir: str, rule_index: 
     return out
 
 
-def sarif_log(analysis: Analysis, diagnostics: list[Diagnostic], dir: str) -> dict:
-    """The whole log for the diagnostics of ``tfphi check DIR``."""
+def render(report: CheckReport) -> str:
+    return json.dumps(sarif_log(report.analysis, report.diagnostics, report.dir, report.shard), indent=2, ensure_ascii=False) + "\n"
+
+
+def automation_id(shard: tuple[int, int]) -> str:
+    """``runAutomationDetails.id`` of shard K of N: ending in ``/``, the whole id is the category
+    under which code scanning keeps this shard's alerts apart from the other shards'."""
+    k, n = shard
+    return f"tfphi/shard-{k}-of-{n}/"
+
+
+def sarif_log(analysis: Analysis, diagnostics: list[Diagnostic], dir: str, shard: tuple[int, int] | None = None) -> dict:
+    """The whole log for the diagnostics of ``tfphi check DIR`` (one shard's with ``--shard K/N``)."""
     root = repository_root(dir)
     codes = list(CODES) + sorted({d.code for d in diagnostics} - set(CODES))
     index = {code: i for i, code in enumerate(codes)}
     seen: dict[tuple, int] = {}
     results = []
     for d in diagnostics:
-        key = (d.code, d.file, _line_text(analysis, d), _span_text(analysis, d))
+        key = occurrence_key(analysis, d)
         seen[key] = seen.get(key, 0) + 1
         results.append(result(analysis, d, root, dir, index[d.code], seen[key]))
-    base = root.as_uri() + "/"
+    base = Path(root).as_uri() + "/"
+    run: dict = {
+        "tool": {"driver": {
+            "name": "tfphi",
+            "version": __version__,
+            "semanticVersion": __version__,
+            "informationUri": INFORMATION_URI,
+            "rules": [rule(code) for code in codes],
+        }},
+        "originalUriBaseIds": {SRCROOT: {"uri": base, "description": {"text": "The repository root."}}},
+        "columnKind": "unicodeCodePoints",
+        "results": results,
+    }
+    if shard is not None:
+        run["automationDetails"] = {"id": automation_id(shard)}
     return {
         "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
         "version": "2.1.0",
-        "runs": [{
-            "tool": {"driver": {
-                "name": "tfphi",
-                "version": __version__,
-                "semanticVersion": __version__,
-                "informationUri": INFORMATION_URI,
-                "rules": [rule(code) for code in codes],
-            }},
-            "originalUriBaseIds": {SRCROOT: {"uri": base, "description": {"text": "The repository root."}}},
-            "columnKind": "unicodeCodePoints",
-            "results": results,
-        }],
+        "runs": [run],
     }
