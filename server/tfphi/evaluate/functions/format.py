@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import json
 import re
 
 from ...values.numbers import format_verb, is_whole
 from ...values.value import TfEvalError, TfUnrepresentable, Value, format_number, is_number, to_string
 from .registry import _fn
-from .encoding import _json_encode
+from .encoding import _json_encode, _json_string
 from .strings import _graphemes
 from .arguments import _str, _num, _bool
 
@@ -110,7 +109,7 @@ def _format_verb(verb: str, flags: str, width: int | None, precision: int | None
         return _pad(text, flags, width, False)
     if verb == "q":
         text = _str(value, f"value for %q at {position}")
-        return _pad(json.dumps(text, ensure_ascii=False), flags, width, False)
+        return _pad(_json_string(text), flags, width, False)  # Go's JSON: < > & escaped
     if verb == "t":
         return _pad("true" if _bool(value, f"value for %t at {position}") else "false", flags, width, False)
     if verb in "dboxX":
