@@ -36,7 +36,7 @@ from ..syntax.expr import (BinaryOpExpr, ConditionalExpr, Expr, FunctionCallExpr
 from ..syntax.hclfile import Attribute, Body, HclFile
 from .model import Module
 # Operators on concrete values: the one implementation of Terraform's (the tracer lifts it over branches).
-from ..trace.operators import apply_binary, apply_unary, get_attribute, get_index
+from ..evaluate.operators import apply_binary, apply_unary, get_attribute, get_index
 from ..values.value import TfEvalError, nfc, to_bool, to_string
 
 Value = Any

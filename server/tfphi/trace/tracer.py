@@ -46,7 +46,7 @@ from . import conditions as C
 from . import steps as S
 from . import printer as P
 from .lift import Loops, lift, lift_variable, one_line
-from .operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
+from ..evaluate.operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
 from .partial import Unknown, UnknownResult, compare_with_null, convert_partial, first_unknown, known, known_operands
 from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
 from ..evaluate.type_constraints import parse_type
