@@ -23,7 +23,7 @@ line/character positions (splitting the few that span lines: block comments, her
 from __future__ import annotations
 
 
-from tree_sitter import Node, Parser
+from tree_sitter import Node
 
 from ..records import record
 from ..syntax.hclfile import HclFile, new_parser

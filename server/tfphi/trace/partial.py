@@ -17,8 +17,7 @@ from __future__ import annotations
 
 from ..records import record
 from .result import Unbounded
-from ..values.types import TypeSpec, convert
-from ..values.errors import TfEvalError
+from ..values.types import TypeSpec, convert, convert_object
 from ..values.value import TfList, TfMap, TfSet, Value
 
 
@@ -94,15 +93,5 @@ def convert_partial(value: Value, spec: TypeSpec) -> Value:
     if kind == "map" and isinstance(value, dict):
         return TfMap((k, convert_partial(v, element)) for k, v in value.items())  # a map, not an object
     if kind == "object" and isinstance(value, dict):
-        result: dict[str, Value] = {}
-        for name, attr_type, optional, default in spec.attrs:
-            if name in value and value[name] is not None:
-                result[name] = convert_partial(value[name], attr_type)
-            elif optional:
-                result[name] = convert(default, attr_type) if default is not None else None
-            elif name in value:
-                result[name] = None
-            else:
-                raise TfEvalError(f'attribute "{name}" is required')
-        return result
+        return convert_object(value, spec, convert_partial)
     raise UnknownResult(first_unknown(value))  # type: ignore[arg-type]

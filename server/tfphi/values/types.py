@@ -61,18 +61,24 @@ def convert(value: Value, spec: TypeSpec) -> Value:
     if kind == "object":
         if not isinstance(value, dict):
             raise TfEvalError("an object is required")
-        result: dict[str, Value] = {}
-        for name, attr_type, optional, default in spec.attrs:
-            if name in value and value[name] is not None:
-                result[name] = convert(value[name], attr_type)
-            elif optional:
-                result[name] = convert(default, attr_type) if default is not None else None
-            elif name in value:
-                result[name] = None
-            else:
-                raise TfEvalError(f'attribute "{name}" is required')
-        return result
+        return convert_object(value, spec, convert)
     return value
+
+
+def convert_object(value: dict, spec: TypeSpec, convert_member) -> dict[str, Value]:
+    """An object value converted to the object type ``spec``: each attribute by ``convert_member``,
+    an absent or null optional one by its default (or null), a missing required one an error."""
+    result: dict[str, Value] = {}
+    for name, attr_type, optional, default in spec.attrs:
+        if name in value and value[name] is not None:
+            result[name] = convert_member(value[name], attr_type)
+        elif optional:
+            result[name] = convert(default, attr_type) if default is not None else None
+        elif name in value:
+            result[name] = None
+        else:
+            raise TfEvalError(f'attribute "{name}" is required')
+    return result
 
 
 def _target_element(value, spec: TypeSpec) -> "TypeSpec | None":
