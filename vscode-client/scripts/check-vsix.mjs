@@ -136,14 +136,18 @@ check('the trace graph webview script is shipped', entries.has('extension/out/tr
 // --- the bundled server: tfphi and every dependency, for each CPython 3.10-3.14 --------
 const libs = 'extension/bundled/libs/';
 check('the server is bundled (bundled/libs/tfphi/__init__.py)', entries.has(`${libs}tfphi/__init__.py`));
-for (const dependency of ['pygls', 'lsprotocol', 'cattrs', 'attrs', 'tree_sitter', 'tree_sitter_hcl']) {
+for (const dependency of ['pygls', 'lsprotocol', 'cattrs', 'attrs', 'tree_sitter', 'tree_sitter_hcl', 'gmpy2', 're2']) {
   check(`dependency ${dependency} is bundled`, entries.has(`${libs}${dependency}/__init__.py`));
 }
 check('the server data files are bundled', names.some((n) => n.startsWith(`${libs}tfphi/data/`) && n.endsWith('.toml')));
-const bindings = names.filter((n) => n.startsWith(`${libs}tree_sitter/_binding.`));
-for (const minor of [10, 11, 12, 13, 14]) {
-  const tag = target.startsWith('win32') ? `cp3${minor}-win` : `cpython-3${minor}-`;
-  check(`tree-sitter is compiled for Python 3.${minor} (${target})`, bindings.some((n) => n.includes(tag)), bindings.join(', '));
+// The compiled extensions, each built for one CPython: tree-sitter's binding, gmpy2 (numbers as
+// cty holds them) and google-re2's _re2 (the regex functions).
+for (const [label, prefix] of [['tree-sitter', 'tree_sitter/_binding.'], ['gmpy2', 'gmpy2/gmpy2.'], ['google-re2', 're2/_re2.']]) {
+  const bindings = names.filter((n) => n.startsWith(`${libs}${prefix}`));
+  for (const minor of [10, 11, 12, 13, 14]) {
+    const tag = target.startsWith('win32') ? `cp3${minor}-win` : `cpython-3${minor}-`;
+    check(`${label} is compiled for Python 3.${minor} (${target})`, bindings.some((n) => n.includes(tag)), bindings.join(', '));
+  }
 }
 check('tomli is bundled for Python 3.10', entries.has(`${libs}tomli/__init__.py`));
 check('manifest targets the platform', manifest.__metadata?.targetPlatform === undefined || manifest.__metadata.targetPlatform === target);

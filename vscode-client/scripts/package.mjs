@@ -26,8 +26,9 @@ const python = process.env.TFPHI_PYTHON || (process.platform === 'win32' ? 'pyth
 export const TARGETS = {
   'linux-x64': ['manylinux_2_28_x86_64', 'manylinux_2_17_x86_64', 'manylinux2014_x86_64'],
   'linux-arm64': ['manylinux_2_28_aarch64', 'manylinux_2_17_aarch64', 'manylinux2014_aarch64'],
-  'darwin-x64': ['macosx_11_0_x86_64'],
-  'darwin-arm64': ['macosx_11_0_arm64'],
+  // google-re2 (the regex functions, RE2 as Terraform's) publishes macOS wheels for macOS 14 and later.
+  'darwin-x64': ['macosx_14_0_x86_64', 'macosx_11_0_x86_64'],
+  'darwin-arm64': ['macosx_14_0_arm64', 'macosx_11_0_arm64'],
   'win32-x64': ['win_amd64'],
 };
 export const PYTHON_VERSIONS = ['3.10', '3.11', '3.12', '3.13', '3.14'];
@@ -90,8 +91,9 @@ function downloadWheels(target, serverWheel, work) {
   pip(oldest, [serverWheel, ...BACKPORTS]);
   // Only wheels built for one CPython version (tag cpXY-cpXY) differ between versions; the
   // others (py3-none, abi3) serve them all. Fetch the same releases for the newer versions.
+  // A wheel name may carry a build tag between version and Python tag (google_re2-1.1.20251105-1-cp310-...).
   const perVersion = readdirSync(dir)
-    .map((f) => /^([^-]+)-([^-]+)-cp\d+-cp\d+-/.exec(f))
+    .map((f) => /^([^-]+)-([^-]+)(?:-\d[^-]*)?-cp\d+-cp\d+-/.exec(f))
     .filter((m) => m !== null)
     .map((m) => `${m[1]}==${m[2]}`);
   if (perVersion.length > 0) {
