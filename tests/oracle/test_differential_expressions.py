@@ -37,8 +37,8 @@ SEED = int(os.environ.get("TFPHI_DIFF_SEED", "22"))
 CHUNK = 5000  # expressions per workspace and console batch group
 
 # Where tfphi answers Unbounded though Terraform knows, at most this share of the expressions.
-# (Today: %{if}/%{for} template directives, which the tracer does not trace yet; format() of a
-# typed null; a division by zero inside a larger expression.)
+# (Today: format() of a typed null; a division by zero inside a larger expression; a conditional
+# whose other arm fails: docs/values.md, "Not yet".)
 IMPRECISE_SHARE = 0.05
 ARM_TYPE_SHARE = 0.002
 
