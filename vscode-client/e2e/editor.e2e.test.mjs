@@ -79,11 +79,18 @@ describe('tfphi in VS Code', { timeout: 600_000 }, () => {
     await editor.openFile('modules/postgres/main.tf');
     await editor.goTo(4, 3);
     await editor.runCommand('Show or Focus Hover');
-    await hover().locator('table').waitFor({ timeout: 30_000 });
+    // Two tables: the branches (value | condition), then the value each deployment gives.
+    await hover().locator('table').last().waitFor({ timeout: 30_000 });
     const cells = await hover().locator('table tr').allInnerTexts();
     assert.deepEqual(
       cells.map((row) => row.replace(/\s+/g, ' ').trim()),
-      ['value condition', '"15.4" var.customer_env == "prod"', '"14.9" var.customer_env != "prod"'],
+      [
+        'value condition',
+        '"15.4" var.customer_env == "prod"',
+        '"14.9" var.customer_env != "prod"',
+        'deployment value',
+        'terraform.tfvars "15.4"',
+      ],
     );
     await editor.shot('03-hover');
     await page.keyboard.press('Escape');
