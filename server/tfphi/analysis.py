@@ -38,7 +38,9 @@ from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file
 from .syntax.reuse import top_ranges
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
-from .trace.tracer import Env, MemoStore, Preempted, SourceView, Tracer, block_iterators
+from .trace.env import Env, SourceView, block_iterators
+from .trace.memo import MemoStore
+from .trace.tracer import Preempted, Tracer
 
 CONFIG_FILE = ".tfphi.toml"
 CHANGE_LOG_LIMIT = 512  # revisions whose changed directories the host remembers (see ``changed_since``)

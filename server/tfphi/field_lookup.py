@@ -23,7 +23,8 @@ from .stir.workspace import CallPath
 from .trace import conditions as C
 from .syntax.hclfile import Attribute
 from .trace.result import UNBOUNDED, Branch, TraceResult
-from .trace.tracer import Env, find_field, finish
+from .trace.env import Env, find_field
+from .trace.finish import finish
 from .values.value import Value
 
 __all__ = ["AddressError", "AmbiguousField", "FieldMatch", "FieldLookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]

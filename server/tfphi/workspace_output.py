@@ -16,7 +16,7 @@ from .features.locations import human_position
 from .stir.deployments import root_deployments
 from .stir.roots import relative_to_root
 from .trace.result import RESOLVED, TraceResult
-from .trace.tracer import UNDECIDED
+from .trace.env import UNDECIDED
 from .values.value import to_json
 
 if TYPE_CHECKING:

@@ -217,7 +217,7 @@ def test_a_file_the_edit_left_alone_keeps_its_derived_state_only_while_its_names
 
 
 def test_hop_results_outlive_a_snapshot_only_while_nothing_they_read_changed_or_moved():
-    """The tracers' memo is kept across snapshots (``trace.tracer.MemoStore``): an entry whose
+    """The tracers' memo is kept across snapshots (``trace.memo.MemoStore``): an entry whose
     declaration, or a declaration it read, changed or moved is dropped; the rest are reused,
     and every trace equals a fresh analysis's."""
     host = host_of(WORKSPACE)

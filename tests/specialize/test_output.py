@@ -153,7 +153,8 @@ def test_a_deployments_value_read_as_an_index_key(workspace):
     and failed on it (hypothesis found it through an edit in the server)."""
     from tfphi.specialize.deployments import AssignedTracer
     from tfphi.trace.steps import words
-    from tfphi.trace.tracer import SourceView, Tracer
+    from tfphi.trace.env import SourceView
+    from tfphi.trace.tracer import Tracer
 
     analysis = workspace({
         "main.tf": 'variable "k" {\n  type = string\n}\n\nlocals {\n  m = { a = "x", b = "y" }\n}\n\n'

@@ -22,7 +22,7 @@ class CodeLens:
 def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
     from ..specialize.moves import deployment_values, served_by
     from ..specialize.specializer import group_branches, names_for
-    from ..trace.tracer import find_field
+    from ..trace.env import find_field
 
     dir = module_dir_of(path)
     if dir not in analysis.modules:

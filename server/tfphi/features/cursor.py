@@ -18,7 +18,7 @@ from ..stir.workspace import CallPath, module_dir_of
 from ..syntax.expr import AttrStep, Expr, ForExpr, ScopeTraversalExpr, Span, iter_subexpressions
 from ..syntax.hclfile import Attribute, Block, Body
 from ..trace.result import TraceResult
-from ..trace.tracer import Env, Iteration, block_iterators
+from ..trace.env import Env, Iteration, block_iterators
 from ..values.value import Value
 
 # Roots whose traversals name something the tracer can follow.

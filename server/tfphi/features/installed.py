@@ -25,7 +25,7 @@ from ..stir.workspace import CallPath, init_command, is_foreign_dir, is_installe
 from ..syntax.expr import Span
 from ..syntax.hclfile import Attribute
 from ..trace.result import RESOLVED, UNBOUNDED
-from ..trace.tracer import Env, block_iterators
+from ..trace.env import Env, block_iterators
 from ..values.value import value_key
 from .locations import human_position
 

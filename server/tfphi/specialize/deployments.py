@@ -24,7 +24,10 @@ from ..stir.model import Resource, Variable
 from ..trace import conditions as C
 from ..trace import steps as S
 from ..trace.result import UNBOUNDED, Branch, TraceResult, Unbounded
-from ..trace.tracer import Env, Result, SourceView, Tracer, _convert_all, _prepend
+from ..trace.branches import convert_all, prepend
+from ..trace.env import Env, SourceView
+from ..trace.result import Result
+from ..trace.tracer import Tracer
 from ..evaluate.type_constraints import parse_type
 from ..values.types import convert
 from ..values.value import TfEvalError, Value, to_hcl
@@ -81,8 +84,8 @@ class AssignedTracer(Tracer):
                 return Unbounded(f"{self.deployment.file} sets var.{var.name} to {to_hcl(value)}: {exc}", "invalid", var.label_span)
             return (Branch(value, C.TRUE, (S.Deployment(self.deployment.file), S.Prim(to_hcl(value))), var.label_span),)
         if var.default is not None:
-            result = _prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span))
-            return _convert_all(result, var_type, f"var.{var.name}", var.default.expr.span)
+            result = prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span))
+            return convert_all(result, var_type, f"var.{var.name}", var.default.expr.span)
         if var.name in self.deployment.unreadable:
             return Unbounded(f"{self.deployment.file} sets var.{var.name} to a value tfphi cannot evaluate", "unassigned",
                              var.label_span, (env.dir, var.name))

@@ -21,7 +21,7 @@ from ..records import record
 from ..analysis import Analysis, AnalysisHost, SetParsed, SetSource
 from ..stir.model import Resource
 from ..trace.result import RESOLVED, TraceResult
-from ..trace.tracer import Env, SourceView
+from ..trace.env import Env, SourceView
 from ..values.value import Value, to_hcl, value_key
 from .deployments import AssignedTracer, Deployment, Outcome, field_under, root_deployments, unassigned
 from .fmt import align

@@ -49,7 +49,7 @@ from ..values.value import is_number
 
 if TYPE_CHECKING:
     from ..stir.model import Variable
-    from .tracer import SourceView
+    from .env import SourceView
 
 MAX_LIFT_DEPTH = 20
 _PER_INSTANCE = ("each", "count", "self")

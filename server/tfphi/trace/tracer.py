@@ -14,7 +14,6 @@ import posixpath
 from typing import Any, Callable, Mapping, Sequence
 
 from .. import records
-from ..records import record, field, replace
 from ..syntax.expr import (
     AttrStep,
     BinaryOpExpr,
@@ -22,7 +21,6 @@ from ..syntax.expr import (
     Expr,
     ForExpr,
     FunctionCallExpr,
-    IndexStep,
     InvalidExpr,
     LiteralExpr,
     ObjectExpr,
@@ -31,7 +29,6 @@ from ..syntax.expr import (
     ScopeTraversalExpr,
     Span,
     SplatStep,
-    Step,
     TemplateExpr,
     TemplateJoinExpr,
     TupleExpr,
@@ -39,16 +36,23 @@ from ..syntax.expr import (
 )
 from ..addrs import ModuleInstance
 from ..config import Limits
-from ..syntax.hclfile import Attribute, Body
+from ..syntax.hclfile import Attribute
 from ..stir.model import Module, Resource, Variable
-from ..stir.workspace import CallPath, ModuleTree
+from ..stir.workspace import CallPath
 from . import conditions as C
 from . import steps as S
 from . import printer as P
 from .lift import Loops, lift, lift_variable, one_line
-from ..evaluate.operators import apply_binary, apply_unary, get_attribute, get_index, unify_types
-from .partial import Unknown, UnknownResult, compare_with_null, convert_partial, first_unknown, known, known_operands
-from .result import BOUNDED, RESOLVED, UNBOUNDED, Branch, Result, TraceResult, Unbounded, iteration_keys, kind_of, selector_of
+from ..evaluate.operators import apply_binary, apply_unary, get_attribute, get_index
+from .partial import Unknown, UnknownResult, compare_with_null, first_unknown, known, known_operands
+from .env import UNDECIDED, Env, Iteration, SourceView, block_iterators, find_field
+from .branches import (aside, convert_all, equal_arms, gated, holds_number_or_bool, mentions, object_keys, prepend,
+                       select, tuple_keys, typed_when_failing, unify_arms, wholly_known, with_keys)
+from .finish import coalesce, finish, with_existence
+from .memo import MemoEntry, MemoStore
+from .module_refs import ModuleReferences
+from .universe import lift_validation_universe
+from .result import UNBOUNDED, Branch, Result, TraceResult, Unbounded
 from ..evaluate.type_constraints import parse_type
 from ..values.numbers import INT64, Whole
 from ..values.types import convert
@@ -58,126 +62,9 @@ from ..values.value import TfEvalError, TfSet, TfUnrepresentable, Value, from_py
 CROSS_PRODUCT_SLACK = 8
 
 
-class _Undecided:
-    """A deployment's assignment of a root variable to a value tfphi cannot evaluate (a Terragrunt
-    input from ``run_cmd``, a variable file's non-literal value): what depends on it is not decided."""
-
-    def __repr__(self) -> str:
-        return "UNDECIDED"
-
-
-UNDECIDED = _Undecided()
-
-
-@record(frozen=True)
-class Iteration:
-    """Where an iterator name (``each``, ``count``, a dynamic block's) gets its collection."""
-
-    kind: str  # "each" | "count" | "dynamic"
-    attribute: Attribute
-    env: "Env"
-
-
-@record(frozen=True)
-class Env:
-    """The scope an expression is traced in: module instance, iterators and ``for`` bindings."""
-
-    path: CallPath
-    iterators: Mapping[str, Iteration] = field(default_factory=dict)
-    bindings: Mapping[str, Result] = field(default_factory=dict)
-
-    @property
-    def dir(self) -> str:
-        return self.path[-1][1]
-
-    @property
-    def scope(self) -> ModuleInstance:
-        """The module instance (configuration path) the expression is written in."""
-        return ModuleInstance.of_calls(call for call, _ in self.path[1:])
-
-    @property
-    def in_root(self) -> bool:
-        return len(self.path) == 1
-
-    def with_iterators(self, iterators: Mapping[str, Iteration]) -> "Env":
-        return Env(self.path, {**self.iterators, **iterators}, self.bindings)
-
-    def with_bindings(self, bindings: Mapping[str, Result]) -> "Env":
-        return Env(self.path, self.iterators, {**self.bindings, **bindings})
-
-
-class SourceView:
-    """What the tracer reads of a snapshot: modules, the module tree and source text."""
-
-    def __init__(self, modules: Mapping[str, Module], tree: ModuleTree, text: Callable[[Span], str]):
-        self.modules = modules
-        self.tree = tree
-        self.text = text
-
-
-@record
-class _MemoEntry:
-    result: Result
-    depth_needed: int
-    touched: frozenset[str]
-    may_fail: bool  # some combination was dropped because Terraform rejects it
-
-
 class Preempted(Exception):
     """A client message arrived while background tracing ran (``Tracer.preempt``): the trace is
     abandoned, to be done again later (the declarations it finished stay memoized)."""
-
-
-class MemoStore:
-    """Hop results kept from one snapshot to the next (``AnalysisHost``): an entry is dropped when a
-    declaration it read, or the declaration it is the value of, changes or moves (``forget``)."""
-
-    MAX_ENTRIES = 200_000
-
-    def __init__(self) -> None:
-        self.memo: dict[tuple, _MemoEntry] = {}
-        self.readers: dict[tuple[str, str], set[tuple]] = {}  # (module dir, address) -> memo keys that read it
-        self.retired: list = []  # stores dropped whole, freed by ``release`` (outside the edit's time)
-
-    def keep(self, key: tuple, entry: _MemoEntry) -> None:
-        if len(self.memo) >= self.MAX_ENTRIES:
-            self.clear()
-        self.memo[key] = entry
-        readers = self.readers
-        for read in entry.touched:
-            readers.setdefault(read, set()).add(key)
-        own = _declaration_of(key)
-        if own is not None:
-            readers.setdefault(own, set()).add(key)
-
-    def forget(self, declarations) -> None:
-        memo, readers = self.memo, self.readers
-        visits = sum(len(readers.get(declaration, ())) for declaration in declarations)
-        if visits > 256 and visits * 4 > len(memo):
-            # Most of it (an edit above the calls of a large root moves what every trace read):
-            # start afresh, and leave freeing the old entries for later.
-            self.retired.append((memo, readers))
-            self.memo, self.readers = {}, {}
-            return
-        for declaration in declarations:
-            for key in readers.pop(declaration, ()):
-                memo.pop(key, None)
-
-    def clear(self) -> None:
-        self.retired.append((self.memo, self.readers))
-        self.memo, self.readers = {}, {}
-
-    def release(self) -> None:
-        """Frees what ``forget`` and ``clear`` dropped (background work calls it between two steps)."""
-        self.retired.clear()
-
-
-def _declaration_of(key: tuple) -> tuple[str, str] | None:
-    """The declaration a memo entry is the value of (its reader touches it, the entry does not)."""
-    kind = key[0]
-    if kind in ("var", "local", "output"):
-        return (key[1][-1][1], f"{kind}.{key[2]}")
-    return None
 
 
 # Expressions whose value is (one of) their operands' own value: a field's universe reaches a
@@ -185,7 +72,7 @@ def _declaration_of(key: tuple) -> tuple[str, str] | None:
 _VALUE_PASSING = (LiteralExpr, ParenExpr, ConditionalExpr, ScopeTraversalExpr)
 
 
-class Tracer:
+class Tracer(ModuleReferences):
     """Traces expressions of one workspace snapshot; memoizes declaration-level results."""
 
     def __init__(self, view: SourceView, limits: Limits = Limits(), assignment: Mapping[str, Value] | None = None,
@@ -202,8 +89,8 @@ class Tracer:
         # (iterator entries stay here: their keys hold an attribute's id, which only this
         # snapshot's objects keep unique).
         self._store = store
-        self._memo: dict[tuple, _MemoEntry] = store.memo if store is not None else {}
-        self._local_memo: dict[tuple, _MemoEntry] = {}
+        self._memo: dict[tuple, MemoEntry] = store.memo if store is not None else {}
+        self._local_memo: dict[tuple, MemoEntry] = {}
         # Set by background work (lsp.scheduler): a one-item list the transport sets to True
         # when a client message arrives; every hop then raises ``Preempted``.
         self.preempt: list[bool] | None = None
@@ -263,8 +150,8 @@ class Tracer:
         self._touched = {(env.dir, owner)} if owner else set()
         self._deepest = 0
         self._may_fail = False
-        result = _wholly_known(self.trace(attribute.expr, env, 0, ()))
-        result = _prepend(result, S.FieldStep(address))
+        result = wholly_known(self.trace(attribute.expr, env, 0, ()))
+        result = prepend(result, S.FieldStep(address))
         return finish(address, result, self.limits, attribute.expr.span, env.path), frozenset(self._touched)
 
     def existence(self, path: CallPath, resource: Resource) -> tuple["C.Cond | None", frozenset[tuple[str, str]], str]:
@@ -421,7 +308,7 @@ class Tracer:
 
     def _tuple(self, expr: TupleExpr, env, depth, stack) -> Result:
         results = [self.member(item, env, depth, stack) for item in expr.items]
-        return self.combine(results, list, S.Build("TupleExpr"), expr.span, keys_of=_tuple_keys, partial=True)
+        return self.combine(results, list, S.Build("TupleExpr"), expr.span, keys_of=tuple_keys, partial=True)
 
     def _object(self, expr: ObjectExpr, env, depth, stack) -> Result:
         results: list[Result] = []
@@ -433,7 +320,7 @@ class Tracer:
             # A key given twice: the later one wins (a conditional key may repeat a literal one).
             return {to_string(values[i]): values[i + 1] for i in range(0, len(values), 2)}
 
-        return self.combine(results, build, S.Build("ObjectExpr"), expr.span, keys_of=_object_keys, partial=True)
+        return self.combine(results, build, S.Build("ObjectExpr"), expr.span, keys_of=object_keys, partial=True)
 
     def _conditional(self, expr: ConditionalExpr, env, depth, stack) -> Result:
         cond = self.without_universe(lambda: self.trace(expr.condition, env, depth, stack))
@@ -443,13 +330,13 @@ class Tracer:
         def arm(truth: bool) -> Result:
             # Each arm is traced once: nested conditionals would otherwise cost 2^depth.
             if truth not in traced:
-                traced[truth] = _prepend(self.trace(expr.true_result if truth else expr.false_result, env, depth, stack), S.Arm(truth, condition=one_line(cond_text, collapse_spaces=True)))
+                traced[truth] = prepend(self.trace(expr.true_result if truth else expr.false_result, env, depth, stack), S.Arm(truth, condition=one_line(cond_text, collapse_spaces=True)))
             return traced[truth]
 
         if isinstance(cond, Unbounded):
             if cond.cause == "error":
                 return cond  # Terraform fails on the condition, whatever the arms hold
-            same = _equal_arms(_wholly_known(arm(True)), _wholly_known(arm(False)))
+            same = equal_arms(wholly_known(arm(True)), wholly_known(arm(False)))
             if same is not None:
                 return same  # every arm gives one value: the selector does not matter
             blocking = self.view.text(cond.span) if cond.span is not None else cond_text
@@ -468,24 +355,24 @@ class Tracer:
             if len(truths) == 1:
                 taken_true = truths.pop()
                 taken = expr.true_result if taken_true else expr.false_result
-                result = _prepend(self.trace(taken, env, depth, stack), S.Arm(taken_true, True, one_line(cond_text, collapse_spaces=True)))
+                result = prepend(self.trace(taken, env, depth, stack), S.Arm(taken_true, True, one_line(cond_text, collapse_spaces=True)))
                 if isinstance(result, Unbounded) or first_unknown([b.value for b in result]) is not None:
                     return result  # the arm's own value: HCL unifies known types only
                 # HCL still unifies the result with the other arm's type ("1" for `true ? 1 : "s"`).
                 other_result = arm(not taken_true)
                 other_expr = expr.false_result if taken_true else expr.true_result
-                if isinstance(other_result, Unbounded) and other_result.cause == "error" and _typed_when_failing(other_expr) \
-                        and any(_holds_number_or_bool(b.value) for b in result):
+                if isinstance(other_result, Unbounded) and other_result.cause == "error" and typed_when_failing(other_expr) \
+                        and any(holds_number_or_bool(b.value) for b in result):
                     # a constructor or a template keeps its type when a member fails, and HCL unifies
                     # this arm with it (numbers and bools may become strings): tfphi cannot see that type
                     return Unbounded(f"the other arm of {cond_text} fails, and its type decides this arm's value", "opaque", expr.span)
                 other_values = [] if isinstance(other_result, Unbounded) else [b.value for b in other_result]
-                return _unify_arms(result, other_values, expr.span)
+                return unify_arms(result, other_values, expr.span)
             # The condition's own branches already say when it holds, in the root's terms and
             # per instance. An Existing atom is kept for conditions nothing else describes: one
             # over the same variables would not be seen to contradict their Eq atoms.
             return self._join_arms(expr, [(arm(to_bool(cb.value)), cb.cond) for cb in cond])
-        if _mentions(expr.condition, {**env.bindings, **env.iterators}):
+        if mentions(expr.condition, {**env.bindings, **env.iterators}):
             return cond  # unknown, and different in every iteration
         root_expr = lift(self.view, expr.condition, env.path)
         if _printed(root_expr) is None:  # not in the root's terms, or not printable as a gate
@@ -503,21 +390,21 @@ class Tracer:
             self._may_fail = True
             arms = [(arm, gate) for arm, gate in arms if not (isinstance(arm, Unbounded) and arm.cause == "error")]
         for arm, _ in arms:
-            arm = _wholly_known(arm)  # arms are compared and unified: every member must be known
+            arm = wholly_known(arm)  # arms are compared and unified: every member must be known
             if isinstance(arm, Unbounded):
                 return arm
         branches: tuple[Branch, ...] = ()
         for arm, gate in arms:
-            branches += _gate(arm, gate)  # type: ignore[arg-type]
+            branches += gated(arm, gate)  # type: ignore[arg-type]
         if not failed and len({value_key(b.value) for b in branches}) == 1:
             # One value under gates that cover every case: the selector does not matter.
             first = branches[0]
             branches = (Branch(first.value, C.TRUE, first.path, first.source),)
-        unified = _unify_arms(branches, [], expr.span)
+        unified = unify_arms(branches, [], expr.span)
         if isinstance(unified, Unbounded):
             return unified
         if len(unified) > self.limits.branches:
-            unified = _coalesce(unified)  # a fork on many selector values often gives few distinct values
+            unified = coalesce(unified)  # a fork on many selector values often gives few distinct values
         return self.limit(unified, expr.span)
 
     def _call(self, expr: FunctionCallExpr, env, depth, stack) -> Result:
@@ -580,7 +467,7 @@ class Tracer:
             combined = self.combine(element_results, build, S.Op("ForExpr"), expr.span, partial=True)
             if isinstance(combined, Unbounded):
                 return combined
-            out.extend(_gate(combined, branch.cond))
+            out.extend(gated(combined, branch.cond))
         return self.limit(tuple(out), expr.span)
 
     def _relative(self, expr: RelativeTraversalExpr, env, depth, stack) -> Result:
@@ -606,7 +493,7 @@ class Tracer:
                 return Unbounded(f"var.{name} is not declared", "undefined", expr.span)
             result = self._value_of(steps, lambda: self.hop(("var", env.path, name, self._universe_key()), f"var.{name}", depth, stack, expr.span,
                                                            lambda d, s: self.trace_variable(var, env, d, s)))
-            return self.apply_steps(_prepend(result, S.NameRef("var", name, span=var.label_span)), steps[1:], env, depth, stack, expr.span)
+            return self.apply_steps(prepend(result, S.NameRef("var", name, span=var.label_span)), steps[1:], env, depth, stack, expr.span)
         if root == "local" and name:
             local = module.locals.get(name)
             if local is None:
@@ -614,7 +501,7 @@ class Tracer:
             plain_env = Env(env.path)
             result = self._value_of(steps, lambda: self.hop(("local", env.path, name, self._universe_key()), f"local.{name}", depth, stack, expr.span,
                                                            lambda d, s: self.trace(local.attribute.expr, plain_env, d, s)))
-            return self.apply_steps(_prepend(result, S.NameRef("local", name, span=local.attribute.name_span)), steps[1:], env, depth, stack, expr.span)
+            return self.apply_steps(prepend(result, S.NameRef("local", name, span=local.attribute.name_span)), steps[1:], env, depth, stack, expr.span)
         if root == "module" and name:
             return self.trace_module_ref(module, name, steps[1:], env, depth, stack, expr)
         if root in env.iterators:
@@ -675,7 +562,7 @@ class Tracer:
         touched = frozenset(self._touched)
         may_fail = self._may_fail
         if self._cycle_hits == outer_cycles and not (isinstance(result, Unbounded) and result.cause == "depth"):
-            entry = _MemoEntry(result, needed, touched, may_fail)
+            entry = MemoEntry(result, needed, touched, may_fail)
             if not shared:
                 self._local_memo[key] = entry
             elif self._store is not None and self._store.memo is self._memo:
@@ -691,7 +578,7 @@ class Tracer:
         """Traces ``expr`` and says whether a failing combination was dropped on the way (for ``try``/``can``)."""
         outer = self._may_fail
         self._may_fail = False
-        result = _wholly_known(self.trace(expr, env, depth, stack))  # try and can wait for every member
+        result = wholly_known(self.trace(expr, env, depth, stack))  # try and can wait for every member
         may_fail = self._may_fail
         self._may_fail = outer or may_fail
         return result, may_fail
@@ -709,7 +596,7 @@ class Tracer:
             if argument is not None:
                 caller_env = Env(env.path[:-1])
                 caller_env = caller_env.with_iterators(block_iterators(call.body, caller_env))
-                result = _prepend(
+                result = prepend(
                     self.trace(argument.expr, caller_env, depth, stack), S.ModCall(call_name, var.name, span=argument.name_span)
                 )
                 if isinstance(result, Unbounded) and result.cause in ("variable", "data", "function", "opaque"):
@@ -720,7 +607,7 @@ class Tracer:
                         return universe
                 return self._boundary(result, var, var_type, env, depth, stack, argument.expr.span)
             if var.default is not None:
-                return _convert_all(_prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, f"var.{var.name}", var.default.expr.span)
+                return convert_all(prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, f"var.{var.name}", var.default.expr.span)
             return Unbounded(
                 f"module.{call_name} does not pass {var.name}, and var.{var.name} has no default value",
                 "missing",
@@ -739,7 +626,7 @@ class Tracer:
         if universe is not None:
             return universe
         if var.default is not None:
-            return _convert_all(_prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, f"var.{var.name}", var.default.expr.span)
+            return convert_all(prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, f"var.{var.name}", var.default.expr.span)
         if self.universe:
             try:
                 values = [convert(v, var_type) for v in self.universe]
@@ -769,10 +656,10 @@ class Tracer:
         ``nullable = false`` variable is its default (an error without one), then the value is
         converted to the declared type."""
         if isinstance(result, Unbounded) or var.nullable or not any(b.value is None for b in result):
-            return _convert_all(result, var_type, f"var.{var.name}", span)
+            return convert_all(result, var_type, f"var.{var.name}", span)
         default: Result = ()
         if var.default is not None:
-            default = _prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span))
+            default = prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span))
             if isinstance(default, Unbounded):
                 return default
         out: list[Branch] = []
@@ -782,10 +669,10 @@ class Tracer:
             elif not default:
                 self._may_fail = True  # Terraform rejects null for a non-nullable variable without a default
             else:
-                out.extend(Branch(d.value, d.cond, branch.path + d.path, d.source) for d in _gate(default, branch.cond))
+                out.extend(Branch(d.value, d.cond, branch.path + d.path, d.source) for d in gated(default, branch.cond))
         if not out:
             return Unbounded(f"var.{var.name} is not nullable and has no default, but is given null", "error", span)
-        return _convert_all(tuple(out), var_type, f"var.{var.name}", span)
+        return convert_all(tuple(out), var_type, f"var.{var.name}", span)
 
     def validation_universe(self, var: Variable, env: Env, var_type, root_selector: str) -> Result | None:
         """One branch per value a validation block allows, gated ``Eq(var.x, v)``; ``root_selector`` is var.x in the root's terms."""
@@ -801,126 +688,6 @@ class Tracer:
             atom = C.eq(f"var.{var.name}", value, _var_expr(var), env.scope, root_selector=root_selector)
             branches.append(Branch(value, atom, (S.Validation(var.name, span=var.label_span), S.Prim(to_hcl(value))), span))
         return self.limit(tuple(branches), var.label_span)
-
-    def trace_module_ref(self, module: Module, call_name: str, steps: tuple[Step, ...], env: Env, depth, stack, expr) -> Result:
-        self._touched.add((env.dir, f"module.{call_name}"))
-        call = module.calls.get(call_name)
-        if call is None:
-            return Unbounded(f"module.{call_name} is not declared", "undefined", expr.span)
-        target = self.view.tree.targets.get((env.dir, call_name))
-        if target is None or target.dir is None:
-            return Unbounded(target.opaque_reason if target else f"module.{call_name} cannot be resolved", "opaque", call.label_span)
-        iterated = "count" if "count" in call.body.attributes else "for_each" if "for_each" in call.body.attributes else None
-        rest = list(steps)
-        key_step = None
-        splat = bool(rest) and isinstance(rest[0], SplatStep)
-        if splat:
-            rest.pop(0)
-        elif iterated is None and rest and isinstance(rest[0], IndexStep):
-            return Unbounded(f"module.{call_name} has no count or for_each: it has no instance keys", "error", expr.span)
-        elif iterated is not None:
-            if not rest or not isinstance(rest[0], IndexStep):
-                return Unbounded(f"module.{call_name} as a whole object is not traced; reference one instance's output", "invalid", expr.span)
-            key_step = rest.pop(0)
-        if not rest or not isinstance(rest[0], AttrStep):
-            return Unbounded(f"module.{call_name} as a whole object is not traced; reference one of its outputs", "invalid", expr.span)
-        output_name = rest[0].name
-        self._touched.add((target.dir, f"output.{output_name}"))
-        child = self.view.modules.get(target.dir)
-        output = child.outputs.get(output_name) if child else None
-        if output is None or output.value is None:
-            return Unbounded(f"module.{call_name} has no output {output_name!r}", "undefined", expr.span)
-        child_path = env.path + ((call_name, target.dir),)
-        if any(frame[1] == target.dir for frame in env.path):
-            return Unbounded(f"cycle through module.{call_name} ({target.dir} calls itself)", "cycle", expr.span)
-        label = f"module.{call_name}.{output_name}"
-        result = self._value_of(rest, lambda: self.hop(("output", child_path, output_name, self._universe_key()), label, depth, stack, expr.span,
-                                                       lambda d, s: self._trace_output(output.value.expr, child_path, d, s)))
-        if splat:
-            result = self._every_instance(call, iterated, result, tuple(rest[1:]), env, depth, stack, expr)
-            rest = rest[:1]  # the steps after the output's name applied to each instance's value
-        elif key_step is not None:
-            result = self._one_instance(call, iterated, key_step, result, env, depth, stack, expr)
-        if isinstance(result, Unbounded) and result.cause == "apply-time":
-            # Name the apply-time value as this module sees it (module.master.arn), not only as
-            # the child declares it (aws_db_instance.this.arn).
-            result = replace(result, through=(label, expr.span))
-        result = _prepend(result, S.Output(call_name, output_name, span=output.label_span))
-        return self.apply_steps(result, tuple(rest[1:]), env, depth, stack, expr.span)
-
-    def _every_instance(self, call, iterated: str | None, output: Result, steps, env: Env, depth, stack, expr) -> Result:
-        """``module.m[*].out``: the list of every instance's output, in index order, one branch per
-        instance count (``count``'s branches); the steps after ``out`` apply to each instance's
-        value, as a splat's do. A call without count or for_each is one instance: ``[out]``."""
-        if isinstance(output, Unbounded):
-            return output
-        if iterated is None:
-            one = self.apply_steps(output, steps, env, depth, stack, expr.span)
-            return self.combine([one], lambda v: [v[0]], S.Op("Splat"), expr.span, keep_source=True)
-        if iterated == "for_each":
-            return Unbounded(f"module.{call.name} has for_each: module.{call.name}[*] is not a list of its instances; "
-                             f"reference one instance (module.{call.name}[\"key\"])", "invalid", expr.span)
-        counts = self.without_universe(lambda: self.trace(call.body.attributes["count"].expr, env, depth, stack))
-        if isinstance(counts, Unbounded):
-            return counts
-        out: list[Branch] = []
-        for count in counts:
-            n = count.value
-            if isinstance(n, bool) or not is_number(n) or n < 0 or n != int(n):
-                return Unbounded(f"the count of module.{call.name} is not a whole number ({to_hcl(n)})", "error", expr.span)
-            instances: list[Result] = []
-            for index in range(int(n)):
-                branches = []
-                for branch in output:  # type: ignore[union-attr]
-                    fixed = C.fix_iteration(branch.cond, env.scope, "count.index", index)
-                    joined = C.conjoin(count.cond, fixed) if fixed is not None else None
-                    if joined is not None:
-                        branches.append(Branch(branch.value, joined, branch.path, branch.source))
-                instances.append(self.apply_steps(tuple(branches), steps, env, depth, stack, expr.span))
-            listed = self.combine(instances, list, S.Op("Splat"), expr.span) if instances else (Branch([], count.cond, (S.Op("Splat"),), expr.span),)
-            if isinstance(listed, Unbounded):
-                return listed
-            out.extend(listed)
-        return self.limit(tuple(out), expr.span)
-
-    def _one_instance(self, call, iterated: str, key_step: IndexStep, output: Result, env: Env, depth, stack, expr) -> Result:
-        """``module.m[key].out``: the output of that instance, where it exists (elsewhere Terraform fails).
-
-        The instance set comes from the call's ``count``/``for_each``; the output's branches that
-        belong to another instance (its ``each.key``/``count.index`` atoms) are left out.
-        """
-        if isinstance(output, Unbounded):
-            return output
-        instances = self.without_universe(lambda: self.trace(call.body.attributes[iterated].expr, env, depth, stack))
-        keys = self.without_universe(lambda: self.trace(key_step.key, env, depth, stack))
-        for part in (instances, keys):
-            if isinstance(part, Unbounded):
-                return part
-        selector = "count.index" if iterated == "count" else "each.key"
-        out: list[Branch] = []
-        for inst in instances:  # type: ignore[union-attr]
-            for key in keys:  # type: ignore[union-attr]
-                cond = C.conjoin(inst.cond, key.cond)
-                if cond is None:
-                    continue
-                try:
-                    present, key_value = _instance_key(iterated, inst.value, key.value)
-                except TfEvalError:
-                    present = False
-                if not present:
-                    self._may_fail = True  # the instance does not exist: Terraform fails to index it
-                    continue
-                for branch in output:
-                    fixed = C.fix_iteration(branch.cond, env.scope, selector, key_value)
-                    joined = C.conjoin(cond, fixed) if fixed is not None else None
-                    if joined is not None:
-                        out.append(Branch(branch.value, joined, branch.path, branch.source))
-        if not out:
-            return Unbounded(f"module.{call.name}[{self.view.text(key_step.key.span)}] never exists", "error", expr.span)
-        return self.limit(tuple(out), expr.span)
-
-    def _trace_output(self, expr: Expr, path: CallPath, depth, stack) -> Result:
-        return self.trace(expr, Env(path), depth, stack)
 
     def trace_iterator(self, root: str, steps, env: Env, depth, stack, expr) -> Result:
         iteration = env.iterators[root]
@@ -1062,16 +829,16 @@ class Tracer:
                 return get_attribute(v[0], name)
 
             stepped = self.combine([result], attribute, S.Op(f"GetAttr {name}"), span, keep_source=True, silent=True, partial=True)
-            stepped = _select(stepped, name)
+            stepped = select(stepped, name)
         else:
             key = self.trace(step.key, env, depth, stack)
             def index(v: list[Value]) -> Value:
                 known_operands(v)
                 return get_index(v[0], v[1])
 
-            stepped = self.combine([result, _aside(key)], index, S.Op("Index"), span, keep_source=True, silent=True, partial=True)
+            stepped = self.combine([result, aside(key)], index, S.Op("Index"), span, keep_source=True, silent=True, partial=True)
             if isinstance(step.key, LiteralExpr) and (isinstance(step.key.value, str) or is_number(step.key.value)):
-                stepped = _select(stepped, to_string(step.key.value))
+                stepped = select(stepped, to_string(step.key.value))
         return self.apply_steps(stepped, rest, env, depth, stack, span)
 
     def combine(
@@ -1133,7 +900,7 @@ class Tracer:
             if not silent:
                 step = label.with_sizes(tuple(len(b.path) for b in combo))
                 if keys_of is not None:
-                    step = _with_keys(step, keys_of([b.value for b in combo]))
+                    step = with_keys(step, keys_of([b.value for b in combo]))
                 path = (step,) + path
             source = combo[0].source if keep_source and combo else span
             out.append(Branch(value, cond, path, source))
@@ -1175,163 +942,6 @@ _DISPATCH: dict[type, Callable] = {
 # ---- helpers ------------------------------------------------------------------------------
 
 
-def _wholly_known(result: Result) -> Result:
-    """The result, or the Unbounded of its first unknown member (``partial``) when it has one."""
-    if isinstance(result, Unbounded):
-        return result
-    for branch in result:
-        unknown = first_unknown(branch.value)
-        if unknown is not None:
-            return unknown.unbounded
-    return result
-
-
-def _prepend(result: Result, step: S.Step) -> Result:
-    if isinstance(result, Unbounded):
-        return result
-    return tuple(Branch(b.value, b.cond, (step,) + b.path, b.source) for b in result)
-
-
-def _select(result: Result, key: str) -> Result:
-    """Records on each branch's path which element of a constructed value an access read."""
-    if isinstance(result, Unbounded):
-        return result
-    return tuple(Branch(b.value, b.cond, S.select(b.path, key), b.source) for b in result)
-
-
-def _aside(result: Result) -> Result:
-    """An index key's branches: their steps stay in the seed path but not in the plain words."""
-    if isinstance(result, Unbounded):
-        return result
-    return tuple(Branch(b.value, b.cond, S.aside(b.path), b.source) for b in result)
-
-
-def _with_keys(step: S.Op, keys: tuple) -> S.Op:
-    return replace(step, keys=keys) if isinstance(step, S.Build) else step
-
-
-def _tuple_keys(values: list[Value]) -> tuple:
-    return tuple(str(i) for i in range(len(values)))
-
-
-def _object_keys(values: list[Value]) -> tuple:
-    """Operands alternate key, value: each value operand is named by the key before it."""
-    keys: list = []
-    for i in range(len(values)):
-        if i % 2 == 0:
-            keys.append(None)
-        else:
-            try:
-                keys.append(to_string(values[i - 1]))
-            except TfEvalError:
-                keys.append(None)
-    return tuple(keys)
-
-
-def _mentions(expr: Expr, names) -> bool:
-    """True when ``expr`` reads one of ``names`` (for-expression bindings)."""
-    from ..syntax.expr import walk
-
-    return any(isinstance(e, ScopeTraversalExpr) and e.root in names for e in walk(expr))
-
-
-def _unify_arms(branches: tuple[Branch, ...], others: list[Value], span: Span) -> Result:
-    """Converts the branches of a conditional to the arms' common type, as HCL does."""
-    values = [b.value for b in branches]
-    try:
-        unified = unify_types(values, others)  # an unknown member of the other arm is of any type
-    except TfEvalError as exc:
-        return Unbounded(f"the conditional's arms have no common type: {exc}", "error", span)
-    return tuple(Branch(v, b.cond, b.path, b.source) for v, b in zip(unified, branches))
-
-
-def _instance_key(iterated: str, instances: Value, key: Value) -> tuple[bool, Value]:
-    """Whether ``key`` names an instance of a call whose ``count``/``for_each`` is ``instances``, and the key as the iterator sees it."""
-    if iterated == "count":
-        index = to_number(key)
-        if index != int(index):
-            raise TfEvalError("an index must be a whole number")
-        return 0 <= int(index) < int(to_number(instances)), int(index)
-    name = to_string(key)
-    if isinstance(instances, dict):
-        return name in instances, name
-    if isinstance(instances, list):
-        return name in [to_string(v) for v in instances], name
-    raise TfEvalError("for_each needs a map or a set of strings")
-
-
-def _equal_arms(true_arm: Result, false_arm: Result) -> Result | None:
-    """The common value when both arms are resolved to the same value, else None."""
-    arms = (true_arm, false_arm)
-    if any(isinstance(a, Unbounded) or len(a) != 1 or not isinstance(a[0].cond, C.TrueCond) for a in arms):
-        return None
-    (first,), (second,) = arms  # type: ignore[misc]
-    if value_key(first.value) != value_key(second.value):
-        return None
-    return (Branch(first.value, C.TRUE, first.path, first.source),)
-
-
-def _typed_when_failing(expr: Expr) -> bool:
-    """Whether HCL still gives ``expr`` a type when evaluating it fails: an object or tuple
-    constructor (its failing member is of any type) or a template with more than one part (a
-    string); a failing call, index or ``"${x}"`` is of any type, and no unification follows."""
-    while isinstance(expr, ParenExpr):
-        expr = expr.inner
-    if isinstance(expr, TemplateExpr):
-        return not (len(expr.parts) == 1 and isinstance(expr.parts[0], Expr) and not expr.always_string)
-    return isinstance(expr, (ObjectExpr, TupleExpr))
-
-
-def _holds_number_or_bool(value: Value) -> bool:
-    if isinstance(value, bool) or is_number(value):
-        return True
-    if isinstance(value, list):
-        return any(map(_holds_number_or_bool, value))
-    if isinstance(value, dict):
-        return any(map(_holds_number_or_bool, value.values()))
-    return False
-
-
-def _coalesce(branches: tuple[Branch, ...]) -> tuple[Branch, ...]:
-    """Branches with equal values merged, their conditions joined with Or (the first one's path kept)."""
-    groups: dict[tuple, list[Branch]] = {}
-    for branch in branches:
-        # Per instance: a value shared by two instances under different conditions stays two
-        # branches, so each branch names its instance and its gate holds for that one alone.
-        groups.setdefault((value_key(branch.value), iteration_keys(branch.cond)), []).append(branch)
-    return tuple(
-        Branch(bs[0].value, C.disjoin([b.cond for b in bs]) if len(bs) > 1 else bs[0].cond, bs[0].path, bs[0].source)
-        for bs in groups.values()
-    )
-
-
-def _gate(branches: tuple[Branch, ...], cond: C.Cond) -> tuple[Branch, ...]:
-    out = []
-    for b in branches:
-        joined = C.conjoin(cond, b.cond)
-        if joined is not None:
-            out.append(Branch(b.value, joined, b.path, b.source))
-    return tuple(out)
-
-
-def _convert_all(result: Result, var_type, label: str, span: Span) -> Result:
-    """Applies a variable's type constraint to every branch (Terraform converts at the boundary)."""
-    if isinstance(result, Unbounded) or var_type.kind == "any":
-        return result
-    out = []
-    error = None
-    for b in result:
-        try:
-            out.append(Branch(convert_partial(b.value, var_type), b.cond, b.path, b.source))
-        except UnknownResult as unknown:
-            return unknown.unknown.unbounded
-        except TfEvalError as exc:
-            error = error or str(exc)
-    if not out and error:
-        return Unbounded(f"{label} rejects its value: {error}", "error", span)
-    return tuple(out)
-
-
 def _var_expr(var: Variable) -> Any:
     return ("var", var.name)
 
@@ -1367,135 +977,3 @@ def existing_cond(expr: Expr, text: str, scope: ModuleInstance, root_expr: Expr 
     elif isinstance(expr, ConditionalExpr):
         prec = 0
     return C.Existing(one_line(text), expr, prec, scope, root_expr)
-
-
-def lift_validation_universe(var: Variable) -> list[tuple[Value, Span]] | None:
-    """Values a validation block allows: ``contains([...], var.x)`` or ``var.x == a || var.x == b``."""
-    for validation in var.validations:
-        lifted = _lift(validation.condition, var.name)
-        if lifted:
-            return lifted
-    return None
-
-
-def _is_var(expr: Expr, name: str) -> bool:
-    while isinstance(expr, ParenExpr):
-        expr = expr.inner
-    return (
-        isinstance(expr, ScopeTraversalExpr)
-        and expr.root == "var"
-        and len(expr.steps) == 1
-        and isinstance(expr.steps[0], AttrStep)
-        and expr.steps[0].name == name
-    )
-
-
-def _lift(expr: Expr, name: str) -> list[tuple[Value, Span]] | None:
-    while isinstance(expr, ParenExpr):
-        expr = expr.inner
-    if isinstance(expr, FunctionCallExpr) and expr.name == "contains" and len(expr.args) == 2:
-        values, subject = expr.args
-        if _is_var(subject, name) and isinstance(values, TupleExpr):
-            items = [(i.value, i.span) for i in values.items if isinstance(i, LiteralExpr)]
-            if len(items) == len(values.items) and items:
-                return _dedupe_values(items)
-    if isinstance(expr, BinaryOpExpr) and expr.op == "||":
-        left, right = _lift(expr.left, name), _lift(expr.right, name)
-        if left and right:
-            return _dedupe_values(left + right)
-    if isinstance(expr, BinaryOpExpr) and expr.op == "==":
-        for subject, literal in ((expr.left, expr.right), (expr.right, expr.left)):
-            if _is_var(subject, name) and isinstance(literal, LiteralExpr):
-                return [(literal.value, literal.span)]
-    return None
-
-
-def _dedupe_values(items: list[tuple[Value, Span]]) -> list[tuple[Value, Span]]:
-    seen, out = set(), []
-    for value, span in items:
-        key = value_key(value)
-        if key not in seen:
-            seen.add(key)
-            out.append((value, span))
-    return out
-
-
-def block_iterators(body: Body, env: Env) -> dict[str, Iteration]:
-    """``each`` and ``count`` of a resource or module call body (GenIter edges)."""
-    iterators: dict[str, Iteration] = {}
-    if "for_each" in body.attributes:
-        iterators["each"] = Iteration("each", body.attributes["for_each"], env)
-    if "count" in body.attributes:
-        iterators["count"] = Iteration("count", body.attributes["count"], env)
-    return iterators
-
-
-def find_field(resource: Resource, field_path: Sequence[str]):
-    """The attribute at ``field_path`` (nested blocks by type, dynamic blocks included) and its iterators."""
-    body = resource.body
-    dynamics: list[tuple[str, Attribute]] = []
-    for part in field_path[:-1]:
-        block = next((b for b in body.blocks if b.type == part), None)
-        if block is None:
-            dyn = next((b for b in body.blocks if b.type == "dynamic" and b.labels[:1] == (part,)), None)
-            content = next((b for b in dyn.body.blocks if b.type == "content"), None) if dyn else None
-            for_each = dyn.body.attributes.get("for_each") if dyn else None
-            if content is None or for_each is None:
-                return None
-            dynamics.append((dyn.iterator_name(), for_each))
-            body = content.body
-        else:
-            body = block.body
-    attribute = body.attributes.get(field_path[-1]) if field_path else None
-    if attribute is None:
-        return None
-
-    def iterators_of(env: Env) -> dict[str, Iteration]:
-        found = block_iterators(resource.body, env)
-        scope = env.with_iterators(found)
-        for name, for_each in dynamics:
-            found[name] = Iteration("dynamic", for_each, scope)
-            scope = scope.with_iterators({name: found[name]})
-        return found
-
-    return attribute, iterators_of
-
-
-def finish(address: str, result: Result, limits: Limits, span: Span | None, path: CallPath) -> TraceResult:
-    """Coalesces equal values (joining their conditions with Or) and classifies the result.
-
-    One distinct value is Resolved whatever the conditions: the branches are exhaustive, so
-    every configuration Terraform accepts gives that value.
-    """
-    if isinstance(result, Unbounded):
-        return TraceResult(address, UNBOUNDED, (), None, result, span, path)
-    coalesced = _coalesce(result)
-    if len({value_key(b.value) for b in coalesced}) == 1:
-        first = coalesced[0]
-        return TraceResult(address, RESOLVED, (Branch(first.value, C.TRUE, first.path, first.source),), None, None, span, path)
-    if not coalesced:
-        # (no branch at all: a dynamic block whose for_each is always empty is never generated)
-        empty = Unbounded("the expression has no value under any condition", "empty", span)
-        return TraceResult(address, UNBOUNDED, (), None, empty, span, path)
-    if len(coalesced) > limits.branches:
-        too_large = Unbounded(f"bounded, but too large to specialize: {len(coalesced)} values > {limits.branches}", "size", span)
-        return TraceResult(address, UNBOUNDED, (), None, too_large, span, path)
-    kind = kind_of(coalesced)
-    return TraceResult(address, kind, coalesced, selector_of(coalesced) if kind == BOUNDED else None, None, span, path)
-
-
-def with_existence(result: TraceResult, exists: "C.Cond | None", limits: Limits, absent_because: str = "") -> TraceResult:
-    """Adds when the resource exists; branches that contradict it are never taken.
-
-    A resource that never exists has no value: Unbounded, saying why it is not created.
-    """
-    if exists is None:
-        never = Unbounded(f"{result.address.rsplit('.', 1)[0]} is never created: {absent_because}", "absent", result.expr_span)
-        return records.replace(result, kind=UNBOUNDED, branches=(), selector=None, unbounded=never, exists=None)
-    if result.kind != BOUNDED or isinstance(exists, C.TrueCond):
-        return records.replace(result, exists=exists)
-    kept = tuple(b for b in result.branches if C.conjoin(b.cond, exists) is not None)
-    if len(kept) == len(result.branches):
-        return records.replace(result, exists=exists)
-    redone = finish(result.address, kept, limits, result.expr_span, result.call_path)
-    return records.replace(redone, exists=exists)

@@ -1,0 +1,66 @@
+"""Declaration-level trace results kept from one snapshot to the next (the host owns the store)."""
+
+from __future__ import annotations
+
+from ..records import record
+from .result import Result
+
+
+@record
+class MemoEntry:
+    result: Result
+    depth_needed: int
+    touched: frozenset[str]
+    may_fail: bool  # some combination was dropped because Terraform rejects it
+
+
+class MemoStore:
+    """Hop results kept from one snapshot to the next (``AnalysisHost``): an entry is dropped when a
+    declaration it read, or the declaration it is the value of, changes or moves (``forget``)."""
+
+    MAX_ENTRIES = 200_000
+
+    def __init__(self) -> None:
+        self.memo: dict[tuple, MemoEntry] = {}
+        self.readers: dict[tuple[str, str], set[tuple]] = {}  # (module dir, address) -> memo keys that read it
+        self.retired: list = []  # stores dropped whole, freed by ``release`` (outside the edit's time)
+
+    def keep(self, key: tuple, entry: MemoEntry) -> None:
+        if len(self.memo) >= self.MAX_ENTRIES:
+            self.clear()
+        self.memo[key] = entry
+        readers = self.readers
+        for read in entry.touched:
+            readers.setdefault(read, set()).add(key)
+        own = _declaration_of(key)
+        if own is not None:
+            readers.setdefault(own, set()).add(key)
+
+    def forget(self, declarations) -> None:
+        memo, readers = self.memo, self.readers
+        visits = sum(len(readers.get(declaration, ())) for declaration in declarations)
+        if visits > 256 and visits * 4 > len(memo):
+            # Most of it (an edit above the calls of a large root moves what every trace read):
+            # start afresh, and leave freeing the old entries for later.
+            self.retired.append((memo, readers))
+            self.memo, self.readers = {}, {}
+            return
+        for declaration in declarations:
+            for key in readers.pop(declaration, ()):
+                memo.pop(key, None)
+
+    def clear(self) -> None:
+        self.retired.append((self.memo, self.readers))
+        self.memo, self.readers = {}, {}
+
+    def release(self) -> None:
+        """Frees what ``forget`` and ``clear`` dropped (background work calls it between two steps)."""
+        self.retired.clear()
+
+
+def _declaration_of(key: tuple) -> tuple[str, str] | None:
+    """The declaration a memo entry is the value of (its reader touches it, the entry does not)."""
+    kind = key[0]
+    if kind in ("var", "local", "output"):
+        return (key[1][-1][1], f"{kind}.{key[2]}")
+    return None
