@@ -10,6 +10,7 @@ import pty
 import select
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -266,7 +267,9 @@ def _run_on_terminal(args: list[str], cwd: Path) -> tuple[bytes, bytes, float]:
     """Runs ``tfphi`` with stderr on a pseudo-terminal and stdout on a pipe: (stdout, what the terminal showed, seconds)."""
     controller, terminal = pty.openpty()
     start = time.monotonic()
-    proc = subprocess.Popen([sys.executable, "-m", "tfphi", *args], cwd=cwd, stdout=subprocess.PIPE,
+    # stdout goes to a file: a pipe read only at the end would fill (a large report) and stall the run
+    stdout = tempfile.TemporaryFile()
+    proc = subprocess.Popen([sys.executable, "-m", "tfphi", *args], cwd=cwd, stdout=stdout,
                             stderr=terminal, stdin=subprocess.DEVNULL)
     os.close(terminal)
     shown = b""
@@ -281,15 +284,18 @@ def _run_on_terminal(args: list[str], cwd: Path) -> tuple[bytes, bytes, float]:
         if not chunk:
             break
         shown += chunk
-    out = proc.stdout.read()
     proc.wait(timeout=120)
+    seconds = time.monotonic() - start
     os.close(controller)
-    return out, shown, time.monotonic() - start
+    stdout.seek(0)
+    out = stdout.read()
+    stdout.close()
+    return out, shown, seconds
 
 
 @pytest.fixture(scope="module")
 def large_workspace(tmp_path_factory):
-    return _generate(tmp_path_factory.mktemp("progress") / "ws", 800)
+    return _generate(tmp_path_factory.mktemp("progress") / "ws", 1500)  # about 2.5 s on a quiet 2-core machine
 
 
 def test_progress_shows_on_a_terminal_and_machine_formats_stay_the_same(large_workspace):

@@ -36,7 +36,9 @@ SEEDS = [
     'variable "größe" {\r\n  default = "😀"\r\n}\noutput "o" {\n  value = var.größe == "x" ? "é" : local.y\n}\n',
 ]
 PIECES = ["a", "x", "_", "1", " ", "=", '"', "{", "}", "[", "]", "(", ")", ".", ",", "?", ":", "#", "$", "${",
-          "\n", "\r\n", "\r", "é", "€", "🙂", "𝄞", "var.", "local.", "module ", 'resource "a" "b" {', "\"${x}\""]
+          "\n", "\r\n", "\r", "é", "€", "🙂", "𝄞", "var.", "local.", "module ", 'resource "a" "b" {', "\"${x}\"",
+          # pieces of the tokens HCL's scanner reads and tree-sitter would split (3e3, 1.e3, $$${, %%%{)
+          "e", "E3", "3", "+", "-", "%", "$$", "%%{", "x = 1e"]
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
@@ -163,17 +165,40 @@ def test_a_change_reparses_against_the_edited_tree(monkeypatch):
     seen = []
     real = documents.parse_file
 
-    def spy(path, source, parser=None, old_tree=None, previous=None):
-        seen.append(old_tree)
+    def spy(path, source, parser=None, old_tree=None, previous=None, may_respell_source=None):
+        seen.append((old_tree, may_respell_source))
         assert previous is first  # the unchanged blocks of the last parse are taken over (syntax.reuse)
-        return real(path, source, parser, old_tree, previous=previous)
+        return real(path, source, parser, old_tree, previous=previous, may_respell_source=may_respell_source)
 
     monkeypatch.setattr(documents, "parse_file", spy)
     line, col = lsp_position(BASE, BASE.index("locals"), "utf-16")
     store.change(doc.uri, 2, [TextChange("# x\n", ((line, col), (line, col)))])
     store.change(doc.uri, 3, [TextChange("", ((line, col), (line, col + 2)))])
     second = doc.parse("main.tf", store.parser)
-    assert len(seen) == 1 and seen[0] is not None and seen[0] is not first.tree
+    assert len(seen) == 1 and seen[0][0] is not None and seen[0][0] is not first.tree
+    assert seen[0][1] is False  # known from the edited bytes alone: no token of the text is spelled for tree-sitter
     # the analysis's tree was not edited (its lazily converted expressions still read it)
     assert str(first.tree.root_node) == str(parse_file("main.tf", BASE.encode(), new_parser()).tree.root_node)
     assert second.source == doc.source
+
+
+@pytest.mark.parametrize("before, typed, at", [
+    ("a = 1\nb = 2\n", "e3", 5),            # 1 -> 1e3: the number now spans bytes the edit did not write
+    ("a = 1.\nb = 2\n", "e3", 6),           # 1. -> 1.e3
+    ('a = "$${x}"\nb = 2\n', "$", 5),        # $${ -> $$${: a lone $ before an escape
+    ("a = 1e\nb = 2\n", "3", 6),             # the exponent's digit typed last
+])
+def test_an_edit_that_forms_a_token_spelled_for_tree_sitter_parses_as_a_fresh_open(before, typed, at):
+    """A document keeps, edit by edit, whether its text may hold a token tree-sitter would read
+    otherwise than HCL (``syntax.scanner.may_respell``) from the edited bytes alone; an edit that
+    forms one is parsed as a fresh open parses the text."""
+    store = DocumentStore("utf-8")
+    doc = store.open("file:///w/main.tf", 1, before)
+    doc.parse("main.tf", store.parser)
+    line, col = lsp_position(before, at, "utf-8")
+    store.change(doc.uri, 2, [TextChange(typed, ((line, col), (line, col)))])
+    text = before[:at] + typed + before[at:]
+    edited = doc.parse("main.tf", store.parser)
+    fresh = parse_file("main.tf", text.encode(), new_parser())
+    assert node_ranges(edited.tree) == node_ranges(fresh.tree)
+    assert edited.body.attributes["a"].expr.span == fresh.body.attributes["a"].expr.span

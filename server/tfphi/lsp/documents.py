@@ -21,6 +21,7 @@ from tree_sitter import Parser, Tree
 
 from ..records import record, field
 from ..syntax.hclfile import HclFile, new_parser, parse_file
+from ..syntax.scanner import may_respell, may_respell_near
 from ..text import Encoding, LineIndex, byte_point
 
 __all__ = ["TextChange", "Document", "DocumentStore", "StaleVersion", "encode_text"]
@@ -56,6 +57,9 @@ class Document:
     _edited_tree: Tree | None = field(default=None, repr=False)  # a copy of hcl.tree with the pending edits
     _index: LineIndex | None = field(default=None, repr=False)
     dirty: bool = True  # the text changed since the last parse
+    # Whether the text may hold a token spelled for tree-sitter (syntax.scanner.may_respell), kept
+    # edit by edit from the edited bytes alone (None: not known, the parse tests the whole text).
+    _may_respell: bool | None = field(default=None, repr=False)
 
     @property
     def line_index(self) -> LineIndex:
@@ -93,6 +97,7 @@ class Document:
         if change.range is None:
             self.source = inserted
             self._index = None
+            self._may_respell = None
             self._edited_tree = None  # nothing to reuse: a full parse
             self.dirty = True
             return
@@ -116,6 +121,8 @@ class Document:
                 new_end_point=byte_point(new, new_end),
             )
         self.source = new
+        if self._may_respell is False:  # none in the text before: one now only where the edit wrote
+            self._may_respell = may_respell_near(new, start, new_end)
         self._index = index.edited(start, old_end, new)
         self.dirty = True
 
@@ -130,7 +137,9 @@ class Document:
             return self.hcl
         # Top-level blocks whose text the edit left alone are taken over from the last parse
         # (syntax.reuse): an edit costs the blocks it touched, not the whole file.
-        hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl)
+        if self._may_respell is None:
+            self._may_respell = may_respell(self.source)  # once per opened text, then per edit
+        hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl, may_respell_source=self._may_respell)
         if self._edited_tree is not None and hcl.tree.root_node.has_error:
             # Tree-sitter's error recovery depends on what an incremental parse could reuse:
             # the same broken text can get its ERROR node one token apart. A file with errors

@@ -72,11 +72,14 @@ class HclParser:
             self._spelled.popitem(last=False)
         return spelled
 
-    def parse(self, source: bytes, old_tree: Tree | None = None) -> Tree:
+    def parse(self, source: bytes, old_tree: Tree | None = None, may_respell_source: bool | None = None) -> Tree:
         """The tree of ``source``; incremental when ``old_tree`` was edited to match it, except
         where a token may be spelled for tree-sitter: changing its spelling can reach bytes
         outside the edit (typing ``3`` after ``1e``), which an incremental parse would not
-        read again."""
+        read again. ``may_respell_source`` False: the caller knows no token may be (an edited
+        document keeps that fact edit by edit, so that a keystroke does not test the whole file)."""
+        if may_respell_source is False:
+            return self._parser.parse(source, old_tree) if old_tree is not None else self._parser.parse(source)
         masked = self._spelling(source)
         if old_tree is not None and masked is source and not may_respell(source):
             return self._parser.parse(source, old_tree)
@@ -114,7 +117,8 @@ class _Reparser(threading.local):
             start_at, end_at = start, end
         # Points only place rows and columns, which nothing here reads: bytes carry the spans.
         self.parser.included_ranges = [Range(Point(0, 0), Point(0, end_at - start_at), start_at, end_at)]
-        tree = self.parser.parse(source)
+        # Only the range is read: only its bytes can hold a token spelled for tree-sitter.
+        tree = self.parser.parse(source, may_respell_source=None if may_respell(source[start_at:end_at]) else False)
         self.recent[(id(source), start_at, end_at)] = (source, tree)
         while len(self.recent) > self.KEEP:
             self.recent.popitem(last=False)
@@ -369,7 +373,8 @@ class TopLevel:
 
 
 def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tree: Tree | None = None,
-               keep_tree: bool = True, refs_cache: dict | None = None, previous: "HclFile | None" = None) -> HclFile:
+               keep_tree: bool = True, refs_cache: dict | None = None, previous: "HclFile | None" = None,
+               may_respell_source: bool | None = None) -> HclFile:
     """Parses ``source`` (incrementally when ``old_tree`` was edited to match it).
 
     ``keep_tree=False``: the tree is dropped once the structure and references are read
@@ -385,7 +390,7 @@ def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tr
         hcl = prepared[1]  # read by the batch loader's worker, from these very bytes (see prepared_file)
     else:
         parser = parser or new_parser()
-        tree = parser.parse(source, old_tree) if old_tree is not None else parser.parse(source)
+        tree = parser.parse(source, old_tree, may_respell_source)
         hcl = build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous)
     if shared is not None and hcl.tree is None and not hcl.errors:
         shared[source] = hcl

@@ -180,6 +180,7 @@ _SPLIT_NUMBER = lazy_compile(r"[0-9]+\.?[eE][+-]?[0-9]+\Z")
 _CANDIDATE_SPELLING = bytes.maketrans(b"123456789+-E", b"00000000000e")
 _CANDIDATES = (b"0e0", b"0.e0")
 _EXPONENT_BYTES = frozenset(b".eE+-")
+_LONGEST_CANDIDATE = 4  # bytes: "0.e0", "$$${", "%%%{"
 _LITERALS = frozenset((QUOTED_LIT, STRING_LIT))
 
 
@@ -189,6 +190,13 @@ def may_respell(source: bytes) -> bool:
         return True
     spelled = source.translate(_CANDIDATE_SPELLING)
     return any(candidate in spelled for candidate in _CANDIDATES)
+
+
+def may_respell_near(source: bytes, start: int, end: int) -> bool:
+    """``may_respell`` of the bytes of ``source`` an edit wrote at ``[start, end)`` and the few
+    around it that a token there may share: together with a text that could not respell before
+    the edit, whether the edited text may (a test of the edit's bytes, not of the file's)."""
+    return may_respell(source[max(0, start - _LONGEST_CANDIDATE) : end + _LONGEST_CANDIDATE])
 
 
 def respelled_tokens(source: bytes) -> list[tuple[int, int]]:
