@@ -14,7 +14,8 @@ from ..addrs import ROOT_MODULE, ModuleInstance
 from ..records import record, field, replace
 from ..syntax.expr import BinaryOpExpr, LiteralExpr, ParenExpr, UnaryOpExpr
 from ..values.value import Value, to_hcl
-from .printer import NotPrintable, operand, precedence, print_expr
+from .printer import (BINARY_PREC, PREC_AND, PREC_ATOM, PREC_CMP, PREC_COND, PREC_EQ, PREC_OR,
+                      PREC_UNARY, NotPrintable, operand, precedence, print_expr)
 
 
 @record(frozen=True, slots=True)
@@ -228,13 +229,8 @@ def atoms(cond: Cond):
 
 # Binding strength of HCL operators (higher binds tighter). PREC_COND is the conditional
 # operator ``c ? a : b``, which binds loosest of all and needs parentheses everywhere.
-PREC_COND, PREC_OR, PREC_AND, PREC_EQ, PREC_CMP, PREC_ADD, PREC_MUL, PREC_UNARY, PREC_ATOM = -1, 1, 2, 3, 4, 5, 6, 7, 8
+# How tightly each kind of expression binds is the printer's scale (trace.printer).
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
-_BINARY_PREC = {
-    "||": PREC_OR, "&&": PREC_AND, "==": PREC_EQ, "!=": PREC_EQ,
-    "<": PREC_CMP, ">": PREC_CMP, "<=": PREC_CMP, ">=": PREC_CMP,
-    "+": PREC_ADD, "-": PREC_ADD, "*": PREC_MUL, "/": PREC_MUL, "%": PREC_MUL,
-}
 
 
 def fix_iteration(cond: Cond, scope: ModuleInstance, selector: str, key: Value) -> Cond | None:
@@ -449,24 +445,12 @@ def _text_precedence(text: str) -> int:
     parsed = _parse_expression(text)
     if parsed is None:
         return PREC_COND  # unreadable text: always parenthesize
-    return _expr_precedence(parsed[0])
+    return precedence(parsed[0])
 
 
 def _selector_text(selector: str) -> str:
     """A selector as the left operand of ``==``/``!=``: parenthesized unless it binds tighter."""
     return _wrap(selector, _text_precedence(selector), PREC_CMP)
-
-
-def _expr_precedence(expr: Any) -> int:
-    from ..syntax.expr import BinaryOpExpr, ConditionalExpr, UnaryOpExpr
-
-    if isinstance(expr, BinaryOpExpr):
-        return _BINARY_PREC.get(expr.op, PREC_COND)
-    if isinstance(expr, UnaryOpExpr):
-        return PREC_UNARY
-    if isinstance(expr, ConditionalExpr):
-        return PREC_COND
-    return PREC_ATOM
 
 
 def _negate_expr(expr: Any, raw: bytes) -> tuple[str, int]:
@@ -484,16 +468,16 @@ def _negate_expr(expr: Any, raw: bytes) -> tuple[str, int]:
         inner = expr.operand
         while isinstance(inner, ParenExpr):
             inner = inner.inner
-        return text_of(inner), _expr_precedence(inner)
+        return text_of(inner), precedence(inner)
     if isinstance(expr, BinaryOpExpr) and expr.op in _NEGATED:
         op = _NEGATED[expr.op]
-        return f"{text_of(expr.left)} {op} {text_of(expr.right)}", _BINARY_PREC[op]
+        return f"{text_of(expr.left)} {op} {text_of(expr.right)}", BINARY_PREC[op]
     if isinstance(expr, BinaryOpExpr) and expr.op in ("&&", "||"):
         parts = [_negate_expr(expr.left, raw), _negate_expr(expr.right, raw)]
         if expr.op == "&&":
             return _join(" || ", parts, PREC_OR)
         return _join(" && ", parts, PREC_AND)
-    return "!" + _wrap(text_of(expr), _expr_precedence(expr), PREC_UNARY), PREC_UNARY
+    return "!" + _wrap(text_of(expr), precedence(expr), PREC_UNARY), PREC_UNARY
 
 
 _PREFIX = b"x = "

@@ -946,13 +946,6 @@ def _var_expr(var: Variable) -> Any:
     return ("var", var.name)
 
 
-_PRECEDENCE = {
-    "||": C.PREC_OR, "&&": C.PREC_AND, "==": C.PREC_EQ, "!=": C.PREC_EQ,
-    "<": C.PREC_CMP, ">": C.PREC_CMP, "<=": C.PREC_CMP, ">=": C.PREC_CMP,
-    "+": C.PREC_ADD, "-": C.PREC_ADD, "*": C.PREC_MUL, "/": C.PREC_MUL, "%": C.PREC_MUL,
-}
-
-
 def _passes_value(expr: Expr) -> bool:
     """Whether ``expr``'s value is one of its operands' own values (``"${x}"`` included)."""
     if isinstance(expr, _VALUE_PASSING):
@@ -969,11 +962,4 @@ def _printed(expr: Expr | None) -> str | None:
 
 def existing_cond(expr: Expr, text: str, scope: ModuleInstance, root_expr: Expr | None) -> C.Existing:
     """``Existing(expr)`` in ``scope``, remembering how tightly the expression binds for materialization."""
-    prec = C.PREC_ATOM
-    if isinstance(expr, BinaryOpExpr):
-        prec = _PRECEDENCE.get(expr.op, C.PREC_ATOM)
-    elif isinstance(expr, UnaryOpExpr):
-        prec = C.PREC_UNARY
-    elif isinstance(expr, ConditionalExpr):
-        prec = 0
-    return C.Existing(one_line(text), expr, prec, scope, root_expr)
+    return C.Existing(one_line(text), expr, P.precedence(expr), scope, root_expr)
