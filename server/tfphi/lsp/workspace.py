@@ -37,7 +37,6 @@ from ..stir.roots import missing_local_targets
 from ..stir.deployments import is_auto_loaded
 from ..stir.terragrunt import deployed_dirs, generated_files, is_unit_file, place_of, wanted_paths
 from ..stir.workspace import module_dir_of
-from ..syntax import is_json_path
 from ..text import Encoding, LineIndex
 from .documents import Document, DocumentStore, TextChange
 
@@ -483,27 +482,6 @@ class LiveWorkspace:
 
     def has_pending(self) -> bool:
         return bool(self._pending)
-
-    def edited_alone(self) -> tuple[Folder, str, Document] | None:
-        """The open ``.tf`` document whose changes no host has seen, when it is the only one, its
-        folder analysed it before and alone reads and publishes it: an edit whose diagnostics
-        may follow from the last ones (``features.edit_diagnostics``)."""
-        if len(self._pending) != 1:
-            return None
-        uri = next(iter(self._pending))
-        doc = self.documents.get(uri)
-        found = self.locate(uri, create=False)
-        if doc is None or found is None or self._flushed.get(uri) != found:
-            return None
-        folder, rel = found
-        if file_kind(rel) != "tf" or is_json_path(rel) or not folder.indexed or not self.accepts(folder, rel):
-            return None
-        fs = uri_to_fs(uri)
-        if not self.publishes(folder, rel) or any(other is not folder for other, _ in self.outside_readers(fs) if fs):
-            return None
-        if len(doc.source) > folder.host.config.max_file_size:
-            return None
-        return folder, rel, doc
 
     def flush(self) -> set[Folder]:
         """Feeds every changed document to its folder's host (one reparse each); returns the folders touched."""
