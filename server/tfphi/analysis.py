@@ -30,11 +30,13 @@ from .config import Config, ConfigProblem, FieldSpec, parse_config_toml
 from .records import record, field
 from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
-from .stir.references import Finding, NameTable, block_findings, check_module, name_table
+from .stir.roots import roots_reaching
+from .stir.references import Finding, ModuleInterfaces, NameTable, block_findings, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file, take_over_blocks
+from .text import LineIndex
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
 from .trace.env import Env, SourceView, block_iterators
@@ -265,10 +267,23 @@ class AnalysisHost:
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
         self._trace_memo = MemoStore()
         self._findings_of_files: dict[str, tuple[HclFile, int, list[Finding]]] = {}  # path -> (parse, table id, findings)
+        self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
+        self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
 
     @property
     def revision(self) -> int:
         return self._revision.value
+
+    def line_index(self, path: str, source: bytes) -> LineIndex:
+        """The line index of ``source``, a snapshot's bytes of ``path``: kept while they are the host's bytes of it."""
+        known = self._line_indexes.get(path)
+        if known is not None and known[0] is source:
+            return known[1]
+        index = LineIndex(source)
+        held = self.files.get(path) or self.tfvars.get(path) or self.terragrunt.get(path)
+        if held is not None and held.source is source:  # (an older snapshot's bytes are not kept)
+            self._line_indexes[path] = (source, index)
+        return index
 
     def release(self) -> None:
         """Frees derived state that the last snapshots dropped (for background work to call between two steps)."""
@@ -340,6 +355,7 @@ class AnalysisHost:
     def _set_parsed(self, hcl: HclFile) -> None:
         path = hcl.path
         self.problems.pop(path, None)
+        self._line_indexes.pop(path, None)
         kind = file_kind(path)
         if kind == "tfvars":
             self.tfvars[path] = hcl
@@ -407,6 +423,7 @@ class AnalysisHost:
 
     def _drop(self, path: str) -> None:
         self._findings_of_files.pop(path, None)
+        self._line_indexes.pop(path, None)
         if self.files.pop(path, None) is not None:
             dir = module_dir_of(path)
             self._dir_files.get(dir, set()).discard(path)
@@ -645,6 +662,7 @@ class Snapshot:
         self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
                              self.config.limits, store=host._trace_memo, check=self._cancellation.check)
         self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
+        self._roots_reaching: dict[str, tuple[str, ...]] = {}  # module dir -> the roots whose configuration holds it
 
     # ---- state -----------------------------------------------------------------------------
 
@@ -681,6 +699,18 @@ class Snapshot:
     def dirs(self) -> list[str]:
         return sorted(set(self.modules) | set(self._dir_files) | {module_dir_of(p) for p in self.problems})
 
+    def line_index(self, path: str) -> LineIndex | None:
+        """The line index of a file this snapshot holds (None for any other path); the host keeps it while the file is unchanged."""
+        hcl = self.files.get(path) or self.tfvars.get(path) or self.terragrunt.get(path)
+        return self._host.line_index(path, hcl.source) if hcl is not None else None
+
+    def roots_reaching(self, dir: str) -> tuple[str, ...]:
+        """The roots whose configuration contains the module in ``dir``, sorted (remembered: a check asks once per diagnostic)."""
+        found = self._roots_reaching.get(dir)
+        if found is None:
+            found = self._roots_reaching[dir] = roots_reaching(self.tree, dir)
+        return found
+
     # ---- queries -----------------------------------------------------------------------
 
     def findings(self, dir: str) -> list[Finding]:
@@ -695,8 +725,10 @@ class Snapshot:
                 try:
                     if _fault_injection is not None:
                         _fault_injection("findings", dir)
-                    table = derived.tables[dir] = name_table(module, self.modules, self.tree)
-                    cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table))
+                    interfaces = self._host._interfaces
+                    table = derived.tables[dir] = name_table(module, self.modules, self.tree, interfaces)
+                    cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table),
+                                          interfaces)
                 except Exception:  # noqa: BLE001 - isolate the module
                     derived.failures[f"findings:{dir}"] = _format_exc()
                     cached = []

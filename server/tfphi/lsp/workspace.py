@@ -29,7 +29,6 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from ..analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from ..config import Config
-from ..features.locations import line_index as cached_line_index
 from ..loader import (SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, location_of, read_bytes, repository_root_of,
                       unreadable_code, walk_workspace)
 from ..records import record, field
@@ -585,11 +584,11 @@ class LiveWorkspace:
         if hcl is not None:
             if doc is not None and doc.source is hcl.source and not hcl.source.startswith(codecs.BOM_UTF8):
                 return doc.line_index  # the open text's, which each change updates (no BOM: the same index)
-            return cached_line_index(hcl.source)
+            return host.line_index(rel, hcl.source)
         if doc is not None:
             return doc.line_index
         if file_kind(rel) == "config" and host.config_text is not None:
-            return cached_line_index(host.config_text.encode("utf-8"))
+            return LineIndex(host.config_text.encode("utf-8"))  # (a small file, asked about rarely)
         return None
 
     def version_for(self, folder: Folder, rel: str) -> int | None:

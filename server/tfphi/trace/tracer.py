@@ -189,7 +189,7 @@ class Tracer(ModuleReferences):
                 return P.binary(">", P.paren(expr) if kind == "count" else P.call("length", expr), P.literal(0))
 
             text = one_line(self.view.text(attribute.expr.span))
-            text = f"{C.wrap_operand(text, C.PREC_CMP)} > 0" if kind == "count" else f"length({text}) > 0"
+            text = f"{C.wrap_operand(text, P.precedence(attribute.expr), C.PREC_CMP)} > 0" if kind == "count" else f"length({text}) > 0"
             loops = Loops()
             lifted = lift(self.view, attribute.expr, env.path, loops=loops)
             root_expr = test(lifted) if lifted is not None else None
@@ -596,8 +596,8 @@ class Tracer(ModuleReferences):
                 )
                 if isinstance(result, Unbounded) and result.cause in ("variable", "data", "function", "opaque"):
                     # Terraform checks a child's validation block too: only the values it lists pass.
-                    selector = _printed(lift_variable(self.view, var.name, env.path))  # the value after the boundary
-                    universe = self.validation_universe(var, env, var_type, selector) if selector is not None else None
+                    selector = lift_variable(self.view, var.name, env.path)  # the value after the boundary
+                    universe = self.validation_universe(var, env, var_type, selector) if _printed(selector) is not None else None
                     if universe is not None:
                         return universe
                 return self._boundary(result, var, var_type, env, depth, stack, argument.expr.span)
@@ -617,7 +617,7 @@ class Tracer(ModuleReferences):
             return self._boundary(assigned, var, var_type, env, depth, stack, var.label_span)
         # Under a deployment, a variable its files leave unset takes its default, as in
         # `terraform plan -var-file=...`; otherwise a validation's values are what a caller may pass.
-        universe = self.validation_universe(var, env, var_type, f"var.{var.name}") if self.assignment is None or var.default is None else None
+        universe = self.validation_universe(var, env, var_type, None) if self.assignment is None or var.default is None else None
         if universe is not None:
             return universe
         if var.default is not None:
@@ -669,8 +669,9 @@ class Tracer(ModuleReferences):
             return Unbounded(f"var.{var.name} is not nullable and has no default, but is given null", "error", span)
         return convert_all(tuple(out), var_type, f"var.{var.name}", span)
 
-    def validation_universe(self, var: Variable, env: Env, var_type, root_selector: str) -> Result | None:
-        """One branch per value a validation block allows, gated ``Eq(var.x, v)``; ``root_selector`` is var.x in the root's terms."""
+    def validation_universe(self, var: Variable, env: Env, var_type, root_selector: Expr | None) -> Result | None:
+        """One branch per value a validation block allows, gated ``Eq(var.x, v)``; ``root_selector`` is var.x in
+        the root's terms (a tree; None in the root module, where it is var.x itself)."""
         lifted = lift_validation_universe(var)
         if lifted is None:
             return None
