@@ -42,7 +42,9 @@ from ..trace.tracer import Preempted
 from ..features.diagnostics import dir_diagnostics
 from ..features.edit_diagnostics import diagnostics_after_edit
 from ..stir.workspace import module_dir_of
+from .focus import build_focus, open_dirs
 from .publish import DiagnosticPublisher
+from .snapshots import SnapshotBoard
 from .workspace import Folder, LiveWorkspace
 
 logger = logging.getLogger(__name__)
@@ -144,6 +146,8 @@ class AnalysisScheduler:
         sys.setswitchinterval(min(sys.getswitchinterval(), SWITCH_INTERVAL_SECONDS))
         self._frozen_at = 0.0
         self.stopped = False
+        # What requests read: each folder's complete snapshot, offered by the passes (lsp/snapshots.py).
+        self.board = SnapshotBoard(ws, self._wanted)
 
     # ---- client messages ----------------------------------------------------------------------
 
@@ -191,6 +195,11 @@ class AnalysisScheduler:
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
 
+    def _wanted(self) -> None:
+        """A request waits for a snapshot: a pass makes it, unless one is already under way."""
+        if not self.stopped and (self._task is None or self._task.done()):
+            self.schedule()
+
     async def _run(self) -> None:
         try:
             while not self.stopped:
@@ -220,11 +229,13 @@ class AnalysisScheduler:
                 return False
         if ws.flush():
             self._unbuilt_wait.reset()
+        self.board.refresh_focus()
         for key, base in self._published.items():
             if base is not None and base[0].cancelled:
                 self._published[key] = None  # (it held the texts and trees of the documents' last parses)
         for gone in ws.take_dropped_folders():
             self.publisher.forget_folder(gone)
+            self.board.forget(gone)
             self._queues.pop(gone, None)
             self._published = {key: base for key, base in self._published.items() if key[0] is not gone}
         for folder in ws.folders:
@@ -238,6 +249,8 @@ class AnalysisScheduler:
             self._replaced.clear()
         self._replaced.extend(self._current)
         snapshots = self._current = [self._take_snapshot(folder) for folder in folders]
+        for folder, snapshot in zip(folders, snapshots):
+            self.board.offer(folder, snapshot)  # requests waiting for it run at the pass's next yield
         urgent: set[tuple[int, str]] = set()
         for uri in self._forced | self._answered.keys():
             found = ws.locate(uri, create=False)
@@ -500,6 +513,20 @@ class AnalysisScheduler:
 
     # ---- indexing --------------------------------------------------------------------------
 
+    def _focus(self, folder: Folder, rels: list[str], focused: frozenset[str]) -> frozenset[str]:
+        """Before the rest of the folder, the open documents' root configurations (``lsp/focus.py``),
+        made again when a document of another module was opened; returns the modules it covers."""
+        dirs = open_dirs(self.ws, folder)
+        if dirs <= focused:
+            return focused
+        try:
+            focus = build_focus(self.ws, folder, rels, dirs)
+        except Exception:  # noqa: BLE001 - requests wait for the folder's index instead
+            logger.exception("reading the open documents' modules of %s first failed", folder.root)
+            focus = None
+        self.board.offer_focus(folder, focus)
+        return dirs
+
     def ensure_indexed(self, folder: Folder) -> None:
         task = self._indexing.get(folder)
         if task is None or task.done():
@@ -531,6 +558,7 @@ class AnalysisScheduler:
             for stale in [p for p in (*host.files, *host.tfvars, *host.problems) if p not in keep]:
                 host.remove(stale)  # re-indexing after the ignore list changed
             total = len(rels)
+            focused = self._focus(folder, rels, frozenset())
             for n, rel in enumerate(rels, 1):
                 if folder not in ws.folders:
                     return
@@ -538,6 +566,7 @@ class AnalysisScheduler:
                 if n % INDEX_REPORT_EVERY == 0:
                     progress.report(f"{n}/{total} files", int(100 * n / max(total, 1)))
                     await asyncio.sleep(0)
+                    focused = self._focus(folder, rels, focused)
             if ws.load_outside(folder):  # modules outside the folder that its sources reach: part of the index
                 self._watch_outside()
             progress.report(f"{total}/{total} files: analysing", 100)

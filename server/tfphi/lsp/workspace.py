@@ -334,9 +334,25 @@ class LiveWorkspace:
             return False
         return self._load(folder, rel)
 
-    def _load(self, folder: Folder, rel: str) -> bool:
+    def load_into(self, folder: Folder, rel: str, host: AnalysisHost) -> bool:
+        """Reads one file of ``folder`` from disk into another host than the folder's (``lsp/focus.py``)."""
+        return self._load(folder, rel, host)
+
+    def peek(self, folder: Folder, rel: str) -> bytes | None:
+        """The bytes of one file of ``folder`` on disk (the open text when it is open); None when unreadable."""
+        fs = folder.fs_path(rel)
+        uri = self._open_paths.get(fs)
+        doc = self.documents.get(uri) if uri else None
+        if doc is not None:
+            return doc.source
+        try:
+            return read_bytes(Path(fs), folder.host.config.max_file_size)
+        except OSError:
+            return None
+
+    def _load(self, folder: Folder, rel: str, host: AnalysisHost | None = None) -> bool:
         path = folder.fs_path(rel)
-        host = folder.host
+        host = host or folder.host
         if not rel.startswith("../") and os.path.islink(path) and (problem := link_problem(folder.root, rel)) is not None:
             if problem.code is None:  # ignored, as Terraform ignores it (a terraform.tfvars linking to nothing)
                 host.remove(rel)
@@ -484,6 +500,17 @@ class LiveWorkspace:
     def has_pending(self) -> bool:
         return bool(self._pending)
 
+    def is_pending(self, uri: str) -> bool:
+        """Whether the document has changes no host has seen yet (``flush`` feeds them)."""
+        return uri in self._pending
+
+    def open_in(self, folder: Folder) -> Iterator[tuple[Document, str]]:
+        """The open documents that belong to ``folder`` now (fed to its host or not), with their paths."""
+        for doc in self.documents:
+            found = self.locate(doc.uri, create=False)
+            if found is not None and found[0] is folder:
+                yield doc, found[1]
+
     def edited_alone(self) -> tuple[Folder, str, Document] | None:
         """The open ``.tf`` document whose changes no host has seen, when it is the only one, its
         folder analysed it before and alone reads and publishes it: an edit whose diagnostics
@@ -599,9 +626,9 @@ class LiveWorkspace:
         uri = self._open_paths.get(folder.fs_path(rel))
         return self.documents.get(uri) if uri else None
 
-    def line_index(self, folder: Folder, rel: str) -> LineIndex | None:
-        """The line index of the bytes the host holds for ``rel`` (the open text once flushed)."""
-        host = folder.host
+    def line_index(self, folder: Folder, rel: str, snapshot: Snapshot | None = None) -> LineIndex | None:
+        """The line index of the bytes ``snapshot`` (by default the host) holds for ``rel`` (the open text once flushed)."""
+        host = snapshot or folder.host
         hcl = host.files.get(rel) or host.tfvars.get(rel)
         doc = self.document_for(folder, rel)
         if hcl is not None:
