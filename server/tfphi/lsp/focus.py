@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING
 
 from ..analysis import AnalysisHost, Snapshot, file_kind
 from ..records import record
-from ..stir.workspace import module_dir_of
+from ..stir.roots import local_target
+from ..stir.workspace import is_installed_dir, is_local_source, module_dir_of
 from ..syntax import is_json_path
 
 if TYPE_CHECKING:
@@ -87,6 +88,7 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
             if data is not None and not MODULE_BLOCK.search(data):
                 continue
         first.append(rel)
+    installed = sorted(d for d in by_dir if is_installed_dir(d))
     main = folder.host
     host = AnalysisHost(main.base_config)
     host.set_config(main.config_text, None, base=main.base_config)
@@ -119,7 +121,7 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
         if len(loaded) > MAX_SHARE * max(len(rels), 1):
             return None
         snapshot = host.snapshot()
-        grown = _needed(snapshot, dirs, needed)
+        grown = _needed(snapshot, dirs, needed, installed)
         if any(d.startswith("../") for d in grown):
             return None
         if grown == needed:
@@ -127,9 +129,11 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
         needed = grown
 
 
-def _needed(snapshot: Snapshot, opened: frozenset[str], needed: set[str]) -> set[str]:
+def _needed(snapshot: Snapshot, opened: frozenset[str], needed: set[str], installed: list[str]) -> set[str]:
     """``needed`` with the callers of the open modules up to their roots, the modules an open module
-    calls, and the modules whose outputs a needed module's text names.
+    calls, and the modules whose outputs a needed module's text names. A call resolves only to a
+    module read: a local source names its directory, and a call no module read resolves brings
+    every module ``terraform init`` installed (``installed``), one of which its manifest may list.
 
     A trace reaches a caller through its module call's arguments, never through the caller's own
     outputs: what a caller's ``output`` blocks name is not needed (a root's outputs name every
@@ -152,14 +156,21 @@ def _needed(snapshot: Snapshot, opened: frozenset[str], needed: set[str]) -> set
         if module is None:
             continue
         named = _named_modules(snapshot, dir, outputs=whole)
-        for name in module.calls:
-            target = tree.targets.get((dir, name))
-            if target is None or target.dir is None or target.dir in full:
+        for name, call in module.calls.items():
+            if not (dir in opened or name in named):
                 continue
-            if dir in opened or name in named:
-                grown.add(target.dir)
-                full.add(target.dir)
-                stack.append((target.dir, True))
+            target = tree.targets.get((dir, name))
+            if target is not None and target.dir is not None:
+                found = [target.dir]
+            elif call.source is not None and is_local_source(call.source) and not is_installed_dir(dir):
+                found = [local] if (local := local_target(dir, call.source)) is not None else []
+            else:
+                found = installed
+            for target_dir in found:
+                if target_dir not in full:
+                    grown.add(target_dir)
+                    full.add(target_dir)
+                    stack.append((target_dir, True))
     return grown
 
 

@@ -3,8 +3,8 @@
 A request never feeds a change to a host or builds anything: the scheduler does, in its passes,
 and offers each folder's snapshot here once it is complete (every file of the folder read,
 every change so far fed). A request about a document is answered from that snapshot when it
-holds the document's current text (the document has no change the scheduler has not fed, and
-the snapshot is still the host's newest), else it waits (``wait``) until the scheduler offers one
+holds the document's current text (no document has a change the scheduler has not fed, and the
+snapshot is still the host's newest), else it waits (``wait``) until the scheduler offers one
 that does. Before a folder's first complete snapshot, a document of a module the folder's focus
 answers for (``lsp/focus.py``: the open documents' root configurations, read and built first) is
 answered from the focus's snapshot, complete for those roots.
@@ -79,8 +79,8 @@ class SnapshotBoard:
             if ws.has_pending() or any(self._current(folder) is None for folder in ws.folders):
                 return None
             return NOWHERE
-        if ws.is_pending(uri):
-            return None  # a change the scheduler has not fed yet
+        if ws.has_pending():
+            return None  # a change the scheduler has not fed yet (to this document or another: both count)
         found = ws.locate(uri, create=False)
         if found is None:
             return NOWHERE

@@ -500,10 +500,6 @@ class LiveWorkspace:
     def has_pending(self) -> bool:
         return bool(self._pending)
 
-    def is_pending(self, uri: str) -> bool:
-        """Whether the document has changes no host has seen yet (``flush`` feeds them)."""
-        return uri in self._pending
-
     def open_in(self, folder: Folder) -> Iterator[tuple[Document, str]]:
         """The open documents that belong to ``folder`` now (fed to its host or not), with their paths."""
         for doc in self.documents:
