@@ -6,10 +6,11 @@ builds every file (3,000 files at 1,000 modules: seconds, most of it parsing), s
 *focus* host, apart from the folder's, reads what the open documents' modules need to be complete
 for their roots:
 
-- every file that may hold a module call (its bytes hold ``module "x"``, ``module x`` or, in JSON,
-  ``"module":``: a superset) and every file that is not a module's ``.tf`` (variable files, the
-  manifests of installed modules): the module tree, and with it every call path from a root to
-  an open module, is then the whole folder's;
+- every file that is not a module's ``.tf`` (variable files, the manifests of installed modules);
+- every file that may hold a module call into a module on a call path from a root to an open
+  module (its bytes hold ``module "x"``, ``module x`` or, in JSON, ``"module":``, and the called
+  directory's name: a superset), until no more callers are found: every call path from a root
+  to an open module is then the whole folder's;
 - every file of the modules on those call paths, of the modules an open module calls, and of the
   modules whose outputs a module read so far names (``module.NAME`` in its bytes: a superset),
   and so on down.
@@ -35,8 +36,11 @@ from ..syntax import is_json_path
 if TYPE_CHECKING:
     from .workspace import Folder, LiveWorkspace
 
-# A module block's header (``module "x" {``, ``module x {``) or a JSON configuration's ``"module":``.
-MODULE_BLOCK = re.compile(rb'\bmodule(?:\s*"|\s+[A-Za-z_])|"module"\s*:')
+# A module block's header (``module "x" {``, ``module x {``), or a JSON configuration's ``"module":``
+# (a superset: "submodule x" too); no leading ``\b``, so that the search looks for the literal first.
+MODULE_BLOCK = re.compile(rb'module(?:\s*"|\s+[A-Za-z_])')
+# A string that ends climbing (``"../.."``, ``"../../"``, ``".."``): a source into a directory above its caller.
+CLIMBING_SOURCE = re.compile(rb'\.\.(?:/\.)*/?"')
 MODULE_REFERENCE = re.compile(rb'\bmodule\s*\.\s*([A-Za-z_][A-Za-z0-9_-]*)')
 MAX_SHARE = 0.5  # a focus reading more than this share of the folder's files is not made: no first answer comes sooner
 
@@ -72,27 +76,41 @@ def open_dirs(ws: "LiveWorkspace", folder: "Folder") -> frozenset[str]:
     return frozenset(module_dir_of(rel) for _, rel in ws.open_in(folder) if file_kind(rel) == "tf")
 
 
-def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: frozenset[str]) -> Focus | None:
-    """A focus on the modules ``dirs`` of ``folder`` (whose files are ``rels``), or None when none is worth making."""
+def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: frozenset[str],
+                read: dict[str, bytes] | None = None) -> Focus | None:
+    """A focus on the modules ``dirs`` of ``folder`` (whose files are ``rels``), or None when none is
+    worth making. ``read`` receives the bytes it read from disk (the index reads them from there)."""
     if folder.loose or not dirs or any(d.startswith("../") for d in dirs):
         return None
+    opened = {rel: doc for doc, rel in ws.open_in(folder)}
     by_dir: dict[str, list[str]] = {}
     first: list[str] = []
+    calls: list[tuple[str, bytes]] = []  # the files that may hold a module call, with their bytes
     for rel in rels:
         kind = file_kind(rel)
         if kind == "terragrunt":
             return None
-        if kind == "tf":
-            by_dir.setdefault(module_dir_of(rel), []).append(rel)
-            data = ws.peek(folder, rel)
-            if data is not None and not MODULE_BLOCK.search(data):
-                continue
-        first.append(rel)
+        if kind != "tf":
+            first.append(rel)
+            continue
+        by_dir.setdefault(module_dir_of(rel), []).append(rel)
+        if rel in opened:
+            continue
+        data = ws.peek(folder, rel)
+        if data is None:
+            first.append(rel)  # unreadable: read as the index reads it (a problem)
+            continue
+        if read is not None:
+            read[rel] = data
+        if MODULE_BLOCK.search(data):
+            calls.append((rel, data))
+    for rel, doc in opened.items():
+        if file_kind(rel) == "tf" and MODULE_BLOCK.search(doc.source):
+            calls.append((rel, doc.source))
     installed = sorted(d for d in by_dir if is_installed_dir(d))
     main = folder.host
     host = AnalysisHost(main.base_config)
     host.set_config(main.config_text, None, base=main.base_config)
-    opened = dict((rel, doc) for doc, rel in ws.open_in(folder))
     loaded: set[str] = set()
 
     def load(rel: str) -> None:
@@ -101,16 +119,13 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
         loaded.add(rel)
         doc = opened.get(rel)
         if doc is None:
-            ws.load_into(folder, rel, host)
+            ws.load_into(folder, rel, host, read.get(rel) if read is not None else None)
         elif file_kind(rel) in ("tf", "tfvars"):
             host.set_parsed(doc.parse(rel, ws.documents.parser))
 
     for rel in first:
         load(rel)
-    for doc, rel in ws.open_in(folder):
-        if file_kind(rel) == "tf" and MODULE_BLOCK.search(doc.source):
-            load(rel)
-    needed = set(dirs)
+    needed, path, searched = set(dirs), set(dirs), set()
     while True:
         for dir in needed:
             for rel in by_dir.get(dir, ()):
@@ -118,19 +133,35 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
         for rel in opened:
             if module_dir_of(rel) in needed:
                 load(rel)
+        for target in sorted(path - searched):  # the files that may call a module on the call paths
+            searched.add(target)
+            for rel, data in calls:
+                if rel not in loaded and _may_call(rel, data, target):
+                    load(rel)
         if len(loaded) > MAX_SHARE * max(len(rels), 1):
             return None
         snapshot = host.snapshot()
-        grown = _needed(snapshot, dirs, needed, installed)
+        grown, path = _needed(snapshot, dirs, needed, installed)
         if any(d.startswith("../") for d in grown):
             return None
-        if grown == needed:
+        if grown == needed and path <= searched:
             return Focus(host, dirs, snapshot)
         needed = grown
 
 
-def _needed(snapshot: Snapshot, opened: frozenset[str], needed: set[str], installed: list[str]) -> set[str]:
-    """``needed`` with the callers of the open modules up to their roots, the modules an open module
+def _may_call(rel: str, data: bytes, target: str) -> bool:
+    """Whether the file ``rel`` (bytes ``data``) may hold a module call into ``target``. A local
+    source resolves to ``target`` only if it names its last component, or ends climbing (``../..``)
+    from inside it; an installed module is found through a manifest, whatever its caller's text."""
+    if is_installed_dir(target):
+        return True
+    if (not target or module_dir_of(rel).startswith(target + "/")) and CLIMBING_SOURCE.search(data):
+        return True
+    return bool(target) and target.rsplit("/", 1)[-1].encode("utf-8") in data
+
+
+def _needed(snapshot: Snapshot, opened: frozenset[str], needed: set[str], installed: list[str]) -> tuple[set[str], set[str]]:
+    """``needed`` with the callers of the open modules up to their roots (and those call paths' modules), the modules an open module
     calls, and the modules whose outputs a needed module's text names. A call resolves only to a
     module read: a local source names its directory, and a call no module read resolves brings
     every module ``terraform init`` installed (``installed``), one of which its manifest may list.
@@ -171,7 +202,7 @@ def _needed(snapshot: Snapshot, opened: frozenset[str], needed: set[str], instal
                     grown.add(target_dir)
                     full.add(target_dir)
                     stack.append((target_dir, True))
-    return grown
+    return grown, path
 
 
 def _named_modules(snapshot: Snapshot, dir: str, outputs: bool) -> set[str]:

@@ -513,14 +513,14 @@ class AnalysisScheduler:
 
     # ---- indexing --------------------------------------------------------------------------
 
-    def _focus(self, folder: Folder, rels: list[str], focused: frozenset[str]) -> frozenset[str]:
+    def _focus(self, folder: Folder, rels: list[str], focused: frozenset[str], read: dict[str, bytes]) -> frozenset[str]:
         """Before the rest of the folder, the open documents' root configurations (``lsp/focus.py``),
         made again when a document of another module was opened; returns the modules it covers."""
         dirs = open_dirs(self.ws, folder)
         if dirs <= focused:
             return focused
         try:
-            focus = build_focus(self.ws, folder, rels, dirs)
+            focus = build_focus(self.ws, folder, rels, dirs, read)
         except Exception:  # noqa: BLE001 - requests wait for the folder's index instead
             logger.exception("reading the open documents' modules of %s first failed", folder.root)
             focus = None
@@ -558,15 +558,16 @@ class AnalysisScheduler:
             for stale in [p for p in (*host.files, *host.tfvars, *host.problems) if p not in keep]:
                 host.remove(stale)  # re-indexing after the ignore list changed
             total = len(rels)
-            focused = self._focus(folder, rels, frozenset())
+            read: dict[str, bytes] = {}  # what the focus read from disk
+            focused = self._focus(folder, rels, frozenset(), read)
             for n, rel in enumerate(rels, 1):
                 if folder not in ws.folders:
                     return
-                ws.load(folder, rel)
+                ws.load(folder, rel, read.pop(rel, None))
                 if n % INDEX_REPORT_EVERY == 0:
                     progress.report(f"{n}/{total} files", int(100 * n / max(total, 1)))
                     await asyncio.sleep(0)
-                    focused = self._focus(folder, rels, focused)
+                    focused = self._focus(folder, rels, focused, read)
             if ws.load_outside(folder):  # modules outside the folder that its sources reach: part of the index
                 self._watch_outside()
             progress.report(f"{total}/{total} files: analysing", 100)

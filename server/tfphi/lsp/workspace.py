@@ -328,15 +328,17 @@ class LiveWorkspace:
             return
         self._load(folder, CONFIG_FILE)
 
-    def load(self, folder: Folder, rel: str) -> bool:
-        """Reads one file from disk into the folder's host, unless it is open (the editor's text wins)."""
+    def load(self, folder: Folder, rel: str, data: bytes | None = None) -> bool:
+        """Reads one file from disk (``data``: its bytes, read already) into the folder's host, unless
+        it is open (the editor's text wins)."""
         if self._is_open(folder.fs_path(rel)):
             return False
-        return self._load(folder, rel)
+        return self._load(folder, rel, data=data)
 
-    def load_into(self, folder: Folder, rel: str, host: AnalysisHost) -> bool:
-        """Reads one file of ``folder`` from disk into another host than the folder's (``lsp/focus.py``)."""
-        return self._load(folder, rel, host)
+    def load_into(self, folder: Folder, rel: str, host: AnalysisHost, data: bytes | None = None) -> bool:
+        """Reads one file of ``folder`` from disk (``data``: its bytes, read already) into another host
+        than the folder's (``lsp/focus.py``)."""
+        return self._load(folder, rel, host, data)
 
     def peek(self, folder: Folder, rel: str) -> bytes | None:
         """The bytes of one file of ``folder`` on disk (the open text when it is open); None when unreadable."""
@@ -346,11 +348,11 @@ class LiveWorkspace:
         if doc is not None:
             return doc.source
         try:
-            return read_bytes(Path(fs), folder.host.config.max_file_size)
+            return read_bytes(fs, folder.host.config.max_file_size)
         except OSError:
             return None
 
-    def _load(self, folder: Folder, rel: str, host: AnalysisHost | None = None) -> bool:
+    def _load(self, folder: Folder, rel: str, host: AnalysisHost | None = None, data: bytes | None = None) -> bool:
         path = folder.fs_path(rel)
         host = host or folder.host
         if not rel.startswith("../") and os.path.islink(path) and (problem := link_problem(folder.root, rel)) is not None:
@@ -364,7 +366,8 @@ class LiveWorkspace:
                 host.set_config(None, base=self.folder_base(folder))
             return False
         try:
-            data = read_bytes(Path(path), host.config.max_file_size)
+            if data is None:
+                data = read_bytes(Path(path), host.config.max_file_size)
         except OSError as exc:
             host.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}", unreadable_code(rel))
             return True
