@@ -77,9 +77,10 @@ def open_dirs(ws: "LiveWorkspace", folder: "Folder") -> frozenset[str]:
 
 
 def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: frozenset[str],
-                read: dict[str, bytes] | None = None) -> Focus | None:
+                read: dict[str, bytes] | None = None, max_share: float = MAX_SHARE) -> Focus | None:
     """A focus on the modules ``dirs`` of ``folder`` (whose files are ``rels``), or None when none is
-    worth making. ``read`` receives the bytes it read from disk (the index reads them from there)."""
+    worth making (more than ``max_share`` of the files to read). ``read`` receives the bytes it
+    read from disk (the index reads them from there)."""
     if folder.loose or not dirs or any(d.startswith("../") for d in dirs):
         return None
     opened = {rel: doc for doc, rel in ws.open_in(folder)}
@@ -138,7 +139,7 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
             for rel, data in calls:
                 if rel not in loaded and _may_call(rel, data, target):
                     load(rel)
-        if len(loaded) > MAX_SHARE * max(len(rels), 1):
+        if len(loaded) > max_share * max(len(rels), 1):
             return None
         snapshot = host.snapshot()
         grown, path = _needed(snapshot, dirs, needed, installed)
