@@ -7,7 +7,7 @@ from ...values.numbers import FLOAT64, INT64, Whole, arithmetic
 from ...values.sets import set_has
 from ...values.value import TfEvalError, Value, type_name, value_key, values_equal
 from . import return_rules as rules
-from .registry import _fn
+from .spec import builtin
 from .strings import _graphemes
 from .arguments import _not_null, _str, _num, _int, _bool, _list, _sequence, _obj, _strlist, _unify, _unify_all, _set_sorted
 
@@ -16,7 +16,7 @@ from .arguments import _not_null, _str, _num, _int, _bool, _list, _sequence, _ob
 # Collections
 
 
-@_fn("coalesce", 1, None, params=(), variadic="vals: dynamic?")
+@builtin("coalesce", 1, None, params=(), variadic="vals: dynamic?")
 def _coalesce(args: list[Value]) -> Value:
     present = [v for v in args if v is not None]
     unified = _unify(present, "coalesce") if present else []
@@ -26,7 +26,7 @@ def _coalesce(args: list[Value]) -> Value:
     raise TfEvalError("no non-null, non-empty-string arguments")
 
 
-@_fn("coalescelist", 1, None, params=(), variadic="vals: dynamic")
+@builtin("coalescelist", 1, None, params=(), variadic="vals: dynamic")
 def _coalescelist(args: list[Value]) -> Value:
     for index, value in enumerate(args):
         if value is None:
@@ -36,7 +36,7 @@ def _coalescelist(args: list[Value]) -> Value:
     raise TfEvalError("no non-null arguments")
 
 
-@_fn("lookup", 2, 3, params=("inputMap: dynamic", "key: string", "default: dynamic?"), returns=rules.lookup)
+@builtin("lookup", 2, 3, params=("inputMap: dynamic", "key: string", "default: dynamic?"), returns=rules.lookup)
 def _lookup(args: list[Value]) -> Value:
     mapping = _obj(args[0], "inputMap")
     key = _str(args[1], "key")
@@ -47,7 +47,7 @@ def _lookup(args: list[Value]) -> Value:
     raise TfEvalError(f'lookup failed to find key "{key}"')
 
 
-@_fn("element", 2, params=("list: dynamic", "index: number"))
+@builtin("element", 2, params=("list: dynamic", "index: number"))
 def _element(args: list[Value]) -> Value:
     items = _sequence(args[0], "list")
     index = _int(args[1], "index")
@@ -58,14 +58,14 @@ def _element(args: list[Value]) -> Value:
     return items[index % len(items)]
 
 
-@_fn("contains", 2, params=("list: dynamic", "value: dynamic"))
+@builtin("contains", 2, params=("list: dynamic", "value: dynamic"))
 def _contains(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     _not_null(args[1], "value")
     return any(values_equal(item, args[1]) for item in items)
 
 
-@_fn("index", 2, params=("list: dynamic", "value: dynamic"))
+@builtin("index", 2, params=("list: dynamic", "value: dynamic"))
 def _index(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     for position, item in enumerate(items):
@@ -74,7 +74,7 @@ def _index(args: list[Value]) -> Value:
     raise TfEvalError("item not found")
 
 
-@_fn("concat", 1, None, params=(), variadic="seqs: dynamic", returns=rules.concat)
+@builtin("concat", 1, None, params=(), variadic="seqs: dynamic", returns=rules.concat)
 def _concat(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
@@ -82,7 +82,7 @@ def _concat(args: list[Value]) -> Value:
     return out
 
 
-@_fn("merge", 0, None, params=(), variadic="maps: dynamic?", returns=rules.merge)
+@builtin("merge", 0, None, params=(), variadic="maps: dynamic?", returns=rules.merge)
 def _merge(args: list[Value]) -> Value:
     out: dict[str, Value] = {}
     for index, value in enumerate(args):
@@ -92,18 +92,18 @@ def _merge(args: list[Value]) -> Value:
     return {key: out[key] for key in sorted(out)}
 
 
-@_fn("keys", 1, params=("inputMap: dynamic",), returns=rules.list_of_strings_for_a_map)
+@builtin("keys", 1, params=("inputMap: dynamic",), returns=rules.list_of_strings_for_a_map)
 def _keys(args: list[Value]) -> Value:
     return sorted(_obj(args[0], "inputMap"))
 
 
-@_fn("values", 1, params=("mapping: dynamic",), returns=rules.list_for_a_map)
+@builtin("values", 1, params=("mapping: dynamic",), returns=rules.list_for_a_map)
 def _values(args: list[Value]) -> Value:
     mapping = _obj(args[0], "mapping")
     return [mapping[key] for key in sorted(mapping)]
 
 
-@_fn("length", 1, params=("value: dynamic",))
+@builtin("length", 1, params=("value: dynamic",))
 def _length(args: list[Value]) -> Value:
     value = args[0]
     _not_null(value, "value")
@@ -114,7 +114,7 @@ def _length(args: list[Value]) -> Value:
     raise TfEvalError(f"argument must be a string, a collection type, or a structural type, not {type_name(value)}")
 
 
-@_fn("distinct", 1, params=("list: list(dynamic)",), returns=rules.list_like_the_argument)
+@builtin("distinct", 1, params=("list: list(dynamic)",), returns=rules.list_like_the_argument)
 def _distinct(args: list[Value]) -> Value:
     seen: set[str] = set()
     out: list[Value] = []
@@ -134,19 +134,19 @@ def _flatten_into(items: list[Value], out: list[Value]) -> None:
             out.append(item)
 
 
-@_fn("flatten", 1, params=("list: dynamic",))
+@builtin("flatten", 1, params=("list: dynamic",))
 def _flatten(args: list[Value]) -> Value:
     out: list[Value] = []
     _flatten_into(_list(args[0], "list"), out)
     return out
 
 
-@_fn("reverse", 1, params=("list: dynamic",), returns=rules.list_for_a_list_or_set)
+@builtin("reverse", 1, params=("list: dynamic",), returns=rules.list_for_a_list_or_set)
 def _reverse(args: list[Value]) -> Value:
     return list(reversed(_list(args[0], "list")))
 
 
-@_fn("slice", 3, params=("list: dynamic", "start_index: number", "end_index: number"), returns=rules.list_for_a_list_or_set)
+@builtin("slice", 3, params=("list: dynamic", "start_index: number", "end_index: number"), returns=rules.list_for_a_list_or_set)
 def _slice(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     start = _int(args[1], "start_index")
@@ -160,12 +160,12 @@ def _slice(args: list[Value]) -> Value:
     return items[start:end]
 
 
-@_fn("sort", 1, params=("list: list(string)",), returns="list(string)")
+@builtin("sort", 1, params=("list: list(string)",), returns="list(string)")
 def _sort(args: list[Value]) -> Value:
     return sorted(_strlist(args[0], "list"))
 
 
-@_fn("zipmap", 2, params=("keys: list(string)", "values: dynamic"), returns=rules.zipmap)
+@builtin("zipmap", 2, params=("keys: list(string)", "values: dynamic"), returns=rules.zipmap)
 def _zipmap(args: list[Value]) -> Value:
     keys = _strlist(args[0], "keys")
     values = _list(args[1], "values")
@@ -175,13 +175,13 @@ def _zipmap(args: list[Value]) -> Value:
     return {key: out[key] for key in sorted(out)}
 
 
-@_fn("compact", 1, params=("list: list(string)",), returns="list(string)")
+@builtin("compact", 1, params=("list: list(string)",), returns="list(string)")
 def _compact(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     return [_str(item, "element") for item in items if item is not None and item != ""]
 
 
-@_fn("range", 1, 3, variadic="params: number", params=(), returns="list(number)")
+@builtin("range", 1, 3, variadic="params: number", params=(), returns="list(number)")
 def _range(args: list[Value]) -> Value:
     numbers = [_num(arg, f"argument {i + 1}") for i, arg in enumerate(args)]
     if len(numbers) == 1:
@@ -205,7 +205,7 @@ def _range(args: list[Value]) -> Value:
     return out
 
 
-@_fn("one", 1, params=("list: dynamic",))
+@builtin("one", 1, params=("list: dynamic",))
 def _one(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     if not items:
@@ -215,7 +215,7 @@ def _one(args: list[Value]) -> Value:
     return items[0]
 
 
-@_fn("chunklist", 2, params=("list: list(dynamic)", "size: number"), returns=rules.chunks)
+@builtin("chunklist", 2, params=("list: list(dynamic)", "size: number"), returns=rules.chunks)
 def _chunklist(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     size = _int(args[1], "size")
@@ -226,7 +226,7 @@ def _chunklist(args: list[Value]) -> Value:
     return [items[i : i + size] for i in range(0, len(items), size)]
 
 
-@_fn("matchkeys", 3, params=("values: dynamic", "keys: dynamic", "searchset: dynamic"), returns=rules.list_of_the_first_elements)
+@builtin("matchkeys", 3, params=("values: dynamic", "keys: dynamic", "searchset: dynamic"), returns=rules.list_of_the_first_elements)
 def _matchkeys(args: list[Value]) -> Value:
     values = _list(args[0], "values")
     keys = _list(args[1], "keys")
@@ -240,7 +240,7 @@ def _matchkeys(args: list[Value]) -> Value:
     return [value for value, key in zip(values, keys) if value_key(key) in wanted]
 
 
-@_fn("transpose", 1, params=("values: map(list(string))",), returns="map(list(string))")
+@builtin("transpose", 1, params=("values: map(list(string))",), returns="map(list(string))")
 def _transpose(args: list[Value]) -> Value:
     mapping = _obj(args[0], "values")
     out: dict[str, list[str]] = {}
@@ -250,7 +250,7 @@ def _transpose(args: list[Value]) -> Value:
     return {key: out[key] for key in sorted(out)}
 
 
-@_fn("alltrue", 1, params=("list: list(bool)",))
+@builtin("alltrue", 1, params=("list: list(bool)",))
 def _alltrue(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     result = True
@@ -260,7 +260,7 @@ def _alltrue(args: list[Value]) -> Value:
     return result
 
 
-@_fn("anytrue", 1, params=("list: list(bool)",))
+@builtin("anytrue", 1, params=("list: list(bool)",))
 def _anytrue(args: list[Value]) -> Value:
     items = _list(args[0], "list")
     result = False
@@ -270,7 +270,7 @@ def _anytrue(args: list[Value]) -> Value:
     return result
 
 
-@_fn("setunion", 1, None, params=("first_set: dynamic",), variadic="other_sets: dynamic", returns=rules.set_operation)
+@builtin("setunion", 1, None, params=("first_set: dynamic",), variadic="other_sets: dynamic", returns=rules.set_operation)
 def _setunion(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
@@ -278,19 +278,19 @@ def _setunion(args: list[Value]) -> Value:
     return _set_sorted(_unify(out, "setunion"))
 
 
-@_fn("setintersection", 1, None, params=("first_set: dynamic",), variadic="other_sets: dynamic", returns=rules.set_operation)
+@builtin("setintersection", 1, None, params=("first_set: dynamic",), variadic="other_sets: dynamic", returns=rules.set_operation)
 def _setintersection(args: list[Value]) -> Value:
     sets = _unify_all([_list(value, f"argument {i + 1}") for i, value in enumerate(args)])
     return _set_sorted([v for v in sets[0] if all(set_has(other, v) for other in sets[1:])])
 
 
-@_fn("setsubtract", 2, params=("a: dynamic", "b: dynamic"), returns=rules.set_operation)
+@builtin("setsubtract", 2, params=("a: dynamic", "b: dynamic"), returns=rules.set_operation)
 def _setsubtract(args: list[Value]) -> Value:
     first, second = _unify_all([_list(args[0], "a"), _list(args[1], "b")])
     return _set_sorted([v for v in first if not set_has(second, v)])
 
 
-@_fn("setproduct", 2, None, returns=rules.setproduct)
+@builtin("setproduct", 2, None, returns=rules.setproduct)
 def _setproduct(args: list[Value]) -> Value:
     product: list[list[Value]] = [[]]
     for index, value in enumerate(args):
@@ -299,11 +299,18 @@ def _setproduct(args: list[Value]) -> Value:
     return product
 
 
-@_fn("list", 0, None)
+@builtin("list", 0, None)
 def _list_removed(args: list[Value]) -> Value:
     raise TfEvalError('the "list" function was deprecated in Terraform v0.12 and is no longer available; use tolist([ ... ]) syntax instead')
 
 
-@_fn("map", 0, None)
+@builtin("map", 0, None)
 def _map_removed(args: list[Value]) -> Value:
     raise TfEvalError('the "map" function was deprecated in Terraform v0.12 and is no longer available; use tomap({ ... }) syntax instead')
+
+
+# The family's built-ins, for the registry.
+SPECS = (_coalesce, _coalescelist, _lookup, _element, _contains, _index, _concat, _merge, _keys, _values,
+         _length, _distinct, _flatten, _reverse, _slice, _sort, _zipmap, _compact, _range, _one, _chunklist,
+         _matchkeys, _transpose, _alltrue, _anytrue, _setunion, _setintersection, _setsubtract, _setproduct,
+         _list_removed, _map_removed)

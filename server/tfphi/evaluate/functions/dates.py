@@ -8,7 +8,7 @@ from typing import Callable
 
 from ...values.value import TfEvalError, Value
 from .deferred import _dt
-from .registry import _fn
+from .spec import builtin
 from .arguments import _str
 
 
@@ -81,7 +81,7 @@ def _parse_duration(text: str) -> _dt.timedelta:
     return sign * _dt.timedelta(seconds=float(seconds))
 
 
-@_fn("timeadd", 2, params=("timestamp: string", "duration: string"))
+@builtin("timeadd", 2, params=("timestamp: string", "duration: string"))
 def _timeadd(args: list[Value]) -> Value:
     moment = _parse_timestamp(args[0])
     duration = _parse_duration(_str(args[1], "duration"))
@@ -91,7 +91,7 @@ def _timeadd(args: list[Value]) -> Value:
         raise TfEvalError("resulting timestamp is out of range") from None
 
 
-@_fn("timecmp", 2, params=("timestamp_a: string", "timestamp_b: string"))
+@builtin("timecmp", 2, params=("timestamp_a: string", "timestamp_b: string"))
 def _timecmp(args: list[Value]) -> Value:
     a = _parse_timestamp(args[0], "timestamp_a")
     b = _parse_timestamp(args[1], "timestamp_b")
@@ -138,7 +138,7 @@ def _date_token(token: str, moment: _dt.datetime) -> str:
     return render()
 
 
-@_fn("formatdate", 2, params=("format: string", "time: string"))
+@builtin("formatdate", 2, params=("format: string", "time: string"))
 def _formatdate(args: list[Value]) -> Value:
     spec = _str(args[0], "format")
     moment = _parse_timestamp(args[1])
@@ -160,11 +160,15 @@ def _now() -> str:
     return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
-@_fn("timestamp", 0, nondeterministic=True)
+@builtin("timestamp", 0, nondeterministic=True)
 def _timestamp(args: list[Value]) -> Value:
     return _now()
 
 
-@_fn("plantimestamp", 0, nondeterministic=True)
+@builtin("plantimestamp", 0, nondeterministic=True)
 def _plantimestamp(args: list[Value]) -> Value:
     return _now()
+
+
+# The family's built-ins, for the registry.
+SPECS = (_timeadd, _timecmp, _formatdate, _timestamp, _plantimestamp)

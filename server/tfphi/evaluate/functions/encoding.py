@@ -12,7 +12,7 @@ from ...values.numbers import format_number, parse_number
 from ...values.value import TfEvalError, TfUnrepresentable, Value, is_number, to_string
 from .deferred import base64, csv, _urlparse
 from . import return_rules as rules
-from .registry import _fn
+from .spec import builtin
 from .arguments import _str
 
 
@@ -83,12 +83,12 @@ def _reject_constant(name: str) -> Any:
     raise ValueError(f"invalid JSON literal {name}")
 
 
-@_fn("jsonencode", 1, params=("val: dynamic?",))
+@builtin("jsonencode", 1, params=("val: dynamic?",))
 def _jsonencode(args: list[Value]) -> Value:
     return _json_encode(args[0])
 
 
-@_fn("jsondecode", 1, params=("str: string",))
+@builtin("jsondecode", 1, params=("str: string",))
 def _jsondecode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     try:
@@ -99,7 +99,7 @@ def _jsondecode(args: list[Value]) -> Value:
 
 
 
-@_fn("csvdecode", 1, params=("str: string",), returns=rules.csvdecode)
+@builtin("csvdecode", 1, params=("str: string",), returns=rules.csvdecode)
 def _csvdecode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     try:
@@ -119,12 +119,12 @@ def _csvdecode(args: list[Value]) -> Value:
     return out
 
 
-@_fn("base64encode", 1, params=("str: string",))
+@builtin("base64encode", 1, params=("str: string",))
 def _base64encode(args: list[Value]) -> Value:
     return base64.b64encode(_str(args[0], "str").encode()).decode("ascii")
 
 
-@_fn("base64decode", 1, params=("str: string",))
+@builtin("base64decode", 1, params=("str: string",))
 def _base64decode(args: list[Value]) -> Value:
     text = _str(args[0], "str")
     try:  # Go's decoder skips line breaks
@@ -162,7 +162,7 @@ def _codec(encoding: str) -> str:
     return codec
 
 
-@_fn("textencodebase64", 2, params=("string: string", "encoding: string"))
+@builtin("textencodebase64", 2, params=("string: string", "encoding: string"))
 def _textencodebase64(args: list[Value]) -> Value:
     text, encoding = args
     if encoding.lower() == "utf-16":  # Go's UTF-16 encoder writes a byte-order mark and big-endian code units
@@ -173,7 +173,7 @@ def _textencodebase64(args: list[Value]) -> Value:
         raise TfEvalError(f"the given string contains characters that cannot be represented in {encoding}") from None
 
 
-@_fn("textdecodebase64", 2, params=("source: string", "encoding: string"))
+@builtin("textdecodebase64", 2, params=("source: string", "encoding: string"))
 def _textdecodebase64(args: list[Value]) -> Value:
     text, encoding = args
     try:
@@ -191,6 +191,11 @@ def _textdecodebase64(args: list[Value]) -> Value:
     return decoded
 
 
-@_fn("urlencode", 1, params=("str: string",))
+@builtin("urlencode", 1, params=("str: string",))
 def _urlencode(args: list[Value]) -> Value:
     return _urlparse.quote_plus(_str(args[0], "str"), safe="")
+
+
+# The family's built-ins, for the registry.
+SPECS = (_jsonencode, _jsondecode, _csvdecode, _base64encode, _base64decode, _textencodebase64,
+         _textdecodebase64, _urlencode)

@@ -6,7 +6,7 @@ import re
 
 from ...values.numbers import format_verb, is_whole
 from ...values.value import TfEvalError, TfUnrepresentable, Value, format_number, is_number, to_string
-from .registry import _fn
+from .spec import builtin
 from .encoding import _json_encode, _json_string
 from .strings import _graphemes
 from .arguments import _str, _num, _bool
@@ -140,7 +140,7 @@ def _format_verb(verb: str, flags: str, width: int | None, precision: int | None
     raise TfEvalError(f"unsupported format verb %{verb}")
 
 
-@_fn("format", 1, None, params=("format: string",), variadic="args: dynamic?")
+@builtin("format", 1, None, params=("format: string",), variadic="args: dynamic?")
 def _format_fn(args: list[Value]) -> Value:
     if any(arg is None for arg in args[1:]):
         # Terraform leaves format() of a null argument unknown at plan time
@@ -148,7 +148,7 @@ def _format_fn(args: list[Value]) -> Value:
     return _format(_str(args[0], "format"), args[1:])
 
 
-@_fn("formatlist", 1, None, params=("format: string",), variadic="args: dynamic?", returns="list(string)")
+@builtin("formatlist", 1, None, params=("format: string",), variadic="args: dynamic?", returns="list(string)")
 def _formatlist(args: list[Value]) -> Value:
     fmt = _str(args[0], "format")
     rest = args[1:]
@@ -166,3 +166,7 @@ def _formatlist(args: list[Value]) -> Value:
     return [
         _format(fmt, [value[i] if isinstance(value, list) else value for value in rest]) for i in range(length)
     ]
+
+
+# The family's built-ins, for the registry.
+SPECS = (_format_fn, _formatlist)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...values.value import TfEvalError, TfUnrepresentable, Value
 from .deferred import ipaddress
-from .registry import _fn
+from .spec import builtin
 from .arguments import _str, _int
 
 
@@ -23,7 +23,7 @@ def _network(prefix: Value) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
         raise TfEvalError(f'invalid CIDR expression "{text}"') from None
 
 
-@_fn("cidrhost", 2, params=("prefix: string", "hostnum: number"))
+@builtin("cidrhost", 2, params=("prefix: string", "hostnum: number"))
 def _cidrhost(args: list[Value]) -> Value:
     network = _network(args[0])
     hostnum = _int(args[1], "hostnum")
@@ -47,7 +47,7 @@ def _subnet(network: ipaddress.IPv4Network | ipaddress.IPv6Network, newbits: int
     return f"{address}/{new_length}"
 
 
-@_fn("cidrsubnet", 3, params=("prefix: string", "newbits: number", "netnum: number"))
+@builtin("cidrsubnet", 3, params=("prefix: string", "newbits: number", "netnum: number"))
 def _cidrsubnet(args: list[Value]) -> Value:
     if _int(args[2], "netnum") < 0:
         # Terraform accepts a negative netnum with an unexpected result (cidrsubnet("10.0.0.0/8",
@@ -56,7 +56,7 @@ def _cidrsubnet(args: list[Value]) -> Value:
     return _subnet(_network(args[0]), _int(args[1], "newbits"), _int(args[2], "netnum"))
 
 
-@_fn("cidrsubnets", 1, None, params=("prefix: string",), variadic="newbits: number", returns="list(string)")
+@builtin("cidrsubnets", 1, None, params=("prefix: string",), variadic="newbits: number", returns="list(string)")
 def _cidrsubnets(args: list[Value]) -> Value:
     network = _network(args[0])
     max_bits = network.max_prefixlen
@@ -83,9 +83,13 @@ def _cidrsubnets(args: list[Value]) -> Value:
     return out
 
 
-@_fn("cidrnetmask", 1, params=("prefix: string",))
+@builtin("cidrnetmask", 1, params=("prefix: string",))
 def _cidrnetmask(args: list[Value]) -> Value:
     network = _network(args[0])
     if network.version != 4:
         raise TfEvalError("only IPv4 networks are supported")
     return str(network.netmask)
+
+
+# The family's built-ins, for the registry.
+SPECS = (_cidrhost, _cidrsubnet, _cidrsubnets, _cidrnetmask)

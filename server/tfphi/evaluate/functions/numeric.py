@@ -8,7 +8,7 @@ import math
 from ...values.gomath import go_pow
 from ...values.numbers import INT64, Whole, ceil, floor, is_fraction, is_whole, negate, to_float
 from ...values.value import TfEvalError, TfUnrepresentable, arithmetic, Value, format_number
-from .registry import _fn
+from .spec import builtin
 from .arguments import _str, _num, _int, _numlist, _number_result
 
 
@@ -16,7 +16,7 @@ from .arguments import _str, _num, _int, _numlist, _number_result
 # Numbers
 
 
-@_fn("min", 1, None, params=(), variadic="numbers: number")
+@builtin("min", 1, None, params=(), variadic="numbers: number")
 def _min(args: list[Value]) -> Value:
     numbers = [_num(v, f"argument {i + 1}") for i, v in enumerate(args)]
     smallest = numbers[0]
@@ -26,7 +26,7 @@ def _min(args: list[Value]) -> Value:
     return smallest
 
 
-@_fn("max", 1, None, params=(), variadic="numbers: number")
+@builtin("max", 1, None, params=(), variadic="numbers: number")
 def _max(args: list[Value]) -> Value:
     numbers = [_num(v, f"argument {i + 1}") for i, v in enumerate(args)]
     largest = numbers[0]
@@ -36,23 +36,23 @@ def _max(args: list[Value]) -> Value:
     return largest
 
 
-@_fn("abs", 1, params=("num: number",))
+@builtin("abs", 1, params=("num: number",))
 def _abs(args: list[Value]) -> Value:
     number = _num(args[0], "num")
     return number if number > 0 or (number == 0 and not is_fraction(number)) else negate(number)
 
 
-@_fn("ceil", 1, params=("num: number",))
+@builtin("ceil", 1, params=("num: number",))
 def _ceil(args: list[Value]) -> Value:
     return ceil(_num(args[0], "num"))
 
 
-@_fn("floor", 1, params=("num: number",))
+@builtin("floor", 1, params=("num: number",))
 def _floor(args: list[Value]) -> Value:
     return floor(_num(args[0], "num"))
 
 
-@_fn("signum", 1, params=("num: number",))
+@builtin("signum", 1, params=("num: number",))
 def _signum(args: list[Value]) -> Value:
     number = _num(args[0], "num")
     if not is_whole(number) or not -(2**63) <= number < 2**63:  # Terraform takes an int64
@@ -60,7 +60,7 @@ def _signum(args: list[Value]) -> Value:
     return Whole((number > 0) - (number < 0), INT64)
 
 
-@_fn("pow", 2, params=("num: number", "power: number"))
+@builtin("pow", 2, params=("num: number", "power: number"))
 def _pow(args: list[Value]) -> Value:
     base = to_float(_num(args[0], "num"))
     exponent = to_float(_num(args[1], "power"))
@@ -71,7 +71,7 @@ def _pow(args: list[Value]) -> Value:
     return _number_result(result)
 
 
-@_fn("log", 2, params=("num: number", "base: number"))
+@builtin("log", 2, params=("num: number", "base: number"))
 def _log(args: list[Value]) -> Value:
     number = to_float(_num(args[0], "num"))
     base = to_float(_num(args[1], "base"))
@@ -91,7 +91,7 @@ def _log(args: list[Value]) -> Value:
 _DIGITS = "0123456789abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
 
 
-@_fn("parseint", 2, params=("number: dynamic", "base: number"))
+@builtin("parseint", 2, params=("number: dynamic", "base: number"))
 def _parseint(args: list[Value]) -> Value:
     text = _str(args[0], "number")
     base = _int(args[1], "base")
@@ -114,7 +114,7 @@ def _parseint(args: list[Value]) -> Value:
     return Whole(result, max(INT64, result.bit_length()))  # big.Float.SetInt
 
 
-@_fn("sum", 1, params=("list: dynamic",))
+@builtin("sum", 1, params=("list: dynamic",))
 def _sum(args: list[Value]) -> Value:
     numbers = _numlist(args[0], "list")
     if not numbers:
@@ -123,3 +123,7 @@ def _sum(args: list[Value]) -> Value:
     for number in numbers[1:]:
         total = arithmetic("+", total, number)
     return total
+
+
+# The family's built-ins, for the registry.
+SPECS = (_min, _max, _abs, _ceil, _floor, _signum, _pow, _log, _parseint, _sum)

@@ -18,7 +18,7 @@ import re2
 from ...values.types import TypeSpec
 from ...values.value import TfEvalError, Value
 from .arguments import _str
-from .registry import _fn
+from .spec import builtin
 
 
 STRING = TypeSpec("string")
@@ -145,7 +145,7 @@ def _match_value(regex: Any, shape: str, match: Any) -> Value:
     return [match.group(i) for i in range(1, regex.groups + 1)]  # a group that took no part is null
 
 
-@_fn("regex", 2, params=("pattern: string", "string: string"))
+@builtin("regex", 2, params=("pattern: string", "string: string"))
 def _regex(args: list[Value]) -> Value:
     regex = compile_re2(_str(args[0], "pattern"))
     shape = _result_shape(regex)
@@ -166,8 +166,12 @@ def _list_of_matches(args: list[Value]) -> TypeSpec:
     return TypeSpec("list", TypeSpec("tuple", elements=(STRING,) * regex.groups))
 
 
-@_fn("regexall", 2, params=("pattern: string", "string: string"), returns=_list_of_matches)
+@builtin("regexall", 2, params=("pattern: string", "string: string"), returns=_list_of_matches)
 def _regexall(args: list[Value]) -> Value:
     regex = compile_re2(_str(args[0], "pattern"))
     shape = _result_shape(regex)
     return [_match_value(regex, shape, match) for match in go_find_all(regex, _str(args[1], "string"))]
+
+
+# The family's built-ins, for the registry.
+SPECS = (_regex, _regexall)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from ...values.numbers import parse_number
 from ...values.value import TfEvalError, Value
 from .deferred import base64, _dt, yaml
-from .registry import _fn
+from .spec import builtin
 from .encoding import _decoded_key, _normalize_decoded
 from .arguments import _str
 
@@ -183,7 +183,7 @@ def _yaml_loader() -> Any:
     return _YamlLoader
 
 
-@_fn("yamldecode", 1, params=("src: string",))
+@builtin("yamldecode", 1, params=("src: string",))
 def _yamldecode(args: list[Value]) -> Value:
     text = _str(args[0], "src")
     loader = _yaml_loader()(text)
@@ -201,3 +201,7 @@ def _yamldecode(args: list[Value]) -> Value:
     finally:
         loader.dispose()
     return _normalize_decoded(decoded)
+
+
+# The family's built-ins, for the registry.
+SPECS = (_yamldecode,)
