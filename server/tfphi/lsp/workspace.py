@@ -604,17 +604,17 @@ class LiveWorkspace:
 
     def line_index(self, folder: Folder, rel: str, snapshot: Snapshot | None = None) -> LineIndex | None:
         """The line index of the bytes ``snapshot`` (by default the host) holds for ``rel`` (the open text once flushed)."""
-        host = snapshot or folder.host
-        hcl = host.files.get(rel) or host.tfvars.get(rel)
+        held = snapshot or folder.host
+        hcl = held.files.get(rel) or held.tfvars.get(rel)
         doc = self.document_for(folder, rel)
         if hcl is not None:
             if doc is not None and doc.source is hcl.source and not hcl.source.startswith(codecs.BOM_UTF8):
                 return doc.line_index  # the open text's, which each change updates (no BOM: the same index)
-            return host.line_index(rel, hcl.source)
+            return folder.host.line_index(rel, hcl.source)  # (kept by the host while they are its bytes)
         if doc is not None:
             return doc.line_index
-        if file_kind(rel) == "config" and host.config_text is not None:
-            return LineIndex(host.config_text.encode("utf-8"))  # (a small file, asked about rarely)
+        if file_kind(rel) == "config" and held.config_text is not None:
+            return LineIndex(held.config_text.encode("utf-8"))  # (a small file, asked about rarely)
         return None
 
     def version_for(self, folder: Folder, rel: str) -> int | None:
