@@ -9,6 +9,7 @@ import json
 import posixpath
 from typing import Iterable, Mapping
 
+from ..addrs import ModuleCall
 from ..records import record
 from .model import Module
 
@@ -159,15 +160,15 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
 
 def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
     if source is None:
-        return CallTarget(None, f"module.{name} has no literal source")
+        return CallTarget(None, f"{ModuleCall(name)} has no literal source")
     if is_local_source(source) and not is_installed_dir(dir):
         from .roots import local_target
 
         target = local_target(dir, source)
         if target is None:
-            return CallTarget(None, f"module.{name} source {source!r} climbs too far above the workspace")
+            return CallTarget(None, f"{ModuleCall(name)} source {source!r} climbs too far above the workspace")
         if target not in modules:
-            return CallTarget(None, f"module.{name} source {source!r}: no .tf files in {target or '.'}")
+            return CallTarget(None, f"{ModuleCall(name)} source {source!r}: no .tf files in {target or '.'}")
         return CallTarget(target)
     key_prefix = keys.get(dir, "")
     key = f"{key_prefix}.{name}" if key_prefix else name
@@ -178,13 +179,13 @@ def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
     if is_local_source(source):  # in an installed module: `terraform init` lists its nested calls too
         return CallTarget(
             None,
-            f"module.{name} (source {source!r}, in the installed module {dir}) is not listed in "
+            f"{ModuleCall(name)} (source {source!r}, in the installed module {dir}) is not listed in "
             ".terraform/modules/modules.json (a partial or older `terraform init`); `terraform init` installs it",
         )
     command = init_command(modules[dir].files) if dir in modules else "terraform init"
     return CallTarget(
         None,
-        f"module.{name} uses the non-local source {source!r}, which is not installed; "
+        f"{ModuleCall(name)} uses the non-local source {source!r}, which is not installed; "
         f"`{command}` installs it into .terraform/modules",
     )
 
