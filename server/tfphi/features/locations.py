@@ -5,6 +5,7 @@ from __future__ import annotations
 from ..analysis import Analysis
 from ..syntax.expr import Span
 from ..text import LineIndex
+from ..trace.conditions import NotExpressible, materialize, root_gate
 
 _INDEXES: dict[int, tuple[bytes, LineIndex]] = {}
 
@@ -53,8 +54,6 @@ def condition_text(cond) -> str:
     Falls back to the condition in its own module's scope when it cannot be written in the
     root, and keeps iteration atoms (``each.key == "jobs"``) when only the iteration decides.
     """
-    from ..trace.conditions import NotExpressible, materialize, root_gate
-
     try:
         gate = root_gate(cond)
     except NotExpressible:

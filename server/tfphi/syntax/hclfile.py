@@ -23,22 +23,17 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from functools import lru_cache
 
-import tree_sitter_hcl
-from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor, Range, Tree
+from tree_sitter import Node, Parser, Point, Query, QueryCursor, Range, Tree
 
 from ..lazy_re import lazy_compile
 from ..records import record, field
-from .error_shapes import terraform_placed
-from .expr import Expr, ExprConverter, InvalidExpr, Span
+from .error_shapes import UNCLOSED, SyntaxProblem, syntax_checker, terraform_placed
+from .expr import Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
+from .language import hcl_language
+from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
 
 BOM = b"\xef\xbb\xbf"
-
-
-@lru_cache(maxsize=1)
-def hcl_language() -> Language:
-    """The tree-sitter HCL language (loaded once)."""
-    return Language(tree_sitter_hcl.language())
 
 
 class HclParser:
@@ -144,16 +139,7 @@ def node_of_range(source: bytes, start: int, end: int, kind: str) -> Node | None
 
 def read_block(node: Node, source: bytes, path: str) -> "Block | None":
     """The top-level block of a ``block`` node of ``source``, read as a parse of ``path`` reads it."""
-    return _read_block(node, ExprConverter(source, path))
-
-
-@record(frozen=True, slots=True)
-class SyntaxProblem:
-    """A syntax error: a tree-sitter ERROR/MISSING region, or something Terraform rejects."""
-
-    span: Span
-    message: str
-    region: Span | None = None  # the text tree-sitter could not read, when wider than ``span``
+    return read_block_with(node, ExprConverter(source, path))
 
 
 # A quoted string with nothing to unescape or interpolate: its value is the text between the quotes.
@@ -241,8 +227,6 @@ class Attribute:
             return raw[1:-1].decode("utf-8", "replace")
         if self._expr is None and raw[:1] != b'"':
             return None
-        from .expr import LiteralExpr
-
         expr = self.expr
         return expr.value if isinstance(expr, LiteralExpr) and isinstance(expr.value, str) else None
 
@@ -285,7 +269,7 @@ class Block:
             body = Body()
             for child in (body_node,) if body_node is not None else node.children:
                 if child.type == "body":
-                    _read_body(child, body, converter, scope, eager=True)
+                    read_body_with(child, body, converter, scope, eager=True)
             self._body = body
 
     @property
@@ -302,7 +286,7 @@ class Block:
             if node is not None and self._converter is not None:
                 for child in node.children:
                     if child.type == "body":
-                        _read_body(child, body, self._converter, self._scope)
+                        read_body_with(child, body, self._converter, self._scope)
             self._body, self._node = body, None
         return self._body
 
@@ -324,8 +308,6 @@ class Block:
 
     def iterator_name(self) -> str:
         """For a ``dynamic`` block: the name its content uses, from ``iterator = x`` or else the label."""
-        from .expr import ScopeTraversalExpr
-
         attr = self.body.attributes.get("iterator")
         if attr is not None and isinstance(attr.expr, ScopeTraversalExpr):
             return attr.expr.root
@@ -348,8 +330,6 @@ class HclFile:
     def top_levels(self) -> list["TopLevel"]:
         """The blocks and attributes of the file's body (and ERROR regions), with their nodes on demand."""
         if self.tree is not None:
-            from .references import top_level_nodes
-
             return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
         return [TopLevel(self.source, kind, start, end, refs, None) for kind, start, end, refs in self.tops]
 
@@ -461,11 +441,11 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     if top is not None and previous is not None and keep_tree and not errors and _reuse.reuse_possible(previous, path):
         unchecked = _reuse.read_top_level_reusing(top, body, converter, previous)  # the others were error-free
     elif top is not None:
-        _read_body(top, body, converter)
+        read_body_with(top, body, converter)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
     for child in root.children:
         if child.type == "ERROR":
-            _read_body(child, body, converter)
+            read_body_with(child, body, converter)
     _place_unclosed_block(source, path, errors)
     # A document parsed again after an edit asks the text searches of the lines the edit did
     # not touch from a cache (syntax.reuse: same answer, cost of the edited lines); a file read
@@ -489,8 +469,6 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
-    from .references import block_references, top_level_nodes
-
     # Every file's references are read for the undefined-reference check: read them now,
     # while the tree is here, rather than parse the file a second time for them.
     cache = {} if refs_cache is None else refs_cache
@@ -626,11 +604,10 @@ def _redefined_errors(path: str, source: bytes, root: Node, twice: int) -> list[
     placed = terraform_placed(path, source, [], root, force=True)
     if placed:
         return placed
-    from .syntax_errors import HclError, attribute_redefined
-
     name = _NAME_AT.match(source, twice)
     end = name.end() if name is not None else twice
-    error = HclError(*attribute_redefined(source[twice:end].decode("utf-8", "replace"), twice, end))
+    checker = syntax_checker()
+    error = checker.HclError(*checker.attribute_redefined(source[twice:end].decode("utf-8", "replace"), twice, end))
     return [SyntaxProblem(Span(path, twice, end), error.message)]
 
 
@@ -642,21 +619,21 @@ _NAME_AT = re.compile(rb"[\w\-\x80-\xff]++")
 _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 
 
-def _read_body(node: Node, body: Body, conv: ExprConverter, scope: tuple[int, int] | None = None,
+def read_body_with(node: Node, body: Body, conv: ExprConverter, scope: tuple[int, int] | None = None,
                eager: bool = False) -> None:
     for child in node.children:
         kind = child.type
         if kind == "attribute":
-            _add_attribute(body, _read_attribute(child, conv), conv)
+            add_attribute(body, read_attribute_with(child, conv), conv)
         elif kind == "block":
-            block = _read_block(child, conv, scope, eager)
+            block = read_block_with(child, conv, scope, eager)
             if block is not None:
                 body.blocks.append(block)
         elif kind == "ERROR" or kind == "body":
-            _read_body(child, body, conv, scope, eager)
+            read_body_with(child, body, conv, scope, eager)
 
 
-def _add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> None:
+def add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> None:
     """Adds an attribute read with ``conv`` to ``body``; one set twice is noted (Terraform rejects
     the file: ``_argument_set_twice``) and the second value is kept, as it always was."""
     if attr is not None:
@@ -665,14 +642,14 @@ def _add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> N
         body.attributes[attr.name] = attr
 
 
-def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
+def read_attribute_with(node: Node, conv: ExprConverter) -> Attribute | None:
     name_node = node.child(0)
     if name_node is None or name_node.type != "identifier":
         return None
     return Attribute(conv.text(name_node), node, conv, conv.keep_nodes, name_node.end_byte)
 
 
-def _read_block(node: Node, conv: ExprConverter, scope: tuple[int, int] | None = None, eager: bool = False) -> Block | None:
+def read_block_with(node: Node, conv: ExprConverter, scope: tuple[int, int] | None = None, eager: bool = False) -> Block | None:
     children = node.children  # once: the type, the labels and the body are all among them
     type_node = children[0] if children else None
     if type_node is None or type_node.type != "identifier":
@@ -724,9 +701,6 @@ def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
             continue
         stack.extend(c for c in node.children if c.has_error or c.is_missing)
     return errors
-
-
-UNCLOSED = "unclosed configuration block: there is no closing brace for this block before the end of the file"
 
 
 def _place_unclosed_block(source: bytes, path: str, errors: list[SyntaxProblem]) -> None:

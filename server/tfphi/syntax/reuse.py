@@ -35,7 +35,7 @@ from tree_sitter import Node
 
 from .expr import ExprConverter, Span
 from .error_shapes import suspicious
-from .hclfile import Attribute, Block, Body, HclFile, _add_attribute, _read_attribute, _read_block, _read_body, rules_candidate
+from .hclfile import Attribute, Block, Body, HclFile, add_attribute, read_attribute_with, read_block_with, read_body_with, rules_candidate
 from ..lazy_re import lazy_compile
 
 # The state of an Attribute and a Block this module copies; a slot added there must be
@@ -73,7 +73,7 @@ def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, prev
             text = source[start:end]
             old = before.get(text)
             if old is None:
-                block = _read_block(child, converter)
+                block = read_block_with(child, converter)
                 if block is not None:
                     fresh.append(block)
             else:
@@ -84,9 +84,9 @@ def read_top_level_reusing(top: Node, body: Body, converter: ExprConverter, prev
                 after.setdefault(text, block)
                 read += 1
         elif kind == "attribute":
-            _add_attribute(body, _read_attribute(child, converter), converter)
+            add_attribute(body, read_attribute_with(child, converter), converter)
         elif kind == "ERROR" or kind == "body":
-            _read_body(child, body, converter)
+            read_body_with(child, body, converter)
     _texts.pop(file, None)  # (an older parse of this file is never asked again)
     if len(body.blocks) == read:  # (every block is one of the loop's: the map is the whole body's)
         if len(_texts) >= MAX_REMEMBERED_FILES:

@@ -16,6 +16,10 @@ from ..syntax.expr import BinaryOpExpr, LiteralExpr, ParenExpr, UnaryOpExpr
 from ..values.value import Value, to_hcl
 from .printer import (BINARY_PREC, PREC_AND, PREC_ATOM, PREC_CMP, PREC_COND, PREC_EQ, PREC_OR,
                       PREC_UNARY, NotPrintable, operand, precedence, print_expr)
+from ..values.value import value_key
+from ..syntax.expr import BinaryOpExpr, LiteralExpr, ParenExpr, UnaryOpExpr
+from ..syntax.expr import InvalidExpr, walk
+from ..syntax.hclfile import parse_file
 
 
 @record(frozen=True, slots=True)
@@ -113,8 +117,6 @@ def _nest(name: str, items: tuple) -> str:
 def eq(
     selector: str, value: Value, expr: Any = None, scope: ModuleInstance = ROOT_MODULE, iteration: bool = False, root_selector: str | None = None
 ) -> Eq:
-    from ..values.value import value_key
-
     return Eq(selector, value_key(value), value, expr, scope, iteration, root_selector)
 
 
@@ -235,8 +237,6 @@ _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
 def fix_iteration(cond: Cond, scope: ModuleInstance, selector: str, key: Value) -> Cond | None:
     """The condition for the one instance ``key`` of an iteration: its atoms decided (None: never)."""
-    from ..values.value import value_key
-
     wanted = value_key(key)
 
     def decide(c: Cond) -> Cond | None:
@@ -455,8 +455,6 @@ def _selector_text(selector: str) -> str:
 
 def _negate_expr(expr: Any, raw: bytes) -> tuple[str, int]:
     """The normalized negation of a parsed expression; ``raw`` is the text its spans index."""
-    from ..syntax.expr import BinaryOpExpr, LiteralExpr, ParenExpr, UnaryOpExpr
-
     def text_of(e: Any) -> str:
         return raw[e.span.start : e.span.end].decode("utf-8")
 
@@ -489,8 +487,6 @@ def _parse_expression(text: str) -> tuple[Any, bytes] | None:
     """``text`` parsed as one HCL expression (spans offset by the ``x = `` prefix), or None."""
     if text in _PARSED:
         return _PARSED[text]
-    from ..syntax.expr import InvalidExpr, walk
-    from ..syntax.hclfile import parse_file
 
     raw = _PREFIX + text.encode("utf-8") + b"\n"
     result: tuple[Any, bytes] | None = None

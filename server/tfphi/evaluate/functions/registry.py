@@ -140,7 +140,7 @@ def type_from_text(text: str) -> TypeSpec:
     return ANY if text == "dynamic" else TypeSpec(text)
 
 
-def _fn(
+def builtin(
     name: str,
     min_args: int,
     max_args: int | None = _SAME,
