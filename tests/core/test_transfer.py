@@ -33,7 +33,7 @@ def _state(x):
     if isinstance(x, SyntaxProblem):
         return ("problem", x.span, x.message, x.region)
     if type(x).__name__ == "ExprConverter":
-        return ("converter", x.source, x.file, x.keep_nodes)
+        return ("converter", x.source, x.file, x.keep_nodes, x.base, x.end, x.anchor and (x.anchor.file, x.anchor.start))
     return x
 
 
@@ -45,7 +45,7 @@ def _across(hcl: HclFile) -> HclFile | None:
 
 
 def test_the_codec_knows_every_slot_of_blocks_and_attributes():
-    # A slot added to Attribute or Block must be carried by syntax.transfer (and syntax.reuse).
+    # A slot added to Attribute or Block must be carried by syntax.transfer .
     assert set(Attribute.__slots__) == transfer.ATTRIBUTE_SLOTS
     assert set(Block.__slots__) == transfer.BLOCK_SLOTS
     assert tuple(f.name for f in fields(HclFile)) == transfer.HCLFILE_FIELDS

@@ -43,7 +43,6 @@ from ..stir.workspace import is_foreign_dir
 from ..syntax.error_shapes import suspicious
 from ..syntax.expr import Span
 from ..syntax.hclfile import Block, HclFile, TopLevel, argument_set_twice_in, node_of_range, read_block, rules_candidate
-from ..syntax.reuse import top_ranges
 from .diagnostics import finding_diagnostic
 from .suppress import suppressed_in
 
@@ -185,9 +184,7 @@ _last_items: list = [None, None]
 def _item_around(hcl: HclFile, first: int, old_end: int) -> tuple[int, int, Block] | None:
     """The top-level block whose body holds ``[first, old_end)``, with its range."""
     if _last_items[0] is not hcl.source:
-        ranges = top_ranges(hcl)
-        if ranges is None:
-            ranges = [(top.type, top.start_byte, top.end_byte) for top in hcl.top_levels()]
+        ranges = hcl.top_ranges()
         items, count = [], 0
         for kind, start, end in ranges:
             items.append((start, end, count if kind == "block" else -1))

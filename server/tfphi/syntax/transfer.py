@@ -20,10 +20,13 @@ from sys import intern
 from .expr import ExprConverter, Span
 from .hclfile import Attribute, Block, Body, HclFile, SyntaxProblem
 from .references import Unbound
-# The state of an Attribute and a Block, which syntax.reuse copies too; a slot added to them
-# must be handled here as well (tests/core/test_transfer.py checks these against the classes).
-from .reuse import ATTRIBUTE_SLOTS, BLOCK_SLOTS  # noqa: F401 - what this module must carry
-HCLFILE_FIELDS = ("path", "source", "tree", "body", "errors", "tops")
+
+# The state of an Attribute and a Block; a slot added to them must be handled here as well
+# (tests/core/test_transfer.py checks these against the classes).
+ATTRIBUTE_SLOTS = frozenset({"name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value"})
+BLOCK_SLOTS = frozenset({"type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse",
+                         "_text", "_verdicts", "_broken"})
+HCLFILE_FIELDS = ("path", "source", "tree", "body", "errors", "tops", "moved", "took_over")  # (the last two: a parse of an edit)
 
 
 class _Unsupported(Exception):
@@ -56,12 +59,17 @@ def _span(span: Span, path: str) -> tuple[int, int]:
     return span.start, span.end
 
 
+def _relative_span(span: Span) -> tuple[int, int]:
+    """A span within a top-level block, relative to the block's start."""
+    return span._start, span._end
+
+
 def _problem(problem: SyntaxProblem, path: str) -> tuple:
     region = None if problem.region is None else _span(problem.region, path)
     return (_span(problem.span, path), problem.message, region)
 
 
-def _body(body: Body, path: str) -> tuple:
+def _body(body: Body, path: str, top: bool = True) -> tuple:
     attributes = []
     for name, attr in body.attributes.items():
         if attr._node is not None or attr._expr is not None or attr.name != name:
@@ -69,11 +77,12 @@ def _body(body: Body, path: str) -> tuple:
         attributes.append((intern(name), attr._start, attr._end, attr._name_end, attr._value))
     blocks = []
     for block in body.blocks:
-        if block._node is not None or block._origin is not None or not block._reparse:
+        conv = block._converter
+        if block._node is not None or not block._reparse or conv.anchor is None or conv.owner is None:
             raise _Unsupported
         blocks.append((
-            intern(block.type), block.labels, tuple(_span(s, path) for s in block.label_spans), _span(block.type_span, path),
-            _span(block.span, path), block._scope, None if block._body is None else _body(block._body, path),
+            intern(block.type), block.labels, tuple(_relative_span(s) for s in block.label_spans), _relative_span(block.type_span),
+            (conv.base, conv.end) if top else _relative_span(block.span), None if block._body is None else _body(block._body, path, False),
         ))
     return (tuple(attributes), tuple(blocks))
 
@@ -102,12 +111,17 @@ def _decode_body(data: tuple, converter: ExprConverter, path: str) -> Body:
         attr._start, attr._end, attr._name_end, attr._value = start, end, name_end, value
         attributes[name] = attr
     blocks = []
-    for kind, labels, label_spans, type_span, span, scope, body in blocks_data:
+    top = converter.anchor is None  # the file's top-level body: each block gets its converter
+    for kind, labels, label_spans, type_span, span, body in blocks_data:
+        conv = converter.for_block(*span) if top else converter
+        anchor = conv.anchor
         block = _new_block(Block)
         block.type, block.labels = kind, labels
-        block.label_spans = tuple([Span(path, s, e) for s, e in label_spans])
-        block.type_span, block.span = Span(path, *type_span), Span(path, *span)
-        block._node, block._converter, block._reparse, block._scope, block._origin = None, converter, True, scope, None
-        block._body = None if body is None else _decode_body(body, converter, path)
+        block.label_spans = tuple([Span(path, s, e, anchor) for s, e in label_spans])
+        block.type_span = Span(path, *type_span, anchor)
+        block.span = Span(path, 0, span[1] - span[0], anchor) if top else Span(path, *span, anchor)
+        block._node, block._converter, block._reparse, block._text, block._verdicts = None, conv, True, None, None
+        block._broken = False  # (a file with syntax errors keeps its tree: never encoded)
+        block._body = None if body is None else _decode_body(body, conv, path)
         blocks.append(block)
     return Body(attributes, blocks)
