@@ -329,3 +329,38 @@ def test_no_module_over_a_thousand_lines():
     long = {str(path.relative_to(PACKAGE)) for path in PACKAGE.rglob("*.py")
             if path.read_text(encoding="utf-8").count("\n") > 1000}
     assert long == KNOWN_LONG
+
+
+def _table_rows() -> list[str]:
+    """The modules cell of each row of ARCHITECTURE.md's layer table, bottom first."""
+    text = (PACKAGE.parents[1] / "ARCHITECTURE.md").read_text(encoding="utf-8")
+    table = text[text.index("## Layers"):].split("\n\n")[1]
+    return [line.split("|")[2] for line in table.splitlines()[2:]]
+
+
+def test_architecture_md_places_every_module_in_the_layers_of_the_test():
+    """The table a reader sees is the one the layering test enforces: its rows name the same
+    top-level modules and packages in the same order, and each package's row lists its modules."""
+    import re
+
+    rows, listed = [], {}
+    for cell in _table_rows():
+        row = set()
+        for name, inner in re.findall(r"`(\w+)/` \(([^()]*(?:\([^()]*\)[^()]*)*)\)", cell):
+            row.add(name)
+            listed[name] = set(re.findall(r"`(\w+/?)`", re.sub(r"\([^()]*\)", "", inner)))
+        row |= {name for name in re.findall(r"`(\w+)(?:\.py)?`", re.sub(r"`\w+/` \(([^()]*(?:\([^()]*\)[^()]*)*)\)", "", cell))}
+        rows.append(row)
+    flat = [set(layer) for layer in LAYERS]
+    merged = []  # a table row may hold consecutive rows of LAYERS ("then")
+    for row in rows:
+        taken = set()
+        while flat and flat[0] <= row - taken:
+            taken |= flat.pop(0)
+        merged.append(taken == row)
+    assert all(merged) and not flat
+    for package, names in listed.items():
+        here = PACKAGE / package
+        actual = {p.stem for p in here.glob("*.py") if p.name != "__init__.py"}
+        actual |= {f"{p.parent.name}/" for p in here.glob("*/__init__.py")}
+        assert names == actual, package
