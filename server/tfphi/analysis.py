@@ -30,16 +30,18 @@ from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
 from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
-from .stir.references import Finding, NameTable, block_findings, check_module, name_table
+from .stir.roots import roots_reaching
+from .stir.references import Finding, ModuleInterfaces, NameTable, block_findings, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file, take_over_blocks
+from .text import LineIndex
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
 from .trace.env import Env, SourceView, block_iterators
 from .trace.memo import MemoStore
-from .trace.tracer import Preempted, Tracer
+from .trace.tracer import Tracer
 
 CONFIG_FILE = ".tfphi.toml"
 CHANGE_LOG_LIMIT = 512  # revisions whose changed directories the host remembers (see ``changed_since``)
@@ -51,7 +53,43 @@ _fault_injection: Callable[[str, str], None] | None = None
 
 
 class Cancelled(Exception):
-    """The host took a change after this snapshot was made: the work reading it is stale."""
+    """Work on a snapshot stops: the host took a change after the snapshot was made (the work
+    is stale), or a client message waits while the work was to give way (``Interrupt``)."""
+
+
+class Interrupt:
+    """A client message waits for the thread that runs the analysis (the server's loop).
+
+    The host owns one; the server sets ``waiting`` from the thread that reads the client, as
+    bytes come in, and clears it once the loop has read them. Work that is to give way to the
+    client (the server's background analysis: ``Snapshot.field_steps``) raises ``Cancelled``
+    at its next check while it is set; requests, which the loop runs one at a time, do not.
+    """
+
+    __slots__ = ("waiting", "armed")
+
+    def __init__(self) -> None:
+        self.waiting = False
+        self.armed = False  # background work is under way (``Snapshot.field_steps``)
+
+
+class _Cancellation:
+    """What a snapshot checks, and its tracer at every reference: its revision against the host's,
+    and the host's interrupt. Apart from the snapshot, so the tracer does not point back at it."""
+
+    __slots__ = ("revision", "host_revision", "interrupt")
+
+    def __init__(self, revision: int, host_revision: "_Revision", interrupt: Interrupt):
+        self.revision = revision
+        self.host_revision = host_revision
+        self.interrupt = interrupt
+
+    def check(self) -> None:
+        if self.host_revision.value != self.revision:
+            raise Cancelled(f"revision {self.revision} was superseded by {self.host_revision.value}")
+        interrupt = self.interrupt
+        if interrupt.armed and interrupt.waiting:
+            raise Cancelled("a client message is waiting")
 
 
 @record(frozen=True, slots=True)
@@ -146,6 +184,9 @@ class _Derived:
     # module dir -> {index of a (resource, field) unit -> its traces}: a module whose tracing
     # is under way, in steps that yield (``Snapshot.field_steps``); complete, it moves to ``fields``.
     partial: dict[str, dict[int, list[FieldTrace]]] = field(default_factory=dict)
+    # module dirs whose tracing a client message interrupted (``Interrupt``): their next unit is
+    # traced to its end, so that the analysis cannot starve
+    interrupted: set[str] = field(default_factory=set)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     tables: dict[str, NameTable] = field(default_factory=dict)  # module dir -> the names its findings resolved against
@@ -154,10 +195,12 @@ class _Derived:
     def drop_fields(self, dir: str) -> None:
         self.fields.pop(dir, None)
         self.partial.pop(dir, None)
+        self.interrupted.discard(dir)
 
     def clear(self) -> None:
         self.fields.clear()
         self.partial.clear()
+        self.interrupted.clear()
         self.field_deps.clear()
         self.findings.clear()
         self.tables.clear()
@@ -204,6 +247,7 @@ class AnalysisHost:
         self._dir_files: dict[str, set[str]] = {}
         self._listing: dict[str, tuple[str, ...]] = {}  # module dir -> its files, sorted (as of the last snapshot)
         self._revision = _Revision()
+        self.interrupt = Interrupt()
         self._latest: Snapshot | None = None
         self._log: list[tuple[int, Changes]] = []
         self._log_floor = 0  # revisions at or below this are no longer in the log
@@ -223,10 +267,23 @@ class AnalysisHost:
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
         self._trace_memo = MemoStore()
         self._findings_of_files: dict[str, tuple[HclFile, int, list[Finding]]] = {}  # path -> (parse, table id, findings)
+        self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
+        self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
 
     @property
     def revision(self) -> int:
         return self._revision.value
+
+    def line_index(self, path: str, source: bytes) -> LineIndex:
+        """The line index of ``source``, a snapshot's bytes of ``path``: kept while they are the host's bytes of it."""
+        known = self._line_indexes.get(path)
+        if known is not None and known[0] is source:
+            return known[1]
+        index = LineIndex(source)
+        held = self.files.get(path) or self.tfvars.get(path) or self.terragrunt.get(path)
+        if held is not None and held.source is source:  # (an older snapshot's bytes are not kept)
+            self._line_indexes[path] = (source, index)
+        return index
 
     def release(self) -> None:
         """Frees derived state that the last snapshots dropped (for background work to call between two steps)."""
@@ -298,6 +355,7 @@ class AnalysisHost:
     def _set_parsed(self, hcl: HclFile) -> None:
         path = hcl.path
         self.problems.pop(path, None)
+        self._line_indexes.pop(path, None)
         kind = file_kind(path)
         if kind == "tfvars":
             self.tfvars[path] = hcl
@@ -367,6 +425,7 @@ class AnalysisHost:
 
     def _drop(self, path: str) -> None:
         self._findings_of_files.pop(path, None)
+        self._line_indexes.pop(path, None)
         if self.files.pop(path, None) is not None:
             dir = module_dir_of(path)
             self._dir_files.get(dir, set()).discard(path)
@@ -582,7 +641,7 @@ class Snapshot:
 
     def __init__(self, host: AnalysisHost, derived: _Derived):
         self.revision = host.revision
-        self._host_revision = host._revision
+        self._cancellation = _Cancellation(host.revision, host._revision, host.interrupt)
         self._host = host
         self._derived = derived
         self.base_config = host.base_config
@@ -599,24 +658,26 @@ class Snapshot:
         assert host._tree is not None
         self.tree: ModuleTree = host._tree
         self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
-        # The tracer reads text through the snapshot's dicts, not through the snapshot: a tracer
-        # that pointed back at its snapshot made every snapshot a reference cycle, left to the
-        # cyclic collector, and the server freezes the heap (lsp/scheduler.py), so each snapshot
-        # frozen while current was never freed: one per keystroke, with its copies of the dicts.
+        # The tracer reads text through the snapshot's dicts and checks cancellation through
+        # ``_Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
+        # counting as soon as nothing reads it (tests/lsp/test_scheduler.py).
         self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
-                             self.config.limits, store=host._trace_memo)
+                             self.config.limits, store=host._trace_memo, check=self._cancellation.check)
         self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
+        self._roots_reaching: dict[str, tuple[str, ...]] = {}  # module dir -> the roots whose configuration holds it
 
     # ---- state -----------------------------------------------------------------------------
 
     @property
     def cancelled(self) -> bool:
-        return self._host_revision.value != self.revision
+        """Whether the host has moved past this snapshot (its work is stale for good)."""
+        return self._cancellation.host_revision.value != self.revision
 
     def check_cancelled(self) -> None:
-        """Raises ``Cancelled`` when the host has moved on (long work calls it between steps)."""
-        if self._host_revision.value != self.revision:
-            raise Cancelled(f"revision {self.revision} was superseded by {self._host_revision.value}")
+        """Raises ``Cancelled`` when the host has moved on, or when a client message waits while
+        background work runs (``Interrupt``); long work calls it between steps, the tracer at
+        every reference."""
+        self._cancellation.check()
 
     @property
     def failures(self) -> dict[str, str]:
@@ -640,6 +701,18 @@ class Snapshot:
     def dirs(self) -> list[str]:
         return sorted(set(self.modules) | set(self._dir_files) | {module_dir_of(p) for p in self.problems})
 
+    def line_index(self, path: str) -> LineIndex | None:
+        """The line index of a file this snapshot holds (None for any other path); the host keeps it while the file is unchanged."""
+        hcl = self.files.get(path) or self.tfvars.get(path) or self.terragrunt.get(path)
+        return self._host.line_index(path, hcl.source) if hcl is not None else None
+
+    def roots_reaching(self, dir: str) -> tuple[str, ...]:
+        """The roots whose configuration contains the module in ``dir``, sorted (remembered: a check asks once per diagnostic)."""
+        found = self._roots_reaching.get(dir)
+        if found is None:
+            found = self._roots_reaching[dir] = roots_reaching(self.tree, dir)
+        return found
+
     # ---- queries -----------------------------------------------------------------------
 
     def findings(self, dir: str) -> list[Finding]:
@@ -654,8 +727,10 @@ class Snapshot:
                 try:
                     if _fault_injection is not None:
                         _fault_injection("findings", dir)
-                    table = derived.tables[dir] = name_table(module, self.modules, self.tree)
-                    cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table))
+                    interfaces = self._host._interfaces
+                    table = derived.tables[dir] = name_table(module, self.modules, self.tree, interfaces)
+                    cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table),
+                                          interfaces)
                 except Exception:  # noqa: BLE001 - isolate the module
                     derived.failures[f"findings:{dir}"] = _format_exc()
                     cached = []
@@ -695,15 +770,32 @@ class Snapshot:
     def field_steps(self, dir: str) -> Iterator[None]:
         """Traces a module's fields one (resource, field) at a time, yielding after each.
 
-        For work that must give way (the server's background analysis yields to a newer
-        edit between two steps): what is traced is kept, so a later call, or ``field_traces``,
-        goes on from there as long as nothing it read changed. Raises ``Cancelled`` when
-        resumed on a snapshot the host has moved past.
+        For work that must give way (the server's background analysis): what is traced is kept,
+        so a later call, or ``field_traces``, goes on from there as long as nothing it read
+        changed. Raises ``Cancelled`` when resumed on a snapshot the host has moved past, and,
+        while it runs, as soon as a client message waits (the host's ``Interrupt``: the trace
+        under way stops at its next reference). The unit a message interrupted is traced again
+        by the next call, to its end that time: a client that writes faster than one field's
+        trace cannot starve the analysis.
         """
         self.check_cancelled()
         if self._cached_fields(dir) is not None:
             return
-        yield from self._field_steps(dir)
+        interrupt, interrupted = self._host.interrupt, self._derived.interrupted
+        interrupt.armed = dir not in interrupted
+        try:
+            for _ in self._field_steps(dir):
+                interrupt.armed = False  # (requests run while the caller gives way)
+                interrupted.discard(dir)
+                yield
+                interrupt.armed = True
+            interrupted.discard(dir)
+        except Cancelled:
+            if not self.cancelled:
+                interrupted.add(dir)
+            raise
+        finally:
+            interrupt.armed = False
 
     def _cached_fields(self, dir: str) -> list[FieldTrace] | None:
         """The complete traces of a module (their spans relative to their blocks: right for the
@@ -727,7 +819,7 @@ class Snapshot:
                 if i + 1 < len(units):
                     yield
                     self.check_cancelled()
-        except (Cancelled, Preempted):  # (preempted: the unit under way is traced again when resumed)
+        except Cancelled:  # the unit under way is traced again when resumed
             raise
         except Exception:  # noqa: BLE001 - isolate the module
             derived.failures[f"fields:{dir}"] = _format_exc()

@@ -29,7 +29,6 @@ from pygls.uris import from_fs_path, to_fs_path
 
 from ..analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
 from ..config import Config
-from ..features.locations import line_index as cached_line_index
 from ..loader import (SKIPPED_DIRS, LinkProblem, is_ignored, link_problem, location_of, read_bytes, repository_root_of,
                       unreadable_code, walk_workspace)
 from ..records import record, field
@@ -37,7 +36,6 @@ from ..stir.roots import missing_local_targets
 from ..stir.deployments import is_auto_loaded
 from ..stir.terragrunt import deployed_dirs, generated_files, is_unit_file, place_of, wanted_paths
 from ..stir.workspace import module_dir_of
-from ..syntax import is_json_path
 from ..text import Encoding, LineIndex
 from .documents import Document, DocumentStore, TextChange
 
@@ -484,27 +482,6 @@ class LiveWorkspace:
     def has_pending(self) -> bool:
         return bool(self._pending)
 
-    def edited_alone(self) -> tuple[Folder, str, Document] | None:
-        """The open ``.tf`` document whose changes no host has seen, when it is the only one, its
-        folder analysed it before and alone reads and publishes it: an edit whose diagnostics
-        may follow from the last ones (``features.edit_diagnostics``)."""
-        if len(self._pending) != 1:
-            return None
-        uri = next(iter(self._pending))
-        doc = self.documents.get(uri)
-        found = self.locate(uri, create=False)
-        if doc is None or found is None or self._flushed.get(uri) != found:
-            return None
-        folder, rel = found
-        if file_kind(rel) != "tf" or is_json_path(rel) or not folder.indexed or not self.accepts(folder, rel):
-            return None
-        fs = uri_to_fs(uri)
-        if not self.publishes(folder, rel) or any(other is not folder for other, _ in self.outside_readers(fs) if fs):
-            return None
-        if len(doc.source) > folder.host.config.max_file_size:
-            return None
-        return folder, rel, doc
-
     def flush(self) -> set[Folder]:
         """Feeds every changed document to its folder's host (one reparse each); returns the folders touched."""
         touched: set[Folder] = set()
@@ -607,11 +584,11 @@ class LiveWorkspace:
         if hcl is not None:
             if doc is not None and doc.source is hcl.source and not hcl.source.startswith(codecs.BOM_UTF8):
                 return doc.line_index  # the open text's, which each change updates (no BOM: the same index)
-            return cached_line_index(hcl.source)
+            return host.line_index(rel, hcl.source)
         if doc is not None:
             return doc.line_index
         if file_kind(rel) == "config" and host.config_text is not None:
-            return cached_line_index(host.config_text.encode("utf-8"))
+            return LineIndex(host.config_text.encode("utf-8"))  # (a small file, asked about rarely)
         return None
 
     def version_for(self, folder: Folder, rel: str) -> int | None:

@@ -342,8 +342,7 @@ class _Builder:
 
     def rescope_eq(self, cond: C.Eq) -> C.Cond:
         expr = cond.expr
-        root = cond.selector.split(".", 1)[0]
-        if root in ("each", "count"):
+        if cond.iteration:
             raise NotSpecializable(
                 f"the branches differ by instance ({cond.selector}); one resource's instances cannot be split into "
                 "count-gated modules - make the value independent of the instance key to specialize it"
@@ -358,7 +357,8 @@ class _Builder:
             frame = self.frame_of_dir(posixpath.dirname(expr.span.file), cond.selector)
             if frame == len(self.path) - 1:
                 return cond
-            return C.Eq(_printed(self.thread_expr(expr, frame), cond.selector), cond.value_key, cond.value)
+            threaded = self.thread_expr(expr, frame)
+            return C.Eq(_printed(threaded, cond.selector), cond.value_key, cond.value, root_selector=threaded)
         raise NotSpecializable(f"the selector {cond.selector} has no source expression to gate on")
 
     def frame_of_variable(self, name: str) -> int:

@@ -62,11 +62,6 @@ from ..values.value import TfEvalError, TfSet, TfUnrepresentable, Value, from_py
 CROSS_PRODUCT_SLACK = 8
 
 
-class Preempted(Exception):
-    """A client message arrived while background tracing ran (``Tracer.preempt``): the trace is
-    abandoned, to be done again later (the declarations it finished stay memoized)."""
-
-
 # Expressions whose value is (one of) their operands' own value: a field's universe reaches a
 # variable only through these, since only then does the variable's value become the field's.
 _VALUE_PASSING = (LiteralExpr, ParenExpr, ConditionalExpr, ScopeTraversalExpr)
@@ -76,7 +71,7 @@ class Tracer(ModuleReferences):
     """Traces expressions of one workspace snapshot; memoizes declaration-level results."""
 
     def __init__(self, view: SourceView, limits: Limits = Limits(), assignment: Mapping[str, Value] | None = None,
-                 store: MemoStore | None = None):
+                 store: MemoStore | None = None, check: Callable[[], None] = lambda: None):
         self.view = view
         self.limits = limits
         # Root variables set by a deployment's variable files: traced as their assigned value.
@@ -91,9 +86,10 @@ class Tracer(ModuleReferences):
         self._store = store
         self._memo: dict[tuple, MemoEntry] = store.memo if store is not None else {}
         self._local_memo: dict[tuple, MemoEntry] = {}
-        # Set by background work (lsp.scheduler): a one-item list the transport sets to True
-        # when a client message arrives; every hop then raises ``Preempted``.
-        self.preempt: list[bool] | None = None
+        # Called at every reference the trace follows: the snapshot's cancellation check, which
+        # raises when the work is stale or must give way (``analysis.Cancelled``); the trace is
+        # abandoned then, the declarations it finished stay memoized.
+        self.check = check
         self._deepest = 0
         self._cycle_hits = 0
         # Declarations a trace read, as (module dir, address) pairs: an edit re-traces a field
@@ -138,7 +134,7 @@ class Tracer(ModuleReferences):
         key = tuple(sorted((k, "?" if v is UNDECIDED else value_key(v)) for k, v in assignment.items()))
         tracer = self._assigned.get(key)
         if tracer is None:
-            tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment)
+            tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment, check=self.check)
         return tracer
 
     def trace_attribute(
@@ -193,7 +189,7 @@ class Tracer(ModuleReferences):
                 return P.binary(">", P.paren(expr) if kind == "count" else P.call("length", expr), P.literal(0))
 
             text = one_line(self.view.text(attribute.expr.span))
-            text = f"{C.wrap_operand(text, C.PREC_CMP)} > 0" if kind == "count" else f"length({text}) > 0"
+            text = f"{C.wrap_operand(text, P.precedence(attribute.expr), C.PREC_CMP)} > 0" if kind == "count" else f"length({text}) > 0"
             loops = Loops()
             lifted = lift(self.view, attribute.expr, env.path, loops=loops)
             root_expr = test(lifted) if lifted is not None else None
@@ -535,8 +531,7 @@ class Tracer(ModuleReferences):
 
     def hop(self, key: tuple, label: str, depth: int, stack: tuple[str, ...], span: Span, compute) -> Result:
         """Follows one reference: depth and cycle checks, memoized per declaration and instance."""
-        if self.preempt is not None and self.preempt[0]:
-            raise Preempted("a client message arrived")
+        self.check()
         # The stack holds (memo key, label) pairs: a cycle is the same declaration in the same
         # module instance, not merely the same name (every module has its own var.engine_version).
         keys = [k for k, _ in stack]
@@ -601,8 +596,8 @@ class Tracer(ModuleReferences):
                 )
                 if isinstance(result, Unbounded) and result.cause in ("variable", "data", "function", "opaque"):
                     # Terraform checks a child's validation block too: only the values it lists pass.
-                    selector = _printed(lift_variable(self.view, var.name, env.path))  # the value after the boundary
-                    universe = self.validation_universe(var, env, var_type, selector) if selector is not None else None
+                    selector = lift_variable(self.view, var.name, env.path)  # the value after the boundary
+                    universe = self.validation_universe(var, env, var_type, selector) if _printed(selector) is not None else None
                     if universe is not None:
                         return universe
                 return self._boundary(result, var, var_type, env, depth, stack, argument.expr.span)
@@ -622,7 +617,7 @@ class Tracer(ModuleReferences):
             return self._boundary(assigned, var, var_type, env, depth, stack, var.label_span)
         # Under a deployment, a variable its files leave unset takes its default, as in
         # `terraform plan -var-file=...`; otherwise a validation's values are what a caller may pass.
-        universe = self.validation_universe(var, env, var_type, f"var.{var.name}") if self.assignment is None or var.default is None else None
+        universe = self.validation_universe(var, env, var_type, None) if self.assignment is None or var.default is None else None
         if universe is not None:
             return universe
         if var.default is not None:
@@ -674,8 +669,9 @@ class Tracer(ModuleReferences):
             return Unbounded(f"var.{var.name} is not nullable and has no default, but is given null", "error", span)
         return convert_all(tuple(out), var_type, f"var.{var.name}", span)
 
-    def validation_universe(self, var: Variable, env: Env, var_type, root_selector: str) -> Result | None:
-        """One branch per value a validation block allows, gated ``Eq(var.x, v)``; ``root_selector`` is var.x in the root's terms."""
+    def validation_universe(self, var: Variable, env: Env, var_type, root_selector: Expr | None) -> Result | None:
+        """One branch per value a validation block allows, gated ``Eq(var.x, v)``; ``root_selector`` is var.x in
+        the root's terms (a tree; None in the root module, where it is var.x itself)."""
         lifted = lift_validation_universe(var)
         if lifted is None:
             return None

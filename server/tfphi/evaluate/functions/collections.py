@@ -7,7 +7,7 @@ from ...values.numbers import FLOAT64, INT64, Whole, arithmetic
 from ...values.sets import set_has
 from ...values.value import TfEvalError, Value, type_name, value_key, values_equal
 from . import return_rules as rules
-from .registry import builtin
+from .spec import builtin
 from .strings import graphemes
 from .arguments import not_null, str_arg, number_arg, int_arg, bool_arg, list_arg, sequence_arg, object_arg, string_list_arg, unify_elements, unify_collections, set_sorted
 
@@ -307,3 +307,10 @@ def _list_removed(args: list[Value]) -> Value:
 @builtin("map", 0, None)
 def _map_removed(args: list[Value]) -> Value:
     raise TfEvalError('the "map" function was deprecated in Terraform v0.12 and is no longer available; use tomap({ ... }) syntax instead')
+
+
+# The family's built-ins, for the registry.
+SPECS = (_coalesce, _coalescelist, _lookup, _element, _contains, _index, _concat, _merge, _keys, _values,
+         _length, _distinct, _flatten, _reverse, _slice, _sort, _zipmap, _compact, _range, _one, _chunklist,
+         _matchkeys, _transpose, _alltrue, _anytrue, _setunion, _setintersection, _setsubtract, _setproduct,
+         _list_removed, _map_removed)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...values.types import ANY, TypeSpec, convert
 from ...values.value import TfEvalError, TfUnrepresentable, Value, to_number, to_string, type_name
-from .registry import builtin
+from .spec import builtin
 from .arguments import NUMBER_TEXT
 
 
@@ -102,3 +102,8 @@ def _issensitive(args: list[Value]) -> Value:
 @builtin("ephemeralasnull", 1, params=("value: dynamic?",))
 def _ephemeralasnull(args: list[Value]) -> Value:
     return args[0]
+
+
+# The family's built-ins, for the registry.
+SPECS = (_tostring, _tonumber, _tobool, _tolist, _toset, _tomap, _sensitive, _nonsensitive, _issensitive,
+         _ephemeralasnull)

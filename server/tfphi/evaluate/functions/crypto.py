@@ -6,7 +6,7 @@ from typing import Callable
 
 from ...values.value import TfEvalError, TfUnrepresentable, Value
 from .deferred import base64, hashlib, uuid_module
-from .registry import builtin
+from .spec import builtin
 from .arguments import str_arg, int_arg
 
 
@@ -24,10 +24,8 @@ def _b64digest(name: str) -> Callable[[list[Value]], Value]:
     return impl
 
 
-for _name in ("md5", "sha1", "sha256", "sha512"):
-    builtin(_name, 1, params=("str: string",))(_digest(_name))
-for _name in ("sha256", "sha512"):
-    builtin(f"base64{_name}", 1, params=("str: string",))(_b64digest(_name))
+_DIGESTS = tuple(builtin(name, 1, params=("str: string",))(_digest(name)) for name in ("md5", "sha1", "sha256", "sha512"))
+_BASE64_DIGESTS = tuple(builtin("base64" + name, 1, params=("str: string",))(_b64digest(name)) for name in ("sha256", "sha512"))
 
 
 _UUID_NAMESPACES = {"dns": "NAMESPACE_DNS", "url": "NAMESPACE_URL", "oid": "NAMESPACE_OID", "x500": "NAMESPACE_X500"}
@@ -63,3 +61,6 @@ def _bcrypt(args: list[Value]) -> Value:
         if cost > 31:  # below 4, Go's bcrypt uses its default cost (10)
             raise TfEvalError(f"cost must be at most 31, got {cost}")
     raise TfUnrepresentable("the result of bcrypt() is not known until apply (it uses a random salt)")
+
+
+SPECS = (*_DIGESTS, *_BASE64_DIGESTS, _uuidv5, _uuid4, _bcrypt)

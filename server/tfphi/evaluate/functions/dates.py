@@ -8,7 +8,7 @@ from typing import Callable
 
 from ...values.value import TfEvalError, Value
 from .deferred import datetime_module
-from .registry import builtin
+from .spec import builtin
 from .arguments import str_arg
 
 
@@ -168,3 +168,7 @@ def _timestamp(args: list[Value]) -> Value:
 @builtin("plantimestamp", 0, nondeterministic=True)
 def _plantimestamp(args: list[Value]) -> Value:
     return _now()
+
+
+# The family's built-ins, for the registry.
+SPECS = (_timeadd, _timecmp, _formatdate, _timestamp, _plantimestamp)

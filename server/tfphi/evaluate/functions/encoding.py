@@ -12,7 +12,7 @@ from ...values.numbers import format_number, parse_number
 from ...values.value import TfEvalError, TfUnrepresentable, Value, is_number, to_string
 from .deferred import base64, csv, urllib_parse
 from . import return_rules as rules
-from .registry import builtin
+from .spec import builtin
 from .arguments import str_arg
 
 
@@ -194,3 +194,8 @@ def _textdecodebase64(args: list[Value]) -> Value:
 @builtin("urlencode", 1, params=("str: string",))
 def _urlencode(args: list[Value]) -> Value:
     return urllib_parse.quote_plus(str_arg(args[0], "str"), safe="")
+
+
+# The family's built-ins, for the registry.
+SPECS = (_jsonencode, _jsondecode, _csvdecode, _base64encode, _base64decode, _textencodebase64,
+         _textdecodebase64, _urlencode)

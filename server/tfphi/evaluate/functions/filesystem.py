@@ -5,7 +5,7 @@ from __future__ import annotations
 import posixpath
 
 from ...values.value import TfUnrepresentable, Value
-from .registry import builtin
+from .spec import builtin
 from .arguments import str_arg
 
 
@@ -23,8 +23,8 @@ def _machine_dependent(args: list[Value]) -> Value:
     raise TfUnrepresentable("the result depends on files or the machine Terraform runs on, which tfphi never reads")
 
 
-for _name in sorted(MACHINE_DEPENDENT):
-    builtin(_name, 2 if _name == "fileset" else 1, elementwise=False)(_machine_dependent)
+_MACHINE_DEPENDENT_SPECS = tuple(builtin(name, 2 if name == "fileset" else 1, elementwise=False)(_machine_dependent)
+                                 for name in sorted(MACHINE_DEPENDENT))
 
 
 @builtin("basename", 1, params=("path: string",))
@@ -43,3 +43,6 @@ def _dirname(args: list[Value]) -> Value:
     if path.startswith("/") and head == "":
         return "/"
     return posixpath.normpath(head) if head else "."
+
+
+SPECS = (*_MACHINE_DEPENDENT_SPECS, _basename, _dirname)

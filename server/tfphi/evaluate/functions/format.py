@@ -6,7 +6,7 @@ import re
 
 from ...values.numbers import format_verb, is_whole
 from ...values.value import TfEvalError, TfUnrepresentable, Value, format_number, is_number, to_string
-from .registry import builtin
+from .spec import builtin
 from .encoding import json_encode, json_string
 from .strings import graphemes
 from .arguments import str_arg, number_arg, bool_arg
@@ -166,3 +166,7 @@ def _formatlist(args: list[Value]) -> Value:
     return [
         _format(fmt, [value[i] if isinstance(value, list) else value for value in rest]) for i in range(length)
     ]
+
+
+# The family's built-ins, for the registry.
+SPECS = (_format_fn, _formatlist)

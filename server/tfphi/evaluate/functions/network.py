@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from ...values.value import TfEvalError, TfUnrepresentable, Value
 from .deferred import ipaddress
-from .registry import builtin
+from .spec import builtin
 from .arguments import str_arg, int_arg
 
 
@@ -89,3 +89,7 @@ def _cidrnetmask(args: list[Value]) -> Value:
     if network.version != 4:
         raise TfEvalError("only IPv4 networks are supported")
     return str(network.netmask)
+
+
+# The family's built-ins, for the registry.
+SPECS = (_cidrhost, _cidrsubnet, _cidrsubnets, _cidrnetmask)

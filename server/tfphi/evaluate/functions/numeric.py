@@ -8,7 +8,7 @@ import math
 from ...values.gomath import go_pow
 from ...values.numbers import INT64, Whole, ceil, floor, is_fraction, is_whole, negate, to_float
 from ...values.value import TfEvalError, TfUnrepresentable, arithmetic, Value, format_number
-from .registry import builtin
+from .spec import builtin
 from .arguments import str_arg, number_arg, int_arg, number_list_arg, number_result
 
 
@@ -123,3 +123,7 @@ def _sum(args: list[Value]) -> Value:
     for number in numbers[1:]:
         total = arithmetic("+", total, number)
     return total
+
+
+# The family's built-ins, for the registry.
+SPECS = (_min, _max, _abs, _ceil, _floor, _signum, _pow, _log, _parseint, _sum)

@@ -18,7 +18,7 @@ import re2
 from ...values.types import TypeSpec
 from ...values.value import TfEvalError, Value
 from .arguments import str_arg
-from .registry import builtin
+from .spec import builtin
 
 
 STRING = TypeSpec("string")
@@ -171,3 +171,7 @@ def _regexall(args: list[Value]) -> Value:
     regex = compile_re2(str_arg(args[0], "pattern"))
     shape = _result_shape(regex)
     return [_match_value(regex, shape, match) for match in go_find_all(regex, str_arg(args[1], "string"))]
+
+
+# The family's built-ins, for the registry.
+SPECS = (_regex, _regexall)

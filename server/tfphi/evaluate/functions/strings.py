@@ -6,7 +6,7 @@ import re
 import unicodedata
 
 from ...values.value import TfEvalError, TfUnrepresentable, Value
-from .registry import builtin
+from .spec import builtin
 from .regex import compile_re2, go_replace_all
 from .arguments import str_arg, int_arg, string_list_arg
 
@@ -227,3 +227,8 @@ def _replace(args: list[Value]) -> Value:
     if len(substr) > 1 and substr[0] == "/" and substr[-1] == "/":
         return go_replace_all(compile_re2(substr[1:-1]), text, replacement)
     return text.replace(substr, replacement)
+
+
+# The family's built-ins, for the registry.
+SPECS = (_lower, _upper, _title, _trimspace, _trim, _trimprefix, _trimsuffix, _chomp, _strrev, _indent,
+         _startswith, _endswith, _strcontains, _split, _join, _substr, _replace)

@@ -10,7 +10,7 @@ from typing import Any, Callable
 from ...values.numbers import parse_number
 from ...values.value import TfEvalError, Value
 from .deferred import base64, datetime_module, yaml
-from .registry import builtin
+from .spec import builtin
 from .encoding import decoded_key, normalize_decoded
 from .arguments import str_arg
 
@@ -201,3 +201,7 @@ def _yamldecode(args: list[Value]) -> Value:
     finally:
         loader.dispose()
     return normalize_decoded(decoded)
+
+
+# The family's built-ins, for the registry.
+SPECS = (_yamldecode,)
