@@ -74,6 +74,32 @@ def is_local_source(source: str) -> bool:
     return source.startswith(LOCAL_PREFIXES)
 
 
+# How far above DIR a chain of ``../`` sources may climb before tfphi stops following it:
+# deeper than any repository layout, and a bound on a configuration that climbs forever.
+MAX_UP_LEVELS = 16
+
+
+def local_target(dir: str, source: str) -> str | None:
+    """The module directory a local ``source`` of a module in ``dir`` calls ("" for DIR), or None
+    when it climbs more than ``MAX_UP_LEVELS`` above DIR."""
+    target = posixpath.normpath(posixpath.join(dir or ".", source))
+    if target == ".":
+        return ""
+    if up_levels(target) > MAX_UP_LEVELS:
+        return None
+    return target
+
+
+def up_levels(path: str) -> int:
+    """How many ``..`` a normalized relative path starts with (0 inside DIR)."""
+    levels = 0
+    for part in path.split("/"):
+        if part != "..":
+            break
+        levels += 1
+    return levels
+
+
 def is_installed_dir(dir: str) -> bool:
     """Directories under ``.terraform`` hold modules that ``terraform init`` installed."""
     return dir == ".terraform" or dir.startswith(".terraform/") or "/.terraform/" in f"/{dir}/"
@@ -162,8 +188,6 @@ def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
     if source is None:
         return CallTarget(None, f"{ModuleCall(name)} has no literal source")
     if is_local_source(source) and not is_installed_dir(dir):
-        from .roots import local_target
-
         target = local_target(dir, source)
         if target is None:
             return CallTarget(None, f"{ModuleCall(name)} source {source!r} climbs too far above the workspace")

@@ -404,7 +404,7 @@ class Tracer(ModuleReferences):
         return self.limit(unified, expr.span)
 
     def _call(self, expr: FunctionCallExpr, env, depth, stack) -> Result:
-        from .strategies import strategy_for
+        from .strategies import strategy_for  # the function library (a tenth of a small check's start-up): once a call is traced
 
         return strategy_for(expr.name)(self, expr, env, depth, stack)
 
