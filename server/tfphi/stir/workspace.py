@@ -138,15 +138,20 @@ class ModuleTree:
 
 
 def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Manifest],
-                      deployed: Iterable[str] = ()) -> ModuleTree:
+                      deployed: Iterable[str] = (), known: "tuple[Mapping[tuple[str, str], CallTarget], set[str]] | None" = None) -> ModuleTree:
     """Resolves every module call and finds the roots (SPEC section 2); ``deployed``: the module
-    directories Terragrunt units deploy, roots wherever they lie (``stir.terragrunt``)."""
+    directories Terragrunt units deploy, roots wherever they lie (``stir.terragrunt``). ``known``:
+    the targets of the last tree, and the calls (module dir, name) added or given another source
+    since (the same module directories and manifests): the other calls keep their targets."""
     targets: dict[tuple[str, str], CallTarget] = {}
     callers: dict[str, list[tuple[str, str]]] = {}
     keys = _manifest_keys(modules, manifests)
+    old_targets, changed = known if known is not None else ({}, ())
     for dir in sorted(modules):
         for name, call in modules[dir].calls.items():
-            target = _resolve_call(dir, name, call.source, modules, manifests, keys)
+            target = None if known is None or (dir, name) in changed else old_targets.get((dir, name))
+            if target is None:
+                target = _resolve_call(dir, name, call.source, modules, manifests, keys)
             targets[(dir, name)] = target
             if target.dir is not None:
                 callers.setdefault(target.dir, []).append((dir, name))
