@@ -537,9 +537,11 @@ class AnalysisHost:
             # below them (whose call paths may differ now) lose their traces and findings.
             old_tree = self._tree
             calls = {(dir, name) for dir in call_dirs for name in _changed_calls(old_modules[dir], self._modules[dir])}
+            old_deployed = set(deployed_dirs(self._units))
             self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
-            self._tree = build_module_tree(self._modules, dict(self._manifests), deployed_dirs(self._units),
-                                           (old_tree.targets, calls))
+            deployed = deployed_dirs(self._units)
+            self._tree = build_module_tree(self._modules, dict(self._manifests), deployed,
+                                           (old_tree, calls) if set(deployed) == old_deployed else None)
             reached = {t.dir for tree in (old_tree, self._tree) for call in calls
                        if (t := tree.targets.get(call)) is not None and t.dir is not None}
             reached |= set(old_tree.roots) ^ set(self._tree.roots)
