@@ -486,8 +486,12 @@ class AnalysisHost:
         moved_decls: set[tuple[str, str]] = set()
         moved_files: set[str] = set()
         interface_changed: set[str] = set()
+        call_dirs: set[str] = set()  # modules whose calls (names, sources) changed
+        old_modules: dict[str, Module] = {}  # the dirty modules as the current tree read them
         for dir in dirty:
             old = self._modules.get(dir)
+            if old is not None:
+                old_modules[dir] = old
             listed = self._dir_files.get(dir)
             paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
             old_declared = self._declared.pop(dir, {})
@@ -524,12 +528,31 @@ class AnalysisHost:
             # The calls (names and sources) are the same unless a call's text changed, or a call
             # was added or removed: its address is among the changed ones.
             if _calls_differ(old, module, changed_here):
-                calls_changed = True
-                continue
+                call_dirs.add(dir)
             if _interface(old) != _interface(module):
                 interface_changed.add(dir)
         affected = set(dirty)
         moved: set[str] = set()
+        if call_dirs and not calls_changed:
+            # Calls renamed, added, removed or pointed elsewhere in modules that are all still
+            # there: only the calls of those modules are resolved again, and only the modules
+            # below them (whose call paths may differ now) lose their traces and findings.
+            old_tree = self._tree
+            calls = {(dir, name) for dir in call_dirs for name in _changed_calls(old_modules[dir], self._modules[dir])}
+            old_deployed = set(deployed_dirs(self._units))
+            self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
+            deployed = deployed_dirs(self._units)
+            self._tree = build_module_tree(self._modules, dict(self._manifests), deployed,
+                                           (old_tree, calls) if set(deployed) == old_deployed else None)
+            reached = {t.dir for tree in (old_tree, self._tree) for call in calls
+                       if (t := tree.targets.get(call)) is not None and t.dir is not None}
+            reached |= set(old_tree.roots) ^ set(self._tree.roots)
+            below = reached | _below(reached, old_tree, self._modules, old_modules) | _below(reached, self._tree, self._modules)
+            for dir in below:
+                derived.drop_fields(dir)
+                derived.findings.pop(dir, None)
+                derived.tables.pop(dir, None)
+            affected |= below
         if calls_changed:
             self._trace_memo.clear()
             self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
@@ -944,6 +967,31 @@ def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], uncha
                     for entry in info.entries:
                         out.add(entry[2])
     return out
+
+
+def _below(dirs: set[str], tree: ModuleTree, modules: Mapping[str, Module], before: Mapping[str, Module] | None = None) -> set[str]:
+    """The modules that the calls of ``dirs`` reach in ``tree``, directly or not (``before``: the
+    modules of ``dirs`` as they were when ``tree`` was built)."""
+    seen: set[str] = set()
+    stack = list(dirs)
+    while stack:
+        dir = stack.pop()
+        module = before.get(dir) if before is not None and dir in before else modules.get(dir)
+        if module is None:
+            continue
+        for name in module.calls:
+            target = tree.targets.get((dir, name))
+            if target is not None and target.dir is not None and target.dir not in seen:
+                seen.add(target.dir)
+                stack.append(target.dir)
+    return seen
+
+
+def _changed_calls(old: Module, new: Module) -> set[str]:
+    """The names of the calls added, removed or given another source between two builds of a module."""
+    before, after = old.calls, new.calls
+    return {name for name in before.keys() | after.keys()
+            if name not in before or name not in after or before[name].source != after[name].source}
 
 
 def _calls_differ(old: Module, new: Module, changed: list[str]) -> bool:
