@@ -26,7 +26,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
 from tree_sitter import Parser
 
 from . import records
-from .config import Config, ConfigProblem, FieldSpec, parse_config_toml
+from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
 from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
@@ -396,6 +396,8 @@ class AnalysisHost:
         elif text is None:
             self.config, self.config_problems = self.base_config, []
         else:
+            from .config_schema import parse_config_toml  # cattrs, only for a workspace with a .tfphi.toml (start-up)
+
             self.config, self.config_problems = parse_config_toml(text, self.base_config)
         self._everything = True
 

@@ -28,9 +28,11 @@ from pygls.uris import from_fs_path
 
 from .. import __version__
 from ..analysis import Snapshot
-from ..config import Config, parse_lsp_settings
+from ..config import Config
+from ..config_schema import parse_lsp_settings
 from ..records import record
 from ..text import Encoding, LineIndex
+from .convert import offset
 from .guard import BadRequest, log_to_client
 from .publish import DiagnosticPublisher
 from .scheduler import AnalysisScheduler, Progress
@@ -189,8 +191,6 @@ class DocContext:
         return self.snapshot
 
     def offset(self, pos: types.Position) -> int:
-        from .convert import offset
-
         return offset(self.index, pos, self.encoding)
 
 
@@ -389,51 +389,3 @@ class _WorkDoneProgress(Progress):
         if self.begun:
             self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
             self.begun = False
-
-
-def create_server() -> TfphiServer:
-    """A server with every handler registered."""
-    from .handlers import register_all
-
-    server = TfphiServer()
-    register_all(server)
-    return server
-
-
-def import_analysis_modules() -> None:
-    """Imports the modules the analysis imports on first use, before the server reads a message.
-
-    They are imported lazily so that a plain ``tfphi check`` starts fast, but in the server
-    their first use came in the middle of the first analysis: trace functions (with PyYAML),
-    strategies, deployments and code actions took 0.1-0.2 s, in one step no client message could
-    preempt, so a keystroke made then waited for the import (tests/lsp/test_scheduler.py checks
-    that the first analysis of the bench's workspace imports nothing more). The standard
-    modules ``evaluate.functions`` defers until a function needs them are imported too.
-    """
-    from ..features import code_actions  # noqa: F401
-    from ..specialize import moves  # noqa: F401
-    from ..trace import strategies  # noqa: F401
-    from ..evaluate.functions import import_deferred
-
-    import_deferred()
-
-
-def run_server(tcp: str | None = None) -> int:
-    """Runs the language server over stdio, or over TCP when ``tcp`` is ``HOST:PORT``."""
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tfphi: %(levelname)s %(name)s: %(message)s")
-    from .transport import quiet_pygls_logs
-
-    quiet_pygls_logs()
-    import_analysis_modules()
-    server = create_server()
-    if tcp:
-        host, sep, port = tcp.rpartition(":")
-        if not sep or not port.isdigit():
-            print(f"tfphi: error: --tcp expects HOST:PORT, got {tcp!r}", file=sys.stderr)
-            return 2
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        from .transport import serve_stdio  # pygls' framing, made to survive bad input
-
-        return serve_stdio(server)
-    return 0

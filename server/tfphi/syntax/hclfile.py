@@ -23,23 +23,18 @@ from collections import OrderedDict
 from contextlib import contextmanager
 from functools import lru_cache
 
-import tree_sitter_hcl
-from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor, Range, Tree
+from tree_sitter import Node, Parser, Point, Query, QueryCursor, Range, Tree
 
 from ..lazy_re import lazy_compile
 from ..records import record, field
 from . import is_json_path
-from .error_shapes import suspicious, terraform_placed
+from .error_shapes import UNCLOSED, SyntaxProblem, suspicious, syntax_checker, terraform_placed
 from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
+from .language import hcl_language
+from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
 
 BOM = b"\xef\xbb\xbf"
-
-
-@lru_cache(maxsize=1)
-def hcl_language() -> Language:
-    """The tree-sitter HCL language (loaded once)."""
-    return Language(tree_sitter_hcl.language())
 
 
 class HclParser:
@@ -146,15 +141,6 @@ def node_of_range(source: bytes, start: int, end: int, kind: str) -> Node | None
 def read_block(node: Node, source: bytes, path: str) -> "Block | None":
     """The top-level block of a ``block`` node of ``source``, read as a parse of ``path`` reads it."""
     return _read_block(node, ExprConverter(source, path))
-
-
-@record(frozen=True, slots=True)
-class SyntaxProblem:
-    """A syntax error: a tree-sitter ERROR/MISSING region, or something Terraform rejects."""
-
-    span: Span
-    message: str
-    region: Span | None = None  # the text tree-sitter could not read, when wider than ``span``
 
 
 # A quoted string with nothing to unescape or interpolate: its value is the text between the quotes.
@@ -434,8 +420,6 @@ class HclFile:
     def top_levels(self) -> list["TopLevel"]:
         """The blocks and attributes of the file's body (and ERROR regions), with their nodes on demand."""
         if self.tree is not None:
-            from .references import top_level_nodes
-
             if not self.tops:
                 return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
             tree = self.tree
@@ -622,8 +606,6 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         return HclFile(path, source, tree, body, errors, tops, taken[2], True)
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
-    from .references import block_references, top_level_nodes
-
     # Every file's references are read for the undefined-reference check: read them now,
     # while the tree is here, rather than parse the file a second time for them.
     cache = {} if refs_cache is None else refs_cache
@@ -759,11 +741,10 @@ def _redefined_errors(path: str, source: bytes, root: Node, twice: int) -> list[
     placed = terraform_placed(path, source, [], root, force=True)
     if placed:
         return placed
-    from .syntax_errors import HclError, attribute_redefined
-
     name = _NAME_AT.match(source, twice)
     end = name.end() if name is not None else twice
-    error = HclError(*attribute_redefined(source[twice:end].decode("utf-8", "replace"), twice, end))
+    checker = syntax_checker()
+    error = checker.HclError(*checker.attribute_redefined(source[twice:end].decode("utf-8", "replace"), twice, end))
     return [SyntaxProblem(Span(path, twice, end), error.message)]
 
 
@@ -941,9 +922,6 @@ def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
             continue
         stack.extend(c for c in node.children if c.has_error or c.is_missing)
     return errors
-
-
-UNCLOSED = "unclosed configuration block: there is no closing brace for this block before the end of the file"
 
 
 def _place_unclosed_block(source: bytes, path: str, errors: list[SyntaxProblem]) -> None:

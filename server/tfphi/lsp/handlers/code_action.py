@@ -15,6 +15,7 @@ from lsprotocol import types
 from ...syntax.expr import Span
 from .. import convert
 from ..guard import guarded
+from ...features.code_actions import quick_fixes
 
 if TYPE_CHECKING:
     from ..server import TfphiServer
@@ -31,8 +32,6 @@ def register(server: "TfphiServer") -> None:
     )
     @guarded(server, default=list)
     def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
-        from ...features.code_actions import quick_fixes
-
         only = params.context.only
         if only and not any(str(kind).startswith(types.CodeActionKind.QuickFix) for kind in only):
             return []
