@@ -204,3 +204,34 @@ async def test_the_first_answer_reads_the_modules_whose_outputs_its_callers_read
     assert from_focus == 1, "the first hover came from the focus"
     assert '"15.4"' in first and "has no default" not in first
     assert first.replace(tmp_path.as_uri(), "ROOT") == complete.replace(tmp_path.as_uri(), "ROOT")
+
+
+async def test_an_edit_while_the_folder_is_indexed_reaches_the_first_answers(tmp_path: Path):
+    """Edits of the open document before the folder's index is complete go to its focus too
+    (``Focus.follow``, in the scheduler's pass): a hover right after one answers for the new text,
+    and it is what the complete index answers then; no request builds anything."""
+    summary = generate(tmp_path, 200, seed=0)
+    probe = summary["probes"]["hover"]
+    session = await start_session([tmp_path], command=COUNTING_SERVER)
+    try:
+        u = session.open(tmp_path / probe["file"])
+        position = types.Position(line=probe["line"], character=probe["character"])
+        params = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=u), position=position)
+        first = await session.client.text_document_hover_async(params)
+        line = session.texts[u].split("\n")[probe["line"]]
+        start = line.index("var.engine_version")
+        session.change(u, types.Range(start=types.Position(line=probe["line"], character=start),
+                                      end=types.Position(line=probe["line"], character=start + len("var.engine_version"))),
+                       '"9.6"')
+        edited = await session.client.text_document_hover_async(params)
+        await session.wait_indexed(timeout=120)
+        complete = await session.client.text_document_hover_async(params)
+        builds = await session.client.protocol.send_request_async(REQUEST_BUILDS, None)
+        from_focus = await session.client.protocol.send_request_async(FOCUS_ANSWERS, None)
+    finally:
+        await stop_session(session)
+    assert first is not None and edited is not None
+    assert from_focus == 2, "both hovers came from the focus (the edit's pass came long before the 600th file)"
+    assert '"9.6"' in edited.contents.value and '"9.6"' not in first.contents.value
+    assert edited == complete
+    assert builds == 0
