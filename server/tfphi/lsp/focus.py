@@ -33,6 +33,8 @@ from ..stir.roots import local_target
 from ..stir.workspace import is_installed_dir, is_local_source, module_dir_of
 from ..syntax import is_json_path
 
+from .workspace import parseable
+
 if TYPE_CHECKING:
     from .workspace import Folder, LiveWorkspace
 
@@ -121,8 +123,10 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
         doc = opened.get(rel)
         if doc is None:
             ws.load_into(folder, rel, host, read.get(rel) if read is not None else None)
+        elif file_kind(rel) in ("tf", "tfvars") and parseable(doc.source, host.config.max_file_size):
+            host.set_parsed(doc.parse(rel, ws.documents.parser))  # the parse the folder's host gets too
         elif file_kind(rel) in ("tf", "tfvars"):
-            host.set_parsed(doc.parse(rel, ws.documents.parser))
+            host.set_source(rel, doc.source)  # bytes it reports as a problem, as the folder's host does
 
     for rel in first:
         load(rel)
