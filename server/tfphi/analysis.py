@@ -7,8 +7,9 @@
   query (diagnostics, hovers, traces, the CLI) reads. Building a snapshot does the
   incremental work: the modules of edited directories are rebuilt, the declarations whose
   text changed are found, and only the field traces that read one of them are dropped. A
-  trace whose declarations merely *moved* (an edit above them) keeps its result; its spans
-  are shifted to the new text when it is next read (spans anchored to declarations).
+  declaration that merely *moved* (an edit above it) is the same object, and so are the
+  traces that read it: spans are relative to their top-level block (``syntax.expr.Anchor``),
+  absolute only when read.
 - A snapshot answers until the host takes its next change; from then on every query on it
   raises ``Cancelled`` (revision-based cancellation: stale work stops instead of answering
   from old data), and its caches pass to the next snapshot.
@@ -18,7 +19,6 @@
 
 from __future__ import annotations
 
-import bisect
 import functools
 import posixpath
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
@@ -26,25 +26,25 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
 from tree_sitter import Parser
 
 from . import records
-from .config import Config, ConfigProblem, FieldSpec, parse_config_toml
+from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
-from .stir.model import FileDecls, Module, Print, Resource, assemble_module, read_declarations
+from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
-from .stir.references import Finding, NameTable, block_findings, check_module, name_table
+from .stir.roots import roots_reaching
+from .stir.references import Finding, ModuleInterfaces, NameTable, block_findings, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import CleanSources, HclFile, TopLevel, new_parser, parse_file
-from .syntax.reuse import top_ranges
+from .syntax.hclfile import CleanSources, HclFile, TopLevel, new_parser, parse_file, take_over_blocks
+from .text import LineIndex
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
 from .trace.env import Env, SourceView, block_iterators
 from .trace.memo import MemoStore
-from .trace.tracer import Preempted, Tracer
+from .trace.tracer import Tracer
 
 CONFIG_FILE = ".tfphi.toml"
 CHANGE_LOG_LIMIT = 512  # revisions whose changed directories the host remembers (see ``changed_since``)
-MAX_PENDING_SHIFTS = 64  # a cached trace moved this many times without being read is traced afresh
 
 # Test-only fault injection: called with (stage, module dir) before a module is built
 # ("build") and before its findings or traces are computed ("findings", "fields"). Nothing
@@ -53,7 +53,43 @@ _fault_injection: Callable[[str, str], None] | None = None
 
 
 class Cancelled(Exception):
-    """The host took a change after this snapshot was made: the work reading it is stale."""
+    """Work on a snapshot stops: the host took a change after the snapshot was made (the work
+    is stale), or a client message waits while the work was to give way (``Interrupt``)."""
+
+
+class Interrupt:
+    """A client message waits for the thread that runs the analysis (the server's loop).
+
+    The host owns one; the server sets ``waiting`` from the thread that reads the client, as
+    bytes come in, and clears it once the loop has read them. Work that is to give way to the
+    client (the server's background analysis: ``Snapshot.field_steps``) raises ``Cancelled``
+    at its next check while it is set; requests, which the loop runs one at a time, do not.
+    """
+
+    __slots__ = ("waiting", "armed")
+
+    def __init__(self) -> None:
+        self.waiting = False
+        self.armed = False  # background work is under way (``Snapshot.field_steps``)
+
+
+class _Cancellation:
+    """What a snapshot checks, and its tracer at every reference: its revision against the host's,
+    and the host's interrupt. Apart from the snapshot, so the tracer does not point back at it."""
+
+    __slots__ = ("revision", "host_revision", "interrupt")
+
+    def __init__(self, revision: int, host_revision: "_Revision", interrupt: Interrupt):
+        self.revision = revision
+        self.host_revision = host_revision
+        self.interrupt = interrupt
+
+    def check(self) -> None:
+        if self.host_revision.value != self.revision:
+            raise Cancelled(f"revision {self.revision} was superseded by {self.host_revision.value}")
+        interrupt = self.interrupt
+        if interrupt.armed and interrupt.waiting:
+            raise Cancelled("a client message is waiting")
 
 
 @record(frozen=True, slots=True)
@@ -140,10 +176,6 @@ class SetConfig:
 Change = Union[SetSource, SetParsed, SetProblem, Remove, SetConfig]
 
 
-# One revision's moves: file -> sorted (old start, old end, shift or None when the text changed).
-ShiftTable = Mapping[str, Sequence[tuple[int, int, "int | None"]]]
-
-
 @record
 class _Derived:
     """What snapshots compute lazily and hand on to the next revision."""
@@ -152,22 +184,24 @@ class _Derived:
     # module dir -> {index of a (resource, field) unit -> its traces}: a module whose tracing
     # is under way, in steps that yield (``Snapshot.field_steps``); complete, it moves to ``fields``.
     partial: dict[str, dict[int, list[FieldTrace]]] = field(default_factory=dict)
+    # module dirs whose tracing a client message interrupted (``Interrupt``): their next unit is
+    # traced to its end, so that the analysis cannot starve
+    interrupted: set[str] = field(default_factory=set)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
-    shifts: dict[str, list[ShiftTable]] = field(default_factory=dict)  # module dir -> moves its cached traces have not seen
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     tables: dict[str, NameTable] = field(default_factory=dict)  # module dir -> the names its findings resolved against
     failures: dict[str, str] = field(default_factory=dict)  # module dir -> what raised (stage and traceback)
 
     def drop_fields(self, dir: str) -> None:
         self.fields.pop(dir, None)
-        self.shifts.pop(dir, None)
         self.partial.pop(dir, None)
+        self.interrupted.discard(dir)
 
     def clear(self) -> None:
         self.fields.clear()
         self.partial.clear()
+        self.interrupted.clear()
         self.field_deps.clear()
-        self.shifts.clear()
         self.findings.clear()
         self.tables.clear()
         self.failures.clear()
@@ -187,7 +221,7 @@ class Changes:
     """What changed between two snapshots, for whoever republishes diagnostics."""
 
     dirs: frozenset[str]  # module dirs whose diagnostics may differ (re-traced, rebuilt, findings redone)
-    moved: frozenset[str]  # module dirs whose cached traces point into text that moved
+    moved: frozenset[str]  # module dirs whose kept traces read declarations that moved (their positions are new)
     moved_files: frozenset[str]  # the files where declarations moved
 
 
@@ -213,14 +247,15 @@ class AnalysisHost:
         self._dir_files: dict[str, set[str]] = {}
         self._listing: dict[str, tuple[str, ...]] = {}  # module dir -> its files, sorted (as of the last snapshot)
         self._revision = _Revision()
+        self.interrupt = Interrupt()
         self._latest: Snapshot | None = None
         self._log: list[tuple[int, Changes]] = []
         self._log_floor = 0  # revisions at or below this are no longer in the log
         # derived state that outlives snapshots
         self._modules: dict[str, Module] = {}
-        self._prints: dict[str, dict[str, Print]] = {}  # module dir -> declaration address -> where and what
+        self._declared: dict[str, dict[str, object]] = {}  # module dir -> declaration address -> the declaration
         self._decls: dict[str, dict[str, FileDecls]] = {}  # module dir -> what its last build read of each file
-        self._clean_parses: set[str] = set()  # files whose parse the last build of their module read had no syntax errors
+        self._moved_paths: set[str] = set()  # files whose blocks moved since the last snapshot
         self._tree: ModuleTree | None = None
         self._dirty: set[str] = set()
         self._everything = True  # the next snapshot re-derives everything (config, manifests)
@@ -233,10 +268,23 @@ class AnalysisHost:
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
         self._trace_memo = MemoStore()
         self._findings_of_files: dict[str, tuple[HclFile, int, list[Finding]]] = {}  # path -> (parse, table id, findings)
+        self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
+        self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
 
     @property
     def revision(self) -> int:
         return self._revision.value
+
+    def line_index(self, path: str, source: bytes) -> LineIndex:
+        """The line index of ``source``, a snapshot's bytes of ``path``: kept while they are the host's bytes of it."""
+        known = self._line_indexes.get(path)
+        if known is not None and known[0] is source:
+            return known[1]
+        index = LineIndex(source)
+        held = self.files.get(path) or self.tfvars.get(path) or self.terragrunt.get(path)
+        if held is not None and held.source is source:  # (an older snapshot's bytes are not kept)
+            self._line_indexes[path] = (source, index)
+        return index
 
     def release(self) -> None:
         """Frees derived state that the last snapshots dropped (for background work to call between two steps)."""
@@ -309,6 +357,7 @@ class AnalysisHost:
     def _set_parsed(self, hcl: HclFile) -> None:
         path = hcl.path
         self.problems.pop(path, None)
+        self._line_indexes.pop(path, None)
         kind = file_kind(path)
         if kind == "tfvars":
             self.tfvars[path] = hcl
@@ -317,6 +366,11 @@ class AnalysisHost:
             self.terragrunt[path] = hcl
             self._tree = None  # units are roots: the module tree is derived again
             return
+        old = self.files.get(path)
+        if old is not None:
+            take_over_blocks(hcl, old)  # (a parse that took the blocks of ``old`` over already did)
+        if hcl.moved:
+            self._moved_paths.add(path)
         self.files[path] = hcl
         dir = module_dir_of(path)
         self._dir_files.setdefault(dir, set()).add(path)
@@ -344,6 +398,8 @@ class AnalysisHost:
         elif text is None:
             self.config, self.config_problems = self.base_config, []
         else:
+            from .config_schema import parse_config_toml  # cattrs, only for a workspace with a .tfphi.toml (start-up)
+
             self.config, self.config_problems = parse_config_toml(text, self.base_config)
         self._everything = True
 
@@ -371,7 +427,7 @@ class AnalysisHost:
 
     def _drop(self, path: str) -> None:
         self._findings_of_files.pop(path, None)
-        self._clean_parses.discard(path)
+        self._line_indexes.pop(path, None)
         if self.files.pop(path, None) is not None:
             dir = module_dir_of(path)
             self._dir_files.get(dir, set()).discard(path)
@@ -415,11 +471,13 @@ class AnalysisHost:
         """Brings the derived state to the current revision; returns what may have changed.
 
         Only what an edit touches is redone: the edited modules are rebuilt, the declarations
-        whose text changed are found, and only the fields whose traces read one of them are
-        traced again. Traces that read declarations which only moved are kept, with the
-        moves queued for them. The module tree is rebuilt only when module calls change.
+        that are new objects (their block's text changed) are found, and only the fields whose
+        traces read one of them are traced again. A declaration whose block the parse took over
+        is the same object wherever it now is, and so is every trace that read it: nothing is
+        moved or copied. The module tree is rebuilt only when module calls change.
         """
         dirty, self._dirty = self._dirty, set()
+        moved_paths, self._moved_paths = self._moved_paths, set()
         if self._everything:
             dirty |= set(self._dir_files)
             self._tree = None
@@ -428,21 +486,21 @@ class AnalysisHost:
         calls_changed = self._tree is None
         changed_decls: set[tuple[str, str]] = set()
         moved_decls: set[tuple[str, str]] = set()
-        intervals: dict[str, list[tuple[int, int, int | None]]] = {}
+        moved_files: set[str] = set()
         interface_changed: set[str] = set()
         for dir in dirty:
             old = self._modules.get(dir)
             listed = self._dir_files.get(dir)
             paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
-            old_prints = self._prints.pop(dir, {})
+            old_declared = self._declared.pop(dir, {})
             old_decls = self._decls.pop(dir, {})
             built = self._build(dir, paths, old_decls) if paths else None
-            module, new_prints, new_decls = built if built is not None else (None, {}, {})
+            module, new_declared, new_decls = built if built is not None else (None, {}, {})
             # The files whose parse the last build read too: their declarations neither moved nor changed.
             unchanged = {path for path, decls in new_decls.items() if old_decls.get(path) is decls}
             if module is not None:
                 self._modules[dir] = module
-                self._prints[dir] = new_prints
+                self._declared[dir] = new_declared
                 self._decls[dir] = new_decls
             else:
                 self._modules.pop(dir, None)
@@ -452,33 +510,19 @@ class AnalysisHost:
             if old is None or module is None:
                 calls_changed = True
                 continue
-            # Only declarations of the files that changed can have moved or changed: a declaration
-            # of a file the edit did not touch has the same print before and after.
+            # Only declarations of the files that changed can have changed: a declaration is the
+            # same while it is the same object (its block taken over by the parse).
             changed_here: list[str] = []
-            old_print, new_print = old_prints.get, new_prints.get
+            old_get, new_get = old_declared.get, new_declared.get
             for address in _addresses(old_decls, new_decls, unchanged):
-                before, after = old_print(address), new_print(address)
-                if before is not None:
-                    file, start, text = before
-                    if before is after:
-                        if file in unchanged:
-                            continue  # in a file the edit did not touch: no shift to record there
-                        shift: int | None = 0
-                    elif before == after:
-                        shift = 0
-                    elif after is not None and after.file == file and (after.text is text or after.text == text):
-                        moved_decls.add((dir, address))
-                        shift = after.start - start
-                    else:
-                        changed_here.append(address)
-                        shift = None
-                    spans = intervals.get(file)
-                    if spans is None:
-                        spans = intervals[file] = []
-                    spans.append((start, start + len(text), shift))
-                elif after is not None:
+                if old_get(address) is not new_get(address):
                     changed_here.append(address)
             changed_decls.update((dir, address) for address in changed_here)
+            for path in new_decls.keys() & moved_paths:
+                moved_files.add(path)
+                for info in new_decls[path].blocks:
+                    for entry in info.entries:
+                        moved_decls.add((dir, entry[2]))
             # The calls (names and sources) are the same unless a call's text changed, or a call
             # was added or removed: its address is among the changed ones.
             if _calls_differ(old, module, changed_here):
@@ -496,7 +540,7 @@ class AnalysisHost:
             derived.clear()
         else:
             assert self._tree is not None
-            self._trace_memo.forget(changed_decls | moved_decls)
+            self._trace_memo.forget(changed_decls)
             for decl in changed_decls:
                 affected |= derived.field_deps.pop(decl, set())
             for dir in interface_changed:
@@ -504,13 +548,11 @@ class AnalysisHost:
             for dir in affected:
                 derived.drop_fields(dir)
             deps_of = derived.field_deps.get
-            for decl in moved_decls:
+            for decl in moved_decls - changed_decls:
                 deps = deps_of(decl)
                 if deps:
                     moved |= deps
             moved -= affected  # traced again anyway
-            for dir in dirty | moved:  # partial work holds no queue of moves: it starts again
-                derived.partial.pop(dir, None)
             findings_stale = dirty | interface_changed
             for dir in dirty:  # a caller's findings may point into the edited module
                 findings_stale |= {caller for caller, _ in self._tree.callers.get(dir, ())}
@@ -518,15 +560,6 @@ class AnalysisHost:
                 derived.findings.pop(dir, None)
                 derived.tables.pop(dir, None)
             affected |= findings_stale
-            if moved:
-                table = {file: sorted(items) for file, items in intervals.items()}
-                for dir in moved:
-                    if dir not in derived.fields:
-                        continue
-                    queue = derived.shifts.setdefault(dir, [])
-                    queue.append(table)
-                    if len(queue) > MAX_PENDING_SHIFTS:
-                        derived.drop_fields(dir)
         for key in [k for k in derived.failures if k.startswith("build:") or k.split(":", 1)[1] in affected]:
             del derived.failures[key]  # what is redone may fail again, or not
         derived.failures.update({f"build:{d}": tb for d, tb in self._build_failures.items()})
@@ -536,36 +569,22 @@ class AnalysisHost:
                 self._listing[dir] = tuple(paths)
             else:
                 self._listing.pop(dir, None)
-        return Changes(frozenset(affected), frozenset(moved), frozenset(intervals) if moved else frozenset())
+        return Changes(frozenset(affected), frozenset(moved), frozenset(moved_files) if moved else frozenset())
 
-    def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls]) -> tuple[Module, dict[str, Print], dict[str, FileDecls]] | None:
-        """Builds one module, taking over what the last build read of its unchanged blocks:
-        the module, each declaration's print (where it is and its text, taken while its spans
-        match the file's bytes) and each file's declarations; a module that raises is recorded
-        and analysed as absent."""
+    def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls]) -> tuple[Module, dict[str, object], dict[str, FileDecls]] | None:
+        """Builds one module, taking over what the last build read of the blocks its files' parses
+        took over: the module, the declaration of each address, and each file's declarations; a
+        module that raises is recorded and analysed as absent."""
         try:
             if _fault_injection is not None:
                 _fault_injection("build", dir)
-            decls = {}
-            for path in paths:
-                hcl = self.files[path]
-                before = previous.get(path)
-                # Blocks are matched by their text only between two parses of the native syntax
-                # without errors (with errors, what a block's text parses to can depend on the
-                # text around it).
-                by_text = before is not None and not hcl.errors and path in self._clean_parses and not is_json_path(path)
-                decls[path] = read_declarations(hcl.body, hcl.source, before, by_text)
-            module, prints = assemble_module(dir, decls)
+            decls = {path: read_declarations(self.files[path].body, previous.get(path)) for path in paths}
+            module, declared = assemble_module(dir, decls)
         except Exception:  # noqa: BLE001 - one module's failure must not stop the others
             self._build_failures[dir] = _format_exc()
             return None
         self._build_failures.pop(dir, None)
-        for path in paths:
-            if self.files[path].errors:
-                self._clean_parses.discard(path)
-            else:
-                self._clean_parses.add(path)
-        return module, prints, decls
+        return module, declared, decls
 
     def _file_findings(self, files: Mapping[str, HclFile], path: str, table: NameTable) -> list[Finding]:
         """A file's undefined references, cached per top-level block text and name table.
@@ -579,17 +598,12 @@ class AnalysisHost:
         if known is not None and known[0] is hcl and known[1] == table_id:
             return known[2]  # the same parse against the same names: its findings are the same
         findings: list[Finding] = []
-        ranges = top_ranges(hcl)  # an edited document's items, as its parse read them (no walk of its tree)
-        if ranges is None:
-            tops = hcl.top_levels()  # nodes parsed again on demand when the file keeps no tree
-            ranges = [(top.type, top.start_byte, top.end_byte) for top in tops]
-        else:
-            tops = None
+        tops = hcl.top_levels()  # nodes found (or parsed again) on demand
         get = self._block_findings.get
-        for i, (kind, base, end) in enumerate(ranges):
+        for top in tops:
+            base, end = top.start_byte, top.end_byte
             relative = get((source[base:end], table_id))
             if relative is None:
-                top = tops[i] if tops is not None else TopLevel(source, kind, base, end, None, None)
                 relative = self._relative_findings(top, table, table_id)
             for start, stop, message in relative:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
@@ -629,7 +643,7 @@ class Snapshot:
 
     def __init__(self, host: AnalysisHost, derived: _Derived):
         self.revision = host.revision
-        self._host_revision = host._revision
+        self._cancellation = _Cancellation(host.revision, host._revision, host.interrupt)
         self._host = host
         self._derived = derived
         self.base_config = host.base_config
@@ -646,24 +660,26 @@ class Snapshot:
         assert host._tree is not None
         self.tree: ModuleTree = host._tree
         self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
-        # The tracer reads text through the snapshot's dicts, not through the snapshot: a tracer
-        # that pointed back at its snapshot made every snapshot a reference cycle, left to the
-        # cyclic collector, and the server freezes the heap (lsp/scheduler.py), so each snapshot
-        # frozen while current was never freed: one per keystroke, with its copies of the dicts.
+        # The tracer reads text through the snapshot's dicts and checks cancellation through
+        # ``_Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
+        # counting as soon as nothing reads it (tests/lsp/test_scheduler.py).
         self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
-                             self.config.limits, store=host._trace_memo)
+                             self.config.limits, store=host._trace_memo, check=self._cancellation.check)
         self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
+        self._roots_reaching: dict[str, tuple[str, ...]] = {}  # module dir -> the roots whose configuration holds it
 
     # ---- state -----------------------------------------------------------------------------
 
     @property
     def cancelled(self) -> bool:
-        return self._host_revision.value != self.revision
+        """Whether the host has moved past this snapshot (its work is stale for good)."""
+        return self._cancellation.host_revision.value != self.revision
 
     def check_cancelled(self) -> None:
-        """Raises ``Cancelled`` when the host has moved on (long work calls it between steps)."""
-        if self._host_revision.value != self.revision:
-            raise Cancelled(f"revision {self.revision} was superseded by {self._host_revision.value}")
+        """Raises ``Cancelled`` when the host has moved on, or when a client message waits while
+        background work runs (``Interrupt``); long work calls it between steps, the tracer at
+        every reference."""
+        self._cancellation.check()
 
     @property
     def failures(self) -> dict[str, str]:
@@ -687,6 +703,18 @@ class Snapshot:
     def dirs(self) -> list[str]:
         return sorted(set(self.modules) | set(self._dir_files) | {module_dir_of(p) for p in self.problems})
 
+    def line_index(self, path: str) -> LineIndex | None:
+        """The line index of a file this snapshot holds (None for any other path); the host keeps it while the file is unchanged."""
+        hcl = self.files.get(path) or self.tfvars.get(path) or self.terragrunt.get(path)
+        return self._host.line_index(path, hcl.source) if hcl is not None else None
+
+    def roots_reaching(self, dir: str) -> tuple[str, ...]:
+        """The roots whose configuration contains the module in ``dir``, sorted (remembered: a check asks once per diagnostic)."""
+        found = self._roots_reaching.get(dir)
+        if found is None:
+            found = self._roots_reaching[dir] = roots_reaching(self.tree, dir)
+        return found
+
     # ---- queries -----------------------------------------------------------------------
 
     def findings(self, dir: str) -> list[Finding]:
@@ -701,8 +729,10 @@ class Snapshot:
                 try:
                     if _fault_injection is not None:
                         _fault_injection("findings", dir)
-                    table = derived.tables[dir] = name_table(module, self.modules, self.tree)
-                    cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table))
+                    interfaces = self._host._interfaces
+                    table = derived.tables[dir] = name_table(module, self.modules, self.tree, interfaces)
+                    cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table),
+                                          interfaces)
                 except Exception:  # noqa: BLE001 - isolate the module
                     derived.failures[f"findings:{dir}"] = _format_exc()
                     cached = []
@@ -742,31 +772,37 @@ class Snapshot:
     def field_steps(self, dir: str) -> Iterator[None]:
         """Traces a module's fields one (resource, field) at a time, yielding after each.
 
-        For work that must give way (the server's background analysis yields to a newer
-        edit between two steps): what is traced is kept, so a later call, or ``field_traces``,
-        goes on from there as long as nothing it read changed. Raises ``Cancelled`` when
-        resumed on a snapshot the host has moved past.
+        For work that must give way (the server's background analysis): what is traced is kept,
+        so a later call, or ``field_traces``, goes on from there as long as nothing it read
+        changed. Raises ``Cancelled`` when resumed on a snapshot the host has moved past, and,
+        while it runs, as soon as a client message waits (the host's ``Interrupt``: the trace
+        under way stops at its next reference). The unit a message interrupted is traced again
+        by the next call, to its end that time: a client that writes faster than one field's
+        trace cannot starve the analysis.
         """
         self.check_cancelled()
         if self._cached_fields(dir) is not None:
             return
-        yield from self._field_steps(dir)
+        interrupt, interrupted = self._host.interrupt, self._derived.interrupted
+        interrupt.armed = dir not in interrupted
+        try:
+            for _ in self._field_steps(dir):
+                interrupt.armed = False  # (requests run while the caller gives way)
+                interrupted.discard(dir)
+                yield
+                interrupt.armed = True
+            interrupted.discard(dir)
+        except Cancelled:
+            if not self.cancelled:
+                interrupted.add(dir)
+            raise
+        finally:
+            interrupt.armed = False
 
     def _cached_fields(self, dir: str) -> list[FieldTrace] | None:
-        """The complete traces of a module, moved to the current text; None when they must be traced."""
-        derived = self._derived
-        cached = derived.fields.get(dir)
-        if cached is None:
-            return None
-        pending = derived.shifts.pop(dir, None)
-        if not pending:
-            return cached
-        rebased = _rebase(cached, pending)
-        if rebased is not None:
-            derived.fields[dir] = rebased
-            return rebased
-        derived.fields.pop(dir, None)  # a span outside every declaration: trace afresh
-        return None
+        """The complete traces of a module (their spans relative to their blocks: right for the
+        current text); None when they must be traced."""
+        return self._derived.fields.get(dir)
 
     def _field_steps(self, dir: str) -> Iterator[None]:
         derived = self._derived
@@ -785,7 +821,7 @@ class Snapshot:
                 if i + 1 < len(units):
                     yield
                     self.check_cancelled()
-        except (Cancelled, Preempted):  # (preempted: the unit under way is traced again when resumed)
+        except Cancelled:  # the unit under way is traced again when resumed
             raise
         except Exception:  # noqa: BLE001 - isolate the module
             derived.failures[f"fields:{dir}"] = _format_exc()
@@ -892,79 +928,12 @@ def analyse(changes: Iterable[Change], config: Config | None = None) -> Snapshot
     return host.snapshot()
 
 
-# ---- spans anchored to declarations ---------------------------------------------------------
-
-
-class _Unanchored(Exception):
-    """A span lies in text that changed, or outside every declaration: the trace is redone."""
-
-
-def _rebase(traces: list[FieldTrace], tables: list[ShiftTable]) -> list[FieldTrace] | None:
-    """The traces with every span moved through ``tables`` in order; None when one cannot be."""
-    starts = [{file: [item[0] for item in items] for file, items in table.items()} for table in tables]
-
-    def shift(span: Span) -> Span:
-        for table, table_starts in zip(tables, starts):
-            items = table.get(span.file)
-            if items is None:
-                continue
-            i = bisect.bisect_right(table_starts[span.file], span.start) - 1
-            if i < 0:
-                raise _Unanchored(span)
-            start, end, delta = items[i]
-            if span.end > end or delta is None:
-                raise _Unanchored(span)
-            if delta:
-                span = Span(span.file, span.start + delta, span.end + delta)
-        return span
-
-    try:
-        memo: dict[int, object] = {}
-        return [records.replace(t, result=_map_spans(t.result, shift, memo)) for t in traces]
-    except _Unanchored:
-        return None
-
-
 def _format_exc() -> str:
     """The exception being handled, with its traceback (``traceback`` and the ``linecache``,
     ``tokenize`` and ``textwrap`` it loads are imported on a failure only: start-up)."""
     import traceback
 
     return traceback.format_exc()
-
-
-def _map_spans(obj, shift: Callable[[Span], Span], memo: dict[int, object]):
-    """``obj`` with ``shift`` applied to every ``Span`` inside it (records, tuples, lists, dicts)."""
-    if isinstance(obj, Span):
-        return shift(obj)
-    if obj is None or isinstance(obj, (str, int, float, bytes)):
-        return obj
-    key = id(obj)
-    if key in memo:
-        return memo[key]
-    new = obj
-    if isinstance(obj, tuple):
-        items = tuple(_map_spans(x, shift, memo) for x in obj)
-        if any(a is not b for a, b in zip(items, obj)):
-            new = type(obj)(*items) if hasattr(obj, "_fields") else items
-    elif isinstance(obj, list):
-        new = [_map_spans(x, shift, memo) for x in obj]
-    elif isinstance(obj, frozenset):
-        items = frozenset(_map_spans(x, shift, memo) for x in obj)
-        new = items if items != obj else obj
-    elif isinstance(obj, dict):
-        new = {k: _map_spans(v, shift, memo) for k, v in obj.items()}
-    elif records.is_record(obj) and not isinstance(obj, type):
-        changes = {}
-        for f in records.fields(obj):
-            value = getattr(obj, f.name)
-            mapped = _map_spans(value, shift, memo)
-            if mapped is not value:
-                changes[f.name] = mapped
-        if changes:
-            new = records.replace(obj, **changes)
-    memo[key] = new
-    return new
 
 
 def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], unchanged: set[str]) -> set[str]:

@@ -137,7 +137,7 @@ class Document:
         if self.hcl is not None and not self.dirty and self.hcl.path == path:
             return self.hcl
         # Top-level blocks whose text the edit left alone are taken over from the last parse
-        # (syntax.reuse): an edit costs the blocks it touched, not the whole file.
+        # (hclfile.take_over_blocks): an edit costs the blocks it touched, not the whole file.
         if self._may_respell is None:
             self._may_respell = may_respell(self.source)  # once per opened text, then per edit
         hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl, may_respell_source=self._may_respell,

@@ -9,6 +9,7 @@ import json
 import posixpath
 from typing import Iterable, Mapping
 
+from ..addrs import ModuleCall
 from ..records import record
 from .model import Module
 
@@ -71,6 +72,32 @@ def module_dir_of(path: str) -> str:
 
 def is_local_source(source: str) -> bool:
     return source.startswith(LOCAL_PREFIXES)
+
+
+# How far above DIR a chain of ``../`` sources may climb before tfphi stops following it:
+# deeper than any repository layout, and a bound on a configuration that climbs forever.
+MAX_UP_LEVELS = 16
+
+
+def local_target(dir: str, source: str) -> str | None:
+    """The module directory a local ``source`` of a module in ``dir`` calls ("" for DIR), or None
+    when it climbs more than ``MAX_UP_LEVELS`` above DIR."""
+    target = posixpath.normpath(posixpath.join(dir or ".", source))
+    if target == ".":
+        return ""
+    if up_levels(target) > MAX_UP_LEVELS:
+        return None
+    return target
+
+
+def up_levels(path: str) -> int:
+    """How many ``..`` a normalized relative path starts with (0 inside DIR)."""
+    levels = 0
+    for part in path.split("/"):
+        if part != "..":
+            break
+        levels += 1
+    return levels
 
 
 def is_installed_dir(dir: str) -> bool:
@@ -159,15 +186,13 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
 
 def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
     if source is None:
-        return CallTarget(None, f"module.{name} has no literal source")
+        return CallTarget(None, f"{ModuleCall(name)} has no literal source")
     if is_local_source(source) and not is_installed_dir(dir):
-        from .roots import local_target
-
         target = local_target(dir, source)
         if target is None:
-            return CallTarget(None, f"module.{name} source {source!r} climbs too far above the workspace")
+            return CallTarget(None, f"{ModuleCall(name)} source {source!r} climbs too far above the workspace")
         if target not in modules:
-            return CallTarget(None, f"module.{name} source {source!r}: no .tf files in {target or '.'}")
+            return CallTarget(None, f"{ModuleCall(name)} source {source!r}: no .tf files in {target or '.'}")
         return CallTarget(target)
     key_prefix = keys.get(dir, "")
     key = f"{key_prefix}.{name}" if key_prefix else name
@@ -178,13 +203,13 @@ def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
     if is_local_source(source):  # in an installed module: `terraform init` lists its nested calls too
         return CallTarget(
             None,
-            f"module.{name} (source {source!r}, in the installed module {dir}) is not listed in "
+            f"{ModuleCall(name)} (source {source!r}, in the installed module {dir}) is not listed in "
             ".terraform/modules/modules.json (a partial or older `terraform init`); `terraform init` installs it",
         )
     command = init_command(modules[dir].files) if dir in modules else "terraform init"
     return CallTarget(
         None,
-        f"module.{name} uses the non-local source {source!r}, which is not installed; "
+        f"{ModuleCall(name)} uses the non-local source {source!r}, which is not installed; "
         f"`{command}` installs it into .terraform/modules",
     )
 
