@@ -35,7 +35,7 @@ from .stir.references import Finding, ModuleInterfaces, NameTable, block_finding
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file, take_over_blocks
+from .syntax.hclfile import CleanSources, HclFile, TopLevel, new_parser, parse_file, take_over_blocks
 from .text import LineIndex
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
@@ -262,6 +262,7 @@ class AnalysisHost:
         self._build_failures: dict[str, str] = {}
         # content-addressed caches (safe to share between snapshots)
         self._block_refs: BlockCache = {}
+        self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
         self._block_findings: dict[tuple[bytes, int], list] = {}
         self._table_ids: dict[tuple, int] = {}
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
@@ -345,7 +346,8 @@ class AnalysisHost:
 
             self._set_parsed(parse_json_file(path, data, self._parser))
         else:  # files set from disk are not edited here: their trees are dropped once read
-            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs))
+            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs,
+                                          clean=self.clean_sources))
 
     def _set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
         self._drop(path)
