@@ -2,7 +2,8 @@
 """tfphi benchmark: cold analysis, live editing through the real server, hover, and a peer.
 
     python bench/run.py [--sizes 10,100,1000] [--edits 200] [--hovers 100] [--runs 3]
-                        [--no-peer] [--json bench/out/results.json] [--workdir bench/out/work]
+                        [--no-peer] [--big 10000] [--soak-minutes 0]
+                        [--json bench/out/results.json] [--workdir bench/out/work]
 
 Phases (each one's failure is recorded in "errors" and the others still run):
  1. generate  the synthetic workspaces (bench/generate.py, seed 0) under --workdir;
@@ -15,8 +16,14 @@ Phases (each one's failure is recorded in "errors" and the others still run):
               time, its resident memory then, textDocument/hover latency); one edits a leaf
               module and one the root module, starting as soon as the server's first
               publishDiagnostics arrive (the initial analysis still running): didChange ->
-              versioned publishDiagnostics latency per single-character edit; ratios
-              largest/smallest;
+              versioned publishDiagnostics latency per keystroke, for every edit shape of
+              bench/shapes.py (a value, a new line between blocks, a `#`, a block label, a
+              space), each keystroke taken back by the next; ratios largest/smallest;
+              then the first hover: a fresh server, a leaf's file opened right after
+              `initialized`, seconds from didOpen to the first hover with contents;
+ 3b. big      with --big N (default 10,000; 0 skips): that workspace's cold check against
+              a bare tree-sitter parse of its files, and the server's RSS after indexing it;
+ 3c. soak     with --soak-minutes M: bench/soak.py on the largest workspace;
  4. peer      python-hcl2 parsing every .tf file of the largest workspace in-process (best of
               --runs), against tfphi's full cold analysis of the same workspace (--no-peer skips);
  5. corpus    with --corpus DIR (real module repositories): cold `tfphi check DIR` against a
@@ -24,8 +31,8 @@ Phases (each one's failure is recorded in "errors" and the others still run):
               processes; and `tfphi check` of DIR/terraform-aws-rds/examples/complete-postgres
               against Checkov's variable rendering of it (bench/checkov_render.py, run by the
               Python that has checkov);
- 6. targets   every goal of issue 15 beside its figure with PASS / MISS ("not measured: ..."
-              when its input is missing).
+ 6. targets   every goal of issues 23 and 15 beside its figure with PASS / MISS ("not
+              measured: ..." when its input is missing).
 
 Prints a table and writes everything as JSON. Exit 0 when every phase ran, 1 otherwise;
 a MISS does not change the exit code.
@@ -52,8 +59,11 @@ sys.path.insert(0, str(BENCH))
 
 from generate import generate  # noqa: E402
 from lspclient import LspClient  # noqa: E402
+from lspsession import (TFPHI, child_env, server_rss_mb, start_server, wait_first_diagnostics,  # noqa: E402
+                        wait_indexed, with_server_stderr)
+from shapes import LEAF_SHAPES, ROOT_SHAPES, end_of_insert, locate  # noqa: E402
+from soak import run_soak  # noqa: E402
 
-TFPHI = [sys.executable, "-m", "tfphi"]  # --cmd replaces it
 
 TARGETS = {
     "cold_wall_s": 3.0,        # cold analysis of 1,000 modules, seconds (<=)
@@ -68,11 +78,19 @@ TARGETS = {
     "checkov_ratio": 40.0,     # Checkov's variable rendering / tfphi check, terraform-aws-rds example (>=)
 }
 
+TARGETS_23 = {  # issue 23 ("One renovation")
+    "shape_p50_ms": 10.0,      # root edit -> diagnostics at 1,000 modules, every shape (<=)
+    "shape_p99_ms": 60.0,
+    "shape_ratio": 1.5,        # p50 at 1,000 modules / p50 at 10, every shape (<=)
+    "leaf_p50_ms": 5.0,        # leaf edit -> diagnostics at 1,000 modules (<=)
+    "first_hover_s": 1.0,      # didOpen of a leaf's file -> first hover with contents, fresh server, 1,000 modules
+    "big_ratio": 3.0,          # cold check of 10,000 modules / bare tree-sitter parse of its files (<=)
+    "big_rss_mb": 400.0,       # that check's peak RSS (<=)
+    "big_server_rss_mb": 500.0,  # the server's RSS after indexing 10,000 modules (<=)
+    "soak_growth_pct": 10.0,   # RSS growth after the first minute of the soak (<=)
+    "soak_failures": 0,        # error responses, timeouts, server exit (<=)
+}
 
-def child_env() -> dict:
-    env = dict(os.environ)
-    env["PYTHONPATH"] = os.pathsep.join(filter(None, [str(REPO / "server"), env.get("PYTHONPATH")]))
-    return env
 
 
 def compile_bytecode() -> str:
@@ -106,7 +124,7 @@ def latency_stats(samples_s: list[float], timeouts: int = 0, pcts=(50, 95, 99)) 
 # --------------------------------------------------------------------------- cold analysis
 
 def run_measured(cmd: list[str], stdout_path: Path, stderr_path: Path, cwd: Path,
-                 timeout: float) -> tuple[float, float, int]:
+                 timeout: float, peaks: dict | None = None) -> tuple[float, float, int]:
     """Run `cmd`; return (wall seconds, peak RSS in MiB, exit code).
 
     os.wait4 returns the rusage of exactly this child (plus the descendants it reaped), so
@@ -114,7 +132,7 @@ def run_measured(cmd: list[str], stdout_path: Path, stderr_path: Path, cwd: Path
     the largest single process's peak: a check that forks a worker (``loader._read_files``)
     has two at once, so the sum of the process tree's RSS is also sampled every few
     milliseconds (pages the two share are counted twice: an upper bound) and the larger
-    figure is reported."""
+    figure is reported; `peaks`, when given, receives both ("single_mb", "tree_mb")."""
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=cwd, env=child_env())
@@ -131,6 +149,8 @@ def run_measured(cmd: list[str], stdout_path: Path, stderr_path: Path, cwd: Path
         sampler.join()
     proc.returncode = os.waitstatus_to_exitcode(status)
     rss_kb = usage.ru_maxrss / (1024 if sys.platform == "darwin" else 1)  # bytes on macOS, KiB on Linux
+    if peaks is not None:
+        peaks.update(single_mb=round(rss_kb / 1024, 1), tree_mb=round(tree_peak[0] / (1 << 20), 1))
     return wall, max(rss_kb / 1024, tree_peak[0] / (1 << 20)), proc.returncode
 
 
@@ -167,10 +187,13 @@ def _sample_tree_rss(pid: int, peak: list[int], every: float = 0.005) -> None:
 
 def measure_cold(ws: Path, runs: int, outdir: Path, timeout: float) -> dict:
     cmd = TFPHI + ["check", str(ws), "--format", "json", "--fail-on", "never"]
-    walls, rsss = [], []
+    walls, rsss, singles, trees = [], [], [], []
     stdout_path, stderr_path = outdir / f"check_{ws.name}.json", outdir / f"check_{ws.name}.stderr"
     for _ in range(runs):
-        wall, rss, rc = run_measured(cmd, stdout_path, stderr_path, REPO, timeout)
+        peaks: dict = {}
+        wall, rss, rc = run_measured(cmd, stdout_path, stderr_path, REPO, timeout, peaks)
+        singles.append(peaks["single_mb"])
+        trees.append(peaks["tree_mb"])
         if rc != 0:
             tail = stderr_path.read_text(errors="replace")[-2000:]
             raise RuntimeError(f"`{' '.join(cmd[1:])}` exited {rc}:\n{tail}")
@@ -188,6 +211,9 @@ def measure_cold(ws: Path, runs: int, outdir: Path, timeout: float) -> dict:
         "wall_s_runs": [round(w, 4) for w in walls],
         "peak_rss_mb": round(max(rsss), 1),
         "peak_rss_mb_runs": [round(r, 1) for r in rsss],
+        # the two figures the peak is the larger of: the largest single process (wait4), and
+        # the sum over the process tree sampled every 5 ms (a forked worker's shared pages twice)
+        "peak_rss_mb_single": max(singles), "peak_rss_mb_tree": max(trees),
         "diagnostics": len(diags),
         "diagnostics_by_code": dict(sorted(by_code.items(), key=lambda kv: str(kv[0]))),
         "diagnostics_by_severity": dict(sorted(by_severity.items(), key=lambda kv: str(kv[0]))),
@@ -195,54 +221,6 @@ def measure_cold(ws: Path, runs: int, outdir: Path, timeout: float) -> dict:
 
 
 # --------------------------------------------------------------------------- LSP
-
-def wait_indexed(client: LspClient, t_start: float, timeout: float, quiet: float = 1.0) -> dict:
-    """Wait until the first indexing is done.
-
-    Done when every work-done progress token that began has ended; when the server
-    reports no progress at all, when publishDiagnostics have stopped for `quiet` seconds
-    (or nothing came for 3*quiet seconds)."""
-    begun, ended = set(), set()
-    last_diag = None
-    diag_count = 0
-    t_end = None
-    deadline = t_start + timeout
-    while True:
-        now = time.perf_counter()
-        if now > deadline:
-            raise TimeoutError(f"workspace not indexed after {timeout:.0f} s "
-                               f"(progress begun {sorted(map(str, begun))}, ended {sorted(map(str, ended))})")
-        try:
-            t, msg = client.notifications.get(timeout=0.05)
-        except Exception:
-            t, msg = None, None
-        if client.closed.is_set() and msg is None:
-            raise ConnectionError("server exited while indexing")
-        if msg is not None:
-            method = msg.get("method")
-            params = msg.get("params") or {}
-            if method == "$/progress":
-                kind = (params.get("value") or {}).get("kind")
-                token = json.dumps(params.get("token"))
-                if kind == "begin":
-                    begun.add(token)
-                elif kind == "end":
-                    ended.add(token)
-                    if begun and begun <= ended:
-                        t_end = t
-                        return {"index_s": round(t_end - t_start, 4), "via": "progress",
-                                "diagnostics_during_index": diag_count}
-            elif method == "textDocument/publishDiagnostics":
-                last_diag = t
-                diag_count += 1
-        if not begun:
-            now = time.perf_counter()
-            if last_diag is not None and now - last_diag >= quiet:
-                return {"index_s": round(last_diag - t_start, 4), "via": "diagnostics-quiet",
-                        "diagnostics_during_index": diag_count}
-            if last_diag is None and now - t_start >= 3 * quiet:
-                return {"index_s": None, "via": "nothing-reported", "diagnostics_during_index": 0}
-
 
 def open_document(client: LspClient, path: Path, timeout: float) -> tuple[str, list[str], float]:
     uri = path.as_uri()
@@ -259,38 +237,50 @@ def open_document(client: LspClient, path: Path, timeout: float) -> tuple[str, l
     return uri, text.splitlines(), t1 - t0
 
 
-def edit_latencies(client: LspClient, uri: str, line: int, character: int, edits: int,
-                   timeout: float) -> dict:
-    """Alternately insert "x" at (line, character) and delete it again; time each
-    didChange until the publishDiagnostics carrying that document version arrives."""
-    samples, timeouts, version = [], 0, 1
+def shape_latencies(client: LspClient, uri: str, text: str, shapes, edits: int, timeout: float) -> dict:
+    """Every shape's keystroke typed at its place and taken back by the next change, shape
+    after shape (round robin, so each shape meets the start-up tail alike); each didChange
+    timed until the publishDiagnostics carrying that document version arrives. `edits`
+    changes per shape (rounded up to even: the text returns to the original). Returns
+    {shape name: latency stats}."""
+    carets = [(shape, locate(shape, text)) for shape in shapes]
+    samples: dict[str, list[float]] = {shape.name: [] for shape in shapes}
+    timeouts = dict.fromkeys(samples, 0)
+    version = 1
 
-    def change(insert: bool) -> tuple[float, object]:
+    def change(start: dict, end: dict, new_text: str) -> tuple[float, object]:
         nonlocal version
         version += 1
-        start = {"line": line, "character": character}
-        end = start if insert else {"line": line, "character": character + 1}
         fut = client.expect_diagnostics(uri, version)
         t = client.notify("textDocument/didChange", {
             "textDocument": {"uri": uri, "version": version},
-            "contentChanges": [{"range": {"start": start, "end": end}, "text": "x" if insert else ""}]})
+            "contentChanges": [{"range": {"start": start, "end": end}, "text": new_text}]})
         return t, fut
 
-    for i in range(edits + edits % 2):  # an even number of changes leaves the text as it was
-        t_send, fut = change(insert=(i % 2 == 0))
-        try:
-            t_recv, _ = fut.result(timeout)
-            if i < edits:
-                samples.append(t_recv - t_send)
-        except FutureTimeout:
-            client.cancel_expectation(fut)
-            timeouts += 1
-            if timeouts >= 5:
-                raise TimeoutError(f"{timeouts} edits without versioned diagnostics within {timeout:.0f} s each")
-        client.drain()
-    stats = latency_stats(samples, timeouts)
-    stats["first_ms"] = [round(x * 1000, 1) for x in samples[:5]]  # where the start-up tail shows
-    return stats
+    for i in range((edits + edits % 2) // 2):
+        for shape, start in carets:
+            typed_end = end_of_insert(start, shape.insert)
+            for start_, end_, new_text in ((start, start, shape.insert), (start, typed_end, "")):
+                t_send, fut = change(start_, end_, new_text)
+                try:
+                    t_recv, _ = fut.result(timeout)
+                    if len(samples[shape.name]) < edits:
+                        samples[shape.name].append(t_recv - t_send)
+                except FutureTimeout:
+                    client.cancel_expectation(fut)
+                    timeouts[shape.name] += 1
+                    if sum(timeouts.values()) >= 5:
+                        raise TimeoutError(f"{sum(timeouts.values())} edits without versioned diagnostics "
+                                           f"within {timeout:.0f} s each ({timeouts})")
+                client.drain()
+    out = {}
+    for shape, start in carets:
+        stats = latency_stats(samples[shape.name], timeouts[shape.name])
+        stats["first_ms"] = [round(x * 1000, 1) for x in samples[shape.name][:5]]  # where the start-up tail shows
+        stats["at"] = f"{start['line'] + 1}:{start['character'] + 1}"
+        stats["insert"] = shape.insert
+        out[shape.name] = stats
+    return out
 
 
 def hover_latencies(client: LspClient, uri: str, line: int, character: int, count: int, timeout: float) -> dict:
@@ -309,81 +299,18 @@ def hover_latencies(client: LspClient, uri: str, line: int, character: int, coun
     return stats
 
 
-INITIALIZE_CAPABILITIES = {
-    "general": {"positionEncodings": ["utf-16"]},
-    "window": {"workDoneProgress": True},
-    "workspace": {"configuration": True, "workspaceFolders": True,
-                  "didChangeWatchedFiles": {"dynamicRegistration": True}},
-    "textDocument": {
-        "synchronization": {"dynamicRegistration": False, "didSave": True},
-        "publishDiagnostics": {"relatedInformation": True, "versionSupport": True},
-        "hover": {"contentFormat": ["markdown", "plaintext"]},
-    },
-}
-
-
-def start_server(ws: Path, outdir: Path, label: str, timeout: float) -> tuple[LspClient, float, float]:
-    """A fresh `tfphi serve` initialized on `ws`; returns (client, initialize seconds, time `initialized` was sent)."""
-    client = LspClient(TFPHI + ["serve"], cwd=ws,
-                       stderr_path=outdir / f"serve_{ws.name}_{label}.stderr", env=child_env())
-    root_uri = ws.as_uri()
-    t_start = time.perf_counter()
-    client.request("initialize", {
-        "processId": os.getpid(),
-        "clientInfo": {"name": "tfphi-bench", "version": "1"},
-        "rootUri": root_uri,
-        "rootPath": str(ws),
-        "workspaceFolders": [{"uri": root_uri, "name": ws.name}],
-        "capabilities": INITIALIZE_CAPABILITIES,
-    }, timeout=timeout)
-    t_init = time.perf_counter()
-    client.notify("initialized", {})
-    return client, t_init - t_start, t_init
-
-
-def wait_first_diagnostics(client: LspClient, t_init: float, timeout: float) -> float:
-    """Seconds from `initialized` to the first publishDiagnostics (of any document)."""
-    deadline = t_init + timeout
-    while time.perf_counter() < deadline:
-        try:
-            t, msg = client.notifications.get(timeout=0.05)
-        except Exception:
-            if client.closed.is_set():
-                raise ConnectionError("server exited before its first diagnostics")
-            continue
-        if msg.get("method") == "textDocument/publishDiagnostics":
-            return t - t_init
-    raise TimeoutError(f"no publishDiagnostics within {timeout:.0f} s of initialized")
-
-
-def server_rss_mb(client: LspClient) -> float | None:
-    """The server's resident memory now (psutil; None when psutil is missing)."""
-    try:
-        import psutil
-    except ImportError:
-        return None
-    return round(psutil.Process(client.proc.pid).memory_info().rss / 2**20, 1)
-
-
-def with_server_stderr(exc: Exception, path: Path) -> RuntimeError:
-    tail = path.read_text(errors="replace")[-2000:] if path.exists() else ""
-    return RuntimeError(f"{type(exc).__name__}: {exc}\n--- server stderr (tail) ---\n{tail}")
-
-
-def edit_session(ws: Path, probe: dict, doc: str, edits: int, outdir: Path, timeout: float) -> dict:
+def edit_session(ws: Path, file: str, shapes, doc: str, edits: int, outdir: Path, timeout: float) -> dict:
     """A fresh server; as soon as its first diagnostics arrive (the initial analysis of the
-    rest of the workspace still running), open the probe's document and edit it `edits` times."""
+    rest of the workspace still running), open `file` and type every shape `edits` times."""
     client, init_s, t_init = start_server(ws, outdir, doc, timeout)
     try:
         first = wait_first_diagnostics(client, t_init, timeout)
-        uri, _, open_s = open_document(client, ws / probe["file"], timeout)
+        uri, lines, open_s = open_document(client, ws / file, timeout)
         client.drain()
-        stats = edit_latencies(client, uri, probe["line"], probe["character"], edits, timeout)
-        stats["first_diagnostics_s"] = round(first, 4)
-        stats["open_ms"] = round(open_s * 1000, 3)
-        stats["initialize_s"] = round(init_s, 4)
-        stats["target"] = f"{probe['file']}:{probe['line'] + 1}"
-        return stats
+        text = (ws / file).read_text(encoding="utf-8")
+        per_shape = shape_latencies(client, uri, text, shapes, edits, timeout)
+        return {"file": file, "first_diagnostics_s": round(first, 4), "open_ms": round(open_s * 1000, 3),
+                "initialize_s": round(init_s, 4), "shapes": per_shape}
     except Exception as exc:
         raise with_server_stderr(exc, outdir / f"serve_{ws.name}_{doc}.stderr") from exc
     finally:
@@ -413,12 +340,88 @@ def index_session(ws: Path, probe: dict, hovers: int, outdir: Path, timeout: flo
 
 def measure_lsp(ws: Path, summary: dict, edits: int, hovers: int, outdir: Path, timeout: float) -> dict:
     """Three fresh servers: one indexes (index time, RSS, hover); one edits the leaf module and
-    one the root module, each from its first diagnostics on (the tail users feel on opening a folder)."""
+    one the root module, each from its first diagnostics on (the tail users feel on opening a
+    folder), every edit shape of bench/shapes.py in turn. `leaf_edit` and `root_edit` are the
+    `value` shape's figures (the shape issue 15 measured), with the session's own figures."""
     probes = summary["probes"]
     result = index_session(ws, probes["hover"], hovers, outdir, timeout)
-    result["leaf_edit"] = edit_session(ws, probes["leaf_edit"], "leaf", edits, outdir, timeout)
-    result["root_edit"] = edit_session(ws, probes["root_edit"], "root", edits, outdir, timeout)
+    for doc, file, shapes in (("leaf", probes["leaf_edit"]["file"], LEAF_SHAPES), ("root", "main.tf", ROOT_SHAPES)):
+        session = edit_session(ws, file, shapes, doc, edits, outdir, timeout)
+        result[f"{doc}_shapes"] = session["shapes"]
+        result[f"{doc}_edit"] = {**session["shapes"]["value"], "target": f"{file}:{session['shapes']['value']['at']}",
+                                 **{k: v for k, v in session.items() if k not in ("shapes", "file")}}
     return result
+
+
+def measure_first_hover(ws: Path, probe: dict, outdir: Path, timeout: float, pause: float = 0.01) -> dict:
+    """A fresh server; right after `initialized`, didOpen the probe's file (a leaf module's
+    main.tf) and ask for a hover on its `var.engine_version` again and again (one request at
+    a time, `pause` s apart) until one has contents: seconds from didOpen to that response.
+    Then, once the workspace is indexed, the same hover again: `complete` says whether the
+    first answer was already the final one."""
+    client, init_s, t_init = start_server(ws, outdir, "first_hover", timeout)
+    try:
+        path = ws / probe["file"]
+        uri = path.as_uri()
+        t_open = client.notify("textDocument/didOpen", {"textDocument": {
+            "uri": uri, "languageId": "terraform", "version": 1, "text": path.read_text(encoding="utf-8")}})
+        params = {"textDocument": {"uri": uri}, "position": {"line": probe["line"], "character": probe["character"]}}
+        attempts = empty = errors = 0
+        first = None
+        while first is None:
+            if time.perf_counter() - t_open > timeout:
+                raise TimeoutError(f"no hover with contents within {timeout:.0f} s of didOpen "
+                                   f"({attempts} attempts, {empty} empty, {errors} errors)")
+            _, fut = client.request_async("textDocument/hover", params)
+            t_recv, msg = fut.result(timeout)
+            attempts += 1
+            if "error" in msg:
+                errors += 1
+            elif hover_text(msg.get("result")):
+                first = (t_recv, hover_text(msg["result"]))
+                break
+            else:
+                empty += 1
+            time.sleep(pause)
+        indexed = wait_indexed(client, t_init, timeout)
+        final = hover_text(client.request("textDocument/hover", params, timeout=timeout))
+        return {"first_hover_s": round(first[0] - t_open, 4), "attempts": attempts, "empty": empty,
+                "errors": errors, "complete": first[1] == final, "index_s": indexed["index_s"],
+                "initialize_s": round(init_s, 4), "target": f"{probe['file']}:{probe['line'] + 1}",
+                "first_answer": first[1][:200], "final_answer": final[:200]}
+    except Exception as exc:
+        raise with_server_stderr(exc, outdir / f"serve_{ws.name}_first_hover.stderr") from exc
+    finally:
+        client.close()
+
+
+def hover_text(result) -> str:
+    """A hover result's contents as one string ("" for none): MarkupContent, MarkedString or a list."""
+    if not result:
+        return ""
+    contents = result.get("contents")
+    items = contents if isinstance(contents, list) else [contents]
+    return "\n".join((c.get("value", "") if isinstance(c, dict) else str(c or "")) for c in items).strip()
+
+
+def measure_big(ws: Path, modules: int, runs: int, outdir: Path, timeout: float) -> dict:
+    """The `modules`-module workspace (bench/generate.py, seed 0): cold `tfphi check` against a
+    bare tree-sitter parse of the same files (bench/bareparse.py), both child processes, best
+    of `runs`; then a fresh server left to index it: index time and its resident memory."""
+    summary = generate(ws, modules, seed=0)
+    corpus = measure_corpus(ws, runs, outdir, timeout)
+    client, init_s, t_init = start_server(ws, outdir, "big_index", timeout)
+    try:
+        indexed = wait_indexed(client, t_init, timeout)
+        rss = server_rss_mb(client)
+    except Exception as exc:
+        raise with_server_stderr(exc, outdir / f"serve_{ws.name}_big_index.stderr") from exc
+    finally:
+        client.close()
+    return {"modules": summary["modules"], "files": summary["files"], "bytes": summary["bytes"],
+            "bare_parse_s_best": corpus["bare_parse_s_best"], "bare_parse_s_runs": corpus["bare_parse_s_runs"],
+            "check": corpus["check"], "ratio": corpus["ratio"],
+            "server_index_s": indexed["index_s"], "server_rss_after_index_mb": rss}
 
 
 # --------------------------------------------------------------------------- peer
@@ -549,6 +552,35 @@ def evaluate_targets(res: dict, large: int, small: int) -> list[dict]:
     row("checkov render / tfphi check (rds)", checkov.get("ratio"), TARGETS["checkov_ratio"], ">=", why=why)
     if res["peer"] is not None:
         row(f"hcl2 parse / tfphi check ({large})", res["peer"].get("ratio"), TARGETS["peer_ratio"], ">=", goal="first plan")
+
+    # issue 23
+    g = "issue 23"
+    for name in (shape.name for shape in ROOT_SHAPES):
+        stats = (lsp.get("root_shapes") or {}).get(name) or {}
+        row(f"root {name} p50 ms ({large})", stats.get("p50_ms"), TARGETS_23["shape_p50_ms"], "<=", goal=g)
+        row(f"root {name} p99 ms ({large})", stats.get("p99_ms"), TARGETS_23["shape_p99_ms"], "<=", goal=g)
+        if large != small:
+            row(f"root {name} p50 ratio {large}/{small}", res["ratios"].get(f"root_{name}_p50"),
+                TARGETS_23["shape_ratio"], "<=", goal=g)
+    row(f"leaf edit p50 ms ({large})", (lsp.get("leaf_edit") or {}).get("p50_ms"), TARGETS_23["leaf_p50_ms"], "<=",
+        goal=g)
+    first = res.get("first_hover") or {}
+    row(f"first hover after didOpen s ({large})", first.get("first_hover_s"), TARGETS_23["first_hover_s"], "<=",
+        why=None if first else "not measured (the phase failed)", goal=g)
+    big = res.get("big") or {}
+    why = None if big else ("not measured: --big 0" if res["meta"].get("big") == 0 else "not measured (the phase failed)")
+    n = big.get("modules") or res["meta"].get("big") or 10000
+    row(f"cold check / bare parse ({n})", big.get("ratio"), TARGETS_23["big_ratio"], "<=", why=why, goal=g)
+    row(f"cold check peak RSS MiB ({n})", (big.get("check") or {}).get("peak_rss_mb"), TARGETS_23["big_rss_mb"],
+        "<=", why=why, goal=g)
+    row(f"server RSS after indexing MiB ({n})", big.get("server_rss_after_index_mb"),
+        TARGETS_23["big_server_rss_mb"], "<=", why=why, goal=g)
+    soak = res.get("soak") or {}
+    why = None if soak else ("not measured: --soak-minutes 0" if not res["meta"].get("soak_minutes")
+                             else "not measured (the phase failed)")
+    row("soak RSS growth after warm-up %", soak.get("growth_pct"), TARGETS_23["soak_growth_pct"], "<=", why=why,
+        goal=g)
+    row("soak failures", soak.get("failures"), TARGETS_23["soak_failures"], "<=", why=why, goal=g)
     return rows
 
 
@@ -612,7 +644,9 @@ def print_report(res: dict, large: int, small: int) -> None:
         p = res["peer"]
         print(f"\npeer: {p['tool']} parses {p['files']} files in {fmt(p['parse_s_best'], 3)} s (best of "
               f"{m['runs']}); tfphi full analysis {fmt(p.get('tfphi_s'), 3)} s; ratio {fmt(p.get('ratio'), 2)}x")
-    for goal, title in (("issue 15", "goal (issue 15)"), ("first plan", "kept from the first plan (not issue 15's)")):
+    print_issue23(res, large, small)
+    for goal, title in (("issue 23", "goal (issue 23)"), ("issue 15", "goal (issue 15)"),
+                        ("first plan", "kept from the first plan (not issue 15's)")):
         print(f"\n{title:<44} {'value':>10} {'target':>8}  status")
         for t in res["targets"]:
             if t["goal"] == goal:
@@ -621,6 +655,48 @@ def print_report(res: dict, large: int, small: int) -> None:
         print(f"\n{len(res['errors'])} phase(s) failed:")
         for e in res["errors"]:
             print(f"- {e['phase']}: {e['error'].splitlines()[0] if e['error'] else ''}")
+
+
+def print_issue23(res: dict, large: int, small: int) -> None:
+    """Issue 23's phases: edit shapes side by side at both sizes, first hover, the big cold
+    check, the soak."""
+    sizes = [str(n) for n in ([small, large] if small != large else [large]) if res["lsp"].get(str(n))]
+    if sizes:
+        print(f"\nedit shapes -> versioned diagnostics, ms p50/p95/p99 ({res['meta']['edits']} changes per shape, "
+              "each keystroke taken back by the next; from the first diagnostics of a fresh server)")
+        print(f"{'document shape':<22}" + "".join(f"{n + ' modules':>24}" for n in sizes)
+              + (f"{'p50 ratio':>10}" if len(sizes) == 2 else ""))
+        for doc in ("root", "leaf"):
+            for name in (res["lsp"][sizes[-1]].get(f"{doc}_shapes") or {}):
+                cells = []
+                for n in sizes:
+                    st = (res["lsp"][n].get(f"{doc}_shapes") or {}).get(name) or {}
+                    cell = "/".join(fmt(st.get(k)) for k in ("p50_ms", "p95_ms", "p99_ms"))
+                    cells.append(cell + (f" ({st['timeouts']} lost)" if st.get("timeouts") else ""))
+                ratio = res["ratios"].get(f"{doc}_{name}_p50")
+                print(f"{doc + ' ' + name:<22}" + "".join(f"{c:>24}" for c in cells)
+                      + (f"{fmt(ratio, 2):>10}" if len(sizes) == 2 else ""))
+    first = res.get("first_hover")
+    if first:
+        print(f"\nfirst hover ({large} modules, fresh server, didOpen right after initialized): "
+              f"{fmt(first['first_hover_s'], 3)} s after didOpen ({first['attempts']} requests, {first['empty']} "
+              f"empty, {first['errors']} errors; {'the complete answer' if first['complete'] else 'NOT the final answer'}"
+              f"; workspace indexed at {fmt(first['index_s'], 2)} s)")
+    big = res.get("big")
+    if big:
+        c = big["check"]
+        print(f"\n{big['modules']} modules ({big['files']} files, {big['bytes'] / 2**20:.1f} MiB): cold check "
+              f"{fmt(c['wall_s_best'], 2)} s, peak {fmt(c['peak_rss_mb'])} MiB (largest process "
+              f"{fmt(c.get('peak_rss_mb_single'))}, process tree {fmt(c.get('peak_rss_mb_tree'))}); bare tree-sitter parse "
+              f"{fmt(big['bare_parse_s_best'], 2)} s; ratio {fmt(big['ratio'], 2)}x; server indexed in "
+              f"{fmt(big['server_index_s'], 1)} s, RSS then {fmt(big['server_rss_after_index_mb'])} MiB")
+    soak = res.get("soak")
+    if soak:
+        print(f"\nsoak ({soak['modules']} modules, {fmt(soak['seconds'] / 60, 1)} min, seed {soak['seed']}): RSS after "
+              f"indexing {fmt(soak['rss_after_index_mb'])} MiB, at {fmt(soak['warm_s'], 0)} s "
+              f"{fmt(soak['rss_warm_mb'])} MiB, at the end {fmt(soak['rss_end_mb'])} MiB (growth "
+              f"{fmt(soak['growth_pct'])}%); {soak['edits']} edits, {soak['hovers']} hovers, "
+              f"{soak['failures']} failures")
 
 
 def git_commit() -> str:
@@ -634,7 +710,7 @@ def git_commit() -> str:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description="tfphi benchmark (see bench/README.md)")
     ap.add_argument("--sizes", default="10,100,1000", help="workspace sizes in modules (default 10,100,1000)")
-    ap.add_argument("--edits", type=int, default=200, help="edits per document (default 200)")
+    ap.add_argument("--edits", type=int, default=200, help="changes per edit shape and document (default 200)")
     ap.add_argument("--hovers", type=int, default=100, help="hover requests (default 100)")
     ap.add_argument("--runs", type=int, default=3, help="repetitions for cold analysis and the peer (default 3)")
     ap.add_argument("--no-peer", action="store_true", help="skip the python-hcl2 comparison")
@@ -649,6 +725,13 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=300.0, help="seconds per wait (default 300)")
     ap.add_argument("--cmd", default=os.environ.get("TFPHI_BENCH_CMD"),
                     help='command that runs tfphi (default: $TFPHI_BENCH_CMD, else "<this python> -m tfphi")')
+    ap.add_argument("--big", type=int, default=10000,
+                    help="modules of the big workspace for the cold check against a bare parse and the server's "
+                         "RSS after indexing it (default 10000; 0 skips)")
+    ap.add_argument("--big-runs", type=int, default=1, help="repetitions of the big cold check (default 1)")
+    ap.add_argument("--big-timeout", type=float, default=1800.0, help="seconds per wait in the big phase")
+    ap.add_argument("--soak-minutes", type=float, default=0.0,
+                    help="minutes of bench/soak.py on the largest workspace (default 0: not run)")
     args = ap.parse_args(argv)
     if args.cmd:
         TFPHI[:] = shlex.split(args.cmd)
@@ -660,6 +743,7 @@ def main(argv=None) -> int:
         "meta": {"python": platform.python_version(), "platform": f"{platform.system()} {platform.machine()}",
                  "cpus": os.cpu_count(), "commit": git_commit(), "sizes": sizes, "edits": args.edits,
                  "hovers": args.hovers, "runs": args.runs, "seed": 0,
+                 "big": args.big, "soak_minutes": args.soak_minutes,
                  "tfphi": "python -m tfphi" if TFPHI[0] == sys.executable else shlex.join(TFPHI),
                  "bytecode": compile_bytecode()},
         "workspaces": {}, "cold": {}, "lsp": {}, "ratios": {}, "peer": None, "targets": [], "errors": [],
@@ -693,6 +777,21 @@ def main(argv=None) -> int:
             for p in ("p50", "p99"):
                 a, b = big[f"{doc}_edit"][f"{p}_ms"], little[f"{doc}_edit"][f"{p}_ms"]
                 res["ratios"][f"{doc}_edit_{p}"] = round(a / b, 3) if a is not None and b else None
+        for doc in ("leaf", "root"):
+            for name, stats in big[f"{doc}_shapes"].items():
+                a, b = stats["p50_ms"], (little[f"{doc}_shapes"].get(name) or {}).get("p50_ms")
+                res["ratios"][f"{doc}_{name}_p50"] = round(a / b, 3) if a is not None and b else None
+
+    res["first_hover"] = phase(f"first hover {large}", lambda: measure_first_hover(
+        workspaces[large], res["workspaces"][str(large)]["probes"]["hover"], args.workdir, args.timeout))
+    res["big"] = None
+    if args.big:
+        res["big"] = phase(f"big {args.big}", lambda: measure_big(
+            args.workdir / f"ws_{args.big}", args.big, args.big_runs, args.workdir, args.big_timeout))
+    res["soak"] = None
+    if args.soak_minutes:
+        res["soak"] = phase("soak", lambda: run_soak(
+            workspaces[large], seconds=args.soak_minutes * 60, seed=0, outdir=args.workdir, timeout=args.timeout))
 
     if not args.no_peer:
         peer = phase(f"peer {large}", lambda: measure_peer(workspaces[large], args.runs))

@@ -7,8 +7,9 @@
   query (diagnostics, hovers, traces, the CLI) reads. Building a snapshot does the
   incremental work: the modules of edited directories are rebuilt, the declarations whose
   text changed are found, and only the field traces that read one of them are dropped. A
-  trace whose declarations merely *moved* (an edit above them) keeps its result; its spans
-  are shifted to the new text when it is next read (spans anchored to declarations).
+  declaration that merely *moved* (an edit above it) is the same object, and so are the
+  traces that read it: spans are relative to their top-level block (``syntax.expr.Anchor``),
+  absolute only when read.
 - A snapshot answers until the host takes its next change; from then on every query on it
   raises ``Cancelled`` (revision-based cancellation: stale work stops instead of answering
   from old data), and its caches pass to the next snapshot.
@@ -18,7 +19,6 @@
 
 from __future__ import annotations
 
-import bisect
 import functools
 import posixpath
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
@@ -26,16 +26,17 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
 from tree_sitter import Parser
 
 from . import records
-from .config import Config, ConfigProblem, FieldSpec, parse_config_toml
+from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
-from .stir.model import FileDecls, Module, Print, Resource, assemble_module, read_declarations
+from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
-from .stir.references import Finding, NameTable, block_findings, check_module, name_table
+from .stir.roots import roots_reaching
+from .stir.references import Finding, ModuleInterfaces, NameTable, block_findings, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file
-from .syntax.reuse import top_ranges
+from .syntax.hclfile import CleanSources, HclFile, TopLevel, new_parser, parse_file, take_over_blocks
+from .text import LineIndex
 from .syntax.references import BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
 from .trace.env import Env, SourceView, block_iterators
@@ -44,7 +45,6 @@ from .trace.tracer import Tracer
 
 CONFIG_FILE = ".tfphi.toml"
 CHANGE_LOG_LIMIT = 512  # revisions whose changed directories the host remembers (see ``changed_since``)
-MAX_PENDING_SHIFTS = 64  # a cached trace moved this many times without being read is traced afresh
 
 # Test-only fault injection: called with (stage, module dir) before a module is built
 # ("build") and before its findings or traces are computed ("findings", "fields"). Nothing
@@ -176,10 +176,6 @@ class SetConfig:
 Change = Union[SetSource, SetParsed, SetProblem, Remove, SetConfig]
 
 
-# One revision's moves: file -> sorted (old start, old end, shift or None when the text changed).
-ShiftTable = Mapping[str, Sequence[tuple[int, int, "int | None"]]]
-
-
 @record
 class _Derived:
     """What snapshots compute lazily and hand on to the next revision."""
@@ -192,13 +188,11 @@ class _Derived:
     # traced to its end, so that the analysis cannot starve
     interrupted: set[str] = field(default_factory=set)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
-    shifts: dict[str, list[ShiftTable]] = field(default_factory=dict)  # module dir -> moves its cached traces have not seen
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)  # module dir -> what raised (stage and traceback)
 
     def drop_fields(self, dir: str) -> None:
         self.fields.pop(dir, None)
-        self.shifts.pop(dir, None)
         self.partial.pop(dir, None)
         self.interrupted.discard(dir)
 
@@ -207,7 +201,6 @@ class _Derived:
         self.partial.clear()
         self.interrupted.clear()
         self.field_deps.clear()
-        self.shifts.clear()
         self.findings.clear()
         self.failures.clear()
 
@@ -226,7 +219,7 @@ class Changes:
     """What changed between two snapshots, for whoever republishes diagnostics."""
 
     dirs: frozenset[str]  # module dirs whose diagnostics may differ (re-traced, rebuilt, findings redone)
-    moved: frozenset[str]  # module dirs whose cached traces point into text that moved
+    moved: frozenset[str]  # module dirs whose kept traces read declarations that moved (their positions are new)
     moved_files: frozenset[str]  # the files where declarations moved
 
 
@@ -258,23 +251,37 @@ class AnalysisHost:
         self._log_floor = 0  # revisions at or below this are no longer in the log
         # derived state that outlives snapshots
         self._modules: dict[str, Module] = {}
-        self._prints: dict[str, dict[str, Print]] = {}  # module dir -> declaration address -> where and what
+        self._declared: dict[str, dict[str, object]] = {}  # module dir -> declaration address -> the declaration
         self._decls: dict[str, dict[str, FileDecls]] = {}  # module dir -> what its last build read of each file
-        self._clean_parses: set[str] = set()  # files whose parse the last build of their module read had no syntax errors
+        self._moved_paths: set[str] = set()  # files whose blocks moved since the last snapshot
         self._tree: ModuleTree | None = None
         self._dirty: set[str] = set()
         self._everything = True  # the next snapshot re-derives everything (config, manifests)
         self._build_failures: dict[str, str] = {}
         # content-addressed caches (safe to share between snapshots)
         self._block_refs: BlockCache = {}
+        self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
         self._trace_memo = MemoStore()
         # path -> (parse, name table key, findings, block text -> its findings relative to its start)
         self._findings_of_files: dict[str, tuple[HclFile, tuple, list[Finding], dict[bytes, list]]] = {}
+        self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
+        self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
 
     @property
     def revision(self) -> int:
         return self._revision.value
+
+    def line_index(self, path: str, source: bytes) -> LineIndex:
+        """The line index of ``source``, a snapshot's bytes of ``path``: kept while they are the host's bytes of it."""
+        known = self._line_indexes.get(path)
+        if known is not None and known[0] is source:
+            return known[1]
+        index = LineIndex(source)
+        held = self.files.get(path) or self.tfvars.get(path) or self.terragrunt.get(path)
+        if held is not None and held.source is source:  # (an older snapshot's bytes are not kept)
+            self._line_indexes[path] = (source, index)
+        return index
 
     def release(self) -> None:
         """Frees derived state that the last snapshots dropped (for background work to call between two steps)."""
@@ -336,7 +343,8 @@ class AnalysisHost:
 
             self._set_parsed(parse_json_file(path, data, self._parser))
         else:  # files set from disk are not edited here: their trees are dropped once read
-            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs))
+            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs,
+                                          clean=self.clean_sources))
 
     def _set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
         self._drop(path)
@@ -346,6 +354,7 @@ class AnalysisHost:
     def _set_parsed(self, hcl: HclFile) -> None:
         path = hcl.path
         self.problems.pop(path, None)
+        self._line_indexes.pop(path, None)
         kind = file_kind(path)
         if kind == "tfvars":
             self.tfvars[path] = hcl
@@ -354,6 +363,11 @@ class AnalysisHost:
             self.terragrunt[path] = hcl
             self._tree = None  # units are roots: the module tree is derived again
             return
+        old = self.files.get(path)
+        if old is not None:
+            take_over_blocks(hcl, old)  # (a parse that took the blocks of ``old`` over already did)
+        if hcl.moved:
+            self._moved_paths.add(path)
         self.files[path] = hcl
         dir = module_dir_of(path)
         self._dir_files.setdefault(dir, set()).add(path)
@@ -381,6 +395,8 @@ class AnalysisHost:
         elif text is None:
             self.config, self.config_problems = self.base_config, []
         else:
+            from .config_schema import parse_config_toml  # cattrs, only for a workspace with a .tfphi.toml (start-up)
+
             self.config, self.config_problems = parse_config_toml(text, self.base_config)
         self._everything = True
 
@@ -408,7 +424,7 @@ class AnalysisHost:
 
     def _drop(self, path: str) -> None:
         self._findings_of_files.pop(path, None)
-        self._clean_parses.discard(path)
+        self._line_indexes.pop(path, None)
         if self.files.pop(path, None) is not None:
             dir = module_dir_of(path)
             self._dir_files.get(dir, set()).discard(path)
@@ -460,11 +476,13 @@ class AnalysisHost:
         """Brings the derived state to the current revision; returns what may have changed.
 
         Only what an edit touches is redone: the edited modules are rebuilt, the declarations
-        whose text changed are found, and only the fields whose traces read one of them are
-        traced again. Traces that read declarations which only moved are kept, with the
-        moves queued for them. The module tree is rebuilt only when module calls change.
+        that are new objects (their block's text changed) are found, and only the fields whose
+        traces read one of them are traced again. A declaration whose block the parse took over
+        is the same object wherever it now is, and so is every trace that read it: nothing is
+        moved or copied. The module tree is rebuilt only when module calls change.
         """
         dirty, self._dirty = self._dirty, set()
+        moved_paths, self._moved_paths = self._moved_paths, set()
         if self._everything:
             dirty |= set(self._dir_files)
             self._tree = None
@@ -473,21 +491,25 @@ class AnalysisHost:
         calls_changed = self._tree is None
         changed_decls: set[tuple[str, str]] = set()
         moved_decls: set[tuple[str, str]] = set()
-        intervals: dict[str, list[tuple[int, int, int | None]]] = {}
+        moved_files: set[str] = set()
         interface_changed: set[str] = set()
+        call_dirs: set[str] = set()  # modules whose calls (names, sources) changed
+        old_modules: dict[str, Module] = {}  # the dirty modules as the current tree read them
         for dir in dirty:
             old = self._modules.get(dir)
+            if old is not None:
+                old_modules[dir] = old
             listed = self._dir_files.get(dir)
             paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
-            old_prints = self._prints.pop(dir, {})
+            old_declared = self._declared.pop(dir, {})
             old_decls = self._decls.pop(dir, {})
             built = self._build(dir, paths, old_decls) if paths else None
-            module, new_prints, new_decls = built if built is not None else (None, {}, {})
+            module, new_declared, new_decls = built if built is not None else (None, {}, {})
             # The files whose parse the last build read too: their declarations neither moved nor changed.
             unchanged = {path for path, decls in new_decls.items() if old_decls.get(path) is decls}
             if module is not None:
                 self._modules[dir] = module
-                self._prints[dir] = new_prints
+                self._declared[dir] = new_declared
                 self._decls[dir] = new_decls
             else:
                 self._modules.pop(dir, None)
@@ -497,42 +519,46 @@ class AnalysisHost:
             if old is None or module is None:
                 calls_changed = True
                 continue
-            # Only declarations of the files that changed can have moved or changed: a declaration
-            # of a file the edit did not touch has the same print before and after.
+            # Only declarations of the files that changed can have changed: a declaration is the
+            # same while it is the same object (its block taken over by the parse).
             changed_here: list[str] = []
-            old_print, new_print = old_prints.get, new_prints.get
+            old_get, new_get = old_declared.get, new_declared.get
             for address in _addresses(old_decls, new_decls, unchanged):
-                before, after = old_print(address), new_print(address)
-                if before is not None:
-                    file, start, text = before
-                    if before is after:
-                        if file in unchanged:
-                            continue  # in a file the edit did not touch: no shift to record there
-                        shift: int | None = 0
-                    elif before == after:
-                        shift = 0
-                    elif after is not None and after.file == file and (after.text is text or after.text == text):
-                        moved_decls.add((dir, address))
-                        shift = after.start - start
-                    else:
-                        changed_here.append(address)
-                        shift = None
-                    spans = intervals.get(file)
-                    if spans is None:
-                        spans = intervals[file] = []
-                    spans.append((start, start + len(text), shift))
-                elif after is not None:
+                if old_get(address) is not new_get(address):
                     changed_here.append(address)
             changed_decls.update((dir, address) for address in changed_here)
+            for path in new_decls.keys() & moved_paths:
+                moved_files.add(path)
+                for info in new_decls[path].blocks:
+                    for entry in info.entries:
+                        moved_decls.add((dir, entry[2]))
             # The calls (names and sources) are the same unless a call's text changed, or a call
             # was added or removed: its address is among the changed ones.
             if _calls_differ(old, module, changed_here):
-                calls_changed = True
-                continue
+                call_dirs.add(dir)
             if _interface(old) != _interface(module):
                 interface_changed.add(dir)
         affected = set(dirty)
         moved: set[str] = set()
+        if call_dirs and not calls_changed:
+            # Calls renamed, added, removed or pointed elsewhere in modules that are all still
+            # there: only the calls of those modules are resolved again, and only the modules
+            # below them (whose call paths may differ now) lose their traces and findings.
+            old_tree = self._tree
+            calls = {(dir, name) for dir in call_dirs for name in _changed_calls(old_modules[dir], self._modules[dir])}
+            old_deployed = set(deployed_dirs(self._units))
+            self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
+            deployed = deployed_dirs(self._units)
+            self._tree = build_module_tree(self._modules, dict(self._manifests), deployed,
+                                           (old_tree, calls) if set(deployed) == old_deployed else None)
+            reached = {t.dir for tree in (old_tree, self._tree) for call in calls
+                       if (t := tree.targets.get(call)) is not None and t.dir is not None}
+            reached |= set(old_tree.roots) ^ set(self._tree.roots)
+            below = reached | _below(reached, old_tree, self._modules, old_modules) | _below(reached, self._tree, self._modules)
+            for dir in below:
+                derived.drop_fields(dir)
+                derived.findings.pop(dir, None)
+            affected |= below
         if calls_changed:
             self._trace_memo.clear()
             self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
@@ -541,7 +567,7 @@ class AnalysisHost:
             derived.clear()
         else:
             assert self._tree is not None
-            self._trace_memo.forget(changed_decls | moved_decls)
+            self._trace_memo.forget(changed_decls)
             for decl in changed_decls:
                 affected |= derived.field_deps.pop(decl, set())
             for dir in interface_changed:
@@ -549,28 +575,17 @@ class AnalysisHost:
             for dir in affected:
                 derived.drop_fields(dir)
             deps_of = derived.field_deps.get
-            for decl in moved_decls:
+            for decl in moved_decls - changed_decls:
                 deps = deps_of(decl)
                 if deps:
                     moved |= deps
             moved -= affected  # traced again anyway
-            for dir in dirty | moved:  # partial work holds no queue of moves: it starts again
-                derived.partial.pop(dir, None)
             findings_stale = dirty | interface_changed
             for dir in dirty:  # a caller's findings may point into the edited module
                 findings_stale |= {caller for caller, _ in self._tree.callers.get(dir, ())}
             for dir in findings_stale:
                 derived.findings.pop(dir, None)
             affected |= findings_stale
-            if moved:
-                table = {file: sorted(items) for file, items in intervals.items()}
-                for dir in moved:
-                    if dir not in derived.fields:
-                        continue
-                    queue = derived.shifts.setdefault(dir, [])
-                    queue.append(table)
-                    if len(queue) > MAX_PENDING_SHIFTS:
-                        derived.drop_fields(dir)
         for key in [k for k in derived.failures if k.startswith("build:") or k.split(":", 1)[1] in affected]:
             del derived.failures[key]  # what is redone may fail again, or not
         derived.failures.update({f"build:{d}": tb for d, tb in self._build_failures.items()})
@@ -580,36 +595,22 @@ class AnalysisHost:
                 self._listing[dir] = tuple(paths)
             else:
                 self._listing.pop(dir, None)
-        return Changes(frozenset(affected), frozenset(moved), frozenset(intervals) if moved else frozenset())
+        return Changes(frozenset(affected), frozenset(moved), frozenset(moved_files) if moved else frozenset())
 
-    def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls]) -> tuple[Module, dict[str, Print], dict[str, FileDecls]] | None:
-        """Builds one module, taking over what the last build read of its unchanged blocks:
-        the module, each declaration's print (where it is and its text, taken while its spans
-        match the file's bytes) and each file's declarations; a module that raises is recorded
-        and analysed as absent."""
+    def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls]) -> tuple[Module, dict[str, object], dict[str, FileDecls]] | None:
+        """Builds one module, taking over what the last build read of the blocks its files' parses
+        took over: the module, the declaration of each address, and each file's declarations; a
+        module that raises is recorded and analysed as absent."""
         try:
             if _fault_injection is not None:
                 _fault_injection("build", dir)
-            decls = {}
-            for path in paths:
-                hcl = self.files[path]
-                before = previous.get(path)
-                # Blocks are matched by their text only between two parses of the native syntax
-                # without errors (with errors, what a block's text parses to can depend on the
-                # text around it).
-                by_text = before is not None and not hcl.errors and path in self._clean_parses and not is_json_path(path)
-                decls[path] = read_declarations(hcl.body, hcl.source, before, by_text)
-            module, prints = assemble_module(dir, decls)
+            decls = {path: read_declarations(self.files[path].body, previous.get(path)) for path in paths}
+            module, declared = assemble_module(dir, decls)
         except Exception:  # noqa: BLE001 - one module's failure must not stop the others
             self._build_failures[dir] = _format_exc()
             return None
         self._build_failures.pop(dir, None)
-        for path in paths:
-            if self.files[path].errors:
-                self._clean_parses.discard(path)
-            else:
-                self._clean_parses.add(path)
-        return module, prints, decls
+        return module, declared, decls
 
     def _file_findings(self, files: Mapping[str, HclFile], path: str, table: NameTable) -> list[Finding]:
         """A file's undefined references, cached per top-level block text and name table.
@@ -628,20 +629,14 @@ class AnalysisHost:
         before = known[3] if known is not None and known[1] == key else {}
         by_text: dict[bytes, list] = {}
         findings: list[Finding] = []
-        ranges = top_ranges(hcl)  # an edited document's items, as its parse read them (no walk of its tree)
-        if ranges is None:
-            tops = hcl.top_levels()  # nodes parsed again on demand when the file keeps no tree
-            ranges = [(top.type, top.start_byte, top.end_byte) for top in tops]
-        else:
-            tops = None
-        for i, (kind, base, end) in enumerate(ranges):
+        for top in hcl.top_levels():  # nodes found (or parsed again) on demand
+            base, end = top.start_byte, top.end_byte
             text = source[base:end]
             relative = by_text.get(text)
             if relative is None:
                 relative = before.get(text)
                 if relative is None:
-                    top = tops[i] if tops is not None else TopLevel(source, kind, base, end, None, None)
-                    refs = top.refs if top.refs is not None else block_references(top.node(), source, {})
+                    refs = top.refs if top.refs is not None else block_references(top.node(), top.source, {})
                     relative = block_findings(refs, table, is_bound_check(refs, top.node))
                 by_text[text] = relative
             for start, stop, message in relative:
@@ -689,6 +684,7 @@ class Snapshot:
         self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
                              self.config.limits, store=host._trace_memo, check=self._cancellation.check)
         self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
+        self._roots_reaching: dict[str, tuple[str, ...]] = {}  # module dir -> the roots whose configuration holds it
 
     # ---- state -----------------------------------------------------------------------------
 
@@ -725,6 +721,18 @@ class Snapshot:
     def dirs(self) -> list[str]:
         return sorted(set(self.modules) | set(self._dir_files) | {module_dir_of(p) for p in self.problems})
 
+    def line_index(self, path: str) -> LineIndex | None:
+        """The line index of a file this snapshot holds (None for any other path); the host keeps it while the file is unchanged."""
+        hcl = self.files.get(path) or self.tfvars.get(path) or self.terragrunt.get(path)
+        return self._host.line_index(path, hcl.source) if hcl is not None else None
+
+    def roots_reaching(self, dir: str) -> tuple[str, ...]:
+        """The roots whose configuration contains the module in ``dir``, sorted (remembered: a check asks once per diagnostic)."""
+        found = self._roots_reaching.get(dir)
+        if found is None:
+            found = self._roots_reaching[dir] = roots_reaching(self.tree, dir)
+        return found
+
     # ---- queries -----------------------------------------------------------------------
 
     def findings(self, dir: str) -> list[Finding]:
@@ -739,8 +747,10 @@ class Snapshot:
                 try:
                     if _fault_injection is not None:
                         _fault_injection("findings", dir)
-                    table = name_table(module, self.modules, self.tree)
-                    cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table))
+                    interfaces = self._host._interfaces
+                    table = name_table(module, self.modules, self.tree, interfaces)
+                    cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table),
+                                          interfaces)
                 except Exception:  # noqa: BLE001 - isolate the module
                     derived.failures[f"findings:{dir}"] = _format_exc()
                     cached = []
@@ -788,20 +798,9 @@ class Snapshot:
             interrupt.armed = False
 
     def _cached_fields(self, dir: str) -> list[FieldTrace] | None:
-        """The complete traces of a module, moved to the current text; None when they must be traced."""
-        derived = self._derived
-        cached = derived.fields.get(dir)
-        if cached is None:
-            return None
-        pending = derived.shifts.pop(dir, None)
-        if not pending:
-            return cached
-        rebased = _rebase(cached, pending)
-        if rebased is not None:
-            derived.fields[dir] = rebased
-            return rebased
-        derived.fields.pop(dir, None)  # a span outside every declaration: trace afresh
-        return None
+        """The complete traces of a module (their spans relative to their blocks: right for the
+        current text); None when they must be traced."""
+        return self._derived.fields.get(dir)
 
     def _field_steps(self, dir: str) -> Iterator[None]:
         derived = self._derived
@@ -927,79 +926,12 @@ def analyse(changes: Iterable[Change], config: Config | None = None) -> Snapshot
     return host.snapshot()
 
 
-# ---- spans anchored to declarations ---------------------------------------------------------
-
-
-class _Unanchored(Exception):
-    """A span lies in text that changed, or outside every declaration: the trace is redone."""
-
-
-def _rebase(traces: list[FieldTrace], tables: list[ShiftTable]) -> list[FieldTrace] | None:
-    """The traces with every span moved through ``tables`` in order; None when one cannot be."""
-    starts = [{file: [item[0] for item in items] for file, items in table.items()} for table in tables]
-
-    def shift(span: Span) -> Span:
-        for table, table_starts in zip(tables, starts):
-            items = table.get(span.file)
-            if items is None:
-                continue
-            i = bisect.bisect_right(table_starts[span.file], span.start) - 1
-            if i < 0:
-                raise _Unanchored(span)
-            start, end, delta = items[i]
-            if span.end > end or delta is None:
-                raise _Unanchored(span)
-            if delta:
-                span = Span(span.file, span.start + delta, span.end + delta)
-        return span
-
-    try:
-        memo: dict[int, object] = {}
-        return [records.replace(t, result=_map_spans(t.result, shift, memo)) for t in traces]
-    except _Unanchored:
-        return None
-
-
 def _format_exc() -> str:
     """The exception being handled, with its traceback (``traceback`` and the ``linecache``,
     ``tokenize`` and ``textwrap`` it loads are imported on a failure only: start-up)."""
     import traceback
 
     return traceback.format_exc()
-
-
-def _map_spans(obj, shift: Callable[[Span], Span], memo: dict[int, object]):
-    """``obj`` with ``shift`` applied to every ``Span`` inside it (records, tuples, lists, dicts)."""
-    if isinstance(obj, Span):
-        return shift(obj)
-    if obj is None or isinstance(obj, (str, int, float, bytes)):
-        return obj
-    key = id(obj)
-    if key in memo:
-        return memo[key]
-    new = obj
-    if isinstance(obj, tuple):
-        items = tuple(_map_spans(x, shift, memo) for x in obj)
-        if any(a is not b for a, b in zip(items, obj)):
-            new = type(obj)(*items) if hasattr(obj, "_fields") else items
-    elif isinstance(obj, list):
-        new = [_map_spans(x, shift, memo) for x in obj]
-    elif isinstance(obj, frozenset):
-        items = frozenset(_map_spans(x, shift, memo) for x in obj)
-        new = items if items != obj else obj
-    elif isinstance(obj, dict):
-        new = {k: _map_spans(v, shift, memo) for k, v in obj.items()}
-    elif records.is_record(obj) and not isinstance(obj, type):
-        changes = {}
-        for f in records.fields(obj):
-            value = getattr(obj, f.name)
-            mapped = _map_spans(value, shift, memo)
-            if mapped is not value:
-                changes[f.name] = mapped
-        if changes:
-            new = records.replace(obj, **changes)
-    memo[key] = new
-    return new
 
 
 def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], unchanged: set[str]) -> set[str]:
@@ -1012,6 +944,31 @@ def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], uncha
                     for entry in info.entries:
                         out.add(entry[2])
     return out
+
+
+def _below(dirs: set[str], tree: ModuleTree, modules: Mapping[str, Module], before: Mapping[str, Module] | None = None) -> set[str]:
+    """The modules that the calls of ``dirs`` reach in ``tree``, directly or not (``before``: the
+    modules of ``dirs`` as they were when ``tree`` was built)."""
+    seen: set[str] = set()
+    stack = list(dirs)
+    while stack:
+        dir = stack.pop()
+        module = before.get(dir) if before is not None and dir in before else modules.get(dir)
+        if module is None:
+            continue
+        for name in module.calls:
+            target = tree.targets.get((dir, name))
+            if target is not None and target.dir is not None and target.dir not in seen:
+                seen.add(target.dir)
+                stack.append(target.dir)
+    return seen
+
+
+def _changed_calls(old: Module, new: Module) -> set[str]:
+    """The names of the calls added, removed or given another source between two builds of a module."""
+    before, after = old.calls, new.calls
+    return {name for name in before.keys() | after.keys()
+            if name not in before or name not in after or before[name].source != after[name].source}
 
 
 def _calls_differ(old: Module, new: Module, changed: list[str]) -> bool:

@@ -16,21 +16,8 @@ import posixpath
 
 from .analysis import Analysis, file_kind
 from .stir.deployments import is_variable_file, owning_root
-from .stir.roots import display_dir, roots_reaching
+from .stir.roots import display_dir
 from .trace.result import UNBOUNDED
-
-
-_cache: list = [None, {}]  # (module tree, dir -> roots), rebuilt when the tree changes
-
-
-def _reaching(tree, dir: str) -> tuple[str, ...]:
-    """``roots_reaching``, remembered per module tree: a check asks once per diagnostic."""
-    if _cache[0] is not tree:
-        _cache[:] = [tree, {}]
-    found = _cache[1].get(dir)
-    if found is None:
-        found = _cache[1][dir] = tuple(display_dir(r) for r in roots_reaching(tree, dir))
-    return found
 
 
 def diagnostic_roots(analysis: Analysis, file: str, code: str, span_start: int, span_end: int) -> list[str]:
@@ -49,7 +36,7 @@ def diagnostic_roots(analysis: Analysis, file: str, code: str, span_start: int, 
             }
             if found:
                 return sorted(display_dir(r) for r in found)
-        return list(_reaching(tree, dir))
+        return [display_dir(r) for r in analysis.roots_reaching(dir)]
     if kind == "terragrunt":  # a unit's diagnostic holds in the root it deploys
         return sorted({display_dir(u.module_dir) for u in analysis.units if u.path == file and u.module_dir in tree.roots})
     if is_variable_file(file):

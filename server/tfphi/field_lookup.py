@@ -14,18 +14,19 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from . import records
-from .addrs import NO_KEY, AddressError, FieldAddress, InstanceKey, ModuleInstance, format_key, parse_field_address
+from .addrs import AddressError, FieldAddress, InstanceKey, ModuleCall, ModuleInstance, NO_KEY, format_key, parse_field_address
 from .analysis import Analysis
 from .records import record
+from .stir.deployments import root_deployments
 from .stir.model import Resource
 from .stir.roots import display_dir
 from .stir.workspace import CallPath
 from .trace import conditions as C
 from .syntax.hclfile import Attribute
-from .trace.result import UNBOUNDED, Branch, TraceResult
-from .trace.env import Env, find_field
+from .trace.result import RESOLVED, UNBOUNDED, Branch, TraceResult
+from .trace.env import UNDECIDED, Env, find_field
 from .trace.finish import finish
-from .values.value import Value
+from .values.value import Value, to_json
 
 __all__ = ["AddressError", "AmbiguousField", "FieldMatch", "FieldLookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
 
@@ -66,7 +67,7 @@ def find_matches(analysis: Analysis, address: FieldAddress, roots: Sequence[str]
             target = analysis.tree.targets.get((path[-1][1], step.name))
             if target is None or target.dir is None:
                 if target is not None and target.opaque_reason and opaque is not None:
-                    calls = "".join(f"module.{name}." for name, _ in path[1:])
+                    calls = "".join(f"{ModuleCall(name)}." for name, _ in path[1:])
                     opaque.append(f"{calls}{target.opaque_reason}" if calls else target.opaque_reason)
                 break
             path = path + ((step.name, target.dir),)
@@ -126,7 +127,7 @@ def _check_keys(analysis: Analysis, match: FieldMatch) -> None:
         caller = analysis.modules.get(match.path[i - 1][1])
         call = caller.calls.get(step.name) if caller else None
         if call is not None:
-            declarations.append((f"module.{step.name}", call.count, call.for_each, step.key, match.path[: i]))
+            declarations.append((str(ModuleCall(step.name)), call.count, call.for_each, step.key, match.path[: i]))
     resource = match.resource
     declarations.append((resource.address, resource.count, resource.for_each, match.address.key, match.path))
     for name, count, for_each, key, path in declarations:
@@ -250,3 +251,16 @@ def assume(cond: C.Cond, scope: ModuleInstance, key: InstanceKey) -> C.Cond | No
             return C.TRUE
         return C.disjoin(parts)
     return cond
+
+
+def deployments_json(analysis: Analysis, match: FieldMatch) -> list[dict[str, Any]]:
+    """The value the field takes under each deployment of the root, or null when it does not decide it."""
+    out = []
+    for deployment in root_deployments(analysis, match.root):
+        value = None
+        assignment = dict(deployment.assignment, **dict.fromkeys(deployment.undecided, UNDECIDED))
+        traced = trace_match(analysis, match, assignment=assignment)
+        if traced.kind == RESOLVED:
+            value = to_json(traced.branches[0].value)
+        out.append({"file": deployment.name, "value": value})
+    return out

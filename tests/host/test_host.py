@@ -139,10 +139,11 @@ def test_a_failure_is_retried_when_the_module_changes(fault_in):
     assert snapshot.field_traces("modules/db") and snapshot.failures == {}
 
 
-def test_an_edited_document_takes_over_the_bodies_of_the_blocks_the_edit_left_alone():
-    """syntax.reuse: the blocks before the edit are the same objects, the blocks after it get
-    moved copies, and the module built from them is the one a fresh parse gives (the property
-    test checks whole analyses; this checks the reuse happens at all)."""
+def test_an_edited_document_takes_over_the_blocks_the_edit_left_alone():
+    """Positions relative to their top-level block: the blocks above and below the edit are the
+    same objects, their declarations and traces too; the blocks below are where the new text
+    has them because their anchor moved, and the module built from them is the one a fresh
+    parse gives (the property test checks whole analyses; this checks the take-over happens)."""
     from host_support import MANY_CALLS
 
     from tfphi.analysis import SetParsed
@@ -156,41 +157,33 @@ def test_an_edited_document_takes_over_the_bodies_of_the_blocks_the_edit_left_al
     host.apply_change(SetParsed(doc.parse("main.tf", parser)))
     everything(host.snapshot())  # bodies read
     before = {b.labels: b for b in host.files["main.tf"].body.blocks}
+    old_start = before[("db_3",)].span.start
+    old_engine = before[("db_3",)].body.attributes["engine_version"]
+    old_engine_start = old_engine.span.start
+    call = host.snapshot().modules[""].calls["db_3"]
+    traces = host.snapshot().field_traces("modules/db")
     at = text.index('"15.2"') + 2
     line = text.count("\n", 0, at)
     doc.apply([TextChange("x", ((line, at - text.rfind("\n", 0, at) - 1),) * 2)], 2)
     host.apply_change(SetParsed(doc.parse("main.tf", parser)))
     after = {b.labels: b for b in host.files["main.tf"].body.blocks}
     assert after[("db_0",)] is before[("db_0",)]  # above the edit: the same block object
-    assert after[("db_2",)]._body is None  # the edited block: read from the new tree
+    assert after[("db_2",)] is not before[("db_2",)]  # the edited block: read anew
     below = after[("db_3",)]
-    # below: a moved copy whose body is copied on first read, from its origin (the block before)
-    assert below is not before[("db_3",)] and below._body is None and below._origin == (before[("db_3",)], 1)
-    assert below.span.start == before[("db_3",)].span.start + 1
-    assert "engine_version" in below.attribute_names() and below.literal_attribute("source") == "./modules/db"
-    assert below._body is None  # names and plain strings answered without copying
-    moved = below.body
-    assert moved is not before[("db_3",)]._body and below._origin is None
-    assert moved.attributes["engine_version"].span.start == before[("db_3",)].body.attributes["engine_version"].span.start + 1
-    assert everything(host.snapshot()) == everything(fresh({**MANY_CALLS, "main.tf": doc.text}))
-    # two more edits above, nothing read between them: the copy points at the last block read
-    # (the copy that the analysis above read), with the offsets added up
+    assert below is before[("db_3",)]  # below: the same object, its anchor moved by the edit
+    assert below.span.start == old_start + 1 and below.body.attributes["engine_version"] is old_engine
+    assert old_engine.span.start == old_engine_start + 1
+    snapshot = host.snapshot()
+    assert snapshot.modules[""].calls["db_3"] is call  # the same declaration
+    assert all(t.result.expr_span.start == s.result.expr_span.start for t, s in zip(traces, snapshot.field_traces("modules/db")))
+    assert everything(snapshot) == everything(fresh({**MANY_CALLS, "main.tf": doc.text}))
     column = at - text.rfind("\n", 0, at) - 1
     for version in (3, 4):
         doc.apply([TextChange("y", ((line, column),) * 2)], version)
         host.apply_change(SetParsed(doc.parse("main.tf", parser)))
     again = {b.labels: b for b in host.files["main.tf"].body.blocks}
-    assert again[("db_4",)]._origin == (after[("db_4",)], 2)
+    assert again[("db_4",)] is before[("db_4",)] and again[("db_4",)].span.start == before[("db_4",)].span.start
     assert everything(host.snapshot()) == everything(fresh({**MANY_CALLS, "main.tf": doc.text}))
-
-
-def test_the_reuse_of_bodies_copies_every_slot_of_attributes_and_blocks():
-    """A slot added to Attribute or Block must be handled by syntax.reuse's copies."""
-    from tfphi.syntax.hclfile import Attribute, Block
-    from tfphi.syntax.reuse import ATTRIBUTE_SLOTS, BLOCK_SLOTS
-
-    assert set(Attribute.__slots__) == ATTRIBUTE_SLOTS
-    assert set(Block.__slots__) == BLOCK_SLOTS
 
 
 def test_a_file_the_edit_left_alone_keeps_its_derived_state_only_while_its_names_hold():
@@ -216,10 +209,11 @@ def test_a_file_the_edit_left_alone_keeps_its_derived_state_only_while_its_names
     assert [f.code for f in fresh({**texts, "variables.tf": 'variable "w" {\n  type = string\n}\n'}).findings("")] == ["undefined-reference"]
 
 
-def test_hop_results_outlive_a_snapshot_only_while_nothing_they_read_changed_or_moved():
+def test_hop_results_outlive_a_snapshot_only_while_nothing_they_read_changed():
     """The tracers' memo is kept across snapshots (``trace.memo.MemoStore``): an entry whose
-    declaration, or a declaration it read, changed or moved is dropped; the rest are reused,
-    and every trace equals a fresh analysis's."""
+    declaration, or a declaration it read, changed is dropped; the rest are reused, those that
+    read declarations that only moved too (their spans are relative to their blocks), and every
+    trace equals a fresh analysis's."""
     host = host_of(WORKSPACE)
     everything(host.snapshot())
     store = host._trace_memo
@@ -234,10 +228,11 @@ def test_hop_results_outlive_a_snapshot_only_while_nothing_they_read_changed_or_
     assert not any((("", "envs/prod"),) == key[1][:1] and "engine_version" in key for key in store.memo)  # read var.mode
     assert dev_keys <= store.memo.keys()  # the other root's entries read nothing that changed
     assert everything(snapshot) == everything(fresh({**WORKSPACE, "envs/prod/main.tf": edited}))
+    kept = set(store.memo)
     moved = "# a line above everything\n" + edited
     host.set_source("envs/prod/main.tf", moved.encode())
     snapshot = host.snapshot()
-    assert not any(key[1][0][1] == "envs/prod" and dir == "envs/prod" for key in store.memo for dir, _ in store.memo[key].touched)  # every declaration there moved
+    assert kept <= store.memo.keys()  # every declaration there only moved: the same objects
     assert dev_keys <= store.memo.keys()
     assert everything(snapshot) == everything(fresh({**WORKSPACE, "envs/prod/main.tf": moved}))
 
@@ -257,9 +252,8 @@ def _edit_document(host, doc, parser, old: str, new: str, version: int) -> str:
 
 
 def test_a_module_build_takes_over_the_declarations_of_the_blocks_an_edit_left_alone():
-    """stir.model.read_declarations: a block above the edit keeps its declarations (the same
-    objects), a module call or resource below it gets its declaration again from the block of
-    the same text with the new spans, and the module is what a fresh analysis builds; an edit
+    """stir.model.read_declarations: a block above or below the edit keeps its declarations (the
+    same objects, below with their anchor moved), and the module is what a fresh analysis builds; an edit
     that renames a call, changes its source, adds a second declaration of a name or breaks the
     syntax is not mistaken for a move."""
     from host_support import MANY_CALLS
@@ -281,9 +275,9 @@ def test_a_module_build_takes_over_the_declarations_of_the_blocks_an_edit_left_a
     assert module.calls["db_0"] is calls["db_0"] and module.variables["size_1"] is variables["size_1"]  # above the edit
     assert module.calls["db_2"] is not calls["db_2"]  # the edited call: read again
     below = module.calls["db_4"]
-    assert below is not calls["db_4"] and below.span.start == calls["db_4"].span.start + 1
+    start = calls["db_4"].span.start
+    assert below is calls["db_4"] and below.span.start == start  # (the same object: the span is read now)
     assert below.block is next(b for b in host.files["main.tf"].body.blocks if b.labels == ("db_4",))
-    assert below.block._body is None  # derived without reading (or copying) its body
     assert everything(snapshot) == everything(fresh({**MANY_CALLS, "main.tf": text}))
     version = 3
     for old, new in [('module "db_5"', 'module "db_five"'),  # renamed

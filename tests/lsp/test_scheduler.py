@@ -267,7 +267,7 @@ import asyncio, sys
 from pygls.uris import from_fs_path
 from tfphi.lsp.publish import DiagnosticPublisher
 from tfphi.lsp.scheduler import AnalysisScheduler, Progress
-from tfphi.lsp.server import create_server, import_analysis_modules
+from tfphi.lsp.main import create_server, import_analysis_modules
 from tfphi.lsp.workspace import LiveWorkspace
 
 create_server()

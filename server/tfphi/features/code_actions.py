@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..addrs import InputVariable
 from ..records import record, field
 
 from ..analysis import Analysis, FieldTrace
@@ -12,6 +13,7 @@ from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, TraceResult
 from ..evaluate.type_constraints import parse_type
 from ..values.value import Value, hcl_string, to_hcl, value_key
+from ..stir.deployments import variable_values
 
 DEFAULT_INDENT = "  "
 MAX_VALIDATION_VALUES = 16
@@ -147,8 +149,6 @@ def known_values(analysis: Analysis, resource_type: str, field_name: str, var_di
     """Candidate values for a variable (SPEC 6): the field's universe, else the values the root's
     deployments give it (every variable file, env/ subfolders included, as Terraform layers them),
     then what callers pass."""
-    from ..stir.deployments import variable_values
-
     spec = analysis.config.field_spec(resource_type, field_name)
     if spec is not None and spec.universe:
         return list(spec.universe)[:MAX_VALIDATION_VALUES]
@@ -188,7 +188,7 @@ def _add_validation(analysis: Analysis, variables: list[tuple[str, Variable]], v
         message = f"The {variable.name} value must be one of: {readable}."
         lines = [
             "validation {",
-            f"{{unit}}condition     = contains([{listed}], var.{variable.name})",
+            f"{{unit}}condition     = contains([{listed}], {InputVariable(variable.name)})",
             f"{{unit}}error_message = {hcl_string(message)}",
             "}",
         ]
@@ -203,7 +203,7 @@ def _add_default(analysis: Analysis, variables: list[tuple[str, Variable]], valu
 
 
 def _names(variables: list[tuple[str, Variable]]) -> str:
-    names = sorted({f"var.{v.name}" for _, v in variables})
+    names = sorted({str(InputVariable(v.name)) for _, v in variables})
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 

@@ -1,24 +1,10 @@
-"""Byte spans to human positions (1-based line and code-point column), cached per file text."""
+"""Byte spans to human positions (1-based line and code-point column), through the line index the host keeps per file."""
 
 from __future__ import annotations
 
 from ..analysis import Analysis
 from ..syntax.expr import Span
-from ..text import LineIndex
-
-_INDEXES: dict[int, tuple[bytes, LineIndex]] = {}
-
-
-def line_index(source: bytes) -> LineIndex:
-    """A LineIndex for ``source``, reused while the same bytes object is asked about."""
-    cached = _INDEXES.get(id(source))
-    if cached is not None and cached[0] is source:
-        return cached[1]
-    if len(_INDEXES) > 4096:
-        _INDEXES.clear()
-    index = LineIndex(source)
-    _INDEXES[id(source)] = (source, index)
-    return index
+from ..trace.conditions import NotExpressible, materialize, root_gate
 
 
 def source_of(analysis: Analysis, path: str) -> bytes | None:
@@ -28,10 +14,10 @@ def source_of(analysis: Analysis, path: str) -> bytes | None:
 
 def human_position(analysis: Analysis, path: str, offset: int) -> tuple[int, int]:
     """1-based (line, column) of a byte offset, columns in Unicode code points."""
-    source = source_of(analysis, path)
-    if source is None:
+    index = analysis.line_index(path)
+    if index is None:
         return (1, 1)
-    line, column = line_index(source).position(offset, "utf-32")
+    line, column = index.position(offset, "utf-32")
     return line + 1, column + 1
 
 
@@ -53,8 +39,6 @@ def condition_text(cond) -> str:
     Falls back to the condition in its own module's scope when it cannot be written in the
     root, and keeps iteration atoms (``each.key == "jobs"``) when only the iteration decides.
     """
-    from ..trace.conditions import NotExpressible, materialize, root_gate
-
     try:
         gate = root_gate(cond)
     except NotExpressible:

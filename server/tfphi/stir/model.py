@@ -12,8 +12,9 @@ queries are plan-time. The tracer only recurses through plan-time nodes.
 
 from __future__ import annotations
 
-from typing import Mapping, NamedTuple
+from typing import Mapping
 
+from ..addrs import InputVariable, LocalValue, ModuleCall as ModuleCallAddr, OutputValue, Resource as ResourceAddr
 from ..records import record, field
 from ..syntax.expr import Expr, LiteralExpr, Span
 from ..syntax.hclfile import Attribute, Block, Body
@@ -47,7 +48,7 @@ class Variable:
 
     @property
     def address(self) -> str:
-        return f"var.{self.name}"
+        return str(InputVariable(self.name))
 
     @property
     def type_expr(self) -> Expr | None:
@@ -61,7 +62,7 @@ class Local:
 
     @property
     def address(self) -> str:
-        return f"local.{self.name}"
+        return str(LocalValue(self.name))
 
     @property
     def span(self) -> Span:
@@ -86,8 +87,7 @@ class Resource:
 
     @property
     def address(self) -> str:
-        prefix = "data." if self.mode == "data" else ""
-        return f"{prefix}{self.type}.{self.name}"
+        return str(ResourceAddr(self.mode, self.type, self.name))
 
     @property
     def count(self) -> Attribute | None:  # GenIter
@@ -111,11 +111,11 @@ class ModuleCall:
 
     @property
     def address(self) -> str:
-        return f"module.{self.name}"
+        return str(ModuleCallAddr(self.name))
 
     @property
     def body(self) -> Body:
-        """Read on first use: a call below an edit keeps its origin's body until something reads it (syntax.reuse)."""
+        """Read on first use."""
         return self.block.body
 
     @property
@@ -145,7 +145,7 @@ class Output:
 
     @property
     def address(self) -> str:
-        return f"output.{self.name}"
+        return str(OutputValue(self.name))
 
 
 @record(frozen=True)
@@ -188,27 +188,20 @@ def static_string(attribute: Attribute | None) -> str | None:
     return attribute.literal_string() if attribute is not None else None
 
 
-class Print(NamedTuple):
-    """Where a declaration is and what it says: same text elsewhere means it moved."""
-
-    file: str
-    start: int
-    text: bytes
-
-
-# One declaration of a block: (table, key in it, address, the declaration, its print).
+# One declaration of a block: (table, key in it, address, the declaration).
 # Tables: 0 variables, 1 locals, 2 resources, 3 data, 4 calls, 5 outputs (``Module.declarations`` order).
-Entry = tuple[int, str, str, object, "Print | None"]
+Entry = tuple[int, str, str, object]
 
 
 class BlockDecls:
-    """What one top-level block declares, kept for the next build of its module to take over."""
+    """What one top-level block declares. A block's declarations are a function of its text and
+    its anchor (``syntax.expr.Anchor``): while a parse takes the block over (its text unchanged,
+    wherever it now is), the next build takes them over too, the same objects."""
 
-    __slots__ = ("block", "text", "entries", "names")
+    __slots__ = ("block", "entries", "names")
 
-    def __init__(self, block: Block, text: bytes | None, entries: tuple[Entry, ...], names: tuple[tuple[tuple, Span], ...]):
+    def __init__(self, block: Block, entries: tuple[Entry, ...], names: tuple[tuple[tuple, Span], ...]):
         self.block = block
-        self.text = text  # the block's source text (None: no source given, nothing to match by)
         self.entries = entries
         self.names = names  # (identity, label span) of each name it declares (duplicate check)
 
@@ -223,102 +216,48 @@ class FileDecls:
         self.blocks = blocks
 
 
-def read_declarations(body: Body, source: bytes | None = None, previous: FileDecls | None = None,
-                      by_text: bool = False) -> FileDecls:
-    """The declarations of one file's top-level body, taking over what ``previous`` read.
-
-    The same body is the same declarations. Otherwise a block that is the previous parse's
-    object itself (an edit below it: ``syntax.reuse``) keeps its declarations, and with
-    ``by_text`` (two parses without syntax errors, of the native syntax) a block whose text a
-    previous block had, at another offset (an edit above it), gets that block's declarations
-    with its own spans: module calls and resources without reading their bodies again. Every
-    other block is read afresh. ``source`` is the file's text (prints; matching by text)."""
+def read_declarations(body: Body, previous: FileDecls | None = None) -> FileDecls:
+    """The declarations of one file's top-level body, taking over what ``previous`` read of the
+    blocks that are the same objects (taken over by the parse); every other block is read afresh."""
     if previous is not None and previous.body is body:
         return previous
     by_id: dict[int, BlockDecls] = {}
-    texts: dict[bytes, BlockDecls] = {}
     if previous is not None:
         for info in previous.blocks:
             by_id[id(info.block)] = info
-            if by_text and info.text is not None:
-                texts.setdefault(info.text, info)
     out = []
     for block in body.blocks:
         info = by_id.get(id(block))
-        if info is not None and info.block is block:
-            out.append(info)
-            continue
-        span = block.span
-        text = source[span.start : span.end] if source is not None else None
-        old = texts.get(text) if texts else None
-        moved = _moved_decls(block, text, old) if old is not None else None
-        out.append(moved if moved is not None else _block_decls(block, text, source))
+        out.append(info if info is not None and info.block is block else _block_decls(block))
     return FileDecls(body, out)
 
 
-def assemble_module(dir: str, files: Mapping[str, FileDecls]) -> tuple[Module, dict[str, Print]]:
+def assemble_module(dir: str, files: Mapping[str, FileDecls]) -> tuple[Module, dict[str, object]]:
     """The module of the files' declarations (files in lexical order; the first of a name wins,
-    as Terraform loads them) and the print of each declaration that won, by address (of two
-    declarations with one address, the later in ``Module.declarations`` order)."""
+    as Terraform loads them) and the declaration that won for each address (of two declarations
+    with one address, the later in ``Module.declarations`` order)."""
     tables: tuple[dict, ...] = ({}, {}, {}, {}, {}, {})
-    prints: tuple[dict, ...] = ({}, {}, {}, {}, {}, {})
+    winners: dict[str, object] = {}
     firsts: dict[tuple, Span] = {}
     duplicates: list[Duplicate] = []
     for path in sorted(files):
         for info in files[path].blocks:
-            for table, key, address, decl, print_ in info.entries:
+            for table, key, address, decl in info.entries:
                 if tables[table].setdefault(key, decl) is decl:
-                    prints[table][address] = print_
+                    winners[address] = decl
             for key, span in info.names:
                 first = firsts.setdefault(key, span)
                 if first is not span:
                     duplicates.append(Duplicate(_describe(key), span, first))
     variables, locals_, resources, data, calls, outputs = tables
     module = Module(dir, tuple(sorted(files)), variables, locals_, resources, data, calls, outputs, tuple(duplicates))
-    return module, {**prints[0], **prints[1], **prints[2], **prints[3], **prints[4], **prints[5]}
+    return module, winners
 
 
-def _print(file: str, source: bytes | None, span: Span, text: bytes | None = None) -> Print:
-    if text is None:
-        text = source[span.start : span.end] if source is not None else b""
-    return Print(file, span.start, text)
-
-
-def _block_decls(block: Block, text: bytes | None, source: bytes | None) -> BlockDecls:
+def _block_decls(block: Block) -> BlockDecls:
     entries: list[Entry] = []
-    _add_block(block, entries, source, text)
-    return BlockDecls(block, text, tuple(entries), tuple(_declared_names(block)))
-
-
-def _moved_decls(block: Block, text: bytes | None, old: BlockDecls) -> BlockDecls | None:
-    """The declarations of a block whose text ``old``'s block had elsewhere: module calls and
-    resources (what a root module is made of) with the new block's spans; None for the others
-    (their declarations hold attributes of the body: read afresh)."""
-    kind = block.type
-    old_block = old.block
-    if kind != old_block.type or block.labels != old_block.labels:
-        return None
-    text = old.text  # the same bytes: one copy kept, and the edit's scan compares prints by identity first
-    if kind == "module" or kind == "resource" or kind == "data":
-        entries = old.entries
-        if not entries and not old.names:
-            return BlockDecls(block, text, (), ())  # (labels that declare nothing)
-        if len(entries) != 1 or len(old.names) != 1:
-            return None  # (one declaration and one name, as ``_add_block`` gives such a block)
-        span = block.span
-        table, key, address, decl, _ = entries[0]
-        if table == 4:
-            new = ModuleCall(decl.name, decl.source, block, span, block.label_spans[0])
-        else:
-            new = Resource(decl.mode, decl.type, decl.name, block, span, block.label_spans)
-        return BlockDecls(block, text, ((table, key, address, new, Print(span.file, span.start, text)),),
-                          ((old.names[0][0], block.label_spans[-1]),))
-    if not old.entries and not old.names and kind not in _DECLARING:
-        return BlockDecls(block, text, (), ())
-    return None
-
-
-_DECLARING = frozenset({"variable", "locals", "resource", "data", "module", "output"})
+    _add_block(block, entries)
+    return BlockDecls(block, tuple(entries), tuple(_declared_names(block)))
 
 
 _LABELLED = {"variable": 1, "output": 1, "module": 1, "resource": 2, "data": 2}
@@ -342,14 +281,13 @@ def _describe(key: tuple) -> str:
     (worked out only for the duplicates, not for every declaration)."""
     kind, *labels = key
     if kind == "local":
-        return f"local.{labels[0]}"
+        return str(LocalValue(labels[0]))
     quoted = " ".join(f'"{label}"' for label in labels)
     return f"{kind} {quoted}"
 
 
-def _add_block(block: Block, entries: list, source: bytes | None, text: bytes | None) -> None:
+def _add_block(block: Block, entries: list) -> None:
     kind, labels = block.type, block.labels
-    file = block.span.file
     if kind == "variable" and len(labels) == 1:
         name = labels[0]
         validations = []
@@ -377,16 +315,16 @@ def _add_block(block: Block, entries: list, source: bytes | None, text: bytes | 
             nullable,
             block.body,
         )
-        entries.append((0, name, f"var.{name}", variable, _print(file, source, block.span, text)))
+        entries.append((0, name, str(InputVariable(name)), variable))
     elif kind == "locals":
         for name, attr in block.body.attributes.items():
-            entries.append((1, name, f"local.{name}", Local(name, attr), _print(file, source, attr.span)))
+            entries.append((1, name, str(LocalValue(name)), Local(name, attr)))
     elif kind in ("resource", "data") and len(labels) == 2:
         res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block, block.span, block.label_spans)
-        entries.append((2 if kind == "resource" else 3, f"{labels[0]}.{labels[1]}", res.address, res, _print(file, source, block.span, text)))
+        entries.append((2 if kind == "resource" else 3, f"{labels[0]}.{labels[1]}", res.address, res))
     elif kind == "module" and len(labels) == 1:
         call = ModuleCall(labels[0], block.literal_attribute("source"), block, block.span, block.label_spans[0])
-        entries.append((4, labels[0], f"module.{labels[0]}", call, _print(file, source, block.span, text)))
+        entries.append((4, labels[0], str(ModuleCallAddr(labels[0])), call))
     elif kind == "output" and len(labels) == 1:
         output = Output(labels[0], block.body.attributes.get("value"), block.span, block.label_spans[0])
-        entries.append((5, labels[0], f"output.{labels[0]}", output, _print(file, source, block.span, text)))
+        entries.append((5, labels[0], str(OutputValue(labels[0])), output))

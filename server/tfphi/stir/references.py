@@ -9,6 +9,7 @@ from __future__ import annotations
 import weakref
 from typing import Callable, Iterator, Mapping
 
+from ..addrs import InputVariable, LocalValue, ModuleCall, ModuleCallOutput, Resource
 from ..records import record
 from ..syntax.expr import Span
 from .model import META_ARGUMENTS, Module
@@ -27,12 +28,14 @@ class Finding:
     severity: str = "error"
 
 
-def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree, file_findings: Callable[[str], list[Finding]]) -> list[Finding]:
-    """Undefined references and missing arguments in one module (``file_findings(path)``: a file's references)."""
+def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree, file_findings: Callable[[str], list[Finding]],
+                 interfaces: "ModuleInterfaces") -> list[Finding]:
+    """Undefined references and missing arguments in one module (``file_findings(path)``: a file's references;
+    ``interfaces``: the host's table of what callers check against each module)."""
     findings: list[Finding] = []
     for path in module.files:
         findings.extend(file_findings(path))
-    findings.extend(_call_findings(module, modules, tree))
+    findings.extend(_call_findings(module, modules, tree, interfaces))
     findings.extend(_duplicates(module))
     findings.sort(key=lambda f: (f.span.file, f.span.start, f.span.end, f.code, f.message))
     return findings
@@ -54,7 +57,7 @@ class NameTable:
         return (self.variables, self.locals, self.resources, self.data, self.calls, self.outputs)
 
 
-def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree) -> NameTable:
+def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces") -> NameTable:
     outputs = []
     targets = tree.targets
     dir = module.dir
@@ -62,7 +65,7 @@ def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree) 
         target = targets.get((dir, call))
         child = modules.get(target.dir) if target is not None and target.dir is not None else None
         if child is not None:
-            outputs.append((call, target.dir, _interface_of(child)[1]))
+            outputs.append((call, target.dir, interfaces.of(child).outputs))
     return NameTable(
         frozenset(module.variables), frozenset(module.locals), frozenset(module.resources),
         frozenset(module.data), frozenset(module.calls), tuple(outputs),
@@ -92,48 +95,66 @@ def resolve(root: str, names: tuple[str, ...], table: NameTable) -> tuple[int, s
     first = names[0]
     if root == "var":
         if first not in table.variables:
-            return 1, f"var.{first}", "no variable block declares it"
+            return 1, str(InputVariable(first)), "no variable block declares it"
     elif root == "local":
         if first not in table.locals:
-            return 1, f"local.{first}", "no locals block declares it"
+            return 1, str(LocalValue(first)), "no locals block declares it"
     elif root == "module":
         if first not in table.calls:
-            return 1, f"module.{first}", "no module block declares it"
+            return 1, str(ModuleCall(first)), "no module block declares it"
         if len(names) > 1:
             for call, where, outputs in table.outputs:
                 if call == first and names[1] not in outputs:
-                    return 2, f"module.{first}.{names[1]}", f"the module in {where or '.'} has no output {names[1]!r}"
+                    return 2, str(ModuleCallOutput(first, names[1])), f"the module in {where or '.'} has no output {names[1]!r}"
     elif root == "data":
         if len(names) > 1 and f"{first}.{names[1]}" not in table.data:
-            return 2, f"data.{first}.{names[1]}", "no data block declares it"
+            return 2, str(Resource('data', first, names[1])), "no data block declares it"
     elif "::" not in root and f"{root}.{first}" not in table.resources:
         return 1, f"{root}.{first}", "no resource block declares it"
     return None
 
 
-# Per child module (by identity; a weak reference, so that a module an edit replaced is not kept
-# alive): its outputs' names, its variables without a default, their names, and whether one of
-# them is named like a meta-argument. A root of 200 calls asked them of each child on every edit of the root.
-_interfaces: dict[int, tuple[weakref.ref, frozenset[str], tuple, frozenset[str], bool]] = {}
-MAX_INTERFACES = 8192
+@record(frozen=True, slots=True)
+class Interface:
+    """What a module's callers check against: its outputs' names, its variables without a
+    default (and their names), and whether one of them is named like a meta-argument."""
+
+    outputs: frozenset[str]
+    required: tuple
+    required_names: frozenset[str]
+    meta: bool
 
 
-def _interface_of(module: Module) -> tuple[weakref.ref, frozenset[str], tuple, frozenset[str], bool]:
-    known = _interfaces.get(id(module))
-    if known is None or known[0]() is not module:
-        if len(_interfaces) >= MAX_INTERFACES:
-            _interfaces.clear()
+class ModuleInterfaces:
+    """Each module's ``Interface``, remembered per module object (a root of 200 calls asked it of
+    each child on every edit of the root). The host owns one; an entry goes when its module is
+    freed (a weak reference, so that a module an edit replaced is neither kept alive nor
+    mistaken for the one that reuses its id)."""
+
+    __slots__ = ("_known",)
+
+    def __init__(self) -> None:
+        self._known: dict[int, tuple[weakref.ref, Interface]] = {}
+
+    def __len__(self) -> int:
+        return len(self._known)
+
+    def of(self, module: Module) -> Interface:
+        known = self._known.get(id(module))
+        if known is not None and known[0]() is module:
+            return known[1]
         required = tuple(var for var in module.variables.values() if var.default is None)
         names = frozenset(var.name for var in required)
+        interface = Interface(frozenset(module.outputs), required, names, not names.isdisjoint(META_ARGUMENTS))
         key = id(module)
+        table = self._known
         # dropped when the module is freed (before its id can be reused): the required variables hold its parse
-        gone = weakref.ref(module, lambda _ref, key=key: _interfaces.pop(key, None))
-        known = _interfaces[key] = (gone, frozenset(module.outputs), required, names,
-                                           not names.isdisjoint(META_ARGUMENTS))
-    return known
+        gone = weakref.ref(module, lambda _ref, key=key, table=table: table.pop(key, None))
+        table[key] = (gone, interface)
+        return interface
 
 
-def _call_findings(module: Module, modules, tree: ModuleTree) -> Iterator[Finding]:
+def _call_findings(module: Module, modules, tree: ModuleTree, interfaces: ModuleInterfaces) -> Iterator[Finding]:
     """What is wrong with each module call, in one pass over the calls (a root has hundreds;
     the findings are sorted afterwards, and no two of them have the same sort key): a local
     source that leads nowhere, a source not installed, a call cycle, a missing argument."""
@@ -161,10 +182,11 @@ def _call_findings(module: Module, modules, tree: ModuleTree) -> Iterator[Findin
         child = modules.get(target.dir)
         if child is None:
             continue
-        _, _, required, names, meta = _interface_of(child)
+        interface = interfaces.of(child)
+        required = interface.required
         if required:
             passed = call.block.attribute_names()  # (a call below an edit answers without copying its body)
-            if meta or not passed >= names:  # (else every required variable is set: a dict view compares as a set, in C)
+            if interface.meta or not passed >= interface.required_names:  # (else every required variable is set: a dict view compares as a set, in C)
                 yield from _missing_arguments(name, call, target, required, passed)
 
 
@@ -175,8 +197,8 @@ def _missing_arguments(name: str, call, target, required: tuple, passed) -> Iter
             yield Finding(
                 "missing-argument",
                 call.label_span,
-                f"module.{name} does not set {var.name}, which the module in {target.dir or '.'} requires (no default)",
-                ((var.label_span, f"var.{var.name} is declared here"),),
+                f"{ModuleCall(name)} does not set {var.name}, which the module in {target.dir or '.'} requires (no default)",
+                ((var.label_span, f"{InputVariable(var.name)} is declared here"),),
             )
 
 
@@ -196,33 +218,20 @@ def _not_installed(name: str, call, command: str) -> Finding:
     """A registry (or other non-local) source that ``terraform init`` (``command``) has not installed."""
     return Finding(
         "module-not-installed", call.label_span,
-        f"module.{name} uses {call.source!r}, which is not installed: its outputs are unknown until "
+        f"{ModuleCall(name)} uses {call.source!r}, which is not installed: its outputs are unknown until "
         f"`{command}` installs it into .terraform/modules (tfphi never downloads it)",
         severity="information",
     )
 
 
-_callers_cache: list = [None, {}]  # (tree, module dir -> dirs that call it), rebuilt when the tree changes
-
-
-def _callers(tree: ModuleTree) -> dict[str, set[str]]:
-    if _callers_cache[0] is not tree:
-        callers: dict[str, set[str]] = {}
-        for (dir, _), target in tree.targets.items():
-            if target.dir is not None:
-                callers.setdefault(target.dir, set()).add(dir)
-        _callers_cache[:] = [tree, callers]
-    return _callers_cache[1]
-
-
 def _reaching(module: Module, tree: ModuleTree) -> set[str]:
     """The modules from which this one can be reached, found once (a walk from each call's
     target was 200 walks of the whole tree for a root of 200 calls, on every edit of it)."""
-    callers = _callers(tree)
+    callers = tree.callers
     reaching = {module.dir}
     stack = [module.dir]
     while stack:
-        for caller in callers.get(stack.pop(), ()):
+        for caller, _ in callers.get(stack.pop(), ()):
             if caller not in reaching:
                 reaching.add(caller)
                 stack.append(caller)
@@ -233,4 +242,4 @@ def _call_cycle(name: str, call, target, module: Module) -> Finding:
     """A module call that leads back to the calling module (``source = "./"``, or a -> b -> a)."""
     where = "this module itself" if target.dir == module.dir else f"the module in {target.dir or '.'}, which calls back to this module"
     span = call.source_attr.expr.span if call.source_attr is not None else call.label_span
-    return Finding("undefined-reference", span, f"module.{name} calls {where}: a module call cycle, which Terraform cannot load")
+    return Finding("undefined-reference", span, f"{ModuleCall(name)} calls {where}: a module call cycle, which Terraform cannot load")

@@ -13,34 +13,9 @@ from __future__ import annotations
 import posixpath
 from typing import Iterable, Mapping
 
+from ..addrs import ModuleCall
 from .model import Module
-from .workspace import CallPath, ModuleTree, is_local_source
-
-# How far above DIR a chain of ``../`` sources may climb before tfphi stops following it:
-# deeper than any repository layout, and a bound on a configuration that climbs forever.
-MAX_UP_LEVELS = 16
-
-
-def local_target(dir: str, source: str) -> str | None:
-    """The module directory a local ``source`` of a module in ``dir`` calls ("" for DIR), or None
-    when it climbs more than ``MAX_UP_LEVELS`` above DIR."""
-    target = posixpath.normpath(posixpath.join(dir or ".", source))
-    if target == ".":
-        return ""
-    if up_levels(target) > MAX_UP_LEVELS:
-        return None
-    return target
-
-
-def up_levels(path: str) -> int:
-    """How many ``..`` a normalized relative path starts with (0 inside DIR)."""
-    levels = 0
-    for part in path.split("/"):
-        if part != "..":
-            break
-        levels += 1
-    return levels
-
+from .workspace import CallPath, ModuleTree, is_local_source, local_target
 
 def is_outside(dir: str) -> bool:
     """True when a module directory lies outside DIR (reached through a ``../`` source)."""
@@ -89,7 +64,7 @@ def path_root(path: CallPath) -> str:
 def describe_call_path(path: CallPath) -> str:
     """``module.db -> module.db_instance``, then ``, from the root module examples/complete-mysql``
     when the root is not DIR itself (several roots can have a ``module.db``)."""
-    calls = " -> ".join(f"module.{call}" for call, _ in path[1:]) or "the root module"
+    calls = " -> ".join(str(ModuleCall(call)) for call, _ in path[1:]) or "the root module"
     root = path_root(path)
     return f"{calls}, from the root module {root}" if root else calls
 

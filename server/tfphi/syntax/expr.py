@@ -22,13 +22,76 @@ MAX_NESTING = 100  # levels; Terraform written by people stays far below, the Py
 NESTED_TOO_DEEPLY = f"expression nested more than {MAX_NESTING} levels deep"
 
 
-@record(frozen=True, slots=True)
-class Span:
-    """A half-open byte range ``[start, end)`` in one file (path relative to the workspace root)."""
+class Anchor:
+    """Where one top-level block starts in the current text of its file (rust-analyzer's AstId
+    with its file's position table in one object).
 
-    file: str
-    start: int
-    end: int
+    The spans of a block's text are relative to its anchor, so the block, its declarations and
+    whatever was derived from them (findings, traces) stay the same objects when text above it
+    changes: the next parse of the file finds the block's text again, takes the block over and
+    sets ``start`` to where it now is (``hclfile``). Absolute offsets are worked out when a span
+    is read, as a result leaves the analysis. Only the parse that takes a block over moves its
+    anchor; snapshots made before it are cancelled by then (``analysis.Cancelled``)."""
+
+    __slots__ = ("file", "start")
+
+    def __init__(self, file: str, start: int):
+        self.file = file
+        self.start = start
+
+    def __repr__(self) -> str:
+        return f"Anchor({self.file!r}, {self.start})"
+
+
+class Span:
+    """A half-open byte range ``[start, end)`` in one file (path relative to the workspace root).
+
+    With an ``anchor``, the range is kept relative to a top-level block's start and ``start``
+    and ``end`` are that block's current place plus the offsets (``Anchor``); without, absolute.
+    Spans compare by the absolute range they denote now; the hash reads what moving cannot
+    change (the file and the length), so a span kept in a set stays findable after its block moved."""
+
+    __slots__ = ("file", "_start", "_end", "anchor")
+
+    def __init__(self, file: str, start: int, end: int, anchor: Anchor | None = None):
+        self.file = file
+        self._start = start
+        self._end = end
+        self.anchor = anchor
+
+    @property
+    def start(self) -> int:
+        anchor = self.anchor
+        return self._start if anchor is None else anchor.start + self._start
+
+    @property
+    def end(self) -> int:
+        anchor = self.anchor
+        return self._end if anchor is None else anchor.start + self._end
+
+    def until(self, other: "Span") -> "Span":
+        """From this span's start to ``other``'s end (kept relative when both share an anchor)."""
+        if self.anchor is not None and other.anchor is self.anchor:
+            return Span(self.file, self._start, other._end, self.anchor)
+        return Span(self.file, self.start, other.end)
+
+    def __eq__(self, other) -> bool:
+        if other.__class__ is not Span:
+            return NotImplemented
+        return self.file == other.file and self.start == other.start and self.end == other.end
+
+    def __ne__(self, other) -> bool:
+        equal = self.__eq__(other)
+        return equal if equal is NotImplemented else not equal
+
+    def __hash__(self) -> int:
+        return hash((self.file, self._end - self._start))
+
+    def __repr__(self) -> str:
+        return f"Span(file={self.file!r}, start={self.start!r}, end={self.end!r})"
+
+    def __reduce__(self):
+        return (Span, (self.file, self.start, self.end))
 
 
 @record(frozen=True, slots=True, eq=False)
@@ -180,13 +243,44 @@ class ExprConverter:
     # strings is read with JSON's escapes (``source`` is their HCL spelling for tree-sitter).
     json_source: bytes | None = None
 
+    # A top-level block's converter (``for_block``): ``source[base:end]`` is the block's text
+    # (offsets of ``source`` are the nodes'), spans are made relative to ``anchor``, and
+    # ``owner`` is the file's converter. A file's own converter has base 0 and no anchor.
+    base = 0
+    end = 0
+    anchor: "Anchor | None" = None
+    owner: "ExprConverter | None" = None
+
     def __init__(self, source: bytes, file: str, keep_nodes: bool = True):
         self.source = source
         self.file = file
         self.keep_nodes = keep_nodes  # False: the file's tree is dropped; views keep byte ranges
 
+    def for_block(self, start: int, end: int, anchor: "Anchor | None" = None) -> "ExprConverter":
+        """A converter for the top-level block at ``[start, end)`` of this converter's source."""
+        conv = ExprConverter(self.source, self.file, self.keep_nodes)
+        conv.base, conv.end = start, end
+        conv.anchor = anchor if anchor is not None else Anchor(self.file, start)
+        conv.owner = self
+        if self.json_source is not None:
+            conv.json_source = self.json_source
+        return conv
+
+    @property
+    def text_of_block(self) -> bytes:
+        """The text of the top-level block this converter reads (``for_block``)."""
+        return self.source[self.base : self.end]
+
+    def at(self, start: int, end: int) -> Span:
+        """The span of ``[start, end)`` of the source (node offsets), relative to the block's anchor."""
+        anchor = self.anchor
+        if anchor is None:
+            return Span(self.file, start, end)
+        base = self.base
+        return Span(self.file, start - base, end - base, anchor)
+
     def span(self, node: Node) -> Span:
-        return Span(self.file, node.start_byte, node.end_byte)
+        return self.at(node.start_byte, node.end_byte)
 
     def text(self, node: Node) -> str:
         return self.source[node.start_byte : node.end_byte].decode("utf-8", "replace")
@@ -240,7 +334,7 @@ class ExprConverter:
                 return InvalidExpr(self.span(whole), "empty parentheses")
             close = next((i for i, c in enumerate(children) if c.type == ")"), len(children) - 1)
             paren_end = children[close].end_byte
-            base: Expr = ParenExpr(Span(self.file, first.start_byte, paren_end), self.convert(inner_nodes[0], depth))
+            base: Expr = ParenExpr(self.at(first.start_byte, paren_end), self.convert(inner_nodes[0], depth))
             postfix = children[close + 1 :]
             if postfix:
                 return RelativeTraversalExpr(self.span(whole), base, self._steps(postfix, depth))
@@ -250,7 +344,7 @@ class ExprConverter:
             name_node = first.child(0)
             name = self.text(name_node) if name_node is not None else self.text(first)
             return ScopeTraversalExpr(
-                Span(self.file, first.start_byte, children[-1].end_byte),
+                self.at(first.start_byte, children[-1].end_byte),
                 name,
                 self.span(first),
                 self._steps(postfix, depth),
@@ -258,7 +352,7 @@ class ExprConverter:
         base = self._convert_primary(first, depth)
         if postfix:
             return RelativeTraversalExpr(
-                Span(self.file, first.start_byte, children[-1].end_byte), base, self._steps(postfix, depth)
+                self.at(first.start_byte, children[-1].end_byte), base, self._steps(postfix, depth)
             )
         return base
 
@@ -390,7 +484,7 @@ class ExprConverter:
             pieces = self._template_pieces(node, start, end, heredoc, json_string, depth)
             parts, passthrough = parse_template(pieces, flush, start)
         except TemplateError as exc:
-            return InvalidExpr(Span(self.file, exc.start, exc.end), str(exc))
+            return InvalidExpr(self.at(exc.start, exc.end), str(exc))
         if passthrough:
             return TemplateExpr(span, parts)  # "${x}" is x, unconverted
         return self._string_template(span, parts)
@@ -475,12 +569,12 @@ class ExprConverter:
         out: list[Union[str, Expr]] = []
         for part in parts:
             if isinstance(part, TemplateIf):
-                whole = Span(self.file, part.start, part.end)
+                whole = self.at(part.start, part.end)
                 out.append(ConditionalExpr(whole, part.condition, self._string_template(whole, part.then_parts),
                                            self._string_template(whole, part.else_parts)))
             elif isinstance(part, TemplateFor):
-                whole = Span(self.file, part.start, part.end)
-                body = self._string_template(Span(self.file, part.body_start, part.end), part.body_parts)
+                whole = self.at(part.start, part.end)
+                body = self._string_template(self.at(part.body_start, part.end), part.body_parts)
                 loop = ForExpr(whole, part.key_var, part.value_var, part.collection, None, body, None, False)
                 out.append(TemplateJoinExpr(whole, loop))
             elif not isinstance(part, str):
@@ -563,7 +657,7 @@ def _right_associate(expr: ConditionalExpr) -> ConditionalExpr:
     if not isinstance(inner, ConditionalExpr):
         return expr
     rest = _right_associate(
-        ConditionalExpr(Span(expr.span.file, inner.false_result.span.start, expr.span.end), inner.false_result, expr.true_result, expr.false_result)
+        ConditionalExpr(inner.false_result.span.until(expr.span), inner.false_result, expr.true_result, expr.false_result)
     )
     return ConditionalExpr(expr.span, inner.condition, inner.true_result, rest)
 

@@ -20,25 +20,20 @@ import re
 import threading
 from bisect import bisect_left
 from collections import OrderedDict
-from contextlib import contextmanager
 from functools import lru_cache
 
-import tree_sitter_hcl
-from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor, Range, Tree
+from tree_sitter import Node, Parser, Point, Query, QueryCursor, Range, Tree
 
 from ..lazy_re import lazy_compile
 from ..records import record, field
-from .error_shapes import terraform_placed
-from .expr import Expr, ExprConverter, InvalidExpr, Span
+from . import is_json_path
+from .error_shapes import UNCLOSED, SyntaxProblem, suspicious, syntax_checker, terraform_placed
+from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
+from .language import hcl_language
+from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
 
 BOM = b"\xef\xbb\xbf"
-
-
-@lru_cache(maxsize=1)
-def hcl_language() -> Language:
-    """The tree-sitter HCL language (loaded once)."""
-    return Language(tree_sitter_hcl.language())
 
 
 class HclParser:
@@ -147,15 +142,6 @@ def read_block(node: Node, source: bytes, path: str) -> "Block | None":
     return _read_block(node, ExprConverter(source, path))
 
 
-@record(frozen=True, slots=True)
-class SyntaxProblem:
-    """A syntax error: a tree-sitter ERROR/MISSING region, or something Terraform rejects."""
-
-    span: Span
-    message: str
-    region: Span | None = None  # the text tree-sitter could not read, when wider than ``span``
-
-
 # A quoted string with nothing to unescape or interpolate: its value is the text between the quotes.
 _PLAIN_STRING = re.compile(rb'"[^"\\$%\n]*"')
 
@@ -167,6 +153,8 @@ class Attribute:
     most are never asked about again: only the name is read eagerly, with the ranges of the
     name and of the value, so that ``name_span`` and a plain string's ``literal_string``
     (what every module build reads) need no parse again once the file's tree is gone.
+    Offsets are kept relative to the top-level block (its converter's ``base``): an attribute
+    stays right when text above its block changes.
     """
 
     __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value")
@@ -175,15 +163,16 @@ class Attribute:
                  name_end: int | None = None):
         self.name = name
         self._node = node if keep_node else None  # None: parse the range again when asked
-        self._start, self._end = node.start_byte, node.end_byte
+        base = converter.base
+        self._start, self._end = node.start_byte - base, node.end_byte - base
         self._converter = converter
         self._expr: Expr | None = None
         if name_end is None:
             first = node.child(0)
             name_end = first.end_byte if first is not None else node.start_byte
-        self._name_end = name_end
+        self._name_end = name_end - base
         value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
-        self._value = (value.start_byte, value.end_byte) if value is not None and value.type == "expression" else None
+        self._value = (value.start_byte - base, value.end_byte - base) if value is not None and value.type == "expression" else None
 
     def _tree_node(self) -> Node:
         if self._node is not None:
@@ -191,22 +180,29 @@ class Attribute:
         # The attribute's own range: a trace reads a few arguments of a module call or a
         # variable's type and default, and parsing the whole block for each cost more (a
         # recent parse of the block, e.g. for a resource's body, still answers first).
-        node = _reparser.node(self._converter.source, self._start, self._end, "attribute")
+        conv = self._converter
+        node = _reparser.node(conv.source, conv.base + self._start, conv.base + self._end, "attribute")
         assert node is not None, f"attribute {self.name!r} not found again at {self._start}-{self._end}"
         return node
 
     @property
     def span(self) -> Span:
-        return Span(self._converter.file, self._start, self._end)
+        conv = self._converter
+        return Span(conv.file, self._start, self._end, conv.anchor)
 
     @property
     def value_range(self) -> tuple[int, int] | None:
-        """The byte range of the value (None when the parse recovered without one)."""
-        return self._value
+        """The absolute byte range of the value in the file's current text (None when the parse recovered without one)."""
+        if self._value is None:
+            return None
+        anchor = self._converter.anchor
+        shift = anchor.start if anchor is not None else 0
+        return self._value[0] + shift, self._value[1] + shift
 
     @property
     def name_span(self) -> Span:
-        return Span(self._converter.file, self._start, self._name_end)  # the name starts the attribute
+        conv = self._converter
+        return Span(conv.file, self._start, self._name_end, conv.anchor)  # the name starts the attribute
 
     @property
     def expr(self) -> Expr:
@@ -221,18 +217,22 @@ class Attribute:
                 self._expr = self._converter.convert(expr_node)
         return self._expr
 
+    def _raw_value(self) -> bytes:
+        conv = self._converter
+        return conv.source[conv.base + self._value[0] : conv.base + self._value[1]]
+
     def literal_bool(self) -> bool | None:
         """The value when it is the bare keyword ``true`` or ``false`` (read from the bytes:
         no parse again once the file's tree is gone); None for anything else."""
         if self._value is None:
             return None
-        raw = self._converter.source[self._value[0] : self._value[1]]
+        raw = self._raw_value()
         return True if raw == b"true" else False if raw == b"false" else None
 
     def literal_string(self) -> str | None:
         """The value when it is a plain quoted string without escapes or templates (fast path)."""
         if self._value is not None:
-            raw = self._converter.source[self._value[0] : self._value[1]]
+            raw = self._raw_value()
         else:  # no value, or recovered oddly: read the last child as before
             node = self._tree_node()
             expr_node = node.child(node.child_count - 1)
@@ -241,8 +241,6 @@ class Attribute:
             return raw[1:-1].decode("utf-8", "replace")
         if self._expr is None and raw[:1] != b'"':
             return None
-        from .expr import LiteralExpr
-
         expr = self.expr
         return expr.value if isinstance(expr, LiteralExpr) and isinstance(expr.value, str) else None
 
@@ -260,13 +258,19 @@ class Body:
 
 
 class Block:
-    """A block; its body is read from the tree on first use (most nested bodies are never needed)."""
+    """A block; its body is read from the tree on first use (most nested bodies are never needed).
 
-    __slots__ = ("type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse", "_scope", "_origin")
+    A top-level block has a converter of its own (``ExprConverter.for_block``), whose anchor
+    is the block's place in the file: its spans and those of everything in it are relative to
+    that anchor, so the next parse of an edited file takes the block over as it is when its
+    text is unchanged (``_take_over``), wherever it now is."""
+
+    __slots__ = ("type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse",
+                 "_text", "_verdicts", "_broken")
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
                  body: Body | None, span: Span, node: Node | None = None, converter: ExprConverter | None = None,
-                 scope: tuple[int, int] | None = None, eager: bool = False, body_node: Node | None = None):
+                 eager: bool = False, body_node: Node | None = None):
         self.type = type
         self.labels = labels
         self.label_spans = label_spans
@@ -277,32 +281,41 @@ class Block:
         # Without the file's tree, the body is read from a parse of the block's range alone.
         self._reparse = node is not None and converter is not None and not converter.keep_nodes
         self._node = None if self._reparse else node
-        self._scope = scope
-        self._origin: tuple[Block, int] | None = None  # a moved copy's body, not copied yet (syntax.reuse)
+        self._text: bytes | None = None  # a top-level block's text, once asked (``text``)
+        self._verdicts: list | None = None  # the file-wide text searches' answers for this block (``_search_blocks``)
+        # Read from a node with a syntax error inside: what its text parses to may depend on the
+        # text around it, so no later parse takes it over.
+        self._broken = node is not None and node.has_error
         if eager and self._reparse and body is None:
             # Read now, from the tree still at hand: every module build reads this body
             # (``body_node``: the node of the body, when the caller has it at hand).
             body = Body()
             for child in (body_node,) if body_node is not None else node.children:
                 if child.type == "body":
-                    _read_body(child, body, converter, scope, eager=True)
+                    _read_body(child, body, converter, eager=True)
             self._body = body
+
+    @property
+    def text(self) -> bytes:
+        """A top-level block's text (what its derived data is a function of, with its anchor)."""
+        if self._text is None:
+            conv = self._converter
+            self._text = conv.source[conv.base + self.span._start : conv.base + self.span._end]
+        return self._text
 
     @property
     def body(self) -> Body:
         if self._body is None:
-            if self._origin is not None:  # a block that moved: its origin's body, offsets moved
-                origin, delta = self._origin
-                self._body, self._origin = _reuse.moved_body(origin._body, delta, self._converter, self._scope), None
-                return self._body
             body = Body()
             node = self._node
+            conv = self._converter
             if self._reparse:
-                node = _reparser.node(self._converter.source, self.span.start, self.span.end, "block", self._scope)
-            if node is not None and self._converter is not None:
+                node = _reparser.node(conv.source, conv.base + self.span._start, conv.base + self.span._end, "block",
+                                      (conv.base, conv.end))
+            if node is not None and conv is not None:
                 for child in node.children:
                     if child.type == "body":
-                        _read_body(child, body, self._converter, self._scope)
+                        _read_body(child, body, conv)
             self._body, self._node = body, None
         return self._body
 
@@ -310,26 +323,76 @@ class Block:
         return f"Block({self.type!r}, {self.labels!r})"
 
     def attribute_names(self):
-        """The names of the body's attributes (a moved block answers from its origin without copying its body)."""
-        if self._body is None and self._origin is not None:
-            return self._origin[0]._body.attributes.keys()
+        """The names of the body's attributes."""
         return self.body.attributes.keys()
 
     def literal_attribute(self, name: str) -> str | None:
-        """``body.attributes[name].literal_string()``, or None without the attribute (a moved block
-        answers from its origin, whose text is the same, without copying its body)."""
-        body = self._origin[0]._body if self._body is None and self._origin is not None else self.body
-        attribute = body.attributes.get(name)
+        """``body.attributes[name].literal_string()``, or None without the attribute."""
+        attribute = self.body.attributes.get(name)
         return attribute.literal_string() if attribute is not None else None
 
     def iterator_name(self) -> str:
         """For a ``dynamic`` block: the name its content uses, from ``iterator = x`` or else the label."""
-        from .expr import ScopeTraversalExpr
-
         attr = self.body.attributes.get("iterator")
         if attr is not None and isinstance(attr.expr, ScopeTraversalExpr):
             return attr.expr.root
         return self.labels[0] if self.labels else "dynamic"
+
+
+def _detach(block: Block, text: bytes) -> None:
+    """Lets a top-level block taken over by a later parse read its own ``text`` from then on:
+    the nodes and the source of the parse that read it are dropped (they would keep that
+    text's tree and bytes alive); what was read and converted stays, its offsets relative."""
+    old = block._converter
+    conv = ExprConverter(text, old.file, keep_nodes=False)
+    conv.end, conv.anchor = len(text), old.anchor  # base 0: the source is the block's text
+    block._text = text
+    _rebind(block, old, conv)
+
+
+def _rebind(block: Block, old: ExprConverter, conv: ExprConverter) -> None:
+    block._converter = conv
+    if block._node is not None:
+        block._node, block._reparse = None, True
+    body = block._body
+    if body is not None:
+        for attr in body.attributes.values():
+            attr._node, attr._converter = None, conv
+        for nested in body.blocks:
+            _rebind(nested, old, conv)
+
+
+def _take_over(old: Block, start: int, text: bytes) -> bool:
+    """``old`` (a top-level block of an earlier parse of the same file, whose text was ``text``)
+    as the block that now starts at ``start``; whether it moved."""
+    if old._converter.owner is not None:
+        _detach(old, text)
+    anchor = old._converter.anchor
+    if anchor.start == start:
+        return False
+    anchor.start = start
+    return True
+
+
+def take_over_blocks(hcl: "HclFile", previous: "HclFile") -> None:
+    """Puts the top-level blocks of ``previous`` (an earlier parse of the same native-syntax file;
+    blocks read without a syntax error inside) in place of the blocks of ``hcl`` whose text they had, for a file
+    parsed anew (read from disk, or opened in the editor): what was derived from them (their
+    declarations, findings and traces) stays valid, wherever they now are."""
+    if hcl.took_over or previous.path != hcl.path or is_json_path(hcl.path):
+        return
+    before: dict[bytes, Block] = {}
+    for block in previous.body.blocks:
+        if block._converter is not None and block._converter.anchor is not None and not block._broken:
+            before.setdefault(block.text, block)
+    blocks = hcl.body.blocks
+    for i, block in enumerate(blocks):
+        usable = block._converter is not None and block._converter.anchor is not None and not block._broken
+        old = before.pop(block.text, None) if usable else None
+        if old is not None and old.type == block.type:
+            hcl.moved |= _take_over(old, block.span.start, block.text)
+            blocks[i] = old
+    hcl.took_over = True
 
 
 @record(slots=True)
@@ -344,13 +407,22 @@ class HclFile:
     # Without the tree: each top-level node's (type, start, end) and, when references were
     # read before the tree was dropped, their relative references (syntax.references).
     tops: tuple[tuple[str, int, int, list | None], ...] = ()
+    moved: bool = False  # a top-level block taken over from the last parse is elsewhere now (its anchor moved)
+    took_over: bool = False  # the blocks of the last parse whose text is unchanged were taken over (``take_over_blocks``)
+
+    def top_ranges(self) -> list[tuple[str, int, int]]:
+        """(type, start, end) of each top-level item (``top_levels`` without making its views)."""
+        if self.tops:
+            return [(kind, start, end) for kind, start, end, _ in self.tops]
+        return [(top.type, top.start_byte, top.end_byte) for top in self.top_levels()]
 
     def top_levels(self) -> list["TopLevel"]:
         """The blocks and attributes of the file's body (and ERROR regions), with their nodes on demand."""
         if self.tree is not None:
-            from .references import top_level_nodes
-
-            return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
+            if not self.tops:
+                return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
+            tree = self.tree
+            return [TopLevel(self.source, kind, start, end, refs, None, tree) for kind, start, end, refs in self.tops]
         return [TopLevel(self.source, kind, start, end, refs, None) for kind, start, end, refs in self.tops]
 
     def text(self, span: Span) -> str:
@@ -360,12 +432,16 @@ class HclFile:
 class TopLevel:
     """A top-level block or attribute of a file: its range, and its node (parsed again when the file's tree was dropped)."""
 
-    __slots__ = ("source", "type", "start_byte", "end_byte", "refs", "_node")
+    __slots__ = ("source", "type", "start_byte", "end_byte", "refs", "_node", "_tree")
 
-    def __init__(self, source: bytes, type: str, start: int, end: int, refs: list | None, node: Node | None):
+    def __init__(self, source: bytes, type: str, start: int, end: int, refs: list | None, node: Node | None,
+                 tree: Tree | None = None):
         self.source, self.type, self.start_byte, self.end_byte, self.refs, self._node = source, type, start, end, refs, node
+        self._tree = tree
 
     def node(self) -> Node:
+        if self._node is None and self._tree is not None:
+            self._node = _exact(self._tree, self.start_byte, self.end_byte, self.type)
         if self._node is None:
             self._node = _reparser.node(self.source, self.start_byte, self.end_byte, self.type)
             assert self._node is not None, f"top-level {self.type} not found again at {self.start_byte}-{self.end_byte}"
@@ -374,83 +450,67 @@ class TopLevel:
 
 def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tree: Tree | None = None,
                keep_tree: bool = True, refs_cache: dict | None = None, previous: "HclFile | None" = None,
-               may_respell_source: bool | None = None) -> HclFile:
+               may_respell_source: bool | None = None, clean: "CleanSources | None" = None) -> HclFile:
     """Parses ``source`` (incrementally when ``old_tree`` was edited to match it).
 
     ``keep_tree=False``: the tree is dropped once the structure and references are read
     (files nobody edits; see the module's docstring); ``refs_cache`` is the
     ``syntax.references.BlockCache`` their references are read through. ``previous``: the
     last parse of the same document, whose unchanged top-level blocks are taken over
-    (``syntax.reuse``)."""
-    shared = _shared if old_tree is None and previous is None and not keep_tree else None
-    if shared is not None and (first := shared.get(source)) is not None:
-        return _under_path(first, path)  # the same bytes as a file read before (see same_bytes_shared)
-    prepared = _prepared
-    if shared is not None and prepared is not None and prepared[0] is source and prepared[1].path == path:
-        hcl = prepared[1]  # read by the batch loader's worker, from these very bytes (see prepared_file)
-    else:
-        parser = parser or new_parser()
-        tree = parser.parse(source, old_tree, may_respell_source)
-        hcl = build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous)
-    if shared is not None and hcl.tree is None and not hcl.errors:
-        shared[source] = hcl
-    return hcl
+    (``_read_top_level_taking_over``). ``clean``: bytes already found free of syntax errors (``CleanSources``)."""
+    parser = parser or new_parser()
+    tree = parser.parse(source, old_tree, may_respell_source)
+    return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean)
 
 
-# The files read so far by the batch loader, by their bytes, within ``same_bytes_shared``.
-_shared: dict[bytes, "HclFile"] | None = None
-
-
-@contextmanager
-def same_bytes_shared():
-    """Within the block, ``parse_file(path, source, keep_tree=False)`` of bytes an earlier such
-    call read without a syntax error returns a copy of that file under ``path``, neither parsed
-    nor read again: what a file's bytes parse to does not depend on its path, which only its
-    spans carry. A corpus repeats whole files (each example's ``versions.tf``; half of the
-    1,536 files of bench/README.md's eight module repositories repeat another's bytes).
-
-    For the batch loader (loader.load_workspace), whose files nobody edits: the copies share
-    nothing that is changed later (each has its own blocks, attributes and converter; the
-    references, relative to each block, are the same objects as the reference cache's)."""
-    global _shared
-    outer = _shared
-    _shared = {} if outer is None else outer
-    try:
-        yield
-    finally:
-        _shared = outer
-
-
-def _under_path(hcl: HclFile, path: str) -> HclFile:
-    """``hcl`` (read without a tree and without errors) as the same bytes at ``path``."""
+def copy_under_path(hcl: HclFile, path: str) -> HclFile:
+    """``hcl`` (read without a tree and without errors) as the same bytes at ``path`` (the batch
+    loader's files that repeat the bytes of one read before, ``loader.SameBytes``): a copy of
+    each view, with anchors of its own; the references, relative to each block, are the same
+    objects."""
     converter = ExprConverter(hcl.source, path, keep_nodes=False)
-    return HclFile(path, hcl.source, None, _reuse.body_under(hcl.body, converter), [], hcl.tops)
+    body = hcl.body
+    attributes = {name: _copied_attribute(attr, converter) for name, attr in body.attributes.items()}
+    blocks = []
+    for block in body.blocks:
+        old = block._converter
+        conv = ExprConverter(old.source, path, keep_nodes=False)  # (a block taken over reads its own text)
+        conv.base, conv.end, conv.anchor, conv.owner = old.base, old.end, Anchor(path, old.anchor.start), converter
+        blocks.append(_copied_block(block, conv))
+    return HclFile(path, hcl.source, None, Body(attributes, blocks), [], hcl.tops)
 
 
-# The file being handed to the analysis right now, read by the batch loader's worker process
-# (loader._read_files); see ``prepared_file``.
-_prepared: "tuple[bytes, HclFile] | None" = None
+def _copied_attribute(attr: Attribute, conv: ExprConverter) -> Attribute:
+    copy = Attribute.__new__(Attribute)
+    copy.name, copy._node, copy._converter, copy._expr = attr.name, None, conv, None
+    copy._start, copy._end, copy._name_end, copy._value = attr._start, attr._end, attr._name_end, attr._value
+    return copy
 
 
-@contextmanager
-def prepared_file(source: bytes, hcl: "HclFile | None"):
-    """Within the block, ``parse_file(hcl.path, source, keep_tree=False)`` of exactly ``source``
-    (the same object) returns ``hcl`` instead of parsing and reading it: for the batch loader,
-    whose worker process read it (``syntax.transfer``) while this one read other files. What
-    a file's bytes parse to is a function of the bytes and its path. Only the thread that
-    applies changes to the analysis enters it, within ``same_bytes_shared``."""
-    global _prepared
-    _prepared = (source, hcl) if hcl is not None else None
-    try:
-        yield
-    finally:
-        _prepared = None
+def _copied_block(block: Block, conv: ExprConverter) -> Block:
+    copy = Block.__new__(Block)
+    copy.type, copy.labels = block.type, block.labels
+    copy.label_spans = tuple([_rebased(s, conv) for s in block.label_spans])
+    copy.type_span, copy.span = _rebased(block.type_span, conv), _rebased(block.span, conv)
+    copy._node, copy._converter, copy._reparse, copy._text, copy._verdicts = None, conv, True, block._text, block._verdicts
+    copy._broken = block._broken
+    copy._body = None
+    if block._body is not None:
+        copy._body = Body({name: _copied_attribute(a, conv) for name, a in block._body.attributes.items()},
+                          [_copied_block(b, conv) for b in block._body.blocks])
+    return copy
+
+
+def _rebased(span: Span, conv: ExprConverter) -> Span:
+    return Span(conv.file, span._start, span._end, conv.anchor)
 
 
 def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None,
-               native: bool = False, previous: "HclFile | None" = None) -> HclFile:
+               native: bool = False, previous: "HclFile | None" = None, clean: "CleanSources | None" = None) -> HclFile:
     """Reads the structure of an already parsed tree (``native``: a file of HCL's native syntax,
-    whose syntax errors are placed where Terraform reports them; ``previous``: see ``parse_file``)."""
+    whose syntax errors are placed where Terraform reports them; ``previous``: see ``parse_file``;
+    ``clean``: bytes found free of errors before, whose searches are skipped, and where to note
+    these bytes when they are)."""
     root = tree.root_node
     keep_tree = keep_tree or root.has_error
     converter = ExprConverter(source, path, keep_nodes=keep_tree)
@@ -458,8 +518,10 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
     unchecked = body.blocks  # the top-level blocks whose bodies may set an argument twice, unread
-    if top is not None and previous is not None and keep_tree and not errors and _reuse.reuse_possible(previous, path):
-        unchecked = _reuse.read_top_level_reusing(top, body, converter, previous)  # the others were error-free
+    taken: list | None = None  # with ``previous``: every top-level item, and whether a block moved
+    if top is not None and previous is not None and keep_tree and _reuse_possible(previous, path):
+        taken = _read_top_level_taking_over(top, body, converter, previous)
+        unchecked = taken[0]  # the others were read in an error-free parse
     elif top is not None:
         _read_body(top, body, converter)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
@@ -467,13 +529,13 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         if child.type == "ERROR":
             _read_body(child, body, converter)
     _place_unclosed_block(source, path, errors)
-    # A document parsed again after an edit asks the text searches of the lines the edit did
-    # not touch from a cache (syntax.reuse: same answer, cost of the edited lines); a file read
-    # from disk whose very bytes were found free of errors before skips them (_clean_sources).
-    known_clean = native and previous is None and not errors and source in _clean_sources
+    # A document parsed again after an edit asks the text searches of the blocks it took over
+    # from the blocks themselves (same answer, cost of the edited block); a file read from disk
+    # whose very bytes were found free of errors before skips them (``clean``).
+    known_clean = native and previous is None and not errors and clean is not None and source in clean
     if not native or known_clean:
         placed = errors
-    elif previous is not None and not errors and not _reuse.suspicious_in_chunks(source):
+    elif taken is not None and not errors and not _search_blocks(0, suspicious, source, taken[1]):
         placed = errors
     else:
         placed = terraform_placed(path, source, errors, root)  # as Terraform reports them
@@ -482,15 +544,17 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         if twice is not None:
             placed = _redefined_errors(path, source, root, twice)
     if placed is errors and not known_clean:  # (Terraform's own errors, when placed, already cover the rules)
-        _check_terraform_rules(root, source, path, errors, _reuse.rules_candidate_in_chunks if previous is not None else rules_candidate)
+        candidate = rules_candidate if taken is None else lambda text: _search_blocks(1, rules_candidate, text, taken[1])
+        _check_terraform_rules(root, source, path, errors, candidate)
     errors = placed
-    if native and previous is None and not errors and not known_clean:
-        _remember_clean(source)
+    if native and previous is None and not errors and not known_clean and clean is not None:
+        clean.add(source)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
+    if taken is not None:
+        tops = tuple((kind, start, end, None) for kind, start, end, _ in taken[1])
+        return HclFile(path, source, tree, body, errors, tops, taken[2], True)
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
-    from .references import block_references, top_level_nodes
-
     # Every file's references are read for the undefined-reference check: read them now,
     # while the tree is here, rather than parse the file a second time for them.
     cache = {} if refs_cache is None else refs_cache
@@ -498,23 +562,29 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     return HclFile(path, source, None, body, errors, tops)
 
 
-# The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's, the
-# rules'): the error searches are a function of the bytes, and a corpus repeats whole files (each
-# example's versions.tf; half the files of the eight module repositories of bench/README.md).
-# Bounded by the bytes held, as an editor adds each version of a document it checks.
-_clean_sources: set[bytes] = set()
-_clean_held = 0
-MAX_CLEAN_BYTES = 16 << 20
+class CleanSources:
+    """The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's,
+    the rules'), which ``build_file`` need not search again: the searches are a function of the
+    bytes, and a workspace repeats whole files (each example's ``versions.tf``). Its owner (the
+    analysis host) keeps one; bounded by the bytes held, as an editor adds each version of a
+    document it checks."""
 
+    MAX_BYTES = 16 << 20
 
-def _remember_clean(source: bytes) -> None:
-    global _clean_held
-    if _clean_held + len(source) > MAX_CLEAN_BYTES:
-        _clean_sources.clear()
-        _clean_held = 0
-    if source not in _clean_sources:
-        _clean_sources.add(source)
-        _clean_held += len(source)
+    def __init__(self) -> None:
+        self._sources: set[bytes] = set()
+        self._held = 0
+
+    def __contains__(self, source: bytes) -> bool:
+        return source in self._sources
+
+    def add(self, source: bytes) -> None:
+        if self._held + len(source) > self.MAX_BYTES:
+            self._sources.clear()
+            self._held = 0
+        if source not in self._sources:
+            self._sources.add(source)
+            self._held += len(source)
 
 
 # ---- an argument set twice in one body ------------------------------------------------------
@@ -545,7 +615,7 @@ def _argument_set_twice(source: bytes, tree: Tree, blocks: list["Block"], conv: 
         return conv.set_twice
     find, checked = _ARGUMENT_LINE.findall, _checked_blocks
     for block in blocks:
-        if block._body is not None and block._converter is conv:
+        if block._body is not None and block._converter.owner is conv:
             continue  # read with ``conv`` (which says so)
         span = block.span
         text = source[span.start : span.end]
@@ -626,11 +696,10 @@ def _redefined_errors(path: str, source: bytes, root: Node, twice: int) -> list[
     placed = terraform_placed(path, source, [], root, force=True)
     if placed:
         return placed
-    from .syntax_errors import HclError, attribute_redefined
-
     name = _NAME_AT.match(source, twice)
     end = name.end() if name is not None else twice
-    error = HclError(*attribute_redefined(source[twice:end].decode("utf-8", "replace"), twice, end))
+    checker = syntax_checker()
+    error = checker.HclError(*checker.attribute_redefined(source[twice:end].decode("utf-8", "replace"), twice, end))
     return [SyntaxProblem(Span(path, twice, end), error.message)]
 
 
@@ -642,18 +711,18 @@ _NAME_AT = re.compile(rb"[\w\-\x80-\xff]++")
 _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 
 
-def _read_body(node: Node, body: Body, conv: ExprConverter, scope: tuple[int, int] | None = None,
-               eager: bool = False) -> None:
+def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False) -> None:
+    nested = conv.anchor is not None  # (a file's own converter reads its top-level body)
     for child in node.children:
         kind = child.type
         if kind == "attribute":
             _add_attribute(body, _read_attribute(child, conv), conv)
         elif kind == "block":
-            block = _read_block(child, conv, scope, eager)
+            block = _read_block(child, conv, nested, eager)
             if block is not None:
                 body.blocks.append(block)
         elif kind == "ERROR" or kind == "body":
-            _read_body(child, body, conv, scope, eager)
+            _read_body(child, body, conv, eager)
 
 
 def _add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> None:
@@ -661,7 +730,7 @@ def _add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> N
     the file: ``_argument_set_twice``) and the second value is kept, as it always was."""
     if attr is not None:
         if attr.name in body.attributes:
-            conv.set_twice = attr._start
+            (conv.owner or conv).set_twice = conv.base + attr._start
         body.attributes[attr.name] = attr
 
 
@@ -672,40 +741,124 @@ def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
     return Attribute(conv.text(name_node), node, conv, conv.keep_nodes, name_node.end_byte)
 
 
-def _read_block(node: Node, conv: ExprConverter, scope: tuple[int, int] | None = None, eager: bool = False) -> Block | None:
+def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bool = False) -> Block | None:
     children = node.children  # once: the type, the labels and the body are all among them
     type_node = children[0] if children else None
     if type_node is None or type_node.type != "identifier":
         return None
+    start, end = node.start_byte, node.end_byte
+    if not nested:  # a top-level block: a converter (and an anchor) of its own
+        conv = conv.for_block(start, end)
     labels: list[str] = []
     label_spans: list[Span] = []
-    source, file = conv.source, conv.file
+    source, at = conv.source, conv.at
     body_node = None
     for i in range(1, len(children)):
         child = children[i]
         kind = child.type
         if kind == "string_lit":
-            start, end = child.start_byte, child.end_byte
-            raw = source[start:end]
+            first, last = child.start_byte, child.end_byte
+            raw = source[first:last]
             if len(raw) >= 2 and raw[0] == 0x22 and raw[-1] == 0x22 and b"{" not in raw and not child.has_error:
                 labels.append(raw[1:-1].decode("utf-8", "replace"))  # the common case: no template at all
             else:
                 labels.append("".join(p for p in conv.quoted_chunks(child) if isinstance(p, str)))
-            label_spans.append(Span(file, start, end))
+            label_spans.append(at(first, last))
         elif kind == "identifier":
-            start, end = child.start_byte, child.end_byte
-            labels.append(source[start:end].decode("utf-8", "replace"))
-            label_spans.append(Span(file, start, end))
+            first, last = child.start_byte, child.end_byte
+            labels.append(source[first:last].decode("utf-8", "replace"))
+            label_spans.append(at(first, last))
         elif kind == "block_start":
             body_node = next((c for c in children[i + 1 :] if c.type == "body"), None)
             break
     type_start, type_end = type_node.start_byte, type_node.end_byte
     kind = source[type_start:type_end].decode("utf-8", "replace")
-    start, end = node.start_byte, node.end_byte
-    if scope is None:  # a top-level block: its own scope
-        scope, eager = (start, end), kind in _EAGER_BODIES
-    return Block(kind, tuple(labels), tuple(label_spans), Span(file, type_start, type_end), None, Span(file, start, end),
-                 node, conv, scope, eager, body_node)
+    if not nested:
+        eager = kind in _EAGER_BODIES
+    return Block(kind, tuple(labels), tuple(label_spans), at(type_start, type_end), None, at(start, end),
+                 node, conv, eager, body_node)
+
+
+# ---- taking over the blocks of the last parse ---------------------------------------------
+#
+# An open document is parsed again on every keystroke, and reading its structure again costs what
+# the file holds, not what the edit touched (a 2,858-line root ``main.tf`` with 200 module calls).
+# A top-level block whose text is unchanged has the same structure and, its spans being relative
+# to its anchor, the same views: the parse takes the last parse's block over as it is (its anchor
+# set to where it now is) and reads only the blocks whose text is new. Blocks with a syntax error
+# inside are never matched: what their text parses to can depend on the text around it.
+
+
+def _reuse_possible(previous: HclFile, path: str) -> bool:
+    """Whether ``previous`` (the last parse of a document) can lend its blocks to a parse of ``path``."""
+    return previous.path == path and previous.tree is not None and not is_json_path(path)
+
+
+def _read_top_level_taking_over(top: Node, body: Body, converter: ExprConverter, previous: HclFile) -> tuple:
+    """``_read_body`` of a file's top-level body, taking over the blocks of ``previous`` whose text
+    is unchanged: (the blocks read anew, every top-level item as (type, start, end, its block or
+    None), whether a block taken over moved)."""
+    before: dict[bytes, Block] = {}
+    for block in previous.body.blocks:
+        if not block._broken:
+            before.setdefault(block.text, block)
+    source = converter.source
+    fresh: list[Block] = []
+    items: list[tuple[str, int, int, Block | None]] = []  # every item but comments
+    moved = False
+    for child in top.children:
+        kind = child.type
+        if kind == "block":
+            start, end = child.start_byte, child.end_byte
+            text = source[start:end]
+            block = before.pop(text, None) if not child.has_error else None
+            if block is None:
+                block = _read_block(child, converter)
+                if block is not None:
+                    block._text = text
+                    fresh.append(block)
+            elif _take_over(block, start, text):
+                moved = True
+            if block is not None:
+                body.blocks.append(block)
+            items.append((kind, start, end, block))
+        elif kind != "comment":
+            items.append((kind, child.start_byte, child.end_byte, None))
+            if kind == "attribute":
+                _add_attribute(body, _read_attribute(child, converter), converter)
+            elif kind == "ERROR" or kind == "body":
+                _read_body(child, body, converter)
+    return fresh, items, moved
+
+
+def _search_blocks(which: int, search, source: bytes, items: list) -> bool:
+    """``search(source)`` (a file-wide text search whose shapes each lie within one line: the
+    syntax-error shapes, the rules' candidates) from the answers its top-level blocks keep for
+    their own text, and one search of the text between them. Heredocs and ``/* */`` comments
+    reach across lines (and a block that does not take whole lines may share one with its
+    neighbour): then the whole text is searched. A block found suspicious is confirmed by it."""
+    if b"<<" in source or b"/*" in source:
+        return search(source)
+    size = len(source)
+    gaps: list[bytes] = []
+    cursor = 0
+    for kind, start, end, block in items:
+        if block is None:
+            continue
+        if (start and source[start - 1] != 0x0A) or (end < size and source[end] != 0x0A):
+            return search(source)
+        verdicts = block._verdicts
+        if verdicts is None:
+            verdicts = block._verdicts = [None, None]
+        verdict = verdicts[which]
+        if verdict is None:
+            verdict = verdicts[which] = bool(search(b"\n" + block.text))
+        if verdict:
+            return search(source)
+        gaps.append(source[cursor:start])
+        cursor = end
+    gaps.append(source[cursor:])
+    return bool(search(b"".join(gaps))) and search(source)
 
 
 def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
@@ -724,9 +877,6 @@ def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
             continue
         stack.extend(c for c in node.children if c.has_error or c.is_missing)
     return errors
-
-
-UNCLOSED = "unclosed configuration block: there is no closing brace for this block before the end of the file"
 
 
 def _place_unclosed_block(source: bytes, path: str, errors: list[SyntaxProblem]) -> None:
@@ -866,4 +1016,3 @@ def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[Sy
             errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "block labels cannot contain template interpolations"))
 
 
-from . import reuse as _reuse  # noqa: E402 - reuse builds on the classes above

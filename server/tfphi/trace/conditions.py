@@ -8,12 +8,12 @@ builds ``And`` and ``Not``; ``Or`` appears when branches with equal values are c
 
 from __future__ import annotations
 
-from typing import Any, Union
+from typing import Any, Callable, Union
 
 from ..addrs import ROOT_MODULE, ModuleInstance
 from ..records import record, field, replace
-from ..syntax.expr import BinaryOpExpr, LiteralExpr, ParenExpr, UnaryOpExpr
-from ..values.value import Value, to_hcl
+from ..syntax.expr import BinaryOpExpr, Expr, LiteralExpr, ParenExpr, UnaryOpExpr
+from ..values.value import Value, to_hcl, value_key
 from .printer import (BINARY_PREC, PREC_AND, PREC_ATOM, PREC_CMP, PREC_COND, PREC_EQ, PREC_OR,
                       PREC_UNARY, NotPrintable, operand, precedence, print_expr)
 
@@ -32,6 +32,9 @@ class Existing:
     the root's. ``root_expr`` is the same expression as a tree in the root module's terms
     (``lift``: callers' arguments, converted at each boundary, substituted for the child's
     variables), which is what a gate prints (``printer``); None when it cannot be written there.
+    Without ``root_expr`` (an atom of the root module whose tree could not be lifted), the gate is
+    ``text``: ``expr``, the atom's own tree, says how it binds and how it negates (nothing is
+    parsed back from text).
     """
 
     text: str  # the original expression text
@@ -56,7 +59,12 @@ class Existing:
 
 @record(frozen=True, slots=True)
 class Eq:
-    """The selector equals the value. Iteration atoms (``each.key``, ``count.index``) set ``iteration``."""
+    """The selector equals the value. Iteration atoms (``each.key``, ``count.index``) set ``iteration``.
+
+    ``expr`` is the selector's tree where it has one (binding as it binds; a selector without
+    one is a reference: ``var.x``, ``each.key``); ``root_selector`` is the selector as a tree in the
+    root module's terms, which is what a gate prints, None when it is the selector itself.
+    """
 
     selector: str
     value_key: str  # canonical identity of the value, for equality
@@ -64,7 +72,7 @@ class Eq:
     expr: Any = field(default=None, compare=False, hash=False, repr=False)
     scope: ModuleInstance = ROOT_MODULE
     iteration: bool = False
-    root_selector: str | None = field(default=None, compare=False, hash=False, repr=False)
+    root_selector: Expr | None = field(default=None, compare=False, hash=False, repr=False)
 
     def __str__(self) -> str:
         return f"Eq({_scoped(self.scope, self.selector)}, {to_hcl(self.value)})"
@@ -111,10 +119,8 @@ def _nest(name: str, items: tuple) -> str:
 
 
 def eq(
-    selector: str, value: Value, expr: Any = None, scope: ModuleInstance = ROOT_MODULE, iteration: bool = False, root_selector: str | None = None
+    selector: str, value: Value, expr: Any = None, scope: ModuleInstance = ROOT_MODULE, iteration: bool = False, root_selector: Expr | None = None
 ) -> Eq:
-    from ..values.value import value_key
-
     return Eq(selector, value_key(value), value, expr, scope, iteration, root_selector)
 
 
@@ -235,8 +241,6 @@ _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
 def fix_iteration(cond: Cond, scope: ModuleInstance, selector: str, key: Value) -> Cond | None:
     """The condition for the one instance ``key`` of an iteration: its atoms decided (None: never)."""
-    from ..values.value import value_key
-
     wanted = value_key(key)
 
     def decide(c: Cond) -> Cond | None:
@@ -309,9 +313,9 @@ def materialize(cond: Cond, normalize: bool = False) -> str | None:
     return f"({text})" if prec <= PREC_COND else text  # ready for ``<gate> ? 1 : 0``
 
 
-def wrap_operand(text: str, need: int) -> str:
-    """Expression text parenthesized unless it binds at least as tightly as ``need``."""
-    return _wrap(text, _text_precedence(text), need + 1)
+def wrap_operand(text: str, prec: int, need: int) -> str:
+    """Expression text that binds as ``prec``, parenthesized unless that is at least as tightly as ``need``."""
+    return _wrap(text, prec, need + 1)
 
 
 def _wrap(text: str, prec: int, need: int) -> str:
@@ -375,19 +379,26 @@ def _negated(cond: Cond) -> tuple[str, int]:
             except NotPrintable:
                 raise NotExpressible(f"{cond} cannot be written in the root module") from None
         text = _gate_text(cond)
-        parsed = _parse_expression(text)
-        if parsed is not None:
-            expr, raw = parsed
-            return _negate_expr(expr, raw)
+        expr = cond.expr
+        if isinstance(expr, Expr):
+            raw = text.encode("utf-8")
+            if len(raw) == expr.span.end - expr.span.start:  # the text is the tree's own: negate it piece by piece
+                base = expr.span.start
+                return _negate_expr(expr, lambda e: raw[e.span.start - base : e.span.end - base].decode("utf-8"))
+            try:  # text made one line from several: the pieces printed from the tree
+                return _negate_expr(expr, print_expr)
+            except NotPrintable:
+                pass
         return "!" + _wrap(text, _existing_precedence(cond), PREC_UNARY), PREC_UNARY
     raise TypeError(f"not a PhiCondition: {cond!r}")
 
 
-def _bool_test(selector: str, truth: bool) -> tuple[str, int]:
+def _bool_test(selector: tuple[str, int], truth: bool) -> tuple[str, int]:
     """``s == true`` as ``s`` and ``s == false`` as ``!s``: a bool value compares only with a bool selector."""
     if truth:
-        return selector, _text_precedence(selector)
-    return "!" + _wrap(selector, _text_precedence(selector), PREC_UNARY), PREC_UNARY
+        return selector
+    text, prec = selector
+    return "!" + _wrap(text, prec, PREC_UNARY), PREC_UNARY
 
 
 def _gate_text(cond: Existing) -> str:
@@ -397,12 +408,17 @@ def _gate_text(cond: Existing) -> str:
     return text
 
 
-def _eq_selector(cond: Eq) -> str:
+def _eq_selector(cond: Eq) -> tuple[str, int]:
+    """The selector as a gate prints it, and how tightly that binds."""
+    if cond.root_selector is not None:
+        tree = _outermost(cond.root_selector)
+        try:
+            return print_expr(tree), precedence(tree)
+        except NotPrintable:
+            raise NotExpressible(f"{cond} cannot be written in the root module") from None
     if cond.scope.is_root or cond.iteration:
-        return cond.selector
-    if cond.root_selector is None:
-        raise NotExpressible(f"{cond} cannot be written in the root module")
-    return cond.root_selector
+        return cond.selector, precedence(cond.expr) if isinstance(cond.expr, Expr) else PREC_ATOM
+    raise NotExpressible(f"{cond} cannot be written in the root module")
 
 
 def _outermost(expr: Any) -> Any:
@@ -433,35 +449,27 @@ def _negate_tree(expr: Any) -> tuple[str, int]:
 
 
 def _existing_precedence(cond: Existing) -> int:
-    """How tightly an Existing's gate binds: read from its tree, else what the tracer recorded, else from the text."""
+    """How tightly an Existing's gate binds: read from its root tree, else what the tracer recorded, else from its own tree."""
     if cond.root_expr is not None:
         return precedence(_outermost(cond.root_expr))
-    if cond.precedence and cond.scope.is_root:
+    _gate_text(cond)  # (raises NotExpressible outside the root module)
+    if cond.precedence:
         return cond.precedence
-    return _text_precedence(_gate_text(cond))
+    if isinstance(cond.expr, Expr):
+        return precedence(cond.expr)
+    return PREC_COND  # not known: always parenthesize
 
 
-def _text_precedence(text: str) -> int:
-    parsed = _parse_expression(text)
-    if parsed is None:
-        return PREC_COND  # unreadable text: always parenthesize
-    return precedence(parsed[0])
-
-
-def _selector_text(selector: str) -> str:
+def _selector_text(selector: tuple[str, int]) -> str:
     """A selector as the left operand of ``==``/``!=``: parenthesized unless it binds tighter."""
-    return _wrap(selector, _text_precedence(selector), PREC_CMP)
+    text, prec = selector
+    return _wrap(text, prec, PREC_CMP)
 
 
-def _negate_expr(expr: Any, raw: bytes) -> tuple[str, int]:
-    """The normalized negation of a parsed expression; ``raw`` is the text its spans index."""
-    from ..syntax.expr import BinaryOpExpr, LiteralExpr, ParenExpr, UnaryOpExpr
-
-    def text_of(e: Any) -> str:
-        return raw[e.span.start : e.span.end].decode("utf-8")
-
+def _negate_expr(expr: Any, text_of: Callable[[Any], str]) -> tuple[str, int]:
+    """The normalized negation of an atom's own tree; ``text_of`` gives a piece of it as the gate writes it."""
     if isinstance(expr, ParenExpr):
-        return _negate_expr(expr.inner, raw)
+        return _negate_expr(expr.inner, text_of)
     if isinstance(expr, LiteralExpr) and isinstance(expr.value, bool):
         return ("false" if expr.value else "true"), PREC_ATOM
     if isinstance(expr, UnaryOpExpr) and expr.op == "!":
@@ -473,37 +481,8 @@ def _negate_expr(expr: Any, raw: bytes) -> tuple[str, int]:
         op = _NEGATED[expr.op]
         return f"{text_of(expr.left)} {op} {text_of(expr.right)}", BINARY_PREC[op]
     if isinstance(expr, BinaryOpExpr) and expr.op in ("&&", "||"):
-        parts = [_negate_expr(expr.left, raw), _negate_expr(expr.right, raw)]
+        parts = [_negate_expr(expr.left, text_of), _negate_expr(expr.right, text_of)]
         if expr.op == "&&":
             return _join(" || ", parts, PREC_OR)
         return _join(" && ", parts, PREC_AND)
     return "!" + _wrap(text_of(expr), precedence(expr), PREC_UNARY), PREC_UNARY
-
-
-_PREFIX = b"x = "
-_PREFIX_LEN = len(_PREFIX)
-_PARSED: dict[str, tuple[Any, bytes] | None] = {}
-
-
-def _parse_expression(text: str) -> tuple[Any, bytes] | None:
-    """``text`` parsed as one HCL expression (spans offset by the ``x = `` prefix), or None."""
-    if text in _PARSED:
-        return _PARSED[text]
-    from ..syntax.expr import InvalidExpr, walk
-    from ..syntax.hclfile import parse_file
-
-    raw = _PREFIX + text.encode("utf-8") + b"\n"
-    result: tuple[Any, bytes] | None = None
-    try:
-        hcl = parse_file("<condition>", raw)
-        attribute = hcl.body.attributes.get("x")
-        if not hcl.errors and attribute is not None and len(hcl.body.attributes) == 1 and not hcl.body.blocks:
-            expr = attribute.expr
-            if expr.span.end - _PREFIX_LEN == len(text.encode("utf-8")) and not any(isinstance(e, InvalidExpr) for e in walk(expr)):
-                result = (expr, raw)
-    except Exception:  # pragma: no cover - the parser never raises on text, but be safe
-        result = None
-    if len(_PARSED) > 4096:
-        _PARSED.clear()
-    _PARSED[text] = result
-    return result

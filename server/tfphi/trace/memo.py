@@ -16,7 +16,9 @@ class MemoEntry:
 
 class MemoStore:
     """Hop results kept from one snapshot to the next (``AnalysisHost``): an entry is dropped when a
-    declaration it read, or the declaration it is the value of, changes or moves (``forget``)."""
+    declaration it read, or the declaration it is the value of, changes (``forget``). A declaration
+    that only moved is the same object, and the spans of a result are relative to their blocks
+    (``syntax.expr.Anchor``): the entry stays right where the text now is."""
 
     MAX_ENTRIES = 200_000
 
@@ -40,8 +42,8 @@ class MemoStore:
         memo, readers = self.memo, self.readers
         visits = sum(len(readers.get(declaration, ())) for declaration in declarations)
         if visits > 256 and visits * 4 > len(memo):
-            # Most of it (an edit above the calls of a large root moves what every trace read):
-            # start afresh, and leave freeing the old entries for later.
+            # Most of it (an edit to a declaration that every trace read): start afresh, and
+            # leave freeing the old entries for later.
             self.retired.append((memo, readers))
             self.memo, self.readers = {}, {}
             return

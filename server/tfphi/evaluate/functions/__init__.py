@@ -11,10 +11,10 @@ string is expected becomes its string form, a numeric string passed where a numb
 becomes that number, and ``"true"``/``"false"`` become bools.  Null is rejected unless the
 function accepts it (``tostring(null)`` is null, ``merge`` skips nulls, ``coalesce`` skips them).
 
-Importing this package registers every family in ``registry.FUNCTIONS``.
+Each family lists its built-ins' specs in ``SPECS``; ``registry.FUNCTIONS`` maps every name to its spec
+(built once at import, frozen).
 """
 
-from . import collections, conversion, crypto, dates, encoding, filesystem, format, network, numeric, regex, strings, yamldecode  # noqa: F401  (each registers its functions)
 from .deferred import import_deferred
 from .filesystem import MACHINE_DEPENDENT
 from .registry import FUNCTIONS, FunctionSpec, UnknownFunction, call_function

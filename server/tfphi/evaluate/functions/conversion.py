@@ -5,15 +5,15 @@ from __future__ import annotations
 
 from ...values.types import ANY, TypeSpec, convert
 from ...values.value import TfEvalError, TfUnrepresentable, Value, to_number, to_string, type_name
-from .registry import _fn
-from .arguments import _NUMBER_TEXT
+from .spec import builtin
+from .arguments import NUMBER_TEXT
 
 
 # ---------------------------------------------------------------------------------------------
 # Type conversion
 
 
-@_fn("tostring", 1, params=("v: dynamic?",))
+@builtin("tostring", 1, params=("v: dynamic?",))
 def _tostring(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -23,21 +23,21 @@ def _tostring(args: list[Value]) -> Value:
     return to_string(value)
 
 
-@_fn("tonumber", 1, params=("v: dynamic?",))
+@builtin("tonumber", 1, params=("v: dynamic?",))
 def _tonumber(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
         return None
     if isinstance(value, str) and value.lstrip("+-") in ("inf", "Inf"):
         raise TfUnrepresentable(f'tonumber("{value}") is an infinite number')
-    if isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value):
+    if isinstance(value, str) and not NUMBER_TEXT.fullmatch(value):
         raise TfEvalError(f'cannot convert "{value}" to number: string must be a decimal representation of a number')
     if isinstance(value, bool) or isinstance(value, (list, dict)):
         raise TfEvalError(f"cannot convert {type_name(value)} to number")
     return to_number(value)
 
 
-@_fn("tobool", 1, params=("v: dynamic?",))
+@builtin("tobool", 1, params=("v: dynamic?",))
 def _tobool(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -53,7 +53,7 @@ def _tobool(args: list[Value]) -> Value:
     raise TfEvalError(f"cannot convert {type_name(value)} to bool")
 
 
-@_fn("tolist", 1, params=("v: dynamic?",))
+@builtin("tolist", 1, params=("v: dynamic?",))
 def _tolist(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -63,7 +63,7 @@ def _tolist(args: list[Value]) -> Value:
     return convert(value, TypeSpec("list", ANY))
 
 
-@_fn("toset", 1, params=("v: dynamic?",))
+@builtin("toset", 1, params=("v: dynamic?",))
 def _toset(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -73,7 +73,7 @@ def _toset(args: list[Value]) -> Value:
     return convert(value, TypeSpec("set", ANY))
 
 
-@_fn("tomap", 1, params=("v: dynamic?",))
+@builtin("tomap", 1, params=("v: dynamic?",))
 def _tomap(args: list[Value]) -> Value:
     value = args[0]
     if value is None:
@@ -83,22 +83,27 @@ def _tomap(args: list[Value]) -> Value:
     return convert(value, TypeSpec("map", ANY))
 
 
-@_fn("sensitive", 1, params=("value: dynamic?",))
+@builtin("sensitive", 1, params=("value: dynamic?",))
 def _sensitive(args: list[Value]) -> Value:
     return args[0]
 
 
-@_fn("nonsensitive", 1, params=("value: dynamic?",))
+@builtin("nonsensitive", 1, params=("value: dynamic?",))
 def _nonsensitive(args: list[Value]) -> Value:
     return args[0]
 
 
-@_fn("issensitive", 1, params=("value: dynamic?",))
+@builtin("issensitive", 1, params=("value: dynamic?",))
 def _issensitive(args: list[Value]) -> Value:
     # tfphi does not track sensitivity: whether a value is sensitive is not known here
     raise TfUnrepresentable("issensitive(): tfphi does not track which values are sensitive")
 
 
-@_fn("ephemeralasnull", 1, params=("value: dynamic?",))
+@builtin("ephemeralasnull", 1, params=("value: dynamic?",))
 def _ephemeralasnull(args: list[Value]) -> Value:
     return args[0]
+
+
+# The family's built-ins, for the registry.
+SPECS = (_tostring, _tonumber, _tobool, _tolist, _toset, _tomap, _sensitive, _nonsensitive, _issensitive,
+         _ephemeralasnull)

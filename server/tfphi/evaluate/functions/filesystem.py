@@ -5,8 +5,8 @@ from __future__ import annotations
 import posixpath
 
 from ...values.value import TfUnrepresentable, Value
-from .registry import _fn
-from .arguments import _str
+from .spec import builtin
+from .arguments import str_arg
 
 
 # ---------------------------------------------------------------------------------------------
@@ -23,23 +23,26 @@ def _machine_dependent(args: list[Value]) -> Value:
     raise TfUnrepresentable("the result depends on files or the machine Terraform runs on, which tfphi never reads")
 
 
-for _name in sorted(MACHINE_DEPENDENT):
-    _fn(_name, 2 if _name == "fileset" else 1, elementwise=False)(_machine_dependent)
+_MACHINE_DEPENDENT_SPECS = tuple(builtin(name, 2 if name == "fileset" else 1, elementwise=False)(_machine_dependent)
+                                 for name in sorted(MACHINE_DEPENDENT))
 
 
-@_fn("basename", 1, params=("path: string",))
+@builtin("basename", 1, params=("path: string",))
 def _basename(args: list[Value]) -> Value:
-    path = _str(args[0], "path")
+    path = str_arg(args[0], "path")
     stripped = path.rstrip("/")
     if not stripped:
         return "/" if path else "."
     return stripped.rsplit("/", 1)[-1]
 
 
-@_fn("dirname", 1, params=("path: string",))
+@builtin("dirname", 1, params=("path: string",))
 def _dirname(args: list[Value]) -> Value:
-    path = _str(args[0], "path")
+    path = str_arg(args[0], "path")
     head = path.rsplit("/", 1)[0] if "/" in path else "."
     if path.startswith("/") and head == "":
         return "/"
     return posixpath.normpath(head) if head else "."
+
+
+SPECS = (*_MACHINE_DEPENDENT_SPECS, _basename, _dirname)

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 from ...values.value import TfEvalError, TfUnrepresentable, Value
 from .deferred import ipaddress
-from .registry import _fn
-from .arguments import _str, _int
+from .spec import builtin
+from .arguments import str_arg, int_arg
 
 
 # ---------------------------------------------------------------------------------------------
@@ -14,7 +14,7 @@ from .arguments import _str, _int
 
 
 def _network(prefix: Value) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
-    text = _str(prefix, "prefix")
+    text = str_arg(prefix, "prefix")
     if "/" not in text:  # Go's ParseCIDR needs the prefix length
         raise TfEvalError(f'invalid CIDR expression "{text}"')
     try:
@@ -23,10 +23,10 @@ def _network(prefix: Value) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
         raise TfEvalError(f'invalid CIDR expression "{text}"') from None
 
 
-@_fn("cidrhost", 2, params=("prefix: string", "hostnum: number"))
+@builtin("cidrhost", 2, params=("prefix: string", "hostnum: number"))
 def _cidrhost(args: list[Value]) -> Value:
     network = _network(args[0])
-    hostnum = _int(args[1], "hostnum")
+    hostnum = int_arg(args[1], "hostnum")
     size = network.num_addresses
     position = hostnum + size if hostnum < 0 else hostnum
     if not 0 <= position < size:
@@ -47,16 +47,16 @@ def _subnet(network: ipaddress.IPv4Network | ipaddress.IPv6Network, newbits: int
     return f"{address}/{new_length}"
 
 
-@_fn("cidrsubnet", 3, params=("prefix: string", "newbits: number", "netnum: number"))
+@builtin("cidrsubnet", 3, params=("prefix: string", "newbits: number", "netnum: number"))
 def _cidrsubnet(args: list[Value]) -> Value:
-    if _int(args[2], "netnum") < 0:
+    if int_arg(args[2], "netnum") < 0:
         # Terraform accepts a negative netnum with an unexpected result (cidrsubnet("10.0.0.0/8",
         # 2, -1) is "0.64.0.0/10"): not a value tfphi reproduces
         raise TfUnrepresentable("cidrsubnet() with a negative netnum")
-    return _subnet(_network(args[0]), _int(args[1], "newbits"), _int(args[2], "netnum"))
+    return _subnet(_network(args[0]), int_arg(args[1], "newbits"), int_arg(args[2], "netnum"))
 
 
-@_fn("cidrsubnets", 1, None, params=("prefix: string",), variadic="newbits: number", returns="list(string)")
+@builtin("cidrsubnets", 1, None, params=("prefix: string",), variadic="newbits: number", returns="list(string)")
 def _cidrsubnets(args: list[Value]) -> Value:
     network = _network(args[0])
     max_bits = network.max_prefixlen
@@ -66,9 +66,9 @@ def _cidrsubnets(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args[1:]):
         if base == 0:  # Terraform starts from the subnet before the network's: at address 0 that wraps (go-cidr), and every call fails
-            _int(value, f"newbits[{index}]")
+            int_arg(value, f"newbits[{index}]")
             raise TfEvalError("not enough remaining address space (the network starts at address 0)")
-        newbits = _int(value, f"newbits[{index}]")
+        newbits = int_arg(value, f"newbits[{index}]")
         if newbits < 1:
             raise TfEvalError("must extend prefix by at least one bit")
         new_length = network.prefixlen + newbits
@@ -83,9 +83,13 @@ def _cidrsubnets(args: list[Value]) -> Value:
     return out
 
 
-@_fn("cidrnetmask", 1, params=("prefix: string",))
+@builtin("cidrnetmask", 1, params=("prefix: string",))
 def _cidrnetmask(args: list[Value]) -> Value:
     network = _network(args[0])
     if network.version != 4:
         raise TfEvalError("only IPv4 networks are supported")
     return str(network.netmask)
+
+
+# The family's built-ins, for the registry.
+SPECS = (_cidrhost, _cidrsubnet, _cidrsubnets, _cidrnetmask)

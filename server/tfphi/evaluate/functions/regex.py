@@ -17,8 +17,8 @@ import re2
 
 from ...values.types import TypeSpec
 from ...values.value import TfEvalError, Value
-from .arguments import _str
-from .registry import _fn
+from .arguments import str_arg
+from .spec import builtin
 
 
 STRING = TypeSpec("string")
@@ -145,11 +145,11 @@ def _match_value(regex: Any, shape: str, match: Any) -> Value:
     return [match.group(i) for i in range(1, regex.groups + 1)]  # a group that took no part is null
 
 
-@_fn("regex", 2, params=("pattern: string", "string: string"))
+@builtin("regex", 2, params=("pattern: string", "string: string"))
 def _regex(args: list[Value]) -> Value:
-    regex = compile_re2(_str(args[0], "pattern"))
+    regex = compile_re2(str_arg(args[0], "pattern"))
     shape = _result_shape(regex)
-    match = regex.search(_str(args[1], "string"))
+    match = regex.search(str_arg(args[1], "string"))
     if match is None:
         raise TfEvalError("pattern did not match any part of the given string")
     return _match_value(regex, shape, match)
@@ -166,8 +166,12 @@ def _list_of_matches(args: list[Value]) -> TypeSpec:
     return TypeSpec("list", TypeSpec("tuple", elements=(STRING,) * regex.groups))
 
 
-@_fn("regexall", 2, params=("pattern: string", "string: string"), returns=_list_of_matches)
+@builtin("regexall", 2, params=("pattern: string", "string: string"), returns=_list_of_matches)
 def _regexall(args: list[Value]) -> Value:
-    regex = compile_re2(_str(args[0], "pattern"))
+    regex = compile_re2(str_arg(args[0], "pattern"))
     shape = _result_shape(regex)
-    return [_match_value(regex, shape, match) for match in go_find_all(regex, _str(args[1], "string"))]
+    return [_match_value(regex, shape, match) for match in go_find_all(regex, str_arg(args[1], "string"))]
+
+
+# The family's built-ins, for the registry.
+SPECS = (_regex, _regexall)

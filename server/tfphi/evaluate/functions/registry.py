@@ -1,12 +1,14 @@
-"""The function registry: each built-in's spec, and the one way to call it."""
+"""The function registry: every family's built-ins in one frozen mapping, and the one way to call them."""
 
 from __future__ import annotations
 
-from typing import Callable, Union
+from types import MappingProxyType
+from typing import Mapping
 
-from ...records import record
-from ...values.types import ANY, TypeSpec, convert
+from ...values.types import ANY, convert
 from ...values.value import TfEvalError, Value, nfc_value
+from . import collections, conversion, crypto, dates, encoding, filesystem, format, network, numeric, regex, strings, yamldecode
+from .spec import FunctionSpec
 
 __all__ = ["FUNCTIONS", "FunctionSpec", "UnknownFunction", "call_function"]
 
@@ -19,39 +21,21 @@ class UnknownFunction(Exception):
         self.name = name
 
 
-@record(frozen=True)
-class Param:
-    """A parameter as cty's ``function.Parameter`` declares it: the registry converts the argument
-    to ``type`` (None: any type, no conversion) and rejects a null unless ``allow_null``."""
-
-    name: str
-    type: TypeSpec | None = None
-    allow_null: bool = False
+_FAMILIES = (collections, conversion, crypto, dates, encoding, filesystem, format, network, numeric, regex, strings, yamldecode)
 
 
-ReturnRule = Union[TypeSpec, Callable[[list], "TypeSpec | None"], None]
+def _registry() -> Mapping[str, FunctionSpec]:
+    """Every family's specs by name, frozen: built once at import, never changed after."""
+    table: dict[str, FunctionSpec] = {}
+    for family in _FAMILIES:
+        for spec in family.SPECS:
+            if spec.name in table:
+                raise ValueError(f"the built-in {spec.name} is declared twice")
+            table[spec.name] = spec
+    return MappingProxyType(table)
 
 
-@record(frozen=True)
-class FunctionSpec:
-    """A built-in, on the model of cty's ``function.Spec``: typed parameters (``params``, then
-    ``variadic`` for the rest), the return type (a type, or a rule from the converted arguments:
-    the result is converted to it, so that ``sort`` gives a list and ``keys`` of an object a
-    tuple), and purity (``nondeterministic``: ``timestamp()``, ``uuid()``). A spec without
-    ``params`` converts its arguments in its implementation (the functions not yet typed)."""
-
-    name: str
-    impl: Callable[[list[Value]], Value]
-    min_args: int
-    max_args: int | None
-    elementwise: bool
-    nondeterministic: bool
-    params: tuple[Param, ...] | None = None
-    variadic: Param | None = None
-    returns: ReturnRule = None
-
-
-FUNCTIONS: dict[str, FunctionSpec] = {}
+FUNCTIONS: Mapping[str, FunctionSpec] = _registry()
 
 
 def call_function(name: str, args: list[Value]) -> Value:
@@ -117,55 +101,3 @@ def _arity_text(spec: FunctionSpec) -> str:
     if spec.min_args == spec.max_args:
         return f"expects exactly {plural(spec.min_args)}"
     return f"expects {spec.min_args} to {plural(spec.max_args)}"
-
-
-_SAME = -1
-
-
-def param(text: str) -> Param:
-    """A parameter from ``"name: type"`` (``"str: string"``, ``"list: list(dynamic)"``,
-    ``"default: dynamic?"``; ``?`` allows null, ``dynamic`` is any type)."""
-    name, _, kind = (part.strip() for part in text.partition(":"))
-    allow_null = kind.endswith("?")
-    kind = kind.rstrip("?")
-    return Param(name, None if kind in ("", "dynamic") else type_from_text(kind), allow_null)
-
-
-def type_from_text(text: str) -> TypeSpec:
-    """``string``, ``list(string)``, ``map(dynamic)``...: the type constraint syntax of the specs."""
-    text = text.strip()
-    if "(" in text:
-        outer, _, inner = text.partition("(")
-        return TypeSpec(outer.strip(), type_from_text(inner[:-1]))
-    return ANY if text == "dynamic" else TypeSpec(text)
-
-
-def _fn(
-    name: str,
-    min_args: int,
-    max_args: int | None = _SAME,
-    *,
-    params: tuple[str, ...] | None = None,
-    variadic: str | None = None,
-    returns: "str | Callable[[list], TypeSpec | None] | None" = None,
-    elementwise: bool = True,
-    nondeterministic: bool = False,
-) -> Callable[[Callable[..., Value]], Callable[..., Value]]:
-    """Register ``impl(args)`` as the built-in ``name`` (``params``/``variadic``: ``"name: type"``
-    texts; ``returns``: a type text or a rule from the converted arguments)."""
-
-    def register(impl: Callable[..., Value]) -> Callable[..., Value]:
-        FUNCTIONS[name] = FunctionSpec(
-            name=name,
-            impl=impl,
-            min_args=min_args,
-            max_args=min_args if max_args == _SAME else max_args,
-            elementwise=elementwise and not nondeterministic,
-            nondeterministic=nondeterministic,
-            params=None if params is None else tuple(param(p) for p in params),
-            variadic=None if variadic is None else param(variadic),
-            returns=type_from_text(returns) if isinstance(returns, str) else returns,
-        )
-        return impl
-
-    return register

@@ -5,7 +5,8 @@ A deployment is a variable assignment: Terraform applies ``terraform.tfvars`` an
 things from it: which branch a deployment activates (its ``moved`` blocks, the code lens) and,
 when its values do not decide that, which variable is missing.
 
-Discovery and layering are ``stir.deployments``'; this module adds what the specializer needs:
+Discovery and layering are ``stir.deployments``'; this module adds what the specializer (and the
+diagnostics about values a deployment gives a field) need:
 the deployment's ``moved/<name>.tf`` name, and tracing a field with the root's variables set
 exactly as Terraform sets them (the file's value, else the default, else *unset*: a deployment
 that leaves a variable unset does not decide what depends on it).
@@ -16,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
+from ..addrs import InputVariable
 from ..analysis import Analysis
 from ..records import record, field
 from ..stir.deployments import is_auto_loaded
@@ -81,15 +83,15 @@ class AssignedTracer(Tracer):
             try:
                 value = convert(value, var_type)
             except TfEvalError as exc:
-                return Unbounded(f"{self.deployment.file} sets var.{var.name} to {to_hcl(value)}: {exc}", "invalid", var.label_span)
+                return Unbounded(f"{self.deployment.file} sets {InputVariable(var.name)} to {to_hcl(value)}: {exc}", "invalid", var.label_span)
             return (Branch(value, C.TRUE, (S.Deployment(self.deployment.file), S.Prim(to_hcl(value))), var.label_span),)
         if var.default is not None:
             result = prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span))
-            return convert_all(result, var_type, f"var.{var.name}", var.default.expr.span)
+            return convert_all(result, var_type, str(InputVariable(var.name)), var.default.expr.span)
         if var.name in self.deployment.unreadable:
-            return Unbounded(f"{self.deployment.file} sets var.{var.name} to a value tfphi cannot evaluate", "unassigned",
+            return Unbounded(f"{self.deployment.file} sets {InputVariable(var.name)} to a value tfphi cannot evaluate", "unassigned",
                              var.label_span, (env.dir, var.name))
-        return Unbounded(f"{self.deployment.file} does not set var.{var.name}", "unassigned", var.label_span, (env.dir, var.name))
+        return Unbounded(f"{self.deployment.file} does not set {InputVariable(var.name)}", "unassigned", var.label_span, (env.dir, var.name))
 
 
 @record(frozen=True)
@@ -120,3 +122,10 @@ def unassigned(tracer: AssignedTracer, result: TraceResult) -> list[str]:
     """Every root variable the trace met that the deployment leaves unset (not only the first)."""
     found = [result.unbounded] + [entry.result for memo in (tracer._memo, tracer._local_memo) for entry in memo.values()]
     return [u.variable[1] for u in found if isinstance(u, Unbounded) and u.cause == "unassigned" and u.variable]
+
+
+def deployment_values(analysis: Analysis, trace: TraceResult, resource: Resource, field_name: str) -> list[Outcome]:
+    """The field's value under every deployment of its root (what the code lens shows)."""
+    root = trace.call_path[0][1] if trace.call_path else ""
+    path = tuple(field_name.split("."))
+    return [field_under(analysis, trace, resource, path, d) for d in root_deployments(analysis, root)]

@@ -4,12 +4,17 @@ whose values activate it."""
 
 from __future__ import annotations
 
+from ..addrs import ModuleCall
 from ..records import record
 
 from ..analysis import Analysis
+from ..features.deployment_outcomes import deployment_values
 from ..stir.workspace import module_dir_of
 from ..syntax.expr import Span
+from ..trace.env import find_field
 from ..trace.result import BOUNDED
+from .moves import served_by
+from .specializer import group_branches, names_for
 
 
 @record(frozen=True, slots=True)
@@ -20,10 +25,6 @@ class CodeLens:
 
 
 def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
-    from ..specialize.moves import deployment_values, served_by
-    from ..specialize.specializer import group_branches, names_for
-    from ..trace.env import find_field
-
     dir = module_dir_of(path)
     if dir not in analysis.modules:
         return []
@@ -33,7 +34,7 @@ def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
         result = trace.result
         if result.kind != BOUNDED or result.expr_span is None or result.expr_span.file != path:
             continue
-        frames = "".join(f"module.{call}." for call, _ in result.call_path[1:])
+        frames = "".join(f"{ModuleCall(call)}." for call, _ in result.call_path[1:])
         address = f"{frames}{trace.resource.address}.{trace.field_name}"
         if address in seen:
             continue
