@@ -29,13 +29,14 @@ from . import records
 from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
 from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
+from .stir.module_changes import calls_differ, changed_calls, declared_addresses, interface, modules_below
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
 from .stir.roots import roots_reaching
 from .stir.references import Finding, ModuleInterfaces, NameTable, block_findings, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file, take_over_blocks
+from .syntax.hclfile import CleanSources, HclFile, TopLevel, new_parser, parse_file, take_over_blocks
 from .text import LineIndex
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
@@ -262,6 +263,7 @@ class AnalysisHost:
         self._build_failures: dict[str, str] = {}
         # content-addressed caches (safe to share between snapshots)
         self._block_refs: BlockCache = {}
+        self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
         self._block_findings: dict[tuple[bytes, int], list] = {}
         self._table_ids: dict[tuple, int] = {}
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
@@ -345,7 +347,8 @@ class AnalysisHost:
 
             self._set_parsed(parse_json_file(path, data, self._parser))
         else:  # files set from disk are not edited here: their trees are dropped once read
-            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs))
+            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs,
+                                          clean=self.clean_sources))
 
     def _set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
         self._drop(path)
@@ -486,8 +489,12 @@ class AnalysisHost:
         moved_decls: set[tuple[str, str]] = set()
         moved_files: set[str] = set()
         interface_changed: set[str] = set()
+        call_dirs: set[str] = set()  # modules whose calls (names, sources) changed
+        old_modules: dict[str, Module] = {}  # the dirty modules as the current tree read them
         for dir in dirty:
             old = self._modules.get(dir)
+            if old is not None:
+                old_modules[dir] = old
             listed = self._dir_files.get(dir)
             paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
             old_declared = self._declared.pop(dir, {})
@@ -512,7 +519,7 @@ class AnalysisHost:
             # same while it is the same object (its block taken over by the parse).
             changed_here: list[str] = []
             old_get, new_get = old_declared.get, new_declared.get
-            for address in _addresses(old_decls, new_decls, unchanged):
+            for address in declared_addresses(old_decls, new_decls, unchanged):
                 if old_get(address) is not new_get(address):
                     changed_here.append(address)
             changed_decls.update((dir, address) for address in changed_here)
@@ -523,13 +530,32 @@ class AnalysisHost:
                         moved_decls.add((dir, entry[2]))
             # The calls (names and sources) are the same unless a call's text changed, or a call
             # was added or removed: its address is among the changed ones.
-            if _calls_differ(old, module, changed_here):
-                calls_changed = True
-                continue
-            if _interface(old) != _interface(module):
+            if calls_differ(old, module, changed_here):
+                call_dirs.add(dir)
+            if interface(old) != interface(module):
                 interface_changed.add(dir)
         affected = set(dirty)
         moved: set[str] = set()
+        if call_dirs and not calls_changed:
+            # Calls renamed, added, removed or pointed elsewhere in modules that are all still
+            # there: only the calls of those modules are resolved again, and only the modules
+            # below them (whose call paths may differ now) lose their traces and findings.
+            old_tree = self._tree
+            calls = {(dir, name) for dir in call_dirs for name in changed_calls(old_modules[dir], self._modules[dir])}
+            old_deployed = set(deployed_dirs(self._units))
+            self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
+            deployed = deployed_dirs(self._units)
+            self._tree = build_module_tree(self._modules, dict(self._manifests), deployed,
+                                           (old_tree, calls) if set(deployed) == old_deployed else None)
+            reached = {t.dir for tree in (old_tree, self._tree) for call in calls
+                       if (t := tree.targets.get(call)) is not None and t.dir is not None}
+            reached |= set(old_tree.roots) ^ set(self._tree.roots)
+            below = reached | modules_below(reached, old_tree, self._modules, old_modules) | modules_below(reached, self._tree, self._modules)
+            for dir in below:
+                derived.drop_fields(dir)
+                derived.findings.pop(dir, None)
+                derived.tables.pop(dir, None)
+            affected |= below
         if calls_changed:
             self._trace_memo.clear()
             self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
@@ -932,32 +958,3 @@ def _format_exc() -> str:
     import traceback
 
     return traceback.format_exc()
-
-
-def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], unchanged: set[str]) -> set[str]:
-    """The addresses declared in the files that are not ``unchanged``, before or after."""
-    out: set[str] = set()
-    for files in (old, new):
-        for path, decls in files.items():
-            if path not in unchanged:
-                for info in decls.blocks:
-                    for entry in info.entries:
-                        out.add(entry[2])
-    return out
-
-
-def _calls_differ(old: Module, new: Module, changed: list[str]) -> bool:
-    """Whether the module's calls (names and sources) differ, given the addresses whose
-    declarations changed (every other call is the same declaration, or one that moved)."""
-    for address in changed:
-        if address.startswith("module."):
-            name = address[7:]
-            before, after = old.calls.get(name), new.calls.get(name)
-            if (before is None) != (after is None) or (before is not None and before.source != after.source):
-                return True
-    return False
-
-
-def _interface(module: Module) -> tuple:
-    """What callers check against: output names, and variables with whether they have a default."""
-    return (tuple(sorted(module.outputs)), tuple(sorted((n, v.default is None) for n, v in module.variables.items())))

@@ -28,7 +28,7 @@ from __future__ import annotations
 import os
 from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar, Union
 
-from .addrs import AddressError as _AddressError, parse_field_address
+from .addrs import AddressError as _AddressError, ModuleCall, parse_field_address
 from .analysis import Analysis
 from .config import Config
 from .config_schema import parse_lsp_settings
@@ -280,7 +280,7 @@ class Workspace:
             for name in sorted(module.calls):
                 target = self._analysis.tree.targets.get((dir, name))
                 if target is not None and target.dir is not None and target.dir not in seen:
-                    todo.append((f"{prefix}module.{name}.", target.dir, seen + (target.dir,)))
+                    todo.append((f"{prefix}{ModuleCall(name)}.", target.dir, seen + (target.dir,)))
         return out
 
 

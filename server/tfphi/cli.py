@@ -8,6 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Sequence
 
+from .addrs import InputVariable
 from . import __version__
 from .analysis import Analysis
 from .check_scope import ShardError, check_diagnostics, parse_shard, selected_roots
@@ -272,7 +273,7 @@ def render_trace_text(analysis: Analysis, result: TraceResult) -> str:
         lines.append(f"  why: {result.reason}")
         blocked = result.unbounded
         if blocked is not None and blocked.variable is not None:
-            lines.append(f"  blocked by: var.{blocked.variable[1]} (declared at {location(analysis, blocked.span)})")
+            lines.append(f"  blocked by: {InputVariable(blocked.variable[1])} (declared at {location(analysis, blocked.span)})")
         elif blocked is not None and blocked.span is not None:
             lines.append(f"  blocked by: {analysis.text(blocked.span)} ({location(analysis, blocked.span)})")
         fixes = _fixes_for(analysis, result)

@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import Callable, Mapping, Sequence
 
 from . import records
-from .addrs import NO_KEY, AddressError, FieldAddress, InstanceKey, ModuleInstance, format_key, parse_field_address
+from .addrs import AddressError, FieldAddress, InstanceKey, ModuleCall, ModuleInstance, NO_KEY, format_key, parse_field_address
 from .analysis import Analysis
 from .records import record
 from .stir.deployments import root_deployments
@@ -67,7 +67,7 @@ def find_matches(analysis: Analysis, address: FieldAddress, roots: Sequence[str]
             target = analysis.tree.targets.get((path[-1][1], step.name))
             if target is None or target.dir is None:
                 if target is not None and target.opaque_reason and opaque is not None:
-                    calls = "".join(f"module.{name}." for name, _ in path[1:])
+                    calls = "".join(f"{ModuleCall(name)}." for name, _ in path[1:])
                     opaque.append(f"{calls}{target.opaque_reason}" if calls else target.opaque_reason)
                 break
             path = path + ((step.name, target.dir),)
@@ -127,7 +127,7 @@ def _check_keys(analysis: Analysis, match: FieldMatch) -> None:
         caller = analysis.modules.get(match.path[i - 1][1])
         call = caller.calls.get(step.name) if caller else None
         if call is not None:
-            declarations.append((f"module.{step.name}", call.count, call.for_each, step.key, match.path[: i]))
+            declarations.append((str(ModuleCall(step.name)), call.count, call.for_each, step.key, match.path[: i]))
     resource = match.resource
     declarations.append((resource.address, resource.count, resource.for_each, match.address.key, match.path))
     for name, count, for_each, key, path in declarations:

@@ -9,13 +9,11 @@ from __future__ import annotations
 import json
 from ..records import record
 
+from .errors import AddressError
 from .instance_key import InstanceKey, NO_KEY, format_key
 from .module_instance import ModuleInstance, ModuleStep
+from .referenceable import Resource
 from ..lazy_re import lazy_compile
-
-
-class AddressError(ValueError):
-    """An address that is not a field address; the message says what is wrong."""
 
 
 @record(frozen=True, slots=True)
@@ -30,8 +28,7 @@ class FieldAddress:
     @property
     def resource(self) -> str:
         """The resource's address within its module, as declared: ``aws_db_instance.app``."""
-        prefix = "data." if self.mode == "data" else ""
-        return f"{prefix}{self.type}.{self.name}"
+        return str(Resource(self.mode, self.type, self.name))
 
     def __str__(self) -> str:
         module = f"{self.module}." if not self.module.is_root else ""

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..addrs import InputVariable
 from ..records import record, field
 
 from ..analysis import Analysis, FieldTrace
@@ -187,7 +188,7 @@ def _add_validation(analysis: Analysis, variables: list[tuple[str, Variable]], v
         message = f"The {variable.name} value must be one of: {readable}."
         lines = [
             "validation {",
-            f"{{unit}}condition     = contains([{listed}], var.{variable.name})",
+            f"{{unit}}condition     = contains([{listed}], {InputVariable(variable.name)})",
             f"{{unit}}error_message = {hcl_string(message)}",
             "}",
         ]
@@ -202,7 +203,7 @@ def _add_default(analysis: Analysis, variables: list[tuple[str, Variable]], valu
 
 
 def _names(variables: list[tuple[str, Variable]]) -> str:
-    names = sorted({f"var.{v.name}" for _, v in variables})
+    names = sorted({str(InputVariable(v.name)) for _, v in variables})
     return names[0] if len(names) == 1 else ", ".join(names[:-1]) + " and " + names[-1]
 
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..addrs import InputVariable, LocalValue, ModuleCall, OutputValue
 from ..records import record, replace
 
 from ..analysis import Analysis
@@ -123,7 +124,7 @@ def _in_block(analysis: Analysis, module: Module, block: Block, offset: int) -> 
                 if ref is not None:
                     return ref
                 span = attr.name_span if contains(attr.name_span, offset) else attr.expr.span
-                return Target("argument", f"module.{call.name}.{name}", span, attr.expr, scope)
+                return Target("argument", f"{ModuleCall(call.name)}.{name}", span, attr.expr, scope)
         for attr in call.body.attributes.values():  # count / for_each
             if contains(attr.span, offset):
                 return _reference_target(attr.expr, offset, Scope(dir))
@@ -138,9 +139,9 @@ def _in_block(analysis: Analysis, module: Module, block: Block, offset: int) -> 
             if ref is not None:
                 return ref
             span = value.name_span if contains(value.name_span, offset) else value.expr.span
-            return Target("output", f"output.{output.name}", span, value.expr, Scope(dir))
+            return Target("output", str(OutputValue(output.name)), span, value.expr, Scope(dir))
         if contains(output.label_span, offset):
-            return Target("output", f"output.{output.name}", output.label_span, value.expr, Scope(dir))
+            return Target("output", str(OutputValue(output.name)), output.label_span, value.expr, Scope(dir))
         return None
     if block.type == "locals":
         for name, attr in block.body.attributes.items():
@@ -149,7 +150,7 @@ def _in_block(analysis: Analysis, module: Module, block: Block, offset: int) -> 
                 if ref is not None:
                     return ref
                 span = attr.name_span if contains(attr.name_span, offset) else attr.expr.span
-                return Target("local", f"local.{name}", span, attr.expr, Scope(dir))
+                return Target("local", str(LocalValue(name)), span, attr.expr, Scope(dir))
         return None
     if block.type == "variable" and len(labels) == 1:
         var = module.variables.get(labels[0])
@@ -228,7 +229,7 @@ def analysis_text_of(expr: ScopeTraversalExpr) -> str:
 def variable_target(var: Variable, dir: str, span: Span) -> Target:
     """The values of a variable, traced as a ``var.x`` reference in its own module."""
     expr = ScopeTraversalExpr(var.label_span, "var", var.label_span, (AttrStep(var.name, var.label_span),))
-    return Target("variable", f"var.{var.name}", span, expr, Scope(dir), variable=(dir, var.name))
+    return Target("variable", str(InputVariable(var.name)), span, expr, Scope(dir), variable=(dir, var.name))
 
 
 def tfvars_variable(analysis: Analysis, path: str, offset: int) -> Variable | None:
@@ -296,7 +297,7 @@ def scoped_env(env: Env, scope: Scope) -> Env:
 
 def instance_address(path: CallPath, label: str) -> str:
     """``module.a.module.b.<label>`` for a call path."""
-    prefix = "".join(f"module.{call}." for call, _ in path[1:])
+    prefix = "".join(f"{ModuleCall(call)}." for call, _ in path[1:])
     return prefix + label
 
 
@@ -304,4 +305,4 @@ def via(path: CallPath) -> str:
     """``module.a -> module.b`` (or ``the root module``) for a call path."""
     if len(path) <= 1:
         return f"the root module ({path[0][1] or '.'})"
-    return " -> ".join(f"module.{call}" for call, _ in path[1:])
+    return " -> ".join(str(ModuleCall(call)) for call, _ in path[1:])

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from typing import Mapping
 
+from ..addrs import InputVariable
 from ..analysis import Analysis
 from ..records import record, field
 from ..stir.deployments import is_auto_loaded
@@ -82,15 +83,15 @@ class AssignedTracer(Tracer):
             try:
                 value = convert(value, var_type)
             except TfEvalError as exc:
-                return Unbounded(f"{self.deployment.file} sets var.{var.name} to {to_hcl(value)}: {exc}", "invalid", var.label_span)
+                return Unbounded(f"{self.deployment.file} sets {InputVariable(var.name)} to {to_hcl(value)}: {exc}", "invalid", var.label_span)
             return (Branch(value, C.TRUE, (S.Deployment(self.deployment.file), S.Prim(to_hcl(value))), var.label_span),)
         if var.default is not None:
             result = prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span))
-            return convert_all(result, var_type, f"var.{var.name}", var.default.expr.span)
+            return convert_all(result, var_type, str(InputVariable(var.name)), var.default.expr.span)
         if var.name in self.deployment.unreadable:
-            return Unbounded(f"{self.deployment.file} sets var.{var.name} to a value tfphi cannot evaluate", "unassigned",
+            return Unbounded(f"{self.deployment.file} sets {InputVariable(var.name)} to a value tfphi cannot evaluate", "unassigned",
                              var.label_span, (env.dir, var.name))
-        return Unbounded(f"{self.deployment.file} does not set var.{var.name}", "unassigned", var.label_span, (env.dir, var.name))
+        return Unbounded(f"{self.deployment.file} does not set {InputVariable(var.name)}", "unassigned", var.label_span, (env.dir, var.name))
 
 
 @record(frozen=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from ..addrs import InputVariable, LocalValue, ModuleCall
 from ..analysis import CONFIG_FILE, Analysis, FieldTrace
 from ..diagnostics import SEVERITY_RANK, Diagnostic, Fix, Related, sort_key
 from ..lazy_re import lazy_compile
@@ -199,7 +200,7 @@ def blocker_of(analysis: Analysis, blocked: Unbounded) -> Blocker:
             why = "is not passed by the module call and has no default value"
         else:
             why = "has no default value, and no validation block lists the allowed values"
-        return Blocker(f"var.{name}", declared, why, f"var.{name}", f"var.{name}")
+        return Blocker(str(InputVariable(name)), declared, why, str(InputVariable(name)), str(InputVariable(name)))
     if blocked.cause == "apply-time":
         value = _apply_time_value(analysis, blocked)
         if blocked.condition is not None and blocked.span is not None:
@@ -240,9 +241,9 @@ def _declaration_in(analysis: Analysis, expr, file: str) -> tuple[Span, str] | N
             continue
         name = getattr(node.steps[0], "name", None)
         if node.root == "local" and name in module.locals:
-            return module.locals[name].attribute.name_span, f"local.{name}"
+            return module.locals[name].attribute.name_span, str(LocalValue(name))
         if node.root == "var" and name in module.variables:
-            return module.variables[name].label_span, f"var.{name}"
+            return module.variables[name].label_span, str(InputVariable(name))
     return None
 
 
@@ -378,7 +379,7 @@ def unsupported_diagnostic(analysis: Analysis, trace: FieldTrace, outside: list[
         named = f"{field_address(trace)} (set in {kind} at {installed_place(analysis, trace)})"
         argument = deciding_argument(analysis, trace, handoff, frozenset(value_key(o.value) for o in outside))
         span = argument[1].expr.span if argument is not None else handoff.call.label_span
-        call = f"module.{handoff.call.name}"
+        call = str(ModuleCall(handoff.call.name))
         detail += (f" {call} passes it as {argument[0]} here." if argument is not None
                    else f" {kind[0].upper()}{kind[1:]} decides it: no argument of {call} does.")
         related = [Related(result.expr_span, f"{field} is set here, in {foreign_module(module_dir_of(result.expr_span.file))}")] + [
@@ -465,7 +466,7 @@ def unbounded_text(analysis: Analysis, trace: FieldTrace, block: Blocker | None 
     expr_text = analysis.text(result.expr_span) if result.expr_span else "?"
     detail = [f"{field} is set to {_short(expr_text)}" + (f" in {kind}." if handoff is not None else ".")]
     if handoff is not None:
-        call = f"module.{handoff.call.name}"
+        call = str(ModuleCall(handoff.call.name))
         detail.append(f"{call} passes it as {argument[0]} here." if argument is not None
                       else f"{kind[0].upper()}{kind[1:]} decides it: no argument of {call} does.")
     if len(result.call_path) > 1:
@@ -507,9 +508,9 @@ def unbounded_fixes(analysis: Analysis | None, resource_type: str, field: str, b
         name = blocked.variable[1]
         listed = ", ".join(to_hcl(v) for v in values[:4]) + (", ..." if len(values) > 4 else "") or '"value1", "value2"'
         fixes = [
-            Fix("validation", f"constrain var.{name} with a validation block: condition = contains([{listed}], var.{name}) "
+            Fix("validation", f"constrain {InputVariable(name)} with a validation block: condition = contains([{listed}], {InputVariable(name)}) "
                 "(usually the right choice: every listed value gets its own specialization)."),
-            Fix("default", f"give var.{name} a default" + (f", for example {to_hcl(values[0])}." if values else ".")),
+            Fix("default", f"give {InputVariable(name)} a default" + (f", for example {to_hcl(values[0])}." if values else ".")),
         ]
         if blocked.cause == "missing":
             fixes.insert(0, Fix("pass", f"pass {name} in the module block that calls this module."))

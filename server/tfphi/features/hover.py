@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import posixpath
+from ..addrs import InputVariable, ModuleCall
 from ..records import record
 
 from ..analysis import Analysis
@@ -95,7 +96,7 @@ def _answer(result: TraceResult) -> tuple:
 def instance_label(path: CallPath) -> str:
     """``examples/postgres: module.db → module.db_instance`` (the root module, then the calls)."""
     root = (path[0][1] or ".") if path else "."
-    calls = " → ".join(f"module.{call}" for call, _ in path[1:])
+    calls = " → ".join(str(ModuleCall(call)) for call, _ in path[1:])
     return f"{root}: {calls}" if calls else f"{root} (root module)"
 
 
@@ -236,7 +237,7 @@ def _deployment_value(result: TraceResult, assignment) -> str:
     blocked = result.unbounded
     root = result.call_path[0][1] if result.call_path else None
     if blocked is not None and blocked.variable is not None and blocked.variable[0] == root and blocked.variable[1] not in assignment:
-        return f"not decided: it does not set `var.{blocked.variable[1]}`"
+        return f"not decided: it does not set `{InputVariable(blocked.variable[1])}`"
     if result.exists is None:
         return "not created"
     if result.kind == RESOLVED:

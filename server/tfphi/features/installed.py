@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from typing import Iterator
 
+from ..addrs import InputVariable, ModuleCall as ModuleCallAddr
 from ..analysis import Analysis, FieldTrace
 from ..diagnostics import Diagnostic, Related
 from ..records import record
@@ -91,7 +92,7 @@ def installed_dirs_reached(analysis: Analysis, dir: str) -> list[str]:
 
 def field_address(trace: FieldTrace) -> str:
     """The field's address from its root (``module.db.module.db_instance.aws_db_instance.this.engine_version``)."""
-    calls = "".join(f"module.{name}." for name, _ in trace.result.call_path[1:])
+    calls = "".join(f"{ModuleCallAddr(name)}." for name, _ in trace.result.call_path[1:])
     return f"{calls}{trace.resource.address}.{trace.field_name}"
 
 
@@ -126,9 +127,9 @@ def deciding_argument(analysis: Analysis, trace: FieldTrace, handoff: Handoff,
     env = env.with_iterators(block_iterators(handoff.call.body, env))
     fallback = None
     for name, argument in sorted(handoff.call.arguments.items()):
-        if (handoff.dir, f"var.{name}") not in touched:
+        if (handoff.dir, str(InputVariable(name))) not in touched:
             continue
-        traced, _ = analysis.tracer.trace_attribute(f"module.{handoff.call.name}.{name}", argument, env, trace.spec.universe)
+        traced, _ = analysis.tracer.trace_attribute(f"{ModuleCallAddr(handoff.call.name)}.{name}", argument, env, trace.spec.universe)
         if outside:
             if any(value_key(b.value) in outside for b in traced.branches):
                 return name, argument
@@ -181,8 +182,8 @@ def _not_installed(analysis: Analysis, dir: str, installed: str, seen: set[tuple
             handoff = handoff_of(analysis, path)
             if handoff is None or handoff.caller_dir != dir:
                 continue
-            calls = "".join(f"module.{c}." for c, _ in path[1:])
-            message = (f"{calls}module.{name} (source {call.source!r}, called at {where(analysis, call.label_span)}) is not "
+            calls = "".join(f"{ModuleCallAddr(c)}." for c, _ in path[1:])
+            message = (f"{calls}{ModuleCallAddr(name)} (source {call.source!r}, called at {where(analysis, call.label_span)}) is not "
                        "installed: .terraform/modules/modules.json does not list it, so its outputs are unknown until "
                        f"`{init_command(analysis.modules[dir].files if dir in analysis.modules else ())}` installs it "
                        "(tfphi never downloads it)")
@@ -192,5 +193,5 @@ def _not_installed(analysis: Analysis, dir: str, installed: str, seen: set[tuple
                 continue
             seen.add(key)
             yield Diagnostic(span.file, span, "information", "module-not-installed", message,
-                             (Related(call.label_span, f"module.{name} is called here, in the installed module {installed}"),))
+                             (Related(call.label_span, f"{ModuleCallAddr(name)} is called here, in the installed module {installed}"),))
 

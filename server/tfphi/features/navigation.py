@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..addrs import InputVariable, LocalValue, ModuleCall, OutputValue, Resource
 from ..records import record
 
 from ..analysis import Analysis
@@ -290,18 +291,18 @@ def document_symbols(analysis: Analysis, path: str) -> list[Symbol]:
         labels = block.labels
         selection = block.label_spans[-1] if block.label_spans else block.type_span
         if block.type == "variable" and len(labels) == 1:
-            symbols.append(Symbol(f"var.{labels[0]}", "variable", block.span, selection))
+            symbols.append(Symbol(str(InputVariable(labels[0])), "variable", block.span, selection))
         elif block.type == "locals":
             for name, attr in block.body.attributes.items():
-                symbols.append(Symbol(f"local.{name}", "local", attr.span, attr.name_span))
+                symbols.append(Symbol(str(LocalValue(name)), "local", attr.span, attr.name_span))
         elif block.type == "resource" and len(labels) == 2:
             symbols.append(Symbol(f"{labels[0]}.{labels[1]}", "resource", block.span, selection, _child_blocks(block.body)))
         elif block.type == "data" and len(labels) == 2:
-            symbols.append(Symbol(f"data.{labels[0]}.{labels[1]}", "data", block.span, selection, _child_blocks(block.body)))
+            symbols.append(Symbol(str(Resource('data', labels[0], labels[1])), "data", block.span, selection, _child_blocks(block.body)))
         elif block.type == "module" and len(labels) == 1:
-            symbols.append(Symbol(f"module.{labels[0]}", "module", block.span, selection))
+            symbols.append(Symbol(str(ModuleCall(labels[0])), "module", block.span, selection))
         elif block.type == "output" and len(labels) == 1:
-            symbols.append(Symbol(f"output.{labels[0]}", "output", block.span, selection))
+            symbols.append(Symbol(str(OutputValue(labels[0])), "output", block.span, selection))
         elif block.type == "provider" and labels:
             alias = block.body.attributes.get("alias")
             alias_text = analysis.text(alias.expr.span).strip('"') if alias is not None else ""

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
+from ..addrs import InputVariable, ModuleCall, ModuleCallOutput
 from ..analysis import Analysis
 from ..records import record, field
 from ..trace import steps as S
@@ -217,13 +218,13 @@ def describe(step: S.Step) -> tuple[str, str]:
     if isinstance(step, S.NameRef):
         return ("variable" if step.root == "var" else "local"), f"{step.root}.{step.name}"
     if isinstance(step, S.ModCall):
-        return "module_argument", f"module.{step.call}\n{step.argument} ="
+        return "module_argument", f"{ModuleCall(step.call)}\n{step.argument} ="
     if isinstance(step, S.Output):
-        return "module_output", f"module.{step.call}.{step.output}"
+        return "module_output", str(ModuleCallOutput(step.call, step.output))
     if isinstance(step, S.Default):
-        return "default", f"default of var.{step.variable}"
+        return "default", f"default of {InputVariable(step.variable)}"
     if isinstance(step, S.Validation):
-        return "validation", f"validation of var.{step.variable}"
+        return "validation", f"validation of {InputVariable(step.variable)}"
     if isinstance(step, S.Universe):
         return "universe", f"universe {step.label}"
     if isinstance(step, S.TypeBool):

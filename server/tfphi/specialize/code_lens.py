@@ -4,6 +4,7 @@ whose values activate it."""
 
 from __future__ import annotations
 
+from ..addrs import ModuleCall
 from ..records import record
 
 from ..analysis import Analysis
@@ -33,7 +34,7 @@ def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
         result = trace.result
         if result.kind != BOUNDED or result.expr_span is None or result.expr_span.file != path:
             continue
-        frames = "".join(f"module.{call}." for call, _ in result.call_path[1:])
+        frames = "".join(f"{ModuleCall(call)}." for call, _ in result.call_path[1:])
         address = f"{frames}{trace.resource.address}.{trace.field_name}"
         if address in seen:
             continue

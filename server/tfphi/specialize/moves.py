@@ -16,6 +16,7 @@ guess: a move to the wrong branch plans a destroy and a create.
 from __future__ import annotations
 
 import json
+from ..addrs import InputVariable, ModuleCall
 from ..records import record
 
 from ..analysis import Analysis, AnalysisHost, SetParsed, SetSource
@@ -79,7 +80,7 @@ def _branch(specialized: Analysis, plan: Plan, outcome: Outcome) -> DeploymentBr
     missing: set[str] = set()
     for spec in plan.specializations:
         count = host.calls[spec.name].body.attributes["count"]
-        result, _ = tracer.trace_attribute(f"module.{spec.name}.count", count, Env(plan.call_path))
+        result, _ = tracer.trace_attribute(f"{ModuleCall(spec.name)}.count", count, Env(plan.call_path))
         if result.kind == RESOLVED and result.branches[0].value in (0, 1):
             if result.branches[0].value == 1:
                 active.append(spec)
@@ -92,9 +93,9 @@ def _branch(specialized: Analysis, plan: Plan, outcome: Outcome) -> DeploymentBr
         unreadable = [n for n in names if n in deployment.unreadable]
         lines = [f"No moved block: which specialization of {plan.address} is active depends on"]
         if unset:
-            lines.append(f"{', '.join(f'var.{n}' for n in unset)}, which {file} does not set.")
+            lines.append(f"{', '.join(f'{InputVariable(n)}' for n in unset)}, which {file} does not set.")
         if unreadable:
-            lines.append(f"{', '.join(f'var.{n}' for n in unreadable)}, which {file} sets to a value tfphi cannot evaluate.")
+            lines.append(f"{', '.join(f'{InputVariable(n)}' for n in unreadable)}, which {file} sets to a value tfphi cannot evaluate.")
         if not names:
             lines.append(f"values {file} does not decide ({outcome.reason or 'unknown'}).")
         lines.append("Set a literal value there and run tfphi specialize again.")
@@ -106,7 +107,7 @@ def _branch(specialized: Analysis, plan: Plan, outcome: Outcome) -> DeploymentBr
             f"{value} outside the ones the trace found.",
         ))
     if len(active) > 1 or (outcome.decided and value_key(outcome.value) != value_key(active[0].value)):
-        names = ", ".join(f"module.{s.name}" for s in active)
+        names = ", ".join(str(ModuleCall(s.name)) for s in active)
         took = f"{plan.address} is {to_hcl(outcome.value)} there" if outcome.decided else "the field is undecided there"
         return DeploymentBranch(deployment, outcome, None, (
             f"No moved block: with {file}'s values the gates activate {names}, but {took}.",
@@ -119,7 +120,7 @@ def _branch(specialized: Analysis, plan: Plan, outcome: Outcome) -> DeploymentBr
     if isinstance(prefixes, str):
         return DeploymentBranch(deployment, outcome, None, (f"No moved block: {prefixes}.",
                                                              "Set a literal value there and run tfphi specialize again."))
-    unkeyed = "".join(f"module.{call}." for call, _ in plan.call_path[1:])
+    unkeyed = "".join(f"{ModuleCall(call)}." for call, _ in plan.call_path[1:])
     local_from, local_to = spec.moved_from[len(unkeyed):], spec.moved_to[len(unkeyed):]
     moves = tuple((prefix + local_from, prefix + local_to) for prefix in prefixes)
     if not moves:
@@ -140,20 +141,20 @@ def _instance_prefixes(specialized: Analysis, tracer: AssignedTracer, plan: Plan
         call = specialized.modules[plan.call_path[i - 1][1]].calls[call_name]
         attr = call.count or call.for_each
         if attr is None:
-            prefixes = [p + f"module.{call_name}." for p in prefixes]
+            prefixes = [p + f"{ModuleCall(call_name)}." for p in prefixes]
             continue
-        result, _ = tracer.trace_attribute(f"module.{call_name}.{attr.name}", attr, Env(plan.call_path[:i]))
+        result, _ = tracer.trace_attribute(f"{ModuleCall(call_name)}.{attr.name}", attr, Env(plan.call_path[:i]))
         if result.kind != RESOLVED:
             missing = unassigned(tracer, result)
             what = f"var.{', var.'.join(sorted(set(missing)))}, which {tracer.deployment.file} does not set" if missing else result.reason
-            return f"the instances of module.{call_name} depend on {what}"
+            return f"the instances of {ModuleCall(call_name)} depend on {what}"
         value = result.branches[0].value
         if call.count is not None:
             keys = [f"[{n}]" for n in range(int(value))]
         else:
             items = value.keys() if isinstance(value, dict) else value
             keys = [f"[{json.dumps(k)}]" for k in sorted(items)]
-        prefixes = [p + f"module.{call_name}{k}." for p in prefixes for k in keys]
+        prefixes = [p + f"{ModuleCall(call_name)}{k}." for p in prefixes for k in keys]
     return prefixes
 
 
@@ -168,7 +169,7 @@ def moved_file(plan: Plan, branch: DeploymentBranch) -> str:
     blocks = "\n".join(f"moved {{\n{INDENT}from = {old}\n{INDENT}to = {new}\n}}\n" for old, new in branch.moves)
     return align(
         head
-        + f"# {plan.address} is {to_hcl(spec.value)} there, so module.{spec.name} is the active branch. Copy this\n"
+        + f"# {plan.address} is {to_hcl(spec.value)} there, so {ModuleCall(spec.name)} is the active branch. Copy this\n"
         + "# file into the root module before the first plan: the state moves, nothing is destroyed.\n"
         + blocks
     )

@@ -38,6 +38,7 @@ import posixpath
 import re
 from typing import Any, Iterable
 
+from ..addrs import NO_KEY, ROOT_MODULE, AbsResource, InputVariable, ModuleCall, ModuleInstance, Resource as ResourceAddr
 from .. import __version__
 from ..analysis import Analysis
 from ..features.locations import human_position, location
@@ -240,9 +241,10 @@ class _Builder:
             source_dir = posixpath.join(self.host_dir, SPECIALIZED_DIR, name) if self.host_dir else f"{SPECIALIZED_DIR}/{name}"
             moved_from = moved_to = None
             if self.res.mode == "managed":
-                prefix = "".join(f"module.{call}." for call, _ in self.path[1:])
-                moved_from = prefix + self.res.address
-                moved_to = f"{prefix}module.{name}{'[0]' if gated else ''}.{self.res.address}"
+                here = ModuleInstance.of_calls(call for call, _ in self.path[1:])
+                resource = ResourceAddr(self.res.mode, self.res.type, self.res.name)
+                moved_from = str(AbsResource(here, resource))
+                moved_to = str(AbsResource(here.child(name, 0 if gated else NO_KEY), resource))
             specs.append(Specialization(name, value, cond, gate, members, source_dir, moved_from, moved_to))
         self.plan.specializations = specs
         inputs, outputs = self.interface()
@@ -351,8 +353,8 @@ class _Builder:
             frame = self.frame_of_variable(expr[1])
             if frame == len(self.path) - 1:
                 return cond
-            name = self.thread_reference(frame, f"var.{expr[1]}", self.var_type(frame, expr[1]))
-            return C.Eq(f"var.{name}", cond.value_key, cond.value)
+            name = self.thread_reference(frame, str(InputVariable(expr[1])), self.var_type(frame, expr[1]))
+            return C.Eq(str(InputVariable(name)), cond.value_key, cond.value)
         if isinstance(expr, Expr):
             frame = self.frame_of_dir(posixpath.dirname(expr.span.file), cond.selector)
             if frame == len(self.path) - 1:
@@ -365,7 +367,7 @@ class _Builder:
         """The frame whose ``var.<name>`` an ``Eq`` atom tests: the root's, unless only a deeper module declares it."""
         declaring = [i for i, (_, dir) in enumerate(self.path) if name in self.a.modules[dir].variables]
         if not declaring:
-            raise NotSpecializable(f"var.{name} is not declared on the call path of {self.trace.address}")
+            raise NotSpecializable(f"{InputVariable(name)} is not declared on the call path of {self.trace.address}")
         return declaring[0]
 
     def var_type(self, frame: int, name: str) -> str | None:
@@ -444,7 +446,7 @@ class _Builder:
         for (frame, ref_text), name in sorted(self.threaded.items()):
             type_text = self.var_type(frame, ref_text.split(".")[1]) if ref_text.startswith("var.") else None
             for i in range(frame + 1, len(self.path)):
-                value = ref_text if i == frame + 1 else f"var.{name}"
+                value = ref_text if i == frame + 1 else str(InputVariable(name))
                 per_call.setdefault(i, []).append(f"{name} = {value}")
                 self.new_vars.setdefault(i, []).append((name, type_text))
         for i, args in sorted(per_call.items()):
@@ -500,7 +502,7 @@ class _Builder:
                     name, type_text = re.sub(r"[^A-Za-z0-9_]", "_", "_".join(parts)), None
                 inputs.setdefault(name, (ref_text, type_text))
                 if kind != "var":
-                    self.inner_edits.append((ref.span.start, end, f"var.{name}"))
+                    self.inner_edits.append((ref.span.start, end, str(InputVariable(name))))
         outputs: list[str] = []
         for ref, _ in self.host_references():
             out = self.output_for(ref)
@@ -548,14 +550,14 @@ class _Builder:
     def module_ref(self, specs: list[Specialization], output: str) -> str:
         if len(specs) == 1:
             gated = specs[0].gate is not None
-            return f"module.{specs[0].name}{'[0]' if gated else ''}.{output}"
-        return "one(concat(" + ", ".join(f"module.{s.name}[*].{output}" for s in specs) + "))"
+            return f"{ModuleCall(specs[0].name)}{'[0]' if gated else ''}.{output}"
+        return "one(concat(" + ", ".join(f"{ModuleCall(s.name)}[*].{output}" for s in specs) + "))"
 
     def rewrite_references(self, specs: list[Specialization], outputs: list[str]) -> None:
         n = self.resource_steps()
         for ref, attr in self.host_references():
             if attr.name == "depends_on" and isinstance(attr.expr, TupleExpr) and any(item is ref for item in attr.expr.items):
-                self.edit(ref.span.file, ref.span.start, ref.span.end, ", ".join(f"module.{s.name}" for s in specs))
+                self.edit(ref.span.file, ref.span.start, ref.span.end, ", ".join(str(ModuleCall(s.name)) for s in specs))
                 continue
             output = self.output_for(ref)
             rest = ref.steps[n:]
@@ -586,7 +588,7 @@ class _Builder:
                 lines.append(f"{INDENT}depends_on = {_printed(depends.expr, 'depends_on')}")
             lines.append("}")
             if spec.gate is None and spec.moved_from is not None:  # the same move in every deployment: inline
-                moved_to = f"module.{spec.name}.{self.res.address}"
+                moved_to = str(AbsResource(ROOT_MODULE.child(spec.name), ResourceAddr(self.res.mode, self.res.type, self.res.name)))
                 lines += ["", "moved {", f"{INDENT}from = {self.res.address}", f"{INDENT}to   = {moved_to}", "}"]
             blocks.append("\n".join(lines))
         self.edit(self.res.span.file, self.res.span.start, self.res.span.end, "\n\n".join(blocks))
@@ -623,10 +625,9 @@ class _Builder:
 
     def record(self, spec: Specialization) -> dict:
         first = spec.branches[0]
-        frames = [f"module.{call}." for call, _ in self.path[1:]]
         return {
             "module": spec.name,
-            "address": "".join(frames) + f"module.{spec.name}",
+            "address": str(ModuleInstance.of_calls([*(call for call, _ in self.path[1:]), spec.name])),
             "source_field": f"{self.res.address}.{self.field}",
             "branch_value": to_json(spec.value),
             "gate": None if spec.gate is None else str(spec.cond),

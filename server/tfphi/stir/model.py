@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..addrs import InputVariable, LocalValue, ModuleCall as ModuleCallAddr, OutputValue, Resource as ResourceAddr
 from ..records import record, field
 from ..syntax.expr import Expr, LiteralExpr, Span
 from ..syntax.hclfile import Attribute, Block, Body
@@ -47,7 +48,7 @@ class Variable:
 
     @property
     def address(self) -> str:
-        return f"var.{self.name}"
+        return str(InputVariable(self.name))
 
     @property
     def type_expr(self) -> Expr | None:
@@ -61,7 +62,7 @@ class Local:
 
     @property
     def address(self) -> str:
-        return f"local.{self.name}"
+        return str(LocalValue(self.name))
 
     @property
     def span(self) -> Span:
@@ -86,8 +87,7 @@ class Resource:
 
     @property
     def address(self) -> str:
-        prefix = "data." if self.mode == "data" else ""
-        return f"{prefix}{self.type}.{self.name}"
+        return str(ResourceAddr(self.mode, self.type, self.name))
 
     @property
     def count(self) -> Attribute | None:  # GenIter
@@ -111,7 +111,7 @@ class ModuleCall:
 
     @property
     def address(self) -> str:
-        return f"module.{self.name}"
+        return str(ModuleCallAddr(self.name))
 
     @property
     def body(self) -> Body:
@@ -145,7 +145,7 @@ class Output:
 
     @property
     def address(self) -> str:
-        return f"output.{self.name}"
+        return str(OutputValue(self.name))
 
 
 @record(frozen=True)
@@ -281,7 +281,7 @@ def _describe(key: tuple) -> str:
     (worked out only for the duplicates, not for every declaration)."""
     kind, *labels = key
     if kind == "local":
-        return f"local.{labels[0]}"
+        return str(LocalValue(labels[0]))
     quoted = " ".join(f'"{label}"' for label in labels)
     return f"{kind} {quoted}"
 
@@ -315,16 +315,16 @@ def _add_block(block: Block, entries: list) -> None:
             nullable,
             block.body,
         )
-        entries.append((0, name, f"var.{name}", variable))
+        entries.append((0, name, str(InputVariable(name)), variable))
     elif kind == "locals":
         for name, attr in block.body.attributes.items():
-            entries.append((1, name, f"local.{name}", Local(name, attr)))
+            entries.append((1, name, str(LocalValue(name)), Local(name, attr)))
     elif kind in ("resource", "data") and len(labels) == 2:
         res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block, block.span, block.label_spans)
         entries.append((2 if kind == "resource" else 3, f"{labels[0]}.{labels[1]}", res.address, res))
     elif kind == "module" and len(labels) == 1:
         call = ModuleCall(labels[0], block.literal_attribute("source"), block, block.span, block.label_spans[0])
-        entries.append((4, labels[0], f"module.{labels[0]}", call))
+        entries.append((4, labels[0], str(ModuleCallAddr(labels[0])), call))
     elif kind == "output" and len(labels) == 1:
         output = Output(labels[0], block.body.attributes.get("value"), block.span, block.label_spans[0])
-        entries.append((5, labels[0], f"output.{labels[0]}", output))
+        entries.append((5, labels[0], str(OutputValue(labels[0])), output))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import weakref
 from typing import Callable, Iterator, Mapping
 
+from ..addrs import InputVariable, LocalValue, ModuleCall, ModuleCallOutput, Resource
 from ..records import record
 from ..syntax.expr import Span
 from .model import META_ARGUMENTS, Module
@@ -94,20 +95,20 @@ def resolve(root: str, names: tuple[str, ...], table: NameTable) -> tuple[int, s
     first = names[0]
     if root == "var":
         if first not in table.variables:
-            return 1, f"var.{first}", "no variable block declares it"
+            return 1, str(InputVariable(first)), "no variable block declares it"
     elif root == "local":
         if first not in table.locals:
-            return 1, f"local.{first}", "no locals block declares it"
+            return 1, str(LocalValue(first)), "no locals block declares it"
     elif root == "module":
         if first not in table.calls:
-            return 1, f"module.{first}", "no module block declares it"
+            return 1, str(ModuleCall(first)), "no module block declares it"
         if len(names) > 1:
             for call, where, outputs in table.outputs:
                 if call == first and names[1] not in outputs:
-                    return 2, f"module.{first}.{names[1]}", f"the module in {where or '.'} has no output {names[1]!r}"
+                    return 2, str(ModuleCallOutput(first, names[1])), f"the module in {where or '.'} has no output {names[1]!r}"
     elif root == "data":
         if len(names) > 1 and f"{first}.{names[1]}" not in table.data:
-            return 2, f"data.{first}.{names[1]}", "no data block declares it"
+            return 2, str(Resource('data', first, names[1])), "no data block declares it"
     elif "::" not in root and f"{root}.{first}" not in table.resources:
         return 1, f"{root}.{first}", "no resource block declares it"
     return None
@@ -196,8 +197,8 @@ def _missing_arguments(name: str, call, target, required: tuple, passed) -> Iter
             yield Finding(
                 "missing-argument",
                 call.label_span,
-                f"module.{name} does not set {var.name}, which the module in {target.dir or '.'} requires (no default)",
-                ((var.label_span, f"var.{var.name} is declared here"),),
+                f"{ModuleCall(name)} does not set {var.name}, which the module in {target.dir or '.'} requires (no default)",
+                ((var.label_span, f"{InputVariable(var.name)} is declared here"),),
             )
 
 
@@ -217,7 +218,7 @@ def _not_installed(name: str, call, command: str) -> Finding:
     """A registry (or other non-local) source that ``terraform init`` (``command``) has not installed."""
     return Finding(
         "module-not-installed", call.label_span,
-        f"module.{name} uses {call.source!r}, which is not installed: its outputs are unknown until "
+        f"{ModuleCall(name)} uses {call.source!r}, which is not installed: its outputs are unknown until "
         f"`{command}` installs it into .terraform/modules (tfphi never downloads it)",
         severity="information",
     )
@@ -241,4 +242,4 @@ def _call_cycle(name: str, call, target, module: Module) -> Finding:
     """A module call that leads back to the calling module (``source = "./"``, or a -> b -> a)."""
     where = "this module itself" if target.dir == module.dir else f"the module in {target.dir or '.'}, which calls back to this module"
     span = call.source_attr.expr.span if call.source_attr is not None else call.label_span
-    return Finding("undefined-reference", span, f"module.{name} calls {where}: a module call cycle, which Terraform cannot load")
+    return Finding("undefined-reference", span, f"{ModuleCall(name)} calls {where}: a module call cycle, which Terraform cannot load")

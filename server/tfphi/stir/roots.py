@@ -13,6 +13,7 @@ from __future__ import annotations
 import posixpath
 from typing import Iterable, Mapping
 
+from ..addrs import ModuleCall
 from .model import Module
 from .workspace import CallPath, ModuleTree, is_local_source, local_target
 
@@ -63,7 +64,7 @@ def path_root(path: CallPath) -> str:
 def describe_call_path(path: CallPath) -> str:
     """``module.db -> module.db_instance``, then ``, from the root module examples/complete-mysql``
     when the root is not DIR itself (several roots can have a ``module.db``)."""
-    calls = " -> ".join(f"module.{call}" for call, _ in path[1:]) or "the root module"
+    calls = " -> ".join(str(ModuleCall(call)) for call, _ in path[1:]) or "the root module"
     root = path_root(path)
     return f"{calls}, from the root module {root}" if root else calls
 

@@ -29,6 +29,7 @@ import functools
 import posixpath
 from typing import Any, Callable, Iterable, Mapping
 
+from ..addrs import LocalValue
 from ..records import record, field
 from ..syntax.expr import (BinaryOpExpr, ConditionalExpr, Expr, FunctionCallExpr, LiteralExpr, ObjectExpr, ParenExpr,
                            RelativeTraversalExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr,
@@ -482,9 +483,9 @@ class _Config:
             return known
         attribute = self._locals.get(name)
         if attribute is None:
-            raise _Unknown(f"local.{name} is not defined in {self.path}")
+            raise _Unknown(f"{LocalValue(name)} is not defined in {self.path}")
         if name in self._evaluating:
-            raise _Unknown(f"local.{name} refers to itself")
+            raise _Unknown(f"{LocalValue(name)} refers to itself")
         self._evaluating.add(name)
         try:
             value: Value | _Unknown = self.value(attribute.expr, depth + 1)

@@ -4,6 +4,7 @@ or the call itself. A part of ``Tracer`` (its base class), kept apart for the si
 
 from __future__ import annotations
 
+from ..addrs import ModuleCall, ModuleCallOutput, OutputValue
 from ..records import replace
 from ..stir.model import Module
 from ..stir.workspace import CallPath
@@ -20,13 +21,13 @@ class ModuleReferences:
     """``Tracer``'s module-reference rules; they use its ``hop``, ``trace`` and ``apply_steps``."""
 
     def trace_module_ref(self, module: Module, call_name: str, steps: tuple[Step, ...], env: Env, depth, stack, expr) -> Result:
-        self._touched.add((env.dir, f"module.{call_name}"))
+        self._touched.add((env.dir, str(ModuleCall(call_name))))
         call = module.calls.get(call_name)
         if call is None:
-            return Unbounded(f"module.{call_name} is not declared", "undefined", expr.span)
+            return Unbounded(f"{ModuleCall(call_name)} is not declared", "undefined", expr.span)
         target = self.view.tree.targets.get((env.dir, call_name))
         if target is None or target.dir is None:
-            return Unbounded(target.opaque_reason if target else f"module.{call_name} cannot be resolved", "opaque", call.label_span)
+            return Unbounded(target.opaque_reason if target else f"{ModuleCall(call_name)} cannot be resolved", "opaque", call.label_span)
         iterated = "count" if "count" in call.body.attributes else "for_each" if "for_each" in call.body.attributes else None
         rest = list(steps)
         key_step = None
@@ -34,23 +35,23 @@ class ModuleReferences:
         if splat:
             rest.pop(0)
         elif iterated is None and rest and isinstance(rest[0], IndexStep):
-            return Unbounded(f"module.{call_name} has no count or for_each: it has no instance keys", "error", expr.span)
+            return Unbounded(f"{ModuleCall(call_name)} has no count or for_each: it has no instance keys", "error", expr.span)
         elif iterated is not None:
             if not rest or not isinstance(rest[0], IndexStep):
-                return Unbounded(f"module.{call_name} as a whole object is not traced; reference one instance's output", "invalid", expr.span)
+                return Unbounded(f"{ModuleCall(call_name)} as a whole object is not traced; reference one instance's output", "invalid", expr.span)
             key_step = rest.pop(0)
         if not rest or not isinstance(rest[0], AttrStep):
-            return Unbounded(f"module.{call_name} as a whole object is not traced; reference one of its outputs", "invalid", expr.span)
+            return Unbounded(f"{ModuleCall(call_name)} as a whole object is not traced; reference one of its outputs", "invalid", expr.span)
         output_name = rest[0].name
-        self._touched.add((target.dir, f"output.{output_name}"))
+        self._touched.add((target.dir, str(OutputValue(output_name))))
         child = self.view.modules.get(target.dir)
         output = child.outputs.get(output_name) if child else None
         if output is None or output.value is None:
-            return Unbounded(f"module.{call_name} has no output {output_name!r}", "undefined", expr.span)
+            return Unbounded(f"{ModuleCall(call_name)} has no output {output_name!r}", "undefined", expr.span)
         child_path = env.path + ((call_name, target.dir),)
         if any(frame[1] == target.dir for frame in env.path):
-            return Unbounded(f"cycle through module.{call_name} ({target.dir} calls itself)", "cycle", expr.span)
-        label = f"module.{call_name}.{output_name}"
+            return Unbounded(f"cycle through {ModuleCall(call_name)} ({target.dir} calls itself)", "cycle", expr.span)
+        label = str(ModuleCallOutput(call_name, output_name))
         result = self._value_of(rest, lambda: self.hop(("output", child_path, output_name, self._universe_key()), label, depth, stack, expr.span,
                                                        lambda d, s: self._trace_output(output.value.expr, child_path, d, s)))
         if splat:
@@ -75,8 +76,8 @@ class ModuleReferences:
             one = self.apply_steps(output, steps, env, depth, stack, expr.span)
             return self.combine([one], lambda v: [v[0]], S.Op("Splat"), expr.span, keep_source=True)
         if iterated == "for_each":
-            return Unbounded(f"module.{call.name} has for_each: module.{call.name}[*] is not a list of its instances; "
-                             f"reference one instance (module.{call.name}[\"key\"])", "invalid", expr.span)
+            return Unbounded(f"{ModuleCall(call.name)} has for_each: {ModuleCall(call.name)}[*] is not a list of its instances; "
+                             f"reference one instance ({ModuleCall(call.name)}[\"key\"])", "invalid", expr.span)
         counts = self.without_universe(lambda: self.trace(call.body.attributes["count"].expr, env, depth, stack))
         if isinstance(counts, Unbounded):
             return counts
@@ -84,7 +85,7 @@ class ModuleReferences:
         for count in counts:
             n = count.value
             if isinstance(n, bool) or not is_number(n) or n < 0 or n != int(n):
-                return Unbounded(f"the count of module.{call.name} is not a whole number ({to_hcl(n)})", "error", expr.span)
+                return Unbounded(f"the count of {ModuleCall(call.name)} is not a whole number ({to_hcl(n)})", "error", expr.span)
             instances: list[Result] = []
             for index in range(int(n)):
                 branches = []
@@ -133,7 +134,7 @@ class ModuleReferences:
                     if joined is not None:
                         out.append(Branch(branch.value, joined, branch.path, branch.source))
         if not out:
-            return Unbounded(f"module.{call.name}[{self.view.text(key_step.key.span)}] never exists", "error", expr.span)
+            return Unbounded(f"{ModuleCall(call.name)}[{self.view.text(key_step.key.span)}] never exists", "error", expr.span)
         return self.limit(tuple(out), expr.span)
 
     def _trace_output(self, expr: Expr, path: CallPath, depth, stack) -> Result:

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 from typing import Callable, Optional, Sequence
 
+from ..addrs import InputVariable, ModuleCall, ModuleCallOutput
 from ..records import record, field, replace
 from ..syntax.expr import Span
 
@@ -70,10 +71,10 @@ class ModCall(Step):
     argument: str
 
     def __str__(self) -> str:
-        return f"ModCall module.{self.call} argument {self.argument}"
+        return f"ModCall {ModuleCall(self.call)} argument {self.argument}"
 
     def say(self) -> str:
-        return f"module.{self.call} passes {self.argument}"
+        return f"{ModuleCall(self.call)} passes {self.argument}"
 
 
 @record(frozen=True, slots=True, repr=False)
@@ -81,10 +82,10 @@ class Default(Step):
     variable: str
 
     def __str__(self) -> str:
-        return f"Default var.{self.variable}"
+        return f"Default {InputVariable(self.variable)}"
 
     def say(self) -> str:
-        return f"default of var.{self.variable}"
+        return f"default of {InputVariable(self.variable)}"
 
 
 @record(frozen=True, slots=True, repr=False)
@@ -92,10 +93,10 @@ class Validation(Step):
     variable: str
 
     def __str__(self) -> str:
-        return f"Validation var.{self.variable}"
+        return f"Validation {InputVariable(self.variable)}"
 
     def say(self) -> str:
-        return f"a value var.{self.variable}'s validation allows"
+        return f"a value {InputVariable(self.variable)}'s validation allows"
 
 
 @record(frozen=True, slots=True, repr=False)
@@ -180,10 +181,10 @@ class Output(Step):
     output: str
 
     def __str__(self) -> str:
-        return f"Output module.{self.call}.{self.output}"
+        return f"Output {ModuleCallOutput(self.call, self.output)}"
 
     def say(self) -> str:
-        return f"module.{self.call}.{self.output}"
+        return str(ModuleCallOutput(self.call, self.output))
 
 
 @record(frozen=True, slots=True, repr=False)

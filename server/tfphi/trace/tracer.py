@@ -34,7 +34,7 @@ from ..syntax.expr import (
     TupleExpr,
     UnaryOpExpr,
 )
-from ..addrs import ModuleInstance
+from ..addrs import InputVariable, LocalValue, ModuleCall, ModuleInstance, Resource as ResourceAddr
 from ..config import Limits
 from ..syntax.hclfile import Attribute
 from ..stir.model import Module, Resource, Variable
@@ -163,7 +163,7 @@ class Tracer(ModuleReferences):
             caller = self.view.modules.get(path[i - 1][1])
             call = caller.calls.get(path[i][0]) if caller else None
             if call is not None:
-                frames.append((call.body, Env(path[:i]), f"module.{path[i][0]}"))
+                frames.append((call.body, Env(path[:i]), str(ModuleCall(path[i][0]))))
         exists: C.Cond | None = C.TRUE
         absent_because = ""
         for body, env, declaration in frames:
@@ -486,16 +486,16 @@ class Tracer(ModuleReferences):
         if root == "var" and name:
             var = module.variables.get(name)
             if var is None:
-                return Unbounded(f"var.{name} is not declared", "undefined", expr.span)
-            result = self._value_of(steps, lambda: self.hop(("var", env.path, name, self._universe_key()), f"var.{name}", depth, stack, expr.span,
+                return Unbounded(f"{InputVariable(name)} is not declared", "undefined", expr.span)
+            result = self._value_of(steps, lambda: self.hop(("var", env.path, name, self._universe_key()), str(InputVariable(name)), depth, stack, expr.span,
                                                            lambda d, s: self.trace_variable(var, env, d, s)))
             return self.apply_steps(prepend(result, S.NameRef("var", name, span=var.label_span)), steps[1:], env, depth, stack, expr.span)
         if root == "local" and name:
             local = module.locals.get(name)
             if local is None:
-                return Unbounded(f"local.{name} is not declared", "undefined", expr.span)
+                return Unbounded(f"{LocalValue(name)} is not declared", "undefined", expr.span)
             plain_env = Env(env.path)
-            result = self._value_of(steps, lambda: self.hop(("local", env.path, name, self._universe_key()), f"local.{name}", depth, stack, expr.span,
+            result = self._value_of(steps, lambda: self.hop(("local", env.path, name, self._universe_key()), str(LocalValue(name)), depth, stack, expr.span,
                                                            lambda d, s: self.trace(local.attribute.expr, plain_env, d, s)))
             return self.apply_steps(prepend(result, S.NameRef("local", name, span=local.attribute.name_span)), steps[1:], env, depth, stack, expr.span)
         if root == "module" and name:
@@ -584,7 +584,7 @@ class Tracer(ModuleReferences):
         if len(env.path) > 1:
             call_name, _ = env.path[-1]
             caller_dir = env.path[-2][1]
-            self._touched.add((caller_dir, f"module.{call_name}"))
+            self._touched.add((caller_dir, str(ModuleCall(call_name))))
             caller = self.view.modules.get(caller_dir)
             call = caller.calls.get(call_name) if caller else None
             argument = call.arguments.get(var.name) if call else None
@@ -602,18 +602,18 @@ class Tracer(ModuleReferences):
                         return universe
                 return self._boundary(result, var, var_type, env, depth, stack, argument.expr.span)
             if var.default is not None:
-                return convert_all(prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, f"var.{var.name}", var.default.expr.span)
+                return convert_all(prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, str(InputVariable(var.name)), var.default.expr.span)
             return Unbounded(
-                f"module.{call_name} does not pass {var.name}, and var.{var.name} has no default value",
+                f"{ModuleCall(call_name)} does not pass {var.name}, and {InputVariable(var.name)} has no default value",
                 "missing",
                 call.label_span if call else var.label_span,
                 (env.dir, var.name),
             )
         if self.assignment is not None and var.name in self.assignment:
             if self.assignment[var.name] is UNDECIDED:
-                return Unbounded(f"the deployment sets var.{var.name} to a value tfphi cannot evaluate", "unassigned",
+                return Unbounded(f"the deployment sets {InputVariable(var.name)} to a value tfphi cannot evaluate", "unassigned",
                                  var.label_span, (env.dir, var.name))
-            assigned = (Branch(self.assignment[var.name], C.TRUE, (S.Deployment(f"var.{var.name}"),), var.label_span),)
+            assigned = (Branch(self.assignment[var.name], C.TRUE, (S.Deployment(str(InputVariable(var.name))),), var.label_span),)
             return self._boundary(assigned, var, var_type, env, depth, stack, var.label_span)
         # Under a deployment, a variable its files leave unset takes its default, as in
         # `terraform plan -var-file=...`; otherwise a validation's values are what a caller may pass.
@@ -621,26 +621,26 @@ class Tracer(ModuleReferences):
         if universe is not None:
             return universe
         if var.default is not None:
-            return convert_all(prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, f"var.{var.name}", var.default.expr.span)
+            return convert_all(prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span)), var_type, str(InputVariable(var.name)), var.default.expr.span)
         if self.universe:
             try:
                 values = [convert(v, var_type) for v in self.universe]
             except TfEvalError as exc:
                 return Unbounded(
-                    f"var.{var.name} has no default value, and the values configured for {self.universe_label} "
+                    f"{InputVariable(var.name)} has no default value, and the values configured for {self.universe_label} "
                     f"do not fit its type ({exc})", "variable", var.label_span, (env.dir, var.name),
                 )
             return tuple(
-                Branch(v, C.eq(f"var.{var.name}", v, _var_expr(var)), (S.Universe(self.universe_label), S.Prim(to_hcl(v))), var.label_span)
+                Branch(v, C.eq(str(InputVariable(var.name)), v, _var_expr(var)), (S.Universe(self.universe_label), S.Prim(to_hcl(v))), var.label_span)
                 for v in values
             )
         if var_type.kind == "bool":
             return tuple(
-                Branch(v, C.eq(f"var.{var.name}", v, _var_expr(var)), (S.TypeBool(span=var.label_span), S.Prim(to_hcl(v))), var.label_span)
+                Branch(v, C.eq(str(InputVariable(var.name)), v, _var_expr(var)), (S.TypeBool(span=var.label_span), S.Prim(to_hcl(v))), var.label_span)
                 for v in (True, False)
             )
         return Unbounded(
-            f"var.{var.name} has no default value, and no validation block lists the allowed values",
+            f"{InputVariable(var.name)} has no default value, and no validation block lists the allowed values",
             "variable",
             var.label_span,
             (env.dir, var.name),
@@ -651,7 +651,7 @@ class Tracer(ModuleReferences):
         ``nullable = false`` variable is its default (an error without one), then the value is
         converted to the declared type."""
         if isinstance(result, Unbounded) or var.nullable or not any(b.value is None for b in result):
-            return convert_all(result, var_type, f"var.{var.name}", span)
+            return convert_all(result, var_type, str(InputVariable(var.name)), span)
         default: Result = ()
         if var.default is not None:
             default = prepend(self.trace(var.default.expr, Env(env.path), depth, stack), S.Default(var.name, span=var.default.name_span))
@@ -666,8 +666,8 @@ class Tracer(ModuleReferences):
             else:
                 out.extend(Branch(d.value, d.cond, branch.path + d.path, d.source) for d in gated(default, branch.cond))
         if not out:
-            return Unbounded(f"var.{var.name} is not nullable and has no default, but is given null", "error", span)
-        return convert_all(tuple(out), var_type, f"var.{var.name}", span)
+            return Unbounded(f"{InputVariable(var.name)} is not nullable and has no default, but is given null", "error", span)
+        return convert_all(tuple(out), var_type, str(InputVariable(var.name)), span)
 
     def validation_universe(self, var: Variable, env: Env, var_type, root_selector: Expr | None) -> Result | None:
         """One branch per value a validation block allows, gated ``Eq(var.x, v)``; ``root_selector`` is var.x in
@@ -681,7 +681,7 @@ class Tracer(ModuleReferences):
                 value = convert(value, var_type)
             except TfEvalError:
                 continue
-            atom = C.eq(f"var.{var.name}", value, _var_expr(var), env.scope, root_selector=root_selector)
+            atom = C.eq(str(InputVariable(var.name)), value, _var_expr(var), env.scope, root_selector=root_selector)
             branches.append(Branch(value, atom, (S.Validation(var.name, span=var.label_span), S.Prim(to_hcl(value))), span))
         return self.limit(tuple(branches), var.label_span)
 
@@ -778,7 +778,7 @@ class Tracer(ModuleReferences):
     def trace_data(self, module: Module, steps, env: Env, text: str, expr) -> Result:
         names = [s.name for s in steps[:2] if isinstance(s, AttrStep)]
         if len(names) == 2:
-            self._touched.add((env.dir, f"data.{names[0]}.{names[1]}"))
+            self._touched.add((env.dir, str(ResourceAddr('data', names[0], names[1]))))
         if len(names) < 2 or f"{names[0]}.{names[1]}" not in module.data:
             return Unbounded(f"{text} is not declared", "undefined", expr.span)
         if self.universe and env.in_root:

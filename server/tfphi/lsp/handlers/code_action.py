@@ -48,7 +48,7 @@ def register(server: "TfphiServer") -> None:
             for fix in quick_fixes(ctx.analysis, ctx.path, Span(ctx.path, start, end), dict(data) if data else None):
                 edit = convert.workspace_edit(
                     fix.edits,
-                    lambda rel: ws.line_index(folder, rel),
+                    lambda rel: ws.line_index(folder, rel, ctx.snapshot),
                     lambda rel: ws.uri_for(folder, rel),
                     lambda rel: ws.version_for(folder, rel),
                     ctx.encoding,

@@ -21,7 +21,7 @@ def register(server: "TfphiServer") -> None:
     def locations(ctx, spans) -> list[types.Location]:
         folder = ctx.folder
         return [
-            convert.location(span, lambda rel: ws.line_index(folder, rel), lambda rel: ws.uri_for(folder, rel), ctx.encoding)
+            convert.location(span, lambda rel: ws.line_index(folder, rel, ctx.snapshot), lambda rel: ws.uri_for(folder, rel), ctx.encoding)
             for span in spans
         ]
 
