@@ -35,7 +35,7 @@ from .stir.references import Finding, ModuleInterfaces, NameTable, block_finding
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file, take_over_blocks
+from .syntax.hclfile import CleanSources, HclFile, TopLevel, new_parser, parse_file, take_over_blocks
 from .text import LineIndex
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
@@ -262,6 +262,7 @@ class AnalysisHost:
         self._build_failures: dict[str, str] = {}
         # content-addressed caches (safe to share between snapshots)
         self._block_refs: BlockCache = {}
+        self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
         self._block_findings: dict[tuple[bytes, int], list] = {}
         self._table_ids: dict[tuple, int] = {}
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
@@ -345,7 +346,8 @@ class AnalysisHost:
 
             self._set_parsed(parse_json_file(path, data, self._parser))
         else:  # files set from disk are not edited here: their trees are dropped once read
-            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs))
+            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs,
+                                          clean=self.clean_sources))
 
     def _set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
         self._drop(path)
@@ -486,8 +488,12 @@ class AnalysisHost:
         moved_decls: set[tuple[str, str]] = set()
         moved_files: set[str] = set()
         interface_changed: set[str] = set()
+        call_dirs: set[str] = set()  # modules whose calls (names, sources) changed
+        old_modules: dict[str, Module] = {}  # the dirty modules as the current tree read them
         for dir in dirty:
             old = self._modules.get(dir)
+            if old is not None:
+                old_modules[dir] = old
             listed = self._dir_files.get(dir)
             paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
             old_declared = self._declared.pop(dir, {})
@@ -524,12 +530,31 @@ class AnalysisHost:
             # The calls (names and sources) are the same unless a call's text changed, or a call
             # was added or removed: its address is among the changed ones.
             if _calls_differ(old, module, changed_here):
-                calls_changed = True
-                continue
+                call_dirs.add(dir)
             if _interface(old) != _interface(module):
                 interface_changed.add(dir)
         affected = set(dirty)
         moved: set[str] = set()
+        if call_dirs and not calls_changed:
+            # Calls renamed, added, removed or pointed elsewhere in modules that are all still
+            # there: only the calls of those modules are resolved again, and only the modules
+            # below them (whose call paths may differ now) lose their traces and findings.
+            old_tree = self._tree
+            calls = {(dir, name) for dir in call_dirs for name in _changed_calls(old_modules[dir], self._modules[dir])}
+            old_deployed = set(deployed_dirs(self._units))
+            self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
+            deployed = deployed_dirs(self._units)
+            self._tree = build_module_tree(self._modules, dict(self._manifests), deployed,
+                                           (old_tree, calls) if set(deployed) == old_deployed else None)
+            reached = {t.dir for tree in (old_tree, self._tree) for call in calls
+                       if (t := tree.targets.get(call)) is not None and t.dir is not None}
+            reached |= set(old_tree.roots) ^ set(self._tree.roots)
+            below = reached | _below(reached, old_tree, self._modules, old_modules) | _below(reached, self._tree, self._modules)
+            for dir in below:
+                derived.drop_fields(dir)
+                derived.findings.pop(dir, None)
+                derived.tables.pop(dir, None)
+            affected |= below
         if calls_changed:
             self._trace_memo.clear()
             self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
@@ -944,6 +969,31 @@ def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], uncha
                     for entry in info.entries:
                         out.add(entry[2])
     return out
+
+
+def _below(dirs: set[str], tree: ModuleTree, modules: Mapping[str, Module], before: Mapping[str, Module] | None = None) -> set[str]:
+    """The modules that the calls of ``dirs`` reach in ``tree``, directly or not (``before``: the
+    modules of ``dirs`` as they were when ``tree`` was built)."""
+    seen: set[str] = set()
+    stack = list(dirs)
+    while stack:
+        dir = stack.pop()
+        module = before.get(dir) if before is not None and dir in before else modules.get(dir)
+        if module is None:
+            continue
+        for name in module.calls:
+            target = tree.targets.get((dir, name))
+            if target is not None and target.dir is not None and target.dir not in seen:
+                seen.add(target.dir)
+                stack.append(target.dir)
+    return seen
+
+
+def _changed_calls(old: Module, new: Module) -> set[str]:
+    """The names of the calls added, removed or given another source between two builds of a module."""
+    before, after = old.calls, new.calls
+    return {name for name in before.keys() | after.keys()
+            if name not in before or name not in after or before[name].source != after[name].source}
 
 
 def _calls_differ(old: Module, new: Module, changed: list[str]) -> bool:

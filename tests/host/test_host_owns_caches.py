@@ -27,7 +27,6 @@ SRC = Path(tfphi.__file__).resolve().parent
 # loader's hand-over through process globals); this list may only shrink.
 OTHERS_DEBTS = {
     ("features/edit_diagnostics.py", "_last_items"),
-    ("syntax/hclfile.py", "_clean_sources"),
 }
 _MUTABLE_CALLS = {"dict", "list", "set", "WeakKeyDictionary", "WeakValueDictionary", "OrderedDict", "defaultdict"}
 _MUTATORS = {"append", "add", "update", "pop", "clear", "setdefault", "extend", "discard", "remove", "popitem", "insert"}
