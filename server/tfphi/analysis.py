@@ -29,6 +29,7 @@ from . import records
 from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
 from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
+from .stir.module_changes import calls_differ, changed_calls, declared_addresses, interface, modules_below
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
 from .stir.roots import roots_reaching
 from .stir.references import Finding, ModuleInterfaces, NameTable, block_findings, check_module, name_table
@@ -523,7 +524,7 @@ class AnalysisHost:
             # same while it is the same object (its block taken over by the parse).
             changed_here: list[str] = []
             old_get, new_get = old_declared.get, new_declared.get
-            for address in _addresses(old_decls, new_decls, unchanged):
+            for address in declared_addresses(old_decls, new_decls, unchanged):
                 if old_get(address) is not new_get(address):
                     changed_here.append(address)
             changed_decls.update((dir, address) for address in changed_here)
@@ -534,9 +535,9 @@ class AnalysisHost:
                         moved_decls.add((dir, entry[2]))
             # The calls (names and sources) are the same unless a call's text changed, or a call
             # was added or removed: its address is among the changed ones.
-            if _calls_differ(old, module, changed_here):
+            if calls_differ(old, module, changed_here):
                 call_dirs.add(dir)
-            if _interface(old) != _interface(module):
+            if interface(old) != interface(module):
                 interface_changed.add(dir)
         affected = set(dirty)
         moved: set[str] = set()
@@ -545,7 +546,7 @@ class AnalysisHost:
             # there: only the calls of those modules are resolved again, and only the modules
             # below them (whose call paths may differ now) lose their traces and findings.
             old_tree = self._tree
-            calls = {(dir, name) for dir in call_dirs for name in _changed_calls(old_modules[dir], self._modules[dir])}
+            calls = {(dir, name) for dir in call_dirs for name in changed_calls(old_modules[dir], self._modules[dir])}
             old_deployed = set(deployed_dirs(self._units))
             self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
             deployed = deployed_dirs(self._units)
@@ -554,7 +555,7 @@ class AnalysisHost:
             reached = {t.dir for tree in (old_tree, self._tree) for call in calls
                        if (t := tree.targets.get(call)) is not None and t.dir is not None}
             reached |= set(old_tree.roots) ^ set(self._tree.roots)
-            below = reached | _below(reached, old_tree, self._modules, old_modules) | _below(reached, self._tree, self._modules)
+            below = reached | modules_below(reached, old_tree, self._modules, old_modules) | modules_below(reached, self._tree, self._modules)
             for dir in below:
                 derived.drop_fields(dir)
                 derived.findings.pop(dir, None)
@@ -932,57 +933,3 @@ def _format_exc() -> str:
     import traceback
 
     return traceback.format_exc()
-
-
-def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], unchanged: set[str]) -> set[str]:
-    """The addresses declared in the files that are not ``unchanged``, before or after."""
-    out: set[str] = set()
-    for files in (old, new):
-        for path, decls in files.items():
-            if path not in unchanged:
-                for info in decls.blocks:
-                    for entry in info.entries:
-                        out.add(entry[2])
-    return out
-
-
-def _below(dirs: set[str], tree: ModuleTree, modules: Mapping[str, Module], before: Mapping[str, Module] | None = None) -> set[str]:
-    """The modules that the calls of ``dirs`` reach in ``tree``, directly or not (``before``: the
-    modules of ``dirs`` as they were when ``tree`` was built)."""
-    seen: set[str] = set()
-    stack = list(dirs)
-    while stack:
-        dir = stack.pop()
-        module = before.get(dir) if before is not None and dir in before else modules.get(dir)
-        if module is None:
-            continue
-        for name in module.calls:
-            target = tree.targets.get((dir, name))
-            if target is not None and target.dir is not None and target.dir not in seen:
-                seen.add(target.dir)
-                stack.append(target.dir)
-    return seen
-
-
-def _changed_calls(old: Module, new: Module) -> set[str]:
-    """The names of the calls added, removed or given another source between two builds of a module."""
-    before, after = old.calls, new.calls
-    return {name for name in before.keys() | after.keys()
-            if name not in before or name not in after or before[name].source != after[name].source}
-
-
-def _calls_differ(old: Module, new: Module, changed: list[str]) -> bool:
-    """Whether the module's calls (names and sources) differ, given the addresses whose
-    declarations changed (every other call is the same declaration, or one that moved)."""
-    for address in changed:
-        if address.startswith("module."):
-            name = address[7:]
-            before, after = old.calls.get(name), new.calls.get(name)
-            if (before is None) != (after is None) or (before is not None and before.source != after.source):
-                return True
-    return False
-
-
-def _interface(module: Module) -> tuple:
-    """What callers check against: output names, and variables with whether they have a default."""
-    return (tuple(sorted(module.outputs)), tuple(sorted((n, v.default is None) for n, v in module.variables.items())))
