@@ -23,6 +23,7 @@ changed). A module whose analysis raises is logged once and skipped; the others 
 from __future__ import annotations
 
 import asyncio
+import gc
 import heapq
 import itertools
 import logging
@@ -40,6 +41,10 @@ from .workspace import Folder, LiveWorkspace
 logger = logging.getLogger(__name__)
 
 INDEX_REPORT_EVERY = 25  # files between two progress reports (and two yields to the loop)
+# Loop iterations a held request takes to run once its snapshot is offered (the waiter's future,
+# the task awaiting it, the protocol's release task): with one yield, the first hover waited for
+# three more batches of files to be read (~0.1-0.25 s at 1,000 modules, loaded machine).
+FOCUS_HANDOVER_ITERATIONS = 4
 SLICE_SECONDS = 0.001  # background analysis runs this long at most before letting the loop read messages
 # Loop iterations a pass gives way for: a message the reader thread read reaches its handler only
 # in the second iteration (the first sets the executor future's result, which wakes the reader
@@ -293,7 +298,7 @@ class AnalysisScheduler:
 
     # ---- indexing --------------------------------------------------------------------------
 
-    def _focus(self, folder: Folder, rels: list[str], focused: frozenset[str], read: dict[str, bytes]) -> frozenset[str]:
+    async def _focus(self, folder: Folder, rels: list[str], focused: frozenset[str], read: dict[str, bytes]) -> frozenset[str]:
         """Before the rest of the folder, the open documents' root configurations (``lsp/focus.py``),
         made again when a document of another module was opened; returns the modules it covers."""
         dirs = open_dirs(self.ws, folder)
@@ -305,6 +310,8 @@ class AnalysisScheduler:
             logger.exception("reading the open documents' modules of %s first failed", folder.root)
             focus = None
         self.board.offer_focus(folder, focus)
+        for _ in range(FOCUS_HANDOVER_ITERATIONS):  # the requests waiting for it run now, not after the next files
+            await asyncio.sleep(0)
         return dirs
 
     def ensure_indexed(self, folder: Folder) -> None:
@@ -326,7 +333,7 @@ class AnalysisScheduler:
                 host.remove(stale)  # re-indexing after the ignore list changed
             total = len(rels)
             read: dict[str, bytes] = {}  # what the focus read from disk
-            focused = self._focus(folder, rels, frozenset(), read)
+            focused = await self._focus(folder, rels, frozenset(), read)
             for n, rel in enumerate(rels, 1):
                 if folder not in ws.folders:
                     return
@@ -334,7 +341,7 @@ class AnalysisScheduler:
                 if n % INDEX_REPORT_EVERY == 0:
                     progress.report(f"{n}/{total} files", int(100 * n / max(total, 1)))
                     await asyncio.sleep(0)
-                    focused = self._focus(folder, rels, focused, read)
+                    focused = await self._focus(folder, rels, focused, read)
             if ws.load_outside(folder):  # modules outside the folder that its sources reach: part of the index
                 self._watch_outside()
             progress.report(f"{total}/{total} files: analysing", 100)
@@ -345,6 +352,7 @@ class AnalysisScheduler:
             self.schedule()
             while self._task is not None and not self._task.done() and not self.stopped:
                 await asyncio.sleep(0.01)
+            _freeze_what_the_first_analysis_built()
             progress.end(f"indexed {total} files")
         except Exception:  # noqa: BLE001
             logger.exception("indexing %s failed", folder.root)
@@ -352,3 +360,17 @@ class AnalysisScheduler:
             folder.indexed = True
             progress.end("indexing failed")
         self.schedule()
+
+
+def _freeze_what_the_first_analysis_built() -> None:
+    """Moves what indexing and the first analysis built out of the cyclic collector's sight, once.
+
+    Kept after measuring the design without it (bench/README.md, issue 23): the workspace's
+    objects (600,000 at 1,000 modules) made every full collection walk them all, 0.3-2 s in the
+    middle of some keystroke (one in 200 root edits; p99 is within 60 ms only without it). Only
+    that first graph is frozen, once: what edits build later is collected as usual, so a frozen
+    object replaced by an edit is freed by reference counting, and memory never grows with
+    the edits (a freeze during every pass kept each cycle of the edits' garbage for good).
+    """
+    gc.collect()
+    gc.freeze()

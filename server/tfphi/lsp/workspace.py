@@ -529,7 +529,7 @@ class LiveWorkspace:
                 continue
             host = folder.host
             kind = file_kind(rel)
-            if kind in ("tf", "tfvars") and _clean(doc.source, host.config.max_file_size):
+            if kind in ("tf", "tfvars") and parseable(doc.source, host.config.max_file_size):
                 host.set_parsed(doc.parse(rel, self.documents.parser, host.clean_sources))
                 fs = uri_to_fs(uri)
                 for other, other_rel in self.outside_readers(fs) if fs else ():
@@ -631,7 +631,7 @@ class LiveWorkspace:
                 yield doc, where[1]
 
 
-def _clean(data: bytes, limit: int) -> bool:
+def parseable(data: bytes, limit: int) -> bool:
     """True when the host can parse these bytes (size, no NUL, valid UTF-8); else it reports why."""
     if len(data) > limit or b"\x00" in data:
         return False

@@ -165,9 +165,14 @@ class ModuleTree:
 
 
 def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Manifest],
-                      deployed: Iterable[str] = ()) -> ModuleTree:
+                      deployed: Iterable[str] = (), known: "tuple[ModuleTree, set[tuple[str, str]]] | None" = None) -> ModuleTree:
     """Resolves every module call and finds the roots (SPEC section 2); ``deployed``: the module
-    directories Terragrunt units deploy, roots wherever they lie (``stir.terragrunt``)."""
+    directories Terragrunt units deploy, roots wherever they lie (``stir.terragrunt``). ``known``:
+    the last tree, and the calls (module dir, name) added, removed or given another source since
+    (the same module directories, manifests and units): only those are resolved again, and the
+    roots are the last tree's while every call still links the same two modules."""
+    if known is not None:
+        return _rebuilt_module_tree(modules, manifests, known[0], known[1]) or build_module_tree(modules, manifests, deployed)
     targets: dict[tuple[str, str], CallTarget] = {}
     callers: dict[str, list[tuple[str, str]]] = {}
     keys = _manifest_keys(modules, manifests)
@@ -182,6 +187,42 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
     roots.extend(d for d in deployed if d in modules and d not in roots)
     roots.extend(_cycle_roots(modules, callers, roots))
     return ModuleTree(targets, {k: tuple(v) for k, v in callers.items()}, tuple(sorted(roots)))
+
+
+def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple[str, str]]) -> ModuleTree | None:
+    """``old`` with the ``changed`` calls resolved again; None when a call now links other
+    modules than before (the roots must be found again)."""
+    keys = _manifest_keys(modules, manifests)
+    targets = dict(old.targets)
+    before: dict[tuple[str, str], int] = {}  # (caller dir, target dir) -> calls linking them, before minus after
+    for dir, name in changed:
+        was = targets.pop((dir, name), None)
+        if was is not None and was.dir is not None:
+            before[(dir, was.dir)] = before.get((dir, was.dir), 0) + 1
+        module = modules.get(dir)
+        call = module.calls.get(name) if module is not None else None
+        if call is not None:
+            target = targets[(dir, name)] = _resolve_call(dir, name, call.source, modules, manifests, keys)
+            if target.dir is not None:
+                before[(dir, target.dir)] = before.get((dir, target.dir), 0) - 1
+    if any(before.values()):
+        return None
+    touched = {target for _, target in before}  # the modules whose callers changed
+    dirs = {dir for target in touched for dir, _ in old.callers.get(target, ())} | {dir for dir, _ in changed}
+    lists: dict[str, list[tuple[str, str]]] = {}
+    for dir in sorted(dirs):  # in the order a whole build lists them
+        module = modules.get(dir)
+        for name in module.calls if module is not None else ():
+            target = targets[(dir, name)].dir
+            if target in touched:
+                lists.setdefault(target, []).append((dir, name))
+    callers = dict(old.callers)
+    for target in touched:
+        if target in lists:
+            callers[target] = tuple(lists[target])
+        else:
+            callers.pop(target, None)
+    return ModuleTree(targets, callers, old.roots)
 
 
 def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
