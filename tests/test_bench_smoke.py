@@ -186,7 +186,8 @@ def test_run_py_json_shape(tmp_path):
     out_json = tmp_path / "x.json"
     proc = subprocess.run(
         [sys.executable, str(BENCH / "run.py"), "--sizes", "10", "--edits", "5", "--hovers", "5",
-         "--no-peer", "--json", str(out_json), "--workdir", str(tmp_path / "work")],
+         "--no-peer", "--big", "20", "--soak-minutes", "0.05",
+         "--json", str(out_json), "--workdir", str(tmp_path / "work")],
         capture_output=True, text=True, timeout=600, cwd=REPO)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     data = json.loads(out_json.read_text())
@@ -204,6 +205,23 @@ def test_run_py_json_shape(tmp_path):
     assert lsp["hover"]["n"] == 5 and {"p50_ms", "p99_ms"} <= set(lsp["hover"])
     assert lsp["rss_after_index_mb"] > 0
     assert data["peer"] is None and data["corpus"] is None and data["checkov"] is None
+    # issue 23: every edit shape in both documents, the first hover, the big check, the soak
+    assert set(lsp["root_shapes"]) == {"value", "newline", "comment", "label", "space"}
+    assert set(lsp["leaf_shapes"]) == {"value"}
+    for stats in [*lsp["root_shapes"].values(), *lsp["leaf_shapes"].values()]:
+        assert stats["n"] == 5 and stats["timeouts"] == 0
+        assert all(isinstance(stats[k], float) for k in ("p50_ms", "p95_ms", "p99_ms"))
+    assert lsp["root_edit"]["p50_ms"] == lsp["root_shapes"]["value"]["p50_ms"]
+    first = data["first_hover"]
+    assert first["first_hover_s"] > 0 and first["attempts"] >= 1 and first["complete"] is True
+    assert "engine_version" in first["final_answer"]
+    big = data["big"]
+    assert big["modules"] == 20 and big["files"] == 61
+    assert big["ratio"] > 0 and big["check"]["peak_rss_mb"] > 0 and big["server_rss_after_index_mb"] > 0
+    soak = data["soak"]
+    assert soak["edits"] > 0 and soak["hovers"] > 0 and soak["texts_restored"] is True
+    assert soak["failures"] == 0 and isinstance(soak["growth_pct"], float)
+    assert soak["rss_after_index_mb"] > 0 and soak["rss_end_mb"] > 0 and len(soak["rss_curve"]) >= 3
     for t in data["targets"]:
         assert {"name", "value", "target", "status"} <= set(t)
         assert t["status"] in ("PASS", "MISS") or t["value"] is None
@@ -214,7 +232,14 @@ def test_run_py_json_shape(tmp_path):
         ("issue 15", "root edit->diagnostics p50 ms (10)"), ("issue 15", "root edit->diagnostics p99 ms (10)"),
         ("first plan", "cold check wall s (10)"), ("issue 15", "cold check peak RSS MiB (10)"),
         ("issue 15", "server RSS after indexing MiB (10)"), ("issue 15", "hover p99 ms (10)"),
-        ("issue 15", "corpus check / bare parse"), ("issue 15", "checkov render / tfphi check (rds)")]
+        ("issue 15", "corpus check / bare parse"), ("issue 15", "checkov render / tfphi check (rds)"),
+        *[("issue 23", f"root {shape} {p} ms (10)") for shape in ("value", "newline", "comment", "label", "space")
+          for p in ("p50", "p99")],
+        ("issue 23", "leaf edit p50 ms (10)"), ("issue 23", "first hover after didOpen s (10)"),
+        ("issue 23", "cold check / bare parse (20)"), ("issue 23", "cold check peak RSS MiB (20)"),
+        ("issue 23", "server RSS after indexing MiB (20)"), ("issue 23", "soak RSS growth after warm-up %"),
+        ("issue 23", "soak failures")]
+    assert all(isinstance(t["value"], (int, float)) for t in data["targets"] if t["goal"] == "issue 23")
     assert {t["name"]: t["status"] for t in data["targets"] if t["value"] is None} == {
         "corpus check / bare parse": "not measured: pass --corpus DIR",
         "checkov render / tfphi check (rds)": "not measured: pass --corpus DIR"}
@@ -232,3 +257,76 @@ def test_bareparse_counts_the_files_tfphi_reads(tmp_path):
     assert proc.returncode == 0, proc.stderr
     out = json.loads(proc.stdout)
     assert (out["files"], out["bytes"]) == (2, len('variable "x" {}\n') + len('x = 1\n'))
+
+
+def _load_bench(name):
+    sys.path.insert(0, str(BENCH))
+    spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def _apply(text: str, start: dict, end: dict, new: str) -> str:
+    """An LSP range change applied to `text` (UTF-16 characters), written apart from bench/shapes.py."""
+    lines = text.split("\n")
+
+    def offset(pos):
+        before = sum(len(line) + 1 for line in lines[:pos["line"]])
+        units, i, line = 0, 0, lines[pos["line"]]
+        while units < pos["character"]:
+            units += 2 if ord(line[i]) > 0xFFFF else 1
+            i += 1
+        return before + i
+
+    return text[:offset(start)] + new + text[offset(end):]
+
+
+@pytest.mark.parametrize("modules", [10, 100])
+def test_edit_shapes_find_their_place_and_are_taken_back(tmp_path, modules):
+    shapes = _load_bench("shapes")
+    generate_mod.generate(tmp_path / "ws", modules)
+    root = (tmp_path / "ws" / "main.tf").read_text()
+    leaf = (tmp_path / "ws" / "modules" / "leaf_001" / "main.tf").read_text()
+    typed = {}
+    for doc, text, table in (("root", root, shapes.ROOT_SHAPES), ("leaf", leaf, shapes.LEAF_SHAPES)):
+        for shape in table:
+            start = shapes.locate(shape, text)
+            changed = _apply(text, start, start, shape.insert)
+            end = shapes.end_of_insert(start, shape.insert)
+            assert _apply(changed, start, end, "") == text, shape.name
+            line = changed.split("\n")[start["line"]:start["line"] + 2]
+            line = [re.sub(r"(\S) +=", r"\1 =", x) for x in line]  # the alignment depends on the size
+            typed[f"{doc} {shape.name}"] = line[0] if shape.insert != "\n" else line
+    assert typed == {
+        "root value": '  engine_version = var.env == "prod" ? "1x5.4" : "14.9"',
+        "root newline": ["}", ""],
+        "root comment": '#  engine_version = var.env == "prod" ? "15.4" : "14.9"',
+        "root label": 'module "svc_001x" {',
+        "root space": '  engine_version = var.env == "prod" ? "15.4" : "14.9" ',
+        "leaf value": '  engine = "postxgres"',
+    }
+
+
+def test_utf16_positions_count_surrogate_pairs():
+    shapes = _load_bench("shapes")
+    text = "a😀b\nxé"
+    assert shapes.utf16_position(text, 2) == {"line": 0, "character": 3}
+    assert shapes.utf16_position(text, 6) == {"line": 1, "character": 2}
+    assert shapes.end_of_insert({"line": 3, "character": 4}, "😀") == {"line": 3, "character": 6}
+    assert shapes.end_of_insert({"line": 3, "character": 4}, "\n") == {"line": 4, "character": 0}
+
+
+def test_soak_cli_restores_the_texts_and_reports_numbers(tmp_path):
+    out_json = tmp_path / "soak.json"
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "soak.py"), "--modules", "10", "--seconds", "3", "--seed", "1",
+         "--workdir", str(tmp_path / "work"), "--json", str(out_json)],
+        capture_output=True, text=True, timeout=300, cwd=REPO)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    soak = json.loads(out_json.read_text())
+    assert soak["seed"] == 1 and soak["failures"] == 0 and soak["texts_restored"] is True
+    assert soak["typed"] == soak["taken_back"] > 0 and soak["hovers"] > 0
+    for key in ("rss_after_index_mb", "rss_warm_mb", "rss_end_mb", "growth_pct", "edit_p50_ms"):
+        assert isinstance(soak[key], float), key
+    assert "growth after the warm-up" in proc.stdout

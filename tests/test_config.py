@@ -15,9 +15,8 @@ from tfphi.config import (
     FieldSpec,
     Limits,
     builtin_fields,
-    parse_config_toml,
-    parse_lsp_settings,
 )
+from tfphi.config_schema import parse_config_toml, parse_lsp_settings
 
 
 def toml(text: str) -> tuple[Config, list[ConfigProblem]]:
@@ -100,19 +99,19 @@ def test_builtin_registry_read_without_cattrs_is_what_the_checked_decoder_reads(
     import tomllib
 
     from tfphi.config import _builtin_fields_direct, _package_data
-    from tfphi.config_schema import _builtin_fields_checked
+    from tfphi.config_schema import builtin_fields_checked
 
     data = tomllib.loads(_package_data("fields.toml"))
     direct = _builtin_fields_direct(data)
     assert direct is not None
-    assert list(direct.items()) == list(_builtin_fields_checked(data).items())
+    assert list(direct.items()) == list(builtin_fields_checked(data).items())
     assert any(spec.universe for spec in direct.values())
     assert _builtin_fields_direct({"fields": {"aws_db_instance.engine": {"severity": "loud"}}}) is None
     assert _builtin_fields_direct({"fields": {"engine": {}}}) is None
     assert _builtin_fields_direct({"fields": {"a.b": {"universe": [{"x": 1}]}}}) is None
     assert _builtin_fields_direct({"limits": {}, "fields": {}}) is None
     with pytest.raises(RuntimeError, match="broken"):
-        _builtin_fields_checked({"fields": {"a.b": {"severity": "loud"}}})
+        builtin_fields_checked({"fields": {"a.b": {"severity": "loud"}}})
     assert "cattrs" in sys.modules  # the checked decoder imported it when first used
 
 

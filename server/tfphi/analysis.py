@@ -27,7 +27,7 @@ from tree_sitter import Parser
 
 from . import records
 from .addrs import AddressError, FieldAddress, ModuleCall as ModuleCallAddr, parse_field_address, parse_referenceable
-from .config import Config, ConfigProblem, FieldSpec, parse_config_toml
+from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
 from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
@@ -36,13 +36,13 @@ from .stir.references import Finding, ModuleInterfaces, NameTable, block_finding
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file, take_over_blocks
+from .syntax.hclfile import CleanSources, HclFile, TopLevel, new_parser, parse_file, take_over_blocks
 from .text import LineIndex
 from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
 from .trace.env import Env, SourceView, block_iterators
 from .trace.memo import MemoStore
-from .trace.tracer import Preempted, Tracer
+from .trace.tracer import Tracer
 
 CONFIG_FILE = ".tfphi.toml"
 CHANGE_LOG_LIMIT = 512  # revisions whose changed directories the host remembers (see ``changed_since``)
@@ -54,7 +54,43 @@ _fault_injection: Callable[[str, str], None] | None = None
 
 
 class Cancelled(Exception):
-    """The host took a change after this snapshot was made: the work reading it is stale."""
+    """Work on a snapshot stops: the host took a change after the snapshot was made (the work
+    is stale), or a client message waits while the work was to give way (``Interrupt``)."""
+
+
+class Interrupt:
+    """A client message waits for the thread that runs the analysis (the server's loop).
+
+    The host owns one; the server sets ``waiting`` from the thread that reads the client, as
+    bytes come in, and clears it once the loop has read them. Work that is to give way to the
+    client (the server's background analysis: ``Snapshot.field_steps``) raises ``Cancelled``
+    at its next check while it is set; requests, which the loop runs one at a time, do not.
+    """
+
+    __slots__ = ("waiting", "armed")
+
+    def __init__(self) -> None:
+        self.waiting = False
+        self.armed = False  # background work is under way (``Snapshot.field_steps``)
+
+
+class _Cancellation:
+    """What a snapshot checks, and its tracer at every reference: its revision against the host's,
+    and the host's interrupt. Apart from the snapshot, so the tracer does not point back at it."""
+
+    __slots__ = ("revision", "host_revision", "interrupt")
+
+    def __init__(self, revision: int, host_revision: "_Revision", interrupt: Interrupt):
+        self.revision = revision
+        self.host_revision = host_revision
+        self.interrupt = interrupt
+
+    def check(self) -> None:
+        if self.host_revision.value != self.revision:
+            raise Cancelled(f"revision {self.revision} was superseded by {self.host_revision.value}")
+        interrupt = self.interrupt
+        if interrupt.armed and interrupt.waiting:
+            raise Cancelled("a client message is waiting")
 
 
 @record(frozen=True, slots=True)
@@ -149,6 +185,9 @@ class _Derived:
     # module dir -> {index of a (resource, field) unit -> its traces}: a module whose tracing
     # is under way, in steps that yield (``Snapshot.field_steps``); complete, it moves to ``fields``.
     partial: dict[str, dict[int, list[FieldTrace]]] = field(default_factory=dict)
+    # module dirs whose tracing a client message interrupted (``Interrupt``): their next unit is
+    # traced to its end, so that the analysis cannot starve
+    interrupted: set[str] = field(default_factory=set)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     tables: dict[str, NameTable] = field(default_factory=dict)  # module dir -> the names its findings resolved against
@@ -157,10 +196,12 @@ class _Derived:
     def drop_fields(self, dir: str) -> None:
         self.fields.pop(dir, None)
         self.partial.pop(dir, None)
+        self.interrupted.discard(dir)
 
     def clear(self) -> None:
         self.fields.clear()
         self.partial.clear()
+        self.interrupted.clear()
         self.field_deps.clear()
         self.findings.clear()
         self.tables.clear()
@@ -207,6 +248,7 @@ class AnalysisHost:
         self._dir_files: dict[str, set[str]] = {}
         self._listing: dict[str, tuple[str, ...]] = {}  # module dir -> its files, sorted (as of the last snapshot)
         self._revision = _Revision()
+        self.interrupt = Interrupt()
         self._latest: Snapshot | None = None
         self._log: list[tuple[int, Changes]] = []
         self._log_floor = 0  # revisions at or below this are no longer in the log
@@ -221,6 +263,7 @@ class AnalysisHost:
         self._build_failures: dict[str, str] = {}
         # content-addressed caches (safe to share between snapshots)
         self._block_refs: BlockCache = {}
+        self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
         self._block_findings: dict[tuple[bytes, int], list] = {}
         self._table_ids: dict[tuple, int] = {}
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
@@ -304,7 +347,8 @@ class AnalysisHost:
 
             self._set_parsed(parse_json_file(path, data, self._parser))
         else:  # files set from disk are not edited here: their trees are dropped once read
-            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs))
+            self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs,
+                                          clean=self.clean_sources))
 
     def _set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
         self._drop(path)
@@ -355,6 +399,8 @@ class AnalysisHost:
         elif text is None:
             self.config, self.config_problems = self.base_config, []
         else:
+            from .config_schema import parse_config_toml  # cattrs, only for a workspace with a .tfphi.toml (start-up)
+
             self.config, self.config_problems = parse_config_toml(text, self.base_config)
         self._everything = True
 
@@ -443,8 +489,12 @@ class AnalysisHost:
         moved_decls: set[tuple[str, str]] = set()
         moved_files: set[str] = set()
         interface_changed: set[str] = set()
+        call_dirs: set[str] = set()  # modules whose calls (names, sources) changed
+        old_modules: dict[str, Module] = {}  # the dirty modules as the current tree read them
         for dir in dirty:
             old = self._modules.get(dir)
+            if old is not None:
+                old_modules[dir] = old
             listed = self._dir_files.get(dir)
             paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
             old_declared = self._declared.pop(dir, {})
@@ -481,12 +531,31 @@ class AnalysisHost:
             # The calls (names and sources) are the same unless a call's text changed, or a call
             # was added or removed: its address is among the changed ones.
             if _calls_differ(old, module, changed_here):
-                calls_changed = True
-                continue
+                call_dirs.add(dir)
             if _interface(old) != _interface(module):
                 interface_changed.add(dir)
         affected = set(dirty)
         moved: set[str] = set()
+        if call_dirs and not calls_changed:
+            # Calls renamed, added, removed or pointed elsewhere in modules that are all still
+            # there: only the calls of those modules are resolved again, and only the modules
+            # below them (whose call paths may differ now) lose their traces and findings.
+            old_tree = self._tree
+            calls = {(dir, name) for dir in call_dirs for name in _changed_calls(old_modules[dir], self._modules[dir])}
+            old_deployed = set(deployed_dirs(self._units))
+            self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
+            deployed = deployed_dirs(self._units)
+            self._tree = build_module_tree(self._modules, dict(self._manifests), deployed,
+                                           (old_tree, calls) if set(deployed) == old_deployed else None)
+            reached = {t.dir for tree in (old_tree, self._tree) for call in calls
+                       if (t := tree.targets.get(call)) is not None and t.dir is not None}
+            reached |= set(old_tree.roots) ^ set(self._tree.roots)
+            below = reached | _below(reached, old_tree, self._modules, old_modules) | _below(reached, self._tree, self._modules)
+            for dir in below:
+                derived.drop_fields(dir)
+                derived.findings.pop(dir, None)
+                derived.tables.pop(dir, None)
+            affected |= below
         if calls_changed:
             self._trace_memo.clear()
             self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
@@ -598,7 +667,7 @@ class Snapshot:
 
     def __init__(self, host: AnalysisHost, derived: _Derived):
         self.revision = host.revision
-        self._host_revision = host._revision
+        self._cancellation = _Cancellation(host.revision, host._revision, host.interrupt)
         self._host = host
         self._derived = derived
         self.base_config = host.base_config
@@ -615,12 +684,11 @@ class Snapshot:
         assert host._tree is not None
         self.tree: ModuleTree = host._tree
         self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
-        # The tracer reads text through the snapshot's dicts, not through the snapshot: a tracer
-        # that pointed back at its snapshot made every snapshot a reference cycle, left to the
-        # cyclic collector, and the server freezes the heap (lsp/scheduler.py), so each snapshot
-        # frozen while current was never freed: one per keystroke, with its copies of the dicts.
+        # The tracer reads text through the snapshot's dicts and checks cancellation through
+        # ``_Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
+        # counting as soon as nothing reads it (tests/lsp/test_scheduler.py).
         self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
-                             self.config.limits, store=host._trace_memo)
+                             self.config.limits, store=host._trace_memo, check=self._cancellation.check)
         self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
         self._roots_reaching: dict[str, tuple[str, ...]] = {}  # module dir -> the roots whose configuration holds it
 
@@ -628,12 +696,14 @@ class Snapshot:
 
     @property
     def cancelled(self) -> bool:
-        return self._host_revision.value != self.revision
+        """Whether the host has moved past this snapshot (its work is stale for good)."""
+        return self._cancellation.host_revision.value != self.revision
 
     def check_cancelled(self) -> None:
-        """Raises ``Cancelled`` when the host has moved on (long work calls it between steps)."""
-        if self._host_revision.value != self.revision:
-            raise Cancelled(f"revision {self.revision} was superseded by {self._host_revision.value}")
+        """Raises ``Cancelled`` when the host has moved on, or when a client message waits while
+        background work runs (``Interrupt``); long work calls it between steps, the tracer at
+        every reference."""
+        self._cancellation.check()
 
     @property
     def failures(self) -> dict[str, str]:
@@ -726,15 +796,32 @@ class Snapshot:
     def field_steps(self, dir: str) -> Iterator[None]:
         """Traces a module's fields one (resource, field) at a time, yielding after each.
 
-        For work that must give way (the server's background analysis yields to a newer
-        edit between two steps): what is traced is kept, so a later call, or ``field_traces``,
-        goes on from there as long as nothing it read changed. Raises ``Cancelled`` when
-        resumed on a snapshot the host has moved past.
+        For work that must give way (the server's background analysis): what is traced is kept,
+        so a later call, or ``field_traces``, goes on from there as long as nothing it read
+        changed. Raises ``Cancelled`` when resumed on a snapshot the host has moved past, and,
+        while it runs, as soon as a client message waits (the host's ``Interrupt``: the trace
+        under way stops at its next reference). The unit a message interrupted is traced again
+        by the next call, to its end that time: a client that writes faster than one field's
+        trace cannot starve the analysis.
         """
         self.check_cancelled()
         if self._cached_fields(dir) is not None:
             return
-        yield from self._field_steps(dir)
+        interrupt, interrupted = self._host.interrupt, self._derived.interrupted
+        interrupt.armed = dir not in interrupted
+        try:
+            for _ in self._field_steps(dir):
+                interrupt.armed = False  # (requests run while the caller gives way)
+                interrupted.discard(dir)
+                yield
+                interrupt.armed = True
+            interrupted.discard(dir)
+        except Cancelled:
+            if not self.cancelled:
+                interrupted.add(dir)
+            raise
+        finally:
+            interrupt.armed = False
 
     def _cached_fields(self, dir: str) -> list[FieldTrace] | None:
         """The complete traces of a module (their spans relative to their blocks: right for the
@@ -758,7 +845,7 @@ class Snapshot:
                 if i + 1 < len(units):
                     yield
                     self.check_cancelled()
-        except (Cancelled, Preempted):  # (preempted: the unit under way is traced again when resumed)
+        except Cancelled:  # the unit under way is traced again when resumed
             raise
         except Exception:  # noqa: BLE001 - isolate the module
             derived.failures[f"fields:{dir}"] = _format_exc()
@@ -879,6 +966,31 @@ def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], uncha
                     for entry in info.entries:
                         out.add(entry[2])
     return out
+
+
+def _below(dirs: set[str], tree: ModuleTree, modules: Mapping[str, Module], before: Mapping[str, Module] | None = None) -> set[str]:
+    """The modules that the calls of ``dirs`` reach in ``tree``, directly or not (``before``: the
+    modules of ``dirs`` as they were when ``tree`` was built)."""
+    seen: set[str] = set()
+    stack = list(dirs)
+    while stack:
+        dir = stack.pop()
+        module = before.get(dir) if before is not None and dir in before else modules.get(dir)
+        if module is None:
+            continue
+        for name in module.calls:
+            target = tree.targets.get((dir, name))
+            if target is not None and target.dir is not None and target.dir not in seen:
+                seen.add(target.dir)
+                stack.append(target.dir)
+    return seen
+
+
+def _changed_calls(old: Module, new: Module) -> set[str]:
+    """The names of the calls added, removed or given another source between two builds of a module."""
+    before, after = old.calls, new.calls
+    return {name for name in before.keys() | after.keys()
+            if name not in before or name not in after or before[name].source != after[name].source}
 
 
 def _calls_differ(old: Module, new: Module, changed: list[str]) -> bool:

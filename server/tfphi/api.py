@@ -30,9 +30,10 @@ from typing import Any, Callable, Generic, Mapping, Sequence, TypeVar, Union
 
 from .addrs import AddressError as _AddressError, ModuleCall, parse_field_address
 from .analysis import Analysis
-from .config import Config, parse_lsp_settings
+from .config import Config
+from .config_schema import parse_lsp_settings
 from .features.trace_json import trace_to_json
-from .field_lookup import AmbiguousField, FieldLookupError, FieldMatch, candidate_roots, lookup, trace_match
+from .field_lookup import AmbiguousField, FieldLookupError, FieldMatch, candidate_roots, deployments_json, lookup, trace_match
 from .loader import load_workspace, not_a_directory, nothing_to_analyse
 from .records import record
 from .specialize.specializer import group_branches, names_for
@@ -257,7 +258,8 @@ class Workspace:
         except FieldLookupError as exc:
             raise FieldNotFound(str(exc)) from None
         traced = trace_match(self._analysis, match, list(universe) if universe else None)
-        document = trace_json_document(self._analysis, match, traced, trace_to_json(self._analysis, traced), self._dir)
+        document = trace_json_document(self._analysis, match, traced, trace_to_json(self._analysis, traced), self._dir,
+                                       deployments_json(self._analysis, match))
         return match, traced, _trace_result(_label(match.root), document)
 
     def _root_dir(self, root: str) -> str:

@@ -19,7 +19,7 @@ from .output import FORMATS, CheckReport, formatter
 from .output.paths import repository_root
 from .output.progress import Progress
 from .output.text import summary
-from .workspace_output import deployments_json, root_label, trace_json_document
+from .workspace_output import root_label, trace_json_document
 from .trace.conditions import NotExpressible, atoms, root_gate
 from .trace.result import RESOLVED, UNBOUNDED, TraceResult, instance_of
 from .trace.steps import phrases
@@ -134,7 +134,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = _plain_check(sys.argv[1:] if argv is None else argv) or build_parser().parse_args(argv)
     try:
         if args.command == "serve":
-            from .lsp.server import run_server
+            from .lsp.main import run_server  # the server (pygls, every feature): never for a command
 
             return run_server(tcp=args.tcp)
         if args.command == "check":
@@ -225,8 +225,9 @@ def _check_scope(paths: list[str]) -> tuple[str, list[tuple[str, bool]]]:
 
 
 def run_trace(args) -> int:
+    # What only trace reads: a check never loads the field lookup nor the JSON of a trace (start-up).
     from .features.trace_json import trace_to_json
-    from .field_lookup import FieldLookupError, lookup, trace_match
+    from .field_lookup import FieldLookupError, deployments_json, lookup, trace_match
 
     analysis = _load(args.dir)
     universe = [v.strip() for v in args.universe.split(",") if v.strip()] if args.universe else None
@@ -237,10 +238,11 @@ def run_trace(args) -> int:
         return EXIT_USAGE
     result = trace_match(analysis, match, universe)
     if args.json:
-        document = trace_json_document(analysis, match, result, trace_to_json(analysis, result), args.dir)
+        document = trace_json_document(analysis, match, result, trace_to_json(analysis, result), args.dir,
+                                       deployments_json(analysis, match))
         print(json_text(document, indent=2))  # numbers as Terraform prints them
     elif args.dot:
-        from .features.trace_graph import to_dot, trace_graph
+        from .features.trace_graph import to_dot, trace_graph  # only --dot draws the graph
 
         print(to_dot(trace_graph(analysis, [result])), end="")
     else:
@@ -322,11 +324,12 @@ def _fixes_for(analysis: Analysis, result: TraceResult, address: FieldAddress) -
 
 
 def run_specialize(args) -> int:
+    # What only specialize reads: the field lookup and the specializer (a check never loads them).
     from .field_lookup import FieldLookupError, lookup, trace_match
     from .specialize.preview import specialize_field
 
     analysis = _load(args.dir)
-    from pathlib import Path
+    from pathlib import Path  # not for a plain check (a tenth of its start-up with argparse)
 
     try:  # DIR picks the root as for trace (SPEC 1)
         match = lookup(analysis, args.address, args.dir, lambda root: root_label(args.dir, root))
@@ -336,7 +339,7 @@ def run_specialize(args) -> int:
     preview = specialize_field(analysis, trace_match(analysis, match), match.resource, ".".join(match.address.field),
                                Path(os.path.abspath(args.dir)).parts)
     if args.out:
-        from .specialize.outdir import OutdirError, write_outdir
+        from .specialize.outdir import OutdirError, write_outdir  # only --out writes files
 
         if getattr(preview, "blocked", False):
             print(preview.hcl, end="")

@@ -50,9 +50,9 @@ from typing import Any
 from .records import field, record, replace
 
 # The schema users write and its decoder (config_schema: cattrs, attrs and the dataclasses
-# it reads) are imported when a configuration is first decoded, not at start-up: a
-# workspace without .tfphi.toml never needs them, and cattrs alone was a quarter of the
-# start-up of a small `tfphi check` (see _builtin_fields_direct for the built-in registry).
+# it reads) sit in the layer above: this module never imports them, so a workspace without
+# .tfphi.toml never loads them (cattrs alone was a quarter of the start-up of a small
+# `tfphi check`; see _builtin_fields_direct for the built-in registry).
 
 __all__ = [
     "SEVERITIES",
@@ -61,14 +61,12 @@ __all__ = [
     "FieldSpec",
     "Limits",
     "builtin_fields",
-    "parse_config_toml",
-    "parse_lsp_settings",
 ]
 
 SEVERITIES = ("error", "warning", "information", "hint", "off")
 
 # A field key: resource type, then the field, possibly dotted into nested blocks.
-_FIELD_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)+$")
+FIELD_KEY = re.compile(r"^[A-Za-z_][A-Za-z0-9_-]*(\.[A-Za-z_][A-Za-z0-9_-]*)+$")
 
 
 # --- the configuration as the rest of tfphi sees it ---------------------------------
@@ -180,7 +178,7 @@ class ConfigProblem:
     column: int | None = None
 
 
-def _describe(value: object) -> str:
+def describe_value(value: object) -> str:
     """A short human description of a wrong value: its type and, when short, the value."""
     kind = {
         bool: "a boolean",
@@ -198,12 +196,12 @@ def _describe(value: object) -> str:
     return f"{kind} ({shown})"
 
 
-def _structure_universe(value: object, _: object) -> tuple:
+def structure_universe(value: object, _: object) -> tuple:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"expected a list of values, got {_describe(value)}")
+        raise ValueError(f"expected a list of values, got {describe_value(value)}")
     for i, item in enumerate(value):
         if not isinstance(item, (str, int, float, bool)):
-            raise ValueError(f"expected strings, numbers or booleans, but item {i} is {_describe(item)}")
+            raise ValueError(f"expected strings, numbers or booleans, but item {i} is {describe_value(item)}")
     # Keep order, drop duplicates (True == 1 in Python, so compare with the type too).
     seen: set[tuple[type, object]] = set()
     result = []
@@ -228,11 +226,10 @@ def builtin_fields() -> Mapping[str, FieldSpec]:
     rewrites the JSON with TFPHI_UPDATE_SNAPSHOTS=1."""
     data = json.loads(_package_data("fields.json"))
     fields = _builtin_fields_direct(data)
-    if fields is not None:
-        return fields
-    from .config_schema import _builtin_fields_checked
-
-    return _builtin_fields_checked(data)
+    if fields is None:  # a packaging mistake, never the user's input (tests/test_config.py reads the data)
+        raise RuntimeError("tfphi's data/fields.json is not in the shape it ships in: "
+                           "tfphi.config_schema.builtin_fields_checked says what is wrong")
+    return fields
 
 
 def _package_data(name: str) -> str:
@@ -259,7 +256,7 @@ def _builtin_fields_direct(data: Mapping) -> Mapping[str, FieldSpec] | None:
         return None
     fields: dict[str, FieldSpec] = {}
     for key, entry in data["fields"].items():
-        if not _FIELD_KEY.match(key) or not isinstance(entry, dict) or not set(entry) <= {"universe", "severity"}:
+        if not FIELD_KEY.match(key) or not isinstance(entry, dict) or not set(entry) <= {"universe", "severity"}:
             return None
         severity = entry.get("severity", "warning")
         universe = entry.get("universe", [])
@@ -267,19 +264,5 @@ def _builtin_fields_direct(data: Mapping) -> Mapping[str, FieldSpec] | None:
             return None
         if not all(isinstance(item, (str, int, float, bool)) for item in universe):
             return None
-        fields[key] = FieldSpec(universe=_structure_universe(universe, None), severity=severity)
+        fields[key] = FieldSpec(universe=structure_universe(universe, None), severity=severity)
     return Config(fields=fields).fields
-
-
-def parse_config_toml(text: str, base: Config | None = None) -> tuple[Config, list[ConfigProblem]]:
-    """Reads a `.tfphi.toml` over `base` (default: the defaults); never raises (see config_schema)."""
-    from .config_schema import parse_config_toml as parse
-
-    return parse(text, base)
-
-
-def parse_lsp_settings(settings: object, base: Config | None = None) -> tuple[Config, list[ConfigProblem]]:
-    """Reads the LSP `tfphi` settings object over `base` (default: the defaults); never raises (see config_schema)."""
-    from .config_schema import parse_lsp_settings as parse
-
-    return parse(settings, base)

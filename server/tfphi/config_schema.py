@@ -1,7 +1,7 @@
 """The schema users write (`.tfphi.toml`, the LSP setting `tfphi`) and its decoding with cattrs.
 
-Imported only when a configuration is decoded (`tfphi.config.parse_config_toml`,
-`parse_lsp_settings`): a workspace without `.tfphi.toml` needs neither cattrs nor the
+Imported only when a configuration is decoded (the host reading a `.tfphi.toml`, the server
+and the API reading LSP settings): a workspace without `.tfphi.toml` needs neither cattrs nor the
 dataclasses it reads (start-up, ARCHITECTURE.md). The rules are in `tfphi.config`'s docstring.
 """
 
@@ -14,7 +14,7 @@ import sys
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any, NewType
 
-from .config import _FIELD_KEY, SEVERITIES, Config, ConfigProblem, FieldSpec, Limits, _describe, _structure_universe
+from .config import FIELD_KEY, SEVERITIES, Config, ConfigProblem, FieldSpec, Limits, describe_value, structure_universe
 
 if TYPE_CHECKING:
     import cattrs
@@ -91,34 +91,34 @@ _SETTINGS_CLASSES = (LimitsSettings, FieldSettings, DiagnosticsSettings, InlayHi
 
 def _structure_positive_int(value: object, _: object) -> int:
     if type(value) is not int or value < 1:
-        raise ValueError(f"expected a positive integer, got {_describe(value)}")
+        raise ValueError(f"expected a positive integer, got {describe_value(value)}")
     return value
 
 
 def _structure_bool(value: object, _: object) -> bool:
     if type(value) is not bool:
-        raise ValueError(f"expected true or false, got {_describe(value)}")
+        raise ValueError(f"expected true or false, got {describe_value(value)}")
     return value
 
 
 def _structure_str(value: object, _: object) -> str:
     if not isinstance(value, str):
-        raise ValueError(f"expected a string, got {_describe(value)}")
+        raise ValueError(f"expected a string, got {describe_value(value)}")
     return value
 
 
 def _structure_severity(value: object, _: object) -> str:
     if value not in SEVERITIES or not isinstance(value, str):
-        raise ValueError(f"expected one of {', '.join(SEVERITIES)}, got {_describe(value)}")
+        raise ValueError(f"expected one of {', '.join(SEVERITIES)}, got {describe_value(value)}")
     return value
 
 
 def _structure_str_list(value: object, _: object) -> tuple[str, ...]:
     if not isinstance(value, (list, tuple)):
-        raise ValueError(f"expected a list of strings, got {_describe(value)}")
+        raise ValueError(f"expected a list of strings, got {describe_value(value)}")
     for i, item in enumerate(value):
         if not isinstance(item, str):
-            raise ValueError(f"expected a list of strings, but item {i} is {_describe(item)}")
+            raise ValueError(f"expected a list of strings, but item {i} is {describe_value(item)}")
     return tuple(value)
 
 
@@ -133,7 +133,7 @@ def _converter() -> cattrs.Converter:
     converter.register_structure_hook(_Severity, _structure_severity)
     converter.register_structure_hook(_Engine, _structure_engine)
     converter.register_structure_hook(_StrList, _structure_str_list)
-    converter.register_structure_hook(_Universe, _structure_universe)
+    converter.register_structure_hook(_Universe, structure_universe)
     converter.register_structure_hook(bool, _structure_bool)
     converter.register_structure_hook(str, _structure_str)
 
@@ -142,7 +142,7 @@ def _converter() -> cattrs.Converter:
 
         def hook(value: object, cl: object) -> object:
             if not isinstance(value, Mapping):
-                raise ValueError(f"expected a table, got {_describe(value)}")
+                raise ValueError(f"expected a table, got {describe_value(value)}")
             return inner(value, cl)
 
         return hook
@@ -205,7 +205,7 @@ def _delete(data: dict, path: tuple[object, ...]) -> bool:
 
 def _structure_engine(value: object, _: object) -> str:
     if value not in ENGINES or not isinstance(value, str):
-        raise ValueError(f"expected one of {', '.join(ENGINES)}, got {_describe(value)}")
+        raise ValueError(f"expected one of {', '.join(ENGINES)}, got {describe_value(value)}")
     return value
 
 
@@ -281,7 +281,7 @@ def _apply(
             max_file_size = settings.limits.max_file_size
     new_fields: dict[str, FieldSpec] = {}
     for key, entry in (settings.fields or {}).items():
-        if not _FIELD_KEY.match(key):
+        if not FIELD_KEY.match(key):
             problems.append(
                 (("fields", key), f"fields.{_dotted((key,))}: expected resource_type.field, e.g. aws_db_instance.engine")
             )
@@ -327,7 +327,7 @@ def _decode(data: Mapping, base: Config, where: str) -> tuple[Config, list[tuple
     return config, problems + [(path, prefix + msg if prefix else msg) for path, msg in more]
 
 
-def _builtin_fields_checked(data: Mapping) -> Mapping[str, FieldSpec]:
+def builtin_fields_checked(data: Mapping) -> Mapping[str, FieldSpec]:
     """The registry decoded as a user's file is, raising when it is broken."""
     settings, problems = _structure(data, "")
     if problems or settings.limits or settings.ignore or settings.diagnostics or settings.inlayHints or settings.engine:
@@ -372,7 +372,7 @@ def parse_lsp_settings(settings: object, base: Config | None = None) -> tuple[Co
     if settings is None:
         return base, []
     if not isinstance(settings, Mapping):
-        return base, [ConfigProblem(f"tfphi: expected an object, got {_describe(settings)}; using the defaults")]
+        return base, [ConfigProblem(f"tfphi: expected an object, got {describe_value(settings)}; using the defaults")]
     try:
         config, problems = _decode(settings, base, "tfphi")
     except Exception as exc:  # noqa: BLE001 - settings must never crash the server

@@ -17,15 +17,16 @@ from . import records
 from .addrs import AddressError, FieldAddress, InstanceKey, ModuleCall, ModuleInstance, NO_KEY, format_key, parse_field_address
 from .analysis import Analysis
 from .records import record
+from .stir.deployments import root_deployments
 from .stir.model import Resource
 from .stir.roots import display_dir
 from .stir.workspace import CallPath
 from .trace import conditions as C
 from .syntax.hclfile import Attribute
-from .trace.result import UNBOUNDED, Branch, TraceResult
-from .trace.env import Env, find_field
+from .trace.result import RESOLVED, UNBOUNDED, Branch, TraceResult
+from .trace.env import UNDECIDED, Env, find_field
 from .trace.finish import finish
-from .values.value import Value
+from .values.value import Value, to_json
 
 __all__ = ["AddressError", "AmbiguousField", "FieldMatch", "FieldLookupError", "candidate_roots", "find_matches", "narrow", "parse_field_address", "trace_match"]
 
@@ -250,3 +251,16 @@ def assume(cond: C.Cond, scope: ModuleInstance, key: InstanceKey) -> C.Cond | No
             return C.TRUE
         return C.disjoin(parts)
     return cond
+
+
+def deployments_json(analysis: Analysis, match: FieldMatch) -> list[dict[str, Any]]:
+    """The value the field takes under each deployment of the root, or null when it does not decide it."""
+    out = []
+    for deployment in root_deployments(analysis, match.root):
+        value = None
+        assignment = dict(deployment.assignment, **dict.fromkeys(deployment.undecided, UNDECIDED))
+        traced = trace_match(analysis, match, assignment=assignment)
+        if traced.kind == RESOLVED:
+            value = to_json(traced.branches[0].value)
+        out.append({"file": deployment.name, "value": value})
+    return out

@@ -13,14 +13,11 @@ from typing import TYPE_CHECKING, Any
 from .analysis import Analysis
 from .diagnostic_roots import diagnostic_roots
 from .features.locations import human_position
-from .stir.deployments import root_deployments
 from .stir.roots import relative_to_root
-from .trace.result import RESOLVED, TraceResult
-from .trace.env import UNDECIDED
-from .values.value import to_json
+from .trace.result import TraceResult
 
 if TYPE_CHECKING:
-    from .field_lookup import FieldMatch  # trace's; check does not import it (start-up)
+    from .field_lookup import FieldMatch  # trace's (a lower layer): check does not import it (start-up)
 
 
 def root_label(dir_arg: str, root: str) -> str:
@@ -36,30 +33,16 @@ def root_location(analysis: Analysis, span, root: str) -> str | None:
     return f"{relative_to_root(span.file, root)}:{line}:{column}"
 
 
-def trace_json_document(analysis: Analysis, match: FieldMatch, result: TraceResult, data: dict[str, Any], dir_arg: str) -> dict[str, Any]:
-    """``trace --json``: ``root`` first, sources relative to it, ``deployments`` last."""
+def trace_json_document(analysis: Analysis, match: FieldMatch, result: TraceResult, data: dict[str, Any], dir_arg: str,
+                        deployments: list[dict[str, Any]]) -> dict[str, Any]:
+    """``trace --json``: ``root`` first, sources relative to it, ``deployments`` (``field_lookup.deployments_json``) last."""
     branches = data.get("branches", [])
     for entry, branch in zip(branches, result.branches):
         entry["source"] = root_location(analysis, branch.source, match.root)
     document: dict[str, Any] = {"root": root_label(dir_arg, match.root)}
     document.update(data)
-    document["deployments"] = deployments_json(analysis, match)
+    document["deployments"] = deployments
     return document
-
-
-def deployments_json(analysis: Analysis, match: FieldMatch) -> list[dict[str, Any]]:
-    """The value the field takes under each deployment of the root, or null when it does not decide it."""
-    from .field_lookup import trace_match
-
-    out = []
-    for deployment in root_deployments(analysis, match.root):
-        value = None
-        assignment = dict(deployment.assignment, **dict.fromkeys(deployment.undecided, UNDECIDED))
-        traced = trace_match(analysis, match, assignment=assignment)
-        if traced.kind == RESOLVED:
-            value = to_json(traced.branches[0].value)
-        out.append({"file": deployment.name, "value": value})
-    return out
 
 
 def text_roots_line(analysis: Analysis, diagnostic) -> list[str]:

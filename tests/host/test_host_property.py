@@ -1,13 +1,13 @@
 """The incremental host equals a fresh analysis: random edits in any file of a multi-module,
 multi-root workspace leave field traces, findings, diagnostics and every span exactly what a
-fresh host computes from the same texts (issue 11, point 6).
+fresh host computes from the same texts (issue 11, point 6), and the edit shapes of the keystroke goals (issue 23) among them.
 
 A file is edited either as the disk's bytes (``SetSource``: the host parses it and keeps no
 tree) or as an open document (``SetParsed`` of an incremental parse that keeps its tree, as
 the server feeds it: blocks the edit did not touch keep what the previous parse read).
 
 Snapshots are read at random points (all modules, some, part of some, or none), so cached
-traces cross several revisions with queued moves before they are read, and tracing left half
+traces cross several revisions whose edits moved their blocks before they are read, and tracing left half
 done (the server's background work stops between two fields when an edit arrives) goes on
 in a later revision.
 """
@@ -15,6 +15,7 @@ in a later revision.
 from __future__ import annotations
 
 import os
+import re
 
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
@@ -34,11 +35,30 @@ EXAMPLES = int(os.environ.get("TFPHI_HOST_EXAMPLES", "40"))
 INSERTS = ["\n", "# note\n", "\n\n# two lines\n", "  ", "x", '"', "}", "{", "locals {\n  extra = 1\n}\n", "é"]
 
 
+# The edit shapes of bench/run.py's keystroke goals, found near the drawn place: a character
+# typed into a quoted value, a new line between two top-level blocks, ``#`` typed at the start
+# of an argument line, a character typed into a block's label.
+SHAPES = {
+    "value": re.compile(r'= "()'),
+    "between_blocks": re.compile(r"^\}\n()", re.M),
+    "comment_argument": re.compile(r"^[ \t]+()[A-Za-z_][\w-]*[ \t]*=", re.M),
+    "label": re.compile(r'^[a-z_]+ "()', re.M),
+}
+SHAPE_TEXT = {"value": "x", "between_blocks": "\n", "comment_argument": "#", "label": "x"}
+
+
+def _shape_at(text: str, where: int, kind: str) -> int:
+    """Where the shape ``kind`` is found first from ``where`` on (wrapping around), or ``where``."""
+    pattern = SHAPES[kind]
+    found = pattern.search(text, where) or pattern.search(text)
+    return found.start(1) if found else where
+
+
 @st.composite
 def edit(draw):
     path = draw(st.integers(min_value=0, max_value=100))  # an index into the layout's files
     where = draw(st.floats(min_value=0, max_value=1))
-    kind = draw(st.sampled_from(["insert", "insert_line", "delete", "retype"]))
+    kind = draw(st.sampled_from(["insert", "insert_line", "delete", "retype", *SHAPES]))
     text = draw(st.sampled_from(INSERTS))
     length = draw(st.integers(min_value=1, max_value=12))
     read = draw(st.sampled_from(["all", "some", "partial", "none"]))
@@ -50,7 +70,10 @@ def apply(text: str, where: float, kind: str, inserted: str, length: int) -> tup
     """The edited text, and the same edit as an editor sends it (a range in UTF-16 positions)."""
     at = int(where * len(text))
     end = at
-    if kind == "insert_line":
+    if kind in SHAPES:
+        at = end = _shape_at(text, at, kind)
+        inserted = SHAPE_TEXT[kind]
+    elif kind == "insert_line":
         at = end = text.rfind("\n", 0, at) + 1  # at a line start: everything below moves
     elif kind == "insert":
         pass

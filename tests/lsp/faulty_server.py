@@ -12,7 +12,7 @@ from __future__ import annotations
 import sys
 
 import tfphi.analysis as analysis
-from tfphi.lsp.server import run_server
+from tfphi.lsp.main import run_server
 
 
 def main() -> int:

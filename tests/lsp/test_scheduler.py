@@ -121,43 +121,72 @@ async def test_an_edit_goes_ahead_of_background_work_inside_a_module(tmp_path: P
     assert not folder.pending_dirs
 
 
-async def test_a_client_message_preempts_a_background_trace_and_the_results_stay_the_same(tmp_path: Path, monkeypatch):
-    """``AnalysisScheduler.arrived`` (set by the transport's reader thread when bytes come in)
-    stops a background field's trace at its next reference; the field is traced again later.
-    Here a message "arrives" at every third reference a background trace follows: the folder
-    still gets every diagnostic, the same as a pass that nothing preempted."""
+def _final(sent, root):
+    """The last diagnostics published for each file that has some, the folder's location left out."""
+    last = {}
+    for uri, _, items in sent:
+        last[uri.replace(from_fs_path(str(root)), "")] = repr(items).replace(from_fs_path(str(root)), "").replace(str(root), "")
+    return {uri: items for uri, items in last.items() if items != "[]"}
+
+
+def _messages_while_tracing(monkeypatch, every: int) -> list[int]:
+    """Makes a client message "arrive" (``Interrupt.waiting``, as the transport's reader thread sets
+    it) at every ``every``-th reference a background trace follows; returns [interruptions]."""
     import tfphi.trace.tracer as tracer_module
+    from tfphi.analysis import Cancelled
 
-    def final(sent, root):  # the last diagnostics of each file, the folder's location left out
-        last = {}
-        for uri, _, items in sent:
-            last[uri.replace(from_fs_path(str(root)), "")] = repr(items).replace(from_fs_path(str(root)), "").replace(str(root), "")
-        return last
+    hop, hops, interrupted = tracer_module.Tracer.hop, [0], [0]
 
+    def hop_with_messages(self, *args):
+        interrupt = getattr(getattr(self.check, "__self__", None), "interrupt", None)  # the snapshot's cancellation check
+        if interrupt is not None and interrupt.armed:
+            hops[0] += 1
+            if hops[0] % every == 0:
+                interrupt.waiting = True
+        try:
+            return hop(self, *args)
+        except Cancelled:
+            interrupted[0] += 1
+            raise
+
+    monkeypatch.setattr(tracer_module.Tracer, "hop", hop_with_messages)
+    return interrupted
+
+
+@pytest.mark.parametrize("every", [3, 1])
+async def test_a_client_message_interrupts_a_background_trace_and_the_results_stay_the_same(tmp_path: Path, monkeypatch,
+                                                                                             every: int):
+    """A waiting client message (the host's ``Interrupt``, set by the transport's reader thread when
+    bytes come in) stops a background field's trace at its next reference (``Cancelled``); the
+    field is traced again after the loop read the message. Here a message "arrives" at every third
+    reference a background trace follows, or at every one (a client that never pauses: the field
+    interrupted is traced to its end the next time, so the analysis cannot starve): the folder
+    still gets every diagnostic, the same as a pass that nothing interrupted."""
     quiet_root, ws, scheduler, quiet = _setup(tmp_path / "quiet")
     scheduler.schedule()
     await scheduler.idle()
 
     root, ws, scheduler, sent = _setup(tmp_path / "busy")
-    hop, preempted, hops = tracer_module.Tracer.hop, [], [0]
-
-    def hop_with_messages(self, *args):
-        if self.preempt is not None:
-            hops[0] += 1
-            if hops[0] % 3 == 0:
-                self.preempt[0] = True  # as the reader thread does when the client writes
-        try:
-            return hop(self, *args)
-        except tracer_module.Preempted:
-            preempted.append(1)
-            raise
-
-    monkeypatch.setattr(tracer_module.Tracer, "hop", hop_with_messages)
+    interrupted = _messages_while_tracing(monkeypatch, every)
     scheduler.schedule()
     await scheduler.idle()
-    assert preempted, "no background trace was preempted"
-    assert final(sent, root) == final(quiet, quiet_root) and final(sent, root)
+    assert interrupted[0], "no background trace was interrupted"
+    assert _final(sent, root) == _final(quiet, quiet_root) and _final(sent, root)
     assert not ws.folders[0].pending_dirs and not ws.folders[0].host.snapshot().failures
+
+
+async def test_a_request_is_never_interrupted(tmp_path: Path):
+    """Only background work gives way to a waiting message: a request (the loop runs one at a time)
+    reads its snapshot to the end even while one waits."""
+    from tfphi.features.hover import hover_at
+
+    root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
+    folder = ws.folders[0]
+    folder.host.interrupt.waiting = True
+    snapshot = folder.host.snapshot()
+    at = text.index("var.cache_node_type")
+    assert hover_at(snapshot, "main.tf", at) is not None
+    assert snapshot.field_traces("") and snapshot.findings("") is not None
 
 
 def _edit_at(text: str, needle: str) -> tuple[int, int]:
@@ -166,14 +195,13 @@ def _edit_at(text: str, needle: str) -> tuple[int, int]:
 
 
 async def test_a_replaced_snapshot_is_freed_without_the_cyclic_collector(tmp_path: Path):
-    """The scheduler freezes the heap (``gc.freeze``) while analysis runs, and frozen objects are
-    never collected: a snapshot in a reference cycle (its tracer read text through it) that was
-    frozen while current was never freed, one per keystroke with its copies of the workspace's
-    tables. A replaced snapshot must go by reference counting alone."""
+    """A snapshot in a reference cycle (its tracer read text through it, or checked cancellation
+    through it) waits for the cyclic collector, one per keystroke with its copies of the
+    workspace's tables: a replaced snapshot must go by reference counting alone."""
     root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
     folder = ws.folders[0]
     first = weakref.ref(folder.host.snapshot())
-    gc.freeze()  # what the scheduler does after a long pass: the current snapshot is frozen
+    gc.disable()
     try:
         line, col = _edit_at(text, "locals")
         for version in range(2, 6):
@@ -181,51 +209,7 @@ async def test_a_replaced_snapshot_is_freed_without_the_cyclic_collector(tmp_pat
             scheduler.schedule({main})
             await scheduler.idle()
         assert [v for u, v, _ in sent if u == main][-1] == 5
-        assert first() is None, "a replaced snapshot is kept alive (a reference cycle frozen with it)"
-    finally:
-        gc.unfreeze()
-
-
-async def test_no_collection_starts_between_a_message_and_its_diagnostics(tmp_path: Path):
-    """``note_arrival`` (the transport's reader thread) switches the cyclic collector off until the
-    edit's diagnostics are out; background work that follows runs with it on again, and so does
-    everything once the pass ends. A message that starts no pass switches it on at once."""
-    root, ws, scheduler, sent = _setup(tmp_path)
-    collector_on: dict[tuple[str, int | None], bool] = {}
-    send = scheduler.publisher._send
-
-    def recording_send(uri, version, items):
-        collector_on.setdefault((uri, version), gc.isenabled())
-        send(uri, version, items)
-
-    scheduler.publisher._send = recording_send
-    scheduler.schedule()
-    await scheduler.idle()
-    main = from_fs_path(str(root / "main.tf"))
-    text = (root / "main.tf").read_text()
-    ws.open(main, 1, text)
-    scheduler.schedule({main})
-    await scheduler.idle()
-    try:
-        scheduler.note_arrival()  # a message that starts no pass (a hover, say)
-        assert not gc.isenabled()
-        scheduler.message_handled()
-        assert gc.isenabled()
-
-        # a change to the root re-traces its children: they are published after the edit, in the background
-        line, col = _edit_at(text, "var.cache_node_type")
-        published = len(sent)
-        scheduler.note_arrival()
-        ws.change(main, 2, [TextChange('"a"', ((line, col), (line, col + len("var.cache_node_type"))))])
-        scheduler.schedule({main})
-        scheduler.message_handled()  # (a pass is to run: the collector stays off until the edit is published)
-        assert not gc.isenabled()
-        await scheduler.idle()
-        assert gc.isenabled()
-        after = [(u, v) for u, v, _ in sent[published:]]
-        assert after[0] == (main, 2) and collector_on[(main, 2)] is False
-        children = [key for key in after[1:] if key[0] != main]
-        assert children and all(collector_on[key] for key in children), "background work ran with the collector off"
+        assert first() is None, "a replaced snapshot is kept alive (a reference cycle)"
     finally:
         gc.enable()
 
@@ -270,7 +254,7 @@ async def test_background_directories_go_in_sorted_order_and_a_restarted_pass_go
 def test_the_server_imports_before_serving_what_the_first_analysis_imports(tmp_path: Path):
     """Modules imported on first use (trace functions with PyYAML, strategies, deployments) were
     imported in the middle of the server's first analysis: a 0.1-0.2 s step no message could
-    preempt. ``import_analysis_modules`` runs before the server reads a message; the first
+    interrupt. ``import_analysis_modules`` runs before the server reads a message; the first
     analysis of the bench's workspace (which calls functions and has deployments) then imports nothing."""
     import importlib.util
 
@@ -283,7 +267,7 @@ import asyncio, sys
 from pygls.uris import from_fs_path
 from tfphi.lsp.publish import DiagnosticPublisher
 from tfphi.lsp.scheduler import AnalysisScheduler, Progress
-from tfphi.lsp.server import create_server, import_analysis_modules
+from tfphi.lsp.main import create_server, import_analysis_modules
 from tfphi.lsp.workspace import LiveWorkspace
 
 create_server()
@@ -314,191 +298,63 @@ print(sorted(set(sys.modules) - before))
     assert out.stdout.strip() == "[]"
 
 
-def _count_background_hops(monkeypatch) -> list[int]:
-    """Counts the references background tracing follows (a trace that a client message may preempt)."""
-    import tfphi.trace.tracer as tracer_module
-
-    hop, hops = tracer_module.Tracer.hop, [0]
-
-    def counting_hop(self, *args):
-        if self.preempt is not None:
-            hops[0] += 1
-        return hop(self, *args)
-
-    monkeypatch.setattr(tracer_module.Tracer, "hop", counting_hop)
-    return hops
-
-
-async def _root_open_while_listening(tmp_path: Path, monkeypatch, limit: float):
-    """An indexed workspace with the root ``main.tf`` open, listening after each edit for 5 s at
-    most ``limit`` s in a row; returns the workspace, the scheduler, what it sent, the root's URI,
-    the counted background hops and ``keystroke(version)``: an even version replaces
-    ``var.cache_node_type`` (whose children the background traces again) by ``"a"``, an odd one
-    puts it back."""
-    import tfphi.lsp.scheduler as scheduler_module
-
-    monkeypatch.setattr(scheduler_module, "LISTEN_SECONDS", 5.0)
-    monkeypatch.setattr(scheduler_module, "LISTEN_LIMIT_SECONDS", limit)
-    # Every keystroke here is one the module is built for (an early answer, which these keystrokes
-    # in a value would get, is tested apart: test_a_burst_is_answered_early_and_built_once).
-    monkeypatch.setattr(scheduler_module, "diagnostics_after_edit", lambda *args: None)
-    hops = _count_background_hops(monkeypatch)
-    root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
-    line, col = _edit_at(text, "var.cache_node_type")
-
-    def keystroke(version: int) -> None:
-        if version % 2 == 0:
-            ws.change(main, version, [TextChange('"a"', ((line, col), (line, col + len("var.cache_node_type"))))])
-        else:
-            ws.change(main, version, [TextChange("var.cache_node_type", ((line, col), (line, col + 3)))])
-        scheduler.schedule({main})
-
-    return root, ws, scheduler, sent, main, hops, keystroke
-
-
-async def test_the_next_keystroke_finds_the_server_listening_not_tracing(tmp_path: Path, monkeypatch):
-    """After an edit's diagnostics the pass listens for the client's next message before background
-    work resumes (``LISTEN_SECONDS``, made long here): a keystroke that comes then is handled with
-    no background tracing in between, and the background work is done afterwards."""
-    root, ws, scheduler, sent, main, hops, keystroke = await _root_open_while_listening(tmp_path, monkeypatch, 5.0)
-    loop = asyncio.get_running_loop()
-    at_publication: list[int] = []
-    send = scheduler.publisher._send
-
-    def recording_send(uri, version, items):
-        send(uri, version, items)
-        if (uri, version) == (main, 2):
-            at_publication.append(hops[0])
-            loop.call_later(0.05, keystroke, 3)  # long after the pass gave way, within the listening
-
-    scheduler.publisher._send = recording_send
-    keystroke(2)
-    for _ in range(1000):
-        await asyncio.sleep(0.01)
-        if any(u == main and v == 3 for u, v, _ in sent):
-            break
-    assert at_publication and hops[0] == at_publication[0], "background tracing ran before the next keystroke"
-    scheduler.message_handled()  # (as a client message would: stop listening after v3)
-    await scheduler.idle()
-    cache = from_fs_path(str(root / "modules/cache/main.tf"))
-    assert [d.code for d in [items for u, _, items in sent if u == cache][-1]] == ["unbounded-field"]
-    assert hops[0] > at_publication[0] and not ws.folders[0].pending_dirs
-
-
-async def test_a_client_that_never_pauses_does_not_starve_the_analysis(tmp_path: Path, monkeypatch):
-    """Keystrokes that always come within the listening window would keep background work waiting
-    forever: once LISTEN_LIMIT_SECONDS passed since the first listen without a background step
-    completing, the pass goes on with background work after an edit (which the next keystroke
-    preempts as usual), then listens again."""
-    root, ws, scheduler, sent, main, hops, keystroke = await _root_open_while_listening(tmp_path, monkeypatch, 0.05)
-    loop = asyncio.get_running_loop()
-    last = 40
-    hops_at: dict[int, int] = {}
-    send = scheduler.publisher._send
-
-    def recording_send(uri, version, items):
-        send(uri, version, items)
-        if uri == main and version is not None and version not in hops_at:
-            hops_at[version] = hops[0]
-            if version < last:
-                loop.call_later(0.01, keystroke, version + 1)  # every edit comes 10 ms after the last one's diagnostics
-
-    scheduler.publisher._send = recording_send
-    keystroke(2)
-    for _ in range(3000):
-        await asyncio.sleep(0.01)
-        if last in hops_at:
-            break
-    assert last in hops_at
-    assert hops_at[last] > hops_at[2], "no background tracing while the keystrokes came"
-    scheduler.message_handled()
-    await scheduler.idle()
-    assert not ws.folders[0].pending_dirs
-
-
-async def test_a_burst_is_answered_early_and_built_once(tmp_path: Path, monkeypatch):
-    """Keystrokes in a value of the open root (a module call's argument that no traced field of the
-    root reads) are answered from the module's last diagnostics (``features.edit_diagnostics``)
-    while the burst lasts, each with its version; the module is built once, for the last text,
-    and publishes nothing new for the root: the early list was the analysis's."""
-    import tfphi.lsp.scheduler as scheduler_module
-
-    monkeypatch.setattr(scheduler_module, "LISTEN_SECONDS", 5.0)  # a burst: the next keystroke always comes first
-    root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
-    host = ws.folders[0].host
-    built = host.files["main.tf"]
-    line, col = _edit_at(text, "var.cache_node_type")
-    for version in range(2, 6):
-        ws.change(main, version, [TextChange("x", ((line, col + 4), (line, col + 4)))])  # var.x...cache_node_type
-        scheduler.schedule({main})
-        for _ in range(1000):
-            await asyncio.sleep(0.002)
-            if any(u == main and v == version for u, v, _ in sent):
-                break
-        assert any(u == main and v == version for u, v, _ in sent), version
-        assert host.files["main.tf"] is built  # answered before the module was built again
-    early = [items for u, _, items in sent if u == main][-1]
-    assert [(d.code, d.message) for d in early if d.code == "undefined-reference"] == [
-        ("undefined-reference", "undefined reference to var.xxxxcache_node_type: no variable block declares it")]
-    scheduler.message_handled()  # the burst is over: stop waiting for the next keystroke
-    await scheduler.idle()
-    assert host.files["main.tf"] is not built and host.files["main.tf"].source == ws.documents.get(main).source
-    assert [items for u, _, items in sent if u == main][-1] is early  # the build found the same list
-
 
 @pytest.mark.parametrize("seed", range(3))
-async def test_every_early_answer_is_what_the_built_module_publishes(tmp_path: Path, seed: int):
-    """Random keystrokes in the open root, mostly in argument values: after each one's publication
-    the module is built for it (the wait for a next keystroke ended), and the build publishes
-    nothing new for the root: an early answer, when there was one, was the analysis's list."""
+async def test_random_keystrokes_publish_what_a_fresh_server_publishes(tmp_path: Path, monkeypatch, seed: int):
+    """Random keystrokes anywhere in the open root and an open child module (each taken back later;
+    some in bursts that cut passes short, while client messages interrupt background traces): once
+    the server is idle, every file's last published diagnostics are those a fresh server publishes
+    for the final texts (incremental = fresh, through the scheduler)."""
     import random
-    import re
 
-    import tfphi.lsp.scheduler as scheduler_module
-
-    answers = 0
-    early = scheduler_module.AnalysisScheduler._publish_edit_early
-
-    def counting(self):
-        nonlocal answers
-        answered = early(self)
-        answers += answered
-        return answered
-
-    scheduler_module.AnalysisScheduler._publish_edit_early = counting
-    try:
-        root, ws, scheduler, sent, main, text = await _root_opened(tmp_path)
-        rng = random.Random(seed)
-        original, undo = text, None
-        for version in range(2, 42):
-            if undo is not None:  # every other keystroke takes the last one back
-                at, end_at, typed = undo
-                undo = None
-            else:
-                values = [m.span(1) for m in re.finditer(r"^ +[a-z_]+ += (.+)$", text, re.M)]
-                if rng.random() < 0.9:
-                    start, end = rng.choice(values)
-                    at = rng.randint(start, end)
-                else:
-                    at = rng.randint(0, len(text))
-                typed = rng.choice(["x", "x", "1", " ", "var.nope", "local.x", '"', "\n"])
-                end_at = min(len(text), at + rng.choice([0, 0, 1, 2]))
-                undo = (at, at + len(typed), text[at:end_at])
-            line, col = text[:at].count("\n"), at - text.rfind("\n", 0, at) - 1
-            end_line, end_col = text[:end_at].count("\n"), end_at - text.rfind("\n", 0, end_at) - 1
-            ws.change(main, version, [TextChange(typed, ((line, col), (end_line, end_col)))])
-            text = text[:at] + typed + text[end_at:]
-            scheduler.schedule({main})
-            for _ in range(2000):
-                if any(u == main and v == version for u, v, _ in sent):
-                    break
-                await asyncio.sleep(0.001)
-            published = len([1 for u, _, _ in sent if u == main])
-            scheduler.message_handled()  # no next keystroke: the module is built for this one
+    rng = random.Random(seed)
+    _messages_while_tracing(monkeypatch, 5)
+    root, ws, scheduler, sent, main, text = await _root_opened(tmp_path / "edited")
+    child = from_fs_path(str(root / "modules/cache/main.tf"))
+    texts = {main: text, child: (root / "modules/cache/main.tf").read_text()}
+    ws.open(child, 1, texts[child])
+    scheduler.schedule({child})
+    await scheduler.idle()
+    versions = {main: 1, child: 1}
+    undo: list[tuple[str, int, int, str]] = []
+    for _ in range(40):
+        if undo and rng.random() < 0.4:
+            uri, at, end, typed = undo.pop()
+        else:
+            uri = rng.choice([main, child])
+            at = rng.randint(0, len(texts[uri]))
+            end = min(len(texts[uri]), at + rng.choice([0, 0, 1, 3]))
+            typed = rng.choice(["x", "1", " ", "\n", '"', "{", "}", "#", "var.nope", "=", "."])
+            undo.append((uri, at, at + len(typed), texts[uri][at:end]))
+        old = texts[uri]
+        versions[uri] += 1
+        ws.change(uri, versions[uri], [TextChange(typed, (_position(old, at), _position(old, end)))])
+        texts[uri] = old[:at] + typed + old[end:]
+        scheduler.schedule({uri})
+        if rng.random() < 0.5:
             await scheduler.idle()
-            assert len([1 for u, _, _ in sent if u == main]) == published, (version, typed, at)
-            assert ws.folders[0].host.files["main.tf"].source == text.encode()
-        assert text == original
-        assert answers > 5  # the early answer was exercised
-    finally:
-        scheduler_module.AnalysisScheduler._publish_edit_early = early
+        else:
+            for _ in range(rng.randint(0, 5)):  # the next keystroke comes while the pass runs
+                await asyncio.sleep(0)
+    await scheduler.idle()
+    for uri in texts:
+        assert ws.documents.get(uri).text == texts[uri]
+        assert [v for u, v, _ in sent if u == uri][-1] == versions[uri]
+
+    fresh_root, fresh_ws, fresh_scheduler, fresh_sent = _setup(tmp_path / "fresh")
+    for uri, final in texts.items():
+        (fresh_root / uri[len(from_fs_path(str(root))) + 1:]).write_text(final)
+    fresh_scheduler.schedule()
+    await fresh_scheduler.idle()
+    for uri, final in texts.items():
+        fresh_uri = uri.replace(from_fs_path(str(root)), from_fs_path(str(fresh_root)))
+        fresh_ws.open(fresh_uri, 1, final)
+        fresh_scheduler.schedule({fresh_uri})
+    await fresh_scheduler.idle()
+    assert _final(sent, root) == _final(fresh_sent, fresh_root)
+
+
+def _position(text: str, at: int) -> tuple[int, int]:
+    """The (line, UTF-16 column) of an offset of ``text``."""
+    line_start = text.rfind("\n", 0, at) + 1
+    return text.count("\n", 0, at), len(text[line_start:at].encode("utf-16-le")) // 2

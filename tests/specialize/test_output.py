@@ -7,7 +7,7 @@ import sys
 from pathlib import Path
 
 from tfphi.loader import load_workspace
-from tfphi.specialize.deployments import Deployment, root_deployments
+from tfphi.features.deployment_outcomes import Deployment, root_deployments
 from tfphi.specialize.fmt import align
 
 from terraform_cli import terraform_binary
@@ -151,7 +151,7 @@ def test_a_deployments_value_read_as_an_index_key(workspace):
     """A deployment's value that only picks an element (an index key: its steps are set aside in
     the path's plain words) is a typed step like any other; both tracers took it for a string
     and failed on it (hypothesis found it through an edit in the server)."""
-    from tfphi.specialize.deployments import AssignedTracer
+    from tfphi.features.deployment_outcomes import AssignedTracer
     from tfphi.trace.steps import words
     from tfphi.trace.env import SourceView
     from tfphi.trace.tracer import Tracer

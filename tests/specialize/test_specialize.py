@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from tfphi import __version__
-from tfphi.features.code_lens import code_lenses
+from tfphi.specialize.code_lens import code_lenses
 from tfphi.loader import load_workspace
 from tfphi.specialize.preview import resolve_address, specialize_address
 from tfphi.specialize.specializer import group_branches, sanitize, specialization_names, specialize

@@ -9,7 +9,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from tfphi.loader import load_workspace
-from tfphi.stir.roots import local_target, missing_local_targets, relative_to_root, roots_reaching
+from tfphi.stir.roots import missing_local_targets, relative_to_root, roots_reaching
+from tfphi.stir.workspace import local_target
 
 REPOS = Path(__file__).parent / "repos"
 

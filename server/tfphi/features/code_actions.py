@@ -13,6 +13,7 @@ from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, TraceResult
 from ..evaluate.type_constraints import parse_type
 from ..values.value import Value, hcl_string, to_hcl, value_key
+from ..stir.deployments import variable_values
 
 DEFAULT_INDENT = "  "
 MAX_VALIDATION_VALUES = 16
@@ -148,8 +149,6 @@ def known_values(analysis: Analysis, resource_type: str, field_name: str, var_di
     """Candidate values for a variable (SPEC 6): the field's universe, else the values the root's
     deployments give it (every variable file, env/ subfolders included, as Terraform layers them),
     then what callers pass."""
-    from ..stir.deployments import variable_values
-
     spec = analysis.config.field_spec(resource_type, field_name)
     if spec is not None and spec.universe:
         return list(spec.universe)[:MAX_VALIDATION_VALUES]

@@ -10,16 +10,21 @@ from ..analysis import CONFIG_FILE, Analysis, FieldTrace
 from ..diagnostics import SEVERITY_RANK, Diagnostic, Fix, Related, sort_key
 from ..lazy_re import lazy_compile
 from ..records import record
-from ..stir.deployments import undeclared_assignments
+from ..stir.deployments import root_deployments, undeclared_assignments
 from ..stir.roots import describe_call_path
 from ..stir.workspace import init_command, is_installed_dir, module_dir_of
 from ..syntax.expr import ScopeTraversalExpr, walk
 from ..syntax.expr import Span
 from ..trace.result import UNBOUNDED, Unbounded
 from ..values.value import to_hcl, to_json, value_key
+from .deployment_outcomes import deployment_values
 from .installed import Handoff, deciding_argument, field_address, foreign, foreign_kind, foreign_module, installed_place, relocated
 from .locations import human_position
 from .suppress import unsuppressed
+from ..syntax.hclfile import UNCLOSED
+from ..stir.workspace import module_dir_of
+from .code_actions import field_values  # code actions build on this module
+from .code_actions import known_values  # code actions build on this module
 
 __all__ = ["SEVERITY_RANK", "Diagnostic", "Fix", "Related", "sort_key", "workspace_diagnostics", "dir_diagnostics"]
 
@@ -70,8 +75,6 @@ def _broken_regions(analysis: Analysis, dir: str) -> list[bytes]:
 
     Overlapping regions are merged: a broken file can have thousands of errors whose regions
     run to its end, and their copies added up to hundreds of megabytes."""
-    from ..syntax.hclfile import UNCLOSED
-
     regions = []
     for path in analysis.files_in(dir):
         hcl = analysis.files[path]
@@ -230,8 +233,6 @@ def _apply_time_value(analysis: Analysis, blocked: Unbounded) -> str:
 
 def _declaration_in(analysis: Analysis, expr, file: str) -> tuple[Span, str] | None:
     """Where the first ``var.x`` or ``local.x`` that ``expr`` reads is declared."""
-    from ..stir.workspace import module_dir_of
-
     module = analysis.modules.get(module_dir_of(file))
     if module is None:
         return None
@@ -248,8 +249,6 @@ def _declaration_in(analysis: Analysis, expr, file: str) -> tuple[Span, str] | N
 
 def _resource_declaration(analysis: Analysis, span: Span, data: bool = False) -> tuple[Span, str] | None:
     """The resource block an apply-time reference (``aws_db_instance.this.arn``) reads."""
-    from ..stir.workspace import module_dir_of
-
     module = analysis.modules.get(module_dir_of(span.file))
     parts = analysis.text(span).split(".")
     if module is None or len(parts) < 2:
@@ -327,9 +326,6 @@ def _about_installed(analysis: Analysis, trace: FieldTrace, handoff: Handoff) ->
 def _deployments_outside(analysis: Analysis, trace: FieldTrace, supported: set[str], known: set[str]) -> list[Outside]:
     """The values the root's deployments give the field that its universe does not list: a
     variable file can hand the compiler a value no branch of the configuration shows."""
-    from ..specialize.moves import deployment_values  # the specializer traces a field under a deployment
-    from ..stir.deployments import root_deployments
-
     if not trace.result.exists:
         return []  # a resource that never exists takes no value
     root = trace.result.call_path[0][1] if trace.result.call_path else ""
@@ -432,8 +428,6 @@ def unbounded_diagnostic(analysis: Analysis, trace: FieldTrace, handoff: Handoff
         if inner is not None and inner not in (block.declared, result.expr_span):
             related.append(Related(inner, "this value is only known after apply"))
     message, detail = unbounded_text(analysis, trace, block, handoff, argument)
-    from .code_actions import field_values  # code actions build on this module
-
     fixes = unbounded_fixes(analysis, trace.resource.type, trace.field_name, blocked, block, values=field_values(analysis, trace),
                             hardcode=handoff is None and may_hardcode(analysis, trace.resource.span.file))
     if handoff is not None and argument is None and (blocked.variable is None or foreign(analysis, blocked.variable[0])):
@@ -491,7 +485,6 @@ def suggested_values(analysis: Analysis, resource_type: str, field_name: str, bl
     universe = list(spec.universe) if spec is not None else []
     if blocked.variable is None:
         return universe
-    from .code_actions import known_values  # code actions build on this module
 
     var_dir, name = blocked.variable
     module = analysis.modules.get(var_dir)
@@ -501,8 +494,6 @@ def suggested_values(analysis: Analysis, resource_type: str, field_name: str, bl
 
 def may_hardcode(analysis: Analysis, file: str) -> bool:
     """A value may be hardcoded only into a module no other module calls (SPEC 6): callers may pass different values."""
-    from ..stir.workspace import module_dir_of
-
     return not analysis.tree.callers.get(module_dir_of(file))
 
 

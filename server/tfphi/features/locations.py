@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from ..analysis import Analysis
 from ..syntax.expr import Span
+from ..trace.conditions import NotExpressible, materialize, root_gate
 
 
 def source_of(analysis: Analysis, path: str) -> bytes | None:
@@ -38,8 +39,6 @@ def condition_text(cond) -> str:
     Falls back to the condition in its own module's scope when it cannot be written in the
     root, and keeps iteration atoms (``each.key == "jobs"``) when only the iteration decides.
     """
-    from ..trace.conditions import NotExpressible, materialize, root_gate
-
     try:
         gate = root_gate(cond)
     except NotExpressible:

@@ -11,6 +11,7 @@ from ..stir.workspace import module_dir_of
 from ..syntax.expr import AttrStep, IndexStep, ScopeTraversalExpr, Span, SplatStep
 from ..syntax.hclfile import Block, Body
 from .cursor import contains, innermost_traversal, tfvars_variable
+from ..syntax.expr import walk
 
 # A declaration: (kind, module dir, name); kind is var | local | module | output | resource | data.
 Decl = tuple[str, str, str]
@@ -274,8 +275,6 @@ def _matching_span(analysis: Analysis, module: Module, expr: ScopeTraversalExpr,
 
 
 def _traversals(expr):
-    from ..syntax.expr import walk
-
     for sub in walk(expr):
         if isinstance(sub, ScopeTraversalExpr):
             yield sub

@@ -2,7 +2,8 @@
 
 Layout (each module has one job):
 
-- ``server.py``     the pygls server and protocol, capabilities, settings, ``run_server``
+- ``main.py``       the server put together (handlers registered), ``run_server``
+- ``server.py``     the pygls server and protocol, capabilities, settings
 - ``transport.py``  stdio framing that survives bad input
 - ``handlers/``     one thin handler per LSP method: params -> features -> LSP result
 - ``documents.py``  the document store: text, version, line index, encoding, tree (edited with ``Tree.edit``)

@@ -19,7 +19,6 @@ from ..analysis import Snapshot, file_kind
 from ..features.diagnostics import Diagnostic, config_diagnostics, sort_key
 from ..stir.workspace import module_dir_of
 from ..syntax.expr import Span
-from ..text import LineIndex
 from . import convert
 from .workspace import Folder, LiveWorkspace
 
@@ -55,16 +54,6 @@ class DiagnosticPublisher:
             if file_kind(rel) == "tf" and module_dir_of(rel) == dir:
                 known.add(rel)
         self._publish_files(folder, groups, known, forced)
-
-    def publish_edited(self, folder: Folder, rel: str, doc, diags: list[Diagnostic]) -> None:
-        """Publishes an edited document's diagnostics, worked out from the last ones before its
-        module was built again (``features.edit_diagnostics``): placed in the document's text,
-        with its version (the client waits for it)."""
-        self._publish_files(folder, {rel: diags}, {rel}, {doc.uri}, edited=(rel, doc.line_index))
-        if diags:
-            by_dir = self._mentions.setdefault(folder, {})
-            dir = module_dir_of(rel)
-            by_dir[dir] = by_dir.get(dir, frozenset()) | {rel}
 
     def published_dirs(self, folder: Folder) -> set[str]:
         """Module directories of the ``.tf`` files this folder has non-empty diagnostics on."""
@@ -130,12 +119,9 @@ class DiagnosticPublisher:
             items.sort(key=sort_key)
         return groups
 
-    def _publish_files(self, folder: Folder, groups: dict[str, list[Diagnostic]], known: set[str], forced: set[str],
-                       edited: tuple[str, LineIndex] | None = None) -> None:
-        """``edited``: a file whose diagnostics are placed in that line index (a document's text the
-        host has not seen yet), not in the host's."""
+    def _publish_files(self, folder: Folder, groups: dict[str, list[Diagnostic]], known: set[str], forced: set[str]) -> None:
         ws = self.ws
-        index_for = lambda rel: edited[1] if edited is not None and rel == edited[0] else ws.line_index(folder, rel)  # noqa: E731
+        index_for = lambda rel: ws.line_index(folder, rel)  # noqa: E731
         uri_for = lambda rel: ws.uri_for(folder, rel)  # noqa: E731
         with_diags = self._files.setdefault(folder, set())
         tf_files = self._tf_files.setdefault(folder, {})

@@ -15,6 +15,7 @@ import itertools
 import logging
 import os
 import sys
+from collections.abc import Mapping
 from typing import Any
 
 from lsprotocol import types
@@ -27,22 +28,24 @@ from pygls.uris import from_fs_path
 
 from .. import __version__
 from ..analysis import Snapshot
-from ..config import Config, parse_lsp_settings
+from ..config import Config
+from ..config_schema import parse_lsp_settings
 from ..records import record
 from ..text import Encoding, LineIndex
+from .convert import offset
 from .guard import BadRequest, log_to_client
 from .publish import DiagnosticPublisher
 from .scheduler import AnalysisScheduler, Progress
+from .snapshots import NOWHERE
 from .workspace import Folder, LiveWorkspace
 
 logger = logging.getLogger(__name__)
 
 SETTINGS_SECTION = "tfphi"
-# Messages never held back while indexing: the lifecycle (indexing starts at ``initialized``)
-# and the document store's own echo (it does not read the analysis).
+# Messages never held back: the lifecycle (indexing starts at ``initialized``) and the document
+# store's own echo (it does not read the analysis).
 NEVER_HELD = frozenset({types.INITIALIZE, types.INITIALIZED, types.SHUTDOWN, types.EXIT, "tfphi/documentText"})
-HOLD_POLL_SECONDS = 0.005
-MAX_HOLD_SECONDS = 300.0  # a safety net: indexing that never ends must not silence the server
+MAX_HOLD_SECONDS = 300.0  # a safety net: a snapshot that never comes must not silence the server
 WATCHED_GLOBS = ("**/*.tf", "**/*.tf.json", "**/*.tofu", "**/*.tofu.json", "**/*.tfvars", "**/*.tfvars.json", "**/.tfphi.toml",
                  "**/*.hcl", "**/.terraform/modules/modules.json")
 
@@ -64,9 +67,10 @@ class TfphiProtocol(LanguageServerProtocol):
     - The position encoding is tfphi's choice (UTF-8 whenever offered).
     - A request after ``shutdown`` is answered with InvalidRequest instead of being dropped,
       and one before ``initialize`` with ServerNotInitialized (LSP: notifications then are dropped).
-    - A request that arrives while a folder is being indexed is held, with every message after
-      it (so edits and positions keep their order), until every folder's files are read: no
-      answer ever comes from a half-built index.
+    - A request is held, with every message after it (so edits and positions keep their order),
+      until the snapshot it reads is complete and holds its document's current text
+      (``SnapshotBoard``: the scheduler offers it; the request never builds it): no answer ever
+      comes from a half-built index, nor from a text older than the request.
     """
 
     _seen_initialize = False
@@ -125,29 +129,50 @@ class TfphiProtocol(LanguageServerProtocol):
         if not isinstance(message, RPCRequest):
             return False
         server = self._server
-        return isinstance(server, TfphiServer) and server.indexing_incomplete()
+        return isinstance(server, TfphiServer) and server.scheduler.board.ready(request_uri(message)) is None
 
     def _hold(self, message: Any) -> None:
         if self._held is None:
             self._held = []
         self._held.append(message)
         if self._release_task is None or self._release_task.done():
-            self._release_task = asyncio.get_running_loop().create_task(self._release_when_indexed())
+            self._release_task = asyncio.get_running_loop().create_task(self._release_when_ready())
 
-    async def _release_when_indexed(self) -> None:
-        server = self._server
-        waited = 0.0
-        while server.indexing_incomplete() and not server.scheduler.stopped and waited < MAX_HOLD_SECONDS:
-            await asyncio.sleep(HOLD_POLL_SECONDS)
-            waited += HOLD_POLL_SECONDS
-        if waited >= MAX_HOLD_SECONDS:
-            logger.warning("indexing is still running after %s s; answering the held requests anyway", MAX_HOLD_SECONDS)
-        held, self._held = self._held or [], None
-        for message in held:
+    async def _release_when_ready(self) -> None:
+        """Handles the held messages in order, each request once its snapshot is there."""
+        board = self._server.scheduler.board
+        while self._held:
+            message = self._held[0]
+            if isinstance(message, RPCRequest) and not self._server.scheduler.stopped:
+                uri = request_uri(message)
+                try:
+                    await asyncio.wait_for(board.wait(uri), MAX_HOLD_SECONDS)
+                except asyncio.TimeoutError:
+                    logger.warning("no complete snapshot for %s after %s s; answering %s anyway", uri, MAX_HOLD_SECONDS,
+                                   message.method)
+            self._held.pop(0)
             try:
                 super().handle_message(message)
             except Exception:  # noqa: BLE001 - one message must not lose the others
                 logger.exception("a held message failed")
+        self._held = None
+
+
+def request_uri(message: Any) -> str | None:
+    """The document a request is about: ``textDocument.uri``, or the ``uri`` of a command's argument
+    (``workspace/executeCommand``); None for a request about no document."""
+    params = getattr(message, "params", None)
+
+    def get(obj: Any, name: str) -> Any:
+        return obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+
+    document = get(params, "textDocument") or get(params, "text_document")
+    uri = get(document, "uri") if document is not None else None
+    if uri is None:
+        arguments = get(params, "arguments")
+        if isinstance(arguments, (list, tuple)) and arguments:
+            uri = get(arguments[0], "uri")
+    return uri if isinstance(uri, str) else None
 
 
 @record(frozen=True)
@@ -166,8 +191,6 @@ class DocContext:
         return self.snapshot
 
     def offset(self, pos: types.Position) -> int:
-        from .convert import offset
-
         return offset(self.index, pos, self.encoding)
 
 
@@ -316,27 +339,23 @@ class TfphiServer(LanguageServer):
 
     # ---- requests --------------------------------------------------------------------------
 
-    def indexing_incomplete(self) -> bool:
-        """True while some folder's files are not all read (requests wait for a complete snapshot)."""
-        if self.ws.has_pending():
-            self.ws.flush()  # a document opened outside every folder makes its folder now
-        return any(not folder.indexed for folder in self.ws.folders)
-
     def context(self, uri: str) -> DocContext | None:
-        """The document a request is about, and the snapshot of its folder that holds every change so far.
+        """The document a request is about, and the complete snapshot that holds its current text.
 
-        Pending document changes are fed to the host first (as rust-analyzer applies changes
-        before it hands a request a snapshot); the request itself only reads the snapshot.
+        The request only reads it: the scheduler fed the changes and took it (``SnapshotBoard``),
+        and the protocol held the request until it was there. None when no folder holds the
+        document, or (after MAX_HOLD_SECONDS) when no snapshot came.
         """
-        if self.ws.has_pending():
-            self.ws.flush()
-        found = self.ws.locate(uri, create=False)
+        found = self.scheduler.board.answer(uri)
         if found is None:
+            logger.warning("no complete snapshot for %s: answering nothing", uri)
+            return None
+        if found is NOWHERE:
             if self.ws.documents.get(uri) is None and not uri.startswith("file:"):
                 raise BadRequest(f"unknown document {uri}")
             return None
-        folder, rel = found
-        return DocContext(uri, folder, rel, self.ws.line_index(folder, rel), self.ws.encoding, folder.snapshot())
+        folder, rel, snapshot = found
+        return DocContext(uri, folder, rel, self.ws.line_index(folder, rel, snapshot), self.ws.encoding, snapshot)
 
 
 def _log_registration_failure(future: Any) -> None:
@@ -370,51 +389,3 @@ class _WorkDoneProgress(Progress):
         if self.begun:
             self.server.work_done_progress.end(self.token, types.WorkDoneProgressEnd(message=message))
             self.begun = False
-
-
-def create_server() -> TfphiServer:
-    """A server with every handler registered."""
-    from .handlers import register_all
-
-    server = TfphiServer()
-    register_all(server)
-    return server
-
-
-def import_analysis_modules() -> None:
-    """Imports the modules the analysis imports on first use, before the server reads a message.
-
-    They are imported lazily so that a plain ``tfphi check`` starts fast, but in the server
-    their first use came in the middle of the first analysis: trace functions (with PyYAML),
-    strategies, deployments and code actions took 0.1-0.2 s, in one step no client message could
-    preempt, so a keystroke made then waited for the import (tests/lsp/test_scheduler.py checks
-    that the first analysis of the bench's workspace imports nothing more). The standard
-    modules ``evaluate.functions`` defers until a function needs them are imported too.
-    """
-    from ..features import code_actions  # noqa: F401
-    from ..specialize import moves  # noqa: F401
-    from ..trace import strategies  # noqa: F401
-    from ..evaluate.functions import import_deferred
-
-    import_deferred()
-
-
-def run_server(tcp: str | None = None) -> int:
-    """Runs the language server over stdio, or over TCP when ``tcp`` is ``HOST:PORT``."""
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="tfphi: %(levelname)s %(name)s: %(message)s")
-    from .transport import quiet_pygls_logs
-
-    quiet_pygls_logs()
-    import_analysis_modules()
-    server = create_server()
-    if tcp:
-        host, sep, port = tcp.rpartition(":")
-        if not sep or not port.isdigit():
-            print(f"tfphi: error: --tcp expects HOST:PORT, got {tcp!r}", file=sys.stderr)
-            return 2
-        server.start_tcp(host or "127.0.0.1", int(port))
-    else:
-        from .transport import serve_stdio  # pygls' framing, made to survive bad input
-
-        return serve_stdio(server)
-    return 0

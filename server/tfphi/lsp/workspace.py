@@ -36,7 +36,6 @@ from ..stir.roots import missing_local_targets
 from ..stir.deployments import is_auto_loaded
 from ..stir.terragrunt import deployed_dirs, generated_files, is_unit_file, place_of, wanted_paths
 from ..stir.workspace import module_dir_of
-from ..syntax import is_json_path
 from ..text import Encoding, LineIndex
 from .documents import Document, DocumentStore, TextChange
 
@@ -327,15 +326,33 @@ class LiveWorkspace:
             return
         self._load(folder, CONFIG_FILE)
 
-    def load(self, folder: Folder, rel: str) -> bool:
-        """Reads one file from disk into the folder's host, unless it is open (the editor's text wins)."""
+    def load(self, folder: Folder, rel: str, data: bytes | None = None) -> bool:
+        """Reads one file from disk (``data``: its bytes, read already) into the folder's host, unless
+        it is open (the editor's text wins)."""
         if self._is_open(folder.fs_path(rel)):
             return False
-        return self._load(folder, rel)
+        return self._load(folder, rel, data=data)
 
-    def _load(self, folder: Folder, rel: str) -> bool:
+    def load_into(self, folder: Folder, rel: str, host: AnalysisHost, data: bytes | None = None) -> bool:
+        """Reads one file of ``folder`` from disk (``data``: its bytes, read already) into another host
+        than the folder's (``lsp/focus.py``)."""
+        return self._load(folder, rel, host, data)
+
+    def peek(self, folder: Folder, rel: str) -> bytes | None:
+        """The bytes of one file of ``folder`` on disk (the open text when it is open); None when unreadable."""
+        fs = folder.fs_path(rel)
+        uri = self._open_paths.get(fs)
+        doc = self.documents.get(uri) if uri else None
+        if doc is not None:
+            return doc.source
+        try:
+            return read_bytes(fs, folder.host.config.max_file_size)
+        except OSError:
+            return None
+
+    def _load(self, folder: Folder, rel: str, host: AnalysisHost | None = None, data: bytes | None = None) -> bool:
         path = folder.fs_path(rel)
-        host = folder.host
+        host = host or folder.host
         if not rel.startswith("../") and os.path.islink(path) and (problem := link_problem(folder.root, rel)) is not None:
             if problem.code is None:  # ignored, as Terraform ignores it (a terraform.tfvars linking to nothing)
                 host.remove(rel)
@@ -347,7 +364,8 @@ class LiveWorkspace:
                 host.set_config(None, base=self.folder_base(folder))
             return False
         try:
-            data = read_bytes(Path(path), host.config.max_file_size)
+            if data is None:
+                data = read_bytes(Path(path), host.config.max_file_size)
         except OSError as exc:
             host.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}", unreadable_code(rel))
             return True
@@ -483,26 +501,12 @@ class LiveWorkspace:
     def has_pending(self) -> bool:
         return bool(self._pending)
 
-    def edited_alone(self) -> tuple[Folder, str, Document] | None:
-        """The open ``.tf`` document whose changes no host has seen, when it is the only one, its
-        folder analysed it before and alone reads and publishes it: an edit whose diagnostics
-        may follow from the last ones (``features.edit_diagnostics``)."""
-        if len(self._pending) != 1:
-            return None
-        uri = next(iter(self._pending))
-        doc = self.documents.get(uri)
-        found = self.locate(uri, create=False)
-        if doc is None or found is None or self._flushed.get(uri) != found:
-            return None
-        folder, rel = found
-        if file_kind(rel) != "tf" or is_json_path(rel) or not folder.indexed or not self.accepts(folder, rel):
-            return None
-        fs = uri_to_fs(uri)
-        if not self.publishes(folder, rel) or any(other is not folder for other, _ in self.outside_readers(fs) if fs):
-            return None
-        if len(doc.source) > folder.host.config.max_file_size:
-            return None
-        return folder, rel, doc
+    def open_in(self, folder: Folder) -> Iterator[tuple[Document, str]]:
+        """The open documents that belong to ``folder`` now (fed to its host or not), with their paths."""
+        for doc in self.documents:
+            found = self.locate(doc.uri, create=False)
+            if found is not None and found[0] is folder:
+                yield doc, found[1]
 
     def flush(self) -> set[Folder]:
         """Feeds every changed document to its folder's host (one reparse each); returns the folders touched."""
@@ -525,12 +529,12 @@ class LiveWorkspace:
                 continue
             host = folder.host
             kind = file_kind(rel)
-            if kind in ("tf", "tfvars") and _clean(doc.source, host.config.max_file_size):
-                host.set_parsed(doc.parse(rel, self.documents.parser))
+            if kind in ("tf", "tfvars") and parseable(doc.source, host.config.max_file_size):
+                host.set_parsed(doc.parse(rel, self.documents.parser, host.clean_sources))
                 fs = uri_to_fs(uri)
                 for other, other_rel in self.outside_readers(fs) if fs else ():
                     if other is not folder:  # another folder reads the same module from outside it
-                        other.host.set_parsed(doc.parse(other_rel, self.documents.parser))
+                        other.host.set_parsed(doc.parse(other_rel, self.documents.parser, other.host.clean_sources))
                         touched.add(other)
             elif kind == "config":
                 text, problem = _config_text(doc.source, host.config.max_file_size)
@@ -598,19 +602,19 @@ class LiveWorkspace:
         uri = self._open_paths.get(folder.fs_path(rel))
         return self.documents.get(uri) if uri else None
 
-    def line_index(self, folder: Folder, rel: str) -> LineIndex | None:
-        """The line index of the bytes the host holds for ``rel`` (the open text once flushed)."""
-        host = folder.host
-        hcl = host.files.get(rel) or host.tfvars.get(rel)
+    def line_index(self, folder: Folder, rel: str, snapshot: Snapshot | None = None) -> LineIndex | None:
+        """The line index of the bytes ``snapshot`` (by default the host) holds for ``rel`` (the open text once flushed)."""
+        held = snapshot or folder.host
+        hcl = held.files.get(rel) or held.tfvars.get(rel)
         doc = self.document_for(folder, rel)
         if hcl is not None:
             if doc is not None and doc.source is hcl.source and not hcl.source.startswith(codecs.BOM_UTF8):
                 return doc.line_index  # the open text's, which each change updates (no BOM: the same index)
-            return host.line_index(rel, hcl.source)
+            return folder.host.line_index(rel, hcl.source)  # (kept by the host while they are its bytes)
         if doc is not None:
             return doc.line_index
-        if file_kind(rel) == "config" and host.config_text is not None:
-            return LineIndex(host.config_text.encode("utf-8"))  # (a small file, asked about rarely)
+        if file_kind(rel) == "config" and held.config_text is not None:
+            return LineIndex(held.config_text.encode("utf-8"))  # (a small file, asked about rarely)
         return None
 
     def version_for(self, folder: Folder, rel: str) -> int | None:
@@ -627,7 +631,7 @@ class LiveWorkspace:
                 yield doc, where[1]
 
 
-def _clean(data: bytes, limit: int) -> bool:
+def parseable(data: bytes, limit: int) -> bool:
     """True when the host can parse these bytes (size, no NUL, valid UTF-8); else it reports why."""
     if len(data) > limit or b"\x00" in data:
         return False

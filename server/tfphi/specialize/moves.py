@@ -24,7 +24,7 @@ from ..stir.model import Resource
 from ..trace.result import RESOLVED, TraceResult
 from ..trace.env import Env, SourceView
 from ..values.value import Value, to_hcl, value_key
-from .deployments import AssignedTracer, Deployment, Outcome, field_under, root_deployments, unassigned
+from ..features.deployment_outcomes import AssignedTracer, Deployment, Outcome, deployment_values, unassigned
 from .fmt import align
 from .specializer import COMPILER_VERSION, INDENT, Plan, Specialization
 
@@ -38,13 +38,6 @@ class DeploymentBranch:
     spec: Specialization | None
     problem: tuple[str, ...] = ()  # comment lines when no move is written
     moves: tuple[tuple[str, str], ...] = ()  # (from, to) root-module addresses, one per module instance
-
-
-def deployment_values(analysis: Analysis, trace: TraceResult, resource: Resource, field_name: str) -> list[Outcome]:
-    """The field's value under every deployment of its root (what the code lens shows)."""
-    root = trace.call_path[0][1] if trace.call_path else ""
-    path = tuple(field_name.split("."))
-    return [field_under(analysis, trace, resource, path, d) for d in root_deployments(analysis, root)]
 
 
 def served_by(named_values: list[tuple[str, Value]], outcomes: list[Outcome]) -> dict[str, list[str]]:

@@ -9,6 +9,7 @@ from ..records import record, field
 
 from ..analysis import Analysis, FieldTrace
 from ..config import FieldSpec
+from ..features.diagnostics import unbounded_diagnostic
 from ..stir.model import Resource
 from ..trace.result import UNBOUNDED, TraceResult
 from .moves import DeploymentBranch, deployment_branches, moved_file, served_by
@@ -172,8 +173,6 @@ def _blocked_preview(analysis: Analysis, plan: Plan, result: TraceResult, resour
     lines = [f"# tfphi specialize {plan.address}", "# No specialization: " + (
         f"can't determine the value of {field_name}." if result.kind == UNBOUNDED else f"{field_name} cannot be count-gated.")]
     if result.kind == UNBOUNDED and result.unbounded is not None:
-        from ..features.diagnostics import unbounded_diagnostic
-
         spec = analysis.config.field_spec(resource.type, field_name) or FieldSpec()
         diagnostic = unbounded_diagnostic(analysis, FieldTrace(resource, tuple(field_name.split(".")), spec, result))
         lines += [f"# {line}" for line in diagnostic.text.split("\n")]

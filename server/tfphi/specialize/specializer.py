@@ -41,6 +41,7 @@ from typing import Any, Iterable
 from ..addrs import NO_KEY, ROOT_MODULE, AbsResource, InputVariable, ModuleCall, ModuleInstance, Resource as ResourceAddr
 from .. import __version__
 from ..analysis import Analysis
+from ..features.locations import human_position, location
 from ..records import record, field
 from ..stir.model import Module, Resource
 from ..records import replace
@@ -221,8 +222,6 @@ class _Builder:
         return self.a.files[path].source
 
     def lines(self, span: Span) -> str:
-        from ..features.locations import human_position
-
         first = human_position(self.a, span.file, span.start)[0]
         last = human_position(self.a, span.file, max(span.start, span.end - 1))[0]
         return f"{span.file}:{first}-{last}" if last != first else f"{span.file}:{first}"
@@ -644,8 +643,6 @@ class _Builder:
 
 
 def _location(analysis: Analysis, span: Span | None) -> str | None:
-    from ..features.locations import location
-
     return location(analysis, span)
 
 

@@ -32,16 +32,26 @@ function calls in variable files) leaves that variable undecided.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Any, Iterable, Mapping
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Protocol
 
 from ..records import record, field
 from ..syntax.expr import Expr, LiteralExpr, ObjectExpr, ParenExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr
 from ..syntax.hclfile import Body
-from ..values.value import nfc
+from ..values.value import nfc, value_key
 
-if TYPE_CHECKING:  # the analysis builds on stir; stir only reads it
-    from ..analysis import Analysis
+if TYPE_CHECKING:
+    from ..syntax.hclfile import HclFile
+    from .model import Module
     from .terragrunt import Unit
+
+
+class Tables(Protocol):
+    """What the functions "over an analysis" below read of an analysed workspace (the analysis's
+    ``Snapshot`` has them): the analysis builds on stir, so stir names only the tables it reads."""
+
+    modules: Mapping[str, Module]
+    tfvars: Mapping[str, HclFile]
+    units: tuple[Unit, ...]
 
 Value = Any
 TFVARS_SUFFIXES = (".tfvars", ".tfvars.json")
@@ -93,23 +103,23 @@ def is_auto_loaded(name: str) -> bool:
     return name in ("terraform.tfvars", "terraform.tfvars.json") or name.endswith((".auto.tfvars", ".auto.tfvars.json"))
 
 
-def owning_root(path: str, module_dirs: Iterable[str]) -> str | None:
+def owning_root(path: str, module_dirs: Collection[str]) -> str | None:
     """The module directory a variable file belongs to: its own directory, or the nearest
-    enclosing one when it sits in subfolders without module files (``env/prod.tfvars``)."""
-    dirs = set(module_dirs)
+    enclosing one when it sits in subfolders without module files (``env/prod.tfvars``).
+    ``module_dirs`` is asked, never copied (a check asks once per root: at 10,000 modules,
+    copying it each time was a fifth of the run)."""
     dir = posixpath.dirname(path)
     while True:
-        if dir in dirs:
+        if dir in module_dirs:
             return dir
         if not dir or posixpath.basename(dir) == "..":
             return None
         dir = posixpath.dirname(dir)
 
 
-def files_of_root(root: str, paths: Iterable[str], module_dirs: Iterable[str]) -> list[str]:
+def files_of_root(root: str, paths: Iterable[str], module_dirs: Collection[str]) -> list[str]:
     """The variable files of ``root`` among ``paths``, sorted."""
-    dirs = set(module_dirs)
-    return sorted(p for p in paths if is_variable_file(p) and owning_root(p, dirs) == root)
+    return sorted(p for p in paths if is_variable_file(p) and owning_root(p, module_dirs) == root)
 
 
 def _auto_order(path: str) -> tuple:
@@ -205,7 +215,7 @@ def literal_value(expr: Expr) -> Value:
 # ---- over an analysis ------------------------------------------------------------------------
 
 
-def root_deployments(analysis: "Analysis", root: str) -> tuple[Deployment, ...]:
+def root_deployments(analysis: Tables, root: str) -> tuple[Deployment, ...]:
     """The deployments of one root configuration of an analysed workspace: its variable files
     and the Terragrunt units that deploy it."""
     modules = analysis.modules
@@ -242,15 +252,13 @@ def unit_inputs(unit: "Unit", declared: Iterable[str]) -> VariableFile:
     return VariableFile(unit.path, dict(unit.values), spans, frozenset(undecided))
 
 
-def deployment_values(analysis: "Analysis", root: str, name: str) -> list[tuple[Deployment, Value]]:
+def deployment_values(analysis: Tables, root: str, name: str) -> list[tuple[Deployment, Value]]:
     """The value each deployment of ``root`` assigns to its variable ``name`` (those that assign it)."""
     return [(d, d.assignment[name]) for d in root_deployments(analysis, root) if name in d.assignment]
 
 
-def variable_values(analysis: "Analysis", var_dir: str, name: str) -> list[Value]:
+def variable_values(analysis: Tables, var_dir: str, name: str) -> list[Value]:
     """The distinct values the deployments of the root ``var_dir`` give ``var.<name>``, in order."""
-    from ..values.value import value_key
-
     seen: set[str] = set()
     out: list[Value] = []
     for _, value in deployment_values(analysis, var_dir, name):
@@ -261,7 +269,7 @@ def variable_values(analysis: "Analysis", var_dir: str, name: str) -> list[Value
     return out
 
 
-def undeclared_assignments(analysis: "Analysis") -> list[tuple[str, str, Span, str]]:
+def undeclared_assignments(analysis: Tables) -> list[tuple[str, str, Span, str]]:
     """(file, variable, name span, root) for every assignment of a variable its root does not declare."""
     out: list[tuple[str, str, Span, str]] = []
     modules = analysis.modules

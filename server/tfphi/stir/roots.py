@@ -15,33 +15,7 @@ from typing import Iterable, Mapping
 
 from ..addrs import ModuleCall
 from .model import Module
-from .workspace import CallPath, ModuleTree, is_local_source
-
-# How far above DIR a chain of ``../`` sources may climb before tfphi stops following it:
-# deeper than any repository layout, and a bound on a configuration that climbs forever.
-MAX_UP_LEVELS = 16
-
-
-def local_target(dir: str, source: str) -> str | None:
-    """The module directory a local ``source`` of a module in ``dir`` calls ("" for DIR), or None
-    when it climbs more than ``MAX_UP_LEVELS`` above DIR."""
-    target = posixpath.normpath(posixpath.join(dir or ".", source))
-    if target == ".":
-        return ""
-    if up_levels(target) > MAX_UP_LEVELS:
-        return None
-    return target
-
-
-def up_levels(path: str) -> int:
-    """How many ``..`` a normalized relative path starts with (0 inside DIR)."""
-    levels = 0
-    for part in path.split("/"):
-        if part != "..":
-            break
-        levels += 1
-    return levels
-
+from .workspace import CallPath, ModuleTree, is_local_source, local_target
 
 def is_outside(dir: str) -> bool:
     """True when a module directory lies outside DIR (reached through a ``../`` source)."""

@@ -74,6 +74,32 @@ def is_local_source(source: str) -> bool:
     return source.startswith(LOCAL_PREFIXES)
 
 
+# How far above DIR a chain of ``../`` sources may climb before tfphi stops following it:
+# deeper than any repository layout, and a bound on a configuration that climbs forever.
+MAX_UP_LEVELS = 16
+
+
+def local_target(dir: str, source: str) -> str | None:
+    """The module directory a local ``source`` of a module in ``dir`` calls ("" for DIR), or None
+    when it climbs more than ``MAX_UP_LEVELS`` above DIR."""
+    target = posixpath.normpath(posixpath.join(dir or ".", source))
+    if target == ".":
+        return ""
+    if up_levels(target) > MAX_UP_LEVELS:
+        return None
+    return target
+
+
+def up_levels(path: str) -> int:
+    """How many ``..`` a normalized relative path starts with (0 inside DIR)."""
+    levels = 0
+    for part in path.split("/"):
+        if part != "..":
+            break
+        levels += 1
+    return levels
+
+
 def is_installed_dir(dir: str) -> bool:
     """Directories under ``.terraform`` hold modules that ``terraform init`` installed."""
     return dir == ".terraform" or dir.startswith(".terraform/") or "/.terraform/" in f"/{dir}/"
@@ -139,9 +165,14 @@ class ModuleTree:
 
 
 def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Manifest],
-                      deployed: Iterable[str] = ()) -> ModuleTree:
+                      deployed: Iterable[str] = (), known: "tuple[ModuleTree, set[tuple[str, str]]] | None" = None) -> ModuleTree:
     """Resolves every module call and finds the roots (SPEC section 2); ``deployed``: the module
-    directories Terragrunt units deploy, roots wherever they lie (``stir.terragrunt``)."""
+    directories Terragrunt units deploy, roots wherever they lie (``stir.terragrunt``). ``known``:
+    the last tree, and the calls (module dir, name) added, removed or given another source since
+    (the same module directories, manifests and units): only those are resolved again, and the
+    roots are the last tree's while every call still links the same two modules."""
+    if known is not None:
+        return _rebuilt_module_tree(modules, manifests, known[0], known[1]) or build_module_tree(modules, manifests, deployed)
     targets: dict[tuple[str, str], CallTarget] = {}
     callers: dict[str, list[tuple[str, str]]] = {}
     keys = _manifest_keys(modules, manifests)
@@ -158,12 +189,46 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
     return ModuleTree(targets, {k: tuple(v) for k, v in callers.items()}, tuple(sorted(roots)))
 
 
+def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple[str, str]]) -> ModuleTree | None:
+    """``old`` with the ``changed`` calls resolved again; None when a call now links other
+    modules than before (the roots must be found again)."""
+    keys = _manifest_keys(modules, manifests)
+    targets = dict(old.targets)
+    before: dict[tuple[str, str], int] = {}  # (caller dir, target dir) -> calls linking them, before minus after
+    for dir, name in changed:
+        was = targets.pop((dir, name), None)
+        if was is not None and was.dir is not None:
+            before[(dir, was.dir)] = before.get((dir, was.dir), 0) + 1
+        module = modules.get(dir)
+        call = module.calls.get(name) if module is not None else None
+        if call is not None:
+            target = targets[(dir, name)] = _resolve_call(dir, name, call.source, modules, manifests, keys)
+            if target.dir is not None:
+                before[(dir, target.dir)] = before.get((dir, target.dir), 0) - 1
+    if any(before.values()):
+        return None
+    touched = {target for _, target in before}  # the modules whose callers changed
+    dirs = {dir for target in touched for dir, _ in old.callers.get(target, ())} | {dir for dir, _ in changed}
+    lists: dict[str, list[tuple[str, str]]] = {}
+    for dir in sorted(dirs):  # in the order a whole build lists them
+        module = modules.get(dir)
+        for name in module.calls if module is not None else ():
+            target = targets[(dir, name)].dir
+            if target in touched:
+                lists.setdefault(target, []).append((dir, name))
+    callers = dict(old.callers)
+    for target in touched:
+        if target in lists:
+            callers[target] = tuple(lists[target])
+        else:
+            callers.pop(target, None)
+    return ModuleTree(targets, callers, old.roots)
+
+
 def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
     if source is None:
         return CallTarget(None, f"{ModuleCall(name)} has no literal source")
     if is_local_source(source) and not is_installed_dir(dir):
-        from .roots import local_target
-
         target = local_target(dir, source)
         if target is None:
             return CallTarget(None, f"{ModuleCall(name)} source {source!r} climbs too far above the workspace")

@@ -11,8 +11,32 @@ from __future__ import annotations
 import re
 from typing import TYPE_CHECKING
 
+from ..records import record
+from .expr import Span
+
 if TYPE_CHECKING:
     from tree_sitter import Node
+
+
+UNCLOSED = "unclosed configuration block: there is no closing brace for this block before the end of the file"
+
+
+@record(frozen=True, slots=True)
+class SyntaxProblem:
+    """A syntax error: a tree-sitter ERROR/MISSING region, or something Terraform rejects."""
+
+    span: Span
+    message: str
+    region: Span | None = None  # the text tree-sitter could not read, when wider than ``span``
+
+
+def syntax_checker():
+    """The syntax-error check (``syntax_errors``), a Python pass over a file most files never
+    need: imported by the first file that does, never at start-up (ARCHITECTURE.md)."""
+    from . import syntax_errors
+
+    return syntax_errors
+
 
 # ---- when to look -------------------------------------------------------------------------
 
@@ -113,14 +137,9 @@ def terraform_placed(path: str, source: bytes, errors: list, root: "Node | None"
     whole file is checked."""
     if not force and not errors and (not suspicious(source) or (root is not None and items_clean(source, root))):
         return errors
-    from .syntax_errors import hcl_errors  # imported only for the few files that need the check
-
-    found = hcl_errors(source)
+    found = syntax_checker().hcl_errors(source)
     if not found:
         return errors
-    from .expr import Span
-    from .hclfile import UNCLOSED, SyntaxProblem
-
     start = min([e.start for e in found] + [e.span.start for e in errors])
     end = max([e.end for e in found] + [e.span.end for e in errors])
     if any(e.message == UNCLOSED for e in errors):
@@ -155,8 +174,6 @@ def items_clean(source: bytes, root: "Node") -> bool:
             return False  # not a body (a JSON object): the whole check
     if body is None:
         return True  # comments only: ``suspicious`` matched inside one
-    from .syntax_errors import hcl_errors
-
     ranges: list[list[int]] = []  # [start, end) of each group of items, to the end of its last line
     names: set[bytes] = set()
     for item in body.children:
@@ -177,7 +194,7 @@ def items_clean(source: bytes, root: "Node") -> bool:
         ranges.append([start, len(source) if line_end < 0 else line_end + 1])
     for start, end in ranges:
         text = source[start:end]
-        if suspicious(text) and hcl_errors(text) != []:
+        if suspicious(text) and syntax_checker().hcl_errors(text) != []:
             return False
     return True
 

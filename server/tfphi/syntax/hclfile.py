@@ -20,26 +20,20 @@ import re
 import threading
 from bisect import bisect_left
 from collections import OrderedDict
-from contextlib import contextmanager
 from functools import lru_cache
 
-import tree_sitter_hcl
-from tree_sitter import Language, Node, Parser, Point, Query, QueryCursor, Range, Tree
+from tree_sitter import Node, Parser, Point, Query, QueryCursor, Range, Tree
 
 from ..lazy_re import lazy_compile
 from ..records import record, field
 from . import is_json_path
-from .error_shapes import suspicious, terraform_placed
+from .error_shapes import UNCLOSED, SyntaxProblem, suspicious, syntax_checker, terraform_placed
 from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
+from .language import hcl_language
+from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
 
 BOM = b"\xef\xbb\xbf"
-
-
-@lru_cache(maxsize=1)
-def hcl_language() -> Language:
-    """The tree-sitter HCL language (loaded once)."""
-    return Language(tree_sitter_hcl.language())
 
 
 class HclParser:
@@ -146,15 +140,6 @@ def node_of_range(source: bytes, start: int, end: int, kind: str) -> Node | None
 def read_block(node: Node, source: bytes, path: str) -> "Block | None":
     """The top-level block of a ``block`` node of ``source``, read as a parse of ``path`` reads it."""
     return _read_block(node, ExprConverter(source, path))
-
-
-@record(frozen=True, slots=True)
-class SyntaxProblem:
-    """A syntax error: a tree-sitter ERROR/MISSING region, or something Terraform rejects."""
-
-    span: Span
-    message: str
-    region: Span | None = None  # the text tree-sitter could not read, when wider than ``span``
 
 
 # A quoted string with nothing to unescape or interpolate: its value is the text between the quotes.
@@ -434,8 +419,6 @@ class HclFile:
     def top_levels(self) -> list["TopLevel"]:
         """The blocks and attributes of the file's body (and ERROR regions), with their nodes on demand."""
         if self.tree is not None:
-            from .references import top_level_nodes
-
             if not self.tops:
                 return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
             tree = self.tree
@@ -467,56 +450,24 @@ class TopLevel:
 
 def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tree: Tree | None = None,
                keep_tree: bool = True, refs_cache: dict | None = None, previous: "HclFile | None" = None,
-               may_respell_source: bool | None = None) -> HclFile:
+               may_respell_source: bool | None = None, clean: "CleanSources | None" = None) -> HclFile:
     """Parses ``source`` (incrementally when ``old_tree`` was edited to match it).
 
     ``keep_tree=False``: the tree is dropped once the structure and references are read
     (files nobody edits; see the module's docstring); ``refs_cache`` is the
     ``syntax.references.BlockCache`` their references are read through. ``previous``: the
     last parse of the same document, whose unchanged top-level blocks are taken over
-    (``_read_top_level_taking_over``)."""
-    shared = _shared if old_tree is None and previous is None and not keep_tree else None
-    if shared is not None and (first := shared.get(source)) is not None:
-        return _under_path(first, path)  # the same bytes as a file read before (see same_bytes_shared)
-    prepared = _prepared
-    if shared is not None and prepared is not None and prepared[0] is source and prepared[1].path == path:
-        hcl = prepared[1]  # read by the batch loader's worker, from these very bytes (see prepared_file)
-    else:
-        parser = parser or new_parser()
-        tree = parser.parse(source, old_tree, may_respell_source)
-        hcl = build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous)
-    if shared is not None and hcl.tree is None and not hcl.errors:
-        shared[source] = hcl
-    return hcl
+    (``_read_top_level_taking_over``). ``clean``: bytes already found free of syntax errors (``CleanSources``)."""
+    parser = parser or new_parser()
+    tree = parser.parse(source, old_tree, may_respell_source)
+    return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean)
 
 
-# The files read so far by the batch loader, by their bytes, within ``same_bytes_shared``.
-_shared: dict[bytes, "HclFile"] | None = None
-
-
-@contextmanager
-def same_bytes_shared():
-    """Within the block, ``parse_file(path, source, keep_tree=False)`` of bytes an earlier such
-    call read without a syntax error returns a copy of that file under ``path``, neither parsed
-    nor read again: what a file's bytes parse to does not depend on its path, which only its
-    spans carry. A corpus repeats whole files (each example's ``versions.tf``; half of the
-    1,536 files of bench/README.md's eight module repositories repeat another's bytes).
-
-    For the batch loader (loader.load_workspace), whose files nobody edits: the copies share
-    nothing that is changed later (each has its own blocks, attributes and converter; the
-    references, relative to each block, are the same objects as the reference cache's)."""
-    global _shared
-    outer = _shared
-    _shared = {} if outer is None else outer
-    try:
-        yield
-    finally:
-        _shared = outer
-
-
-def _under_path(hcl: HclFile, path: str) -> HclFile:
-    """``hcl`` (read without a tree and without errors) as the same bytes at ``path``: a copy
-    of each view, with anchors of its own."""
+def copy_under_path(hcl: HclFile, path: str) -> HclFile:
+    """``hcl`` (read without a tree and without errors) as the same bytes at ``path`` (the batch
+    loader's files that repeat the bytes of one read before, ``loader.SameBytes``): a copy of
+    each view, with anchors of its own; the references, relative to each block, are the same
+    objects."""
     converter = ExprConverter(hcl.source, path, keep_nodes=False)
     body = hcl.body
     attributes = {name: _copied_attribute(attr, converter) for name, attr in body.attributes.items()}
@@ -554,30 +505,12 @@ def _rebased(span: Span, conv: ExprConverter) -> Span:
     return Span(conv.file, span._start, span._end, conv.anchor)
 
 
-# The file being handed to the analysis right now, read by the batch loader's worker process
-# (loader._read_files); see ``prepared_file``.
-_prepared: "tuple[bytes, HclFile] | None" = None
-
-
-@contextmanager
-def prepared_file(source: bytes, hcl: "HclFile | None"):
-    """Within the block, ``parse_file(hcl.path, source, keep_tree=False)`` of exactly ``source``
-    (the same object) returns ``hcl`` instead of parsing and reading it: for the batch loader,
-    whose worker process read it (``syntax.transfer``) while this one read other files. What
-    a file's bytes parse to is a function of the bytes and its path. Only the thread that
-    applies changes to the analysis enters it, within ``same_bytes_shared``."""
-    global _prepared
-    _prepared = (source, hcl) if hcl is not None else None
-    try:
-        yield
-    finally:
-        _prepared = None
-
-
 def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None,
-               native: bool = False, previous: "HclFile | None" = None) -> HclFile:
+               native: bool = False, previous: "HclFile | None" = None, clean: "CleanSources | None" = None) -> HclFile:
     """Reads the structure of an already parsed tree (``native``: a file of HCL's native syntax,
-    whose syntax errors are placed where Terraform reports them; ``previous``: see ``parse_file``)."""
+    whose syntax errors are placed where Terraform reports them; ``previous``: see ``parse_file``;
+    ``clean``: bytes found free of errors before, whose searches are skipped, and where to note
+    these bytes when they are)."""
     root = tree.root_node
     keep_tree = keep_tree or root.has_error
     converter = ExprConverter(source, path, keep_nodes=keep_tree)
@@ -598,8 +531,8 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     _place_unclosed_block(source, path, errors)
     # A document parsed again after an edit asks the text searches of the blocks it took over
     # from the blocks themselves (same answer, cost of the edited block); a file read from disk
-    # whose very bytes were found free of errors before skips them (_clean_sources).
-    known_clean = native and previous is None and not errors and source in _clean_sources
+    # whose very bytes were found free of errors before skips them (``clean``).
+    known_clean = native and previous is None and not errors and clean is not None and source in clean
     if not native or known_clean:
         placed = errors
     elif taken is not None and not errors and not _search_blocks(0, suspicious, source, taken[1]):
@@ -614,16 +547,14 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         candidate = rules_candidate if taken is None else lambda text: _search_blocks(1, rules_candidate, text, taken[1])
         _check_terraform_rules(root, source, path, errors, candidate)
     errors = placed
-    if native and previous is None and not errors and not known_clean:
-        _remember_clean(source)
+    if native and previous is None and not errors and not known_clean and clean is not None:
+        clean.add(source)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     if taken is not None:
         tops = tuple((kind, start, end, None) for kind, start, end, _ in taken[1])
         return HclFile(path, source, tree, body, errors, tops, taken[2], True)
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
-    from .references import block_references, top_level_nodes
-
     # Every file's references are read for the undefined-reference check: read them now,
     # while the tree is here, rather than parse the file a second time for them.
     cache = {} if refs_cache is None else refs_cache
@@ -631,23 +562,29 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     return HclFile(path, source, None, body, errors, tops)
 
 
-# The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's, the
-# rules'): the error searches are a function of the bytes, and a corpus repeats whole files (each
-# example's versions.tf; half the files of the eight module repositories of bench/README.md).
-# Bounded by the bytes held, as an editor adds each version of a document it checks.
-_clean_sources: set[bytes] = set()
-_clean_held = 0
-MAX_CLEAN_BYTES = 16 << 20
+class CleanSources:
+    """The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's,
+    the rules'), which ``build_file`` need not search again: the searches are a function of the
+    bytes, and a workspace repeats whole files (each example's ``versions.tf``). Its owner (the
+    analysis host) keeps one; bounded by the bytes held, as an editor adds each version of a
+    document it checks."""
 
+    MAX_BYTES = 16 << 20
 
-def _remember_clean(source: bytes) -> None:
-    global _clean_held
-    if _clean_held + len(source) > MAX_CLEAN_BYTES:
-        _clean_sources.clear()
-        _clean_held = 0
-    if source not in _clean_sources:
-        _clean_sources.add(source)
-        _clean_held += len(source)
+    def __init__(self) -> None:
+        self._sources: set[bytes] = set()
+        self._held = 0
+
+    def __contains__(self, source: bytes) -> bool:
+        return source in self._sources
+
+    def add(self, source: bytes) -> None:
+        if self._held + len(source) > self.MAX_BYTES:
+            self._sources.clear()
+            self._held = 0
+        if source not in self._sources:
+            self._sources.add(source)
+            self._held += len(source)
 
 
 # ---- an argument set twice in one body ------------------------------------------------------
@@ -759,11 +696,10 @@ def _redefined_errors(path: str, source: bytes, root: Node, twice: int) -> list[
     placed = terraform_placed(path, source, [], root, force=True)
     if placed:
         return placed
-    from .syntax_errors import HclError, attribute_redefined
-
     name = _NAME_AT.match(source, twice)
     end = name.end() if name is not None else twice
-    error = HclError(*attribute_redefined(source[twice:end].decode("utf-8", "replace"), twice, end))
+    checker = syntax_checker()
+    error = checker.HclError(*checker.attribute_redefined(source[twice:end].decode("utf-8", "replace"), twice, end))
     return [SyntaxProblem(Span(path, twice, end), error.message)]
 
 
@@ -941,9 +877,6 @@ def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
             continue
         stack.extend(c for c in node.children if c.has_error or c.is_missing)
     return errors
-
-
-UNCLOSED = "unclosed configuration block: there is no closing brace for this block before the end of the file"
 
 
 def _place_unclosed_block(source: bytes, path: str, errors: list[SyntaxProblem]) -> None:

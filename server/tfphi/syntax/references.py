@@ -21,7 +21,7 @@ from typing import Callable
 
 from tree_sitter import Node, Query, QueryCursor
 
-from .hclfile import hcl_language
+from .language import hcl_language
 from ..lazy_re import lazy_compile
 
 _POSTFIX = frozenset({"get_attr", "index", "splat"})

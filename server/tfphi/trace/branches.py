@@ -11,6 +11,7 @@ from . import conditions as C
 from . import steps as S
 from .partial import UnknownResult, convert_partial, first_unknown
 from .result import Branch, Result, Unbounded
+from ..syntax.expr import walk
 
 
 def wholly_known(result: Result) -> Result:
@@ -68,8 +69,6 @@ def object_keys(values: list[Value]) -> tuple:
 
 def mentions(expr: Expr, names) -> bool:
     """True when ``expr`` reads one of ``names`` (for-expression bindings)."""
-    from ..syntax.expr import walk
-
     return any(isinstance(e, ScopeTraversalExpr) and e.root in names for e in walk(expr))
 
 

@@ -13,7 +13,7 @@ from typing import Any, Callable, Union
 from ..addrs import ROOT_MODULE, ModuleInstance
 from ..records import record, field, replace
 from ..syntax.expr import BinaryOpExpr, Expr, LiteralExpr, ParenExpr, UnaryOpExpr
-from ..values.value import Value, to_hcl
+from ..values.value import Value, to_hcl, value_key
 from .printer import (BINARY_PREC, PREC_AND, PREC_ATOM, PREC_CMP, PREC_COND, PREC_EQ, PREC_OR,
                       PREC_UNARY, NotPrintable, operand, precedence, print_expr)
 
@@ -121,8 +121,6 @@ def _nest(name: str, items: tuple) -> str:
 def eq(
     selector: str, value: Value, expr: Any = None, scope: ModuleInstance = ROOT_MODULE, iteration: bool = False, root_selector: Expr | None = None
 ) -> Eq:
-    from ..values.value import value_key
-
     return Eq(selector, value_key(value), value, expr, scope, iteration, root_selector)
 
 
@@ -243,8 +241,6 @@ _NEGATED = {"==": "!=", "!=": "==", "<": ">=", ">=": "<", ">": "<=", "<=": ">"}
 
 def fix_iteration(cond: Cond, scope: ModuleInstance, selector: str, key: Value) -> Cond | None:
     """The condition for the one instance ``key`` of an iteration: its atoms decided (None: never)."""
-    from ..values.value import value_key
-
     wanted = value_key(key)
 
     def decide(c: Cond) -> Cond | None:

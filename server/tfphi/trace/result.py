@@ -8,6 +8,8 @@ from ..records import record
 from ..syntax.expr import Span
 from .conditions import Cond, TrueCond, atoms, Eq, Existing
 from ..values.value import Value
+from ..addrs import ModuleInstance, ModuleStep, format_key
+from .conditions import And, Or
 
 
 @record(frozen=True, slots=True)
@@ -92,8 +94,6 @@ def instance_of(cond: Cond, call_path: tuple[tuple[str, str], ...], resource: st
     (``module.cache["eu"].aws_x.this["jobs"]``) when module calls iterate too; None when the
     branch is not tied to one instance.
     """
-    from ..addrs import ModuleInstance, ModuleStep, format_key
-
     keys = {scope: value for scope, _, value in iteration_keys(cond)}
     if not keys:
         return None
@@ -111,8 +111,6 @@ def instance_of(cond: Cond, call_path: tuple[tuple[str, str], ...], resource: st
 
 def iteration_keys(cond: Cond) -> frozenset[tuple]:
     """The instance keys a condition fixes, as (module steps, selector, key): those every disjunct shares."""
-    from .conditions import And, Or
-
     if isinstance(cond, Or):
         shared = [iteration_keys(item) for item in cond.items]
         return frozenset.intersection(*shared) if shared else frozenset()

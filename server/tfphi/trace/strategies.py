@@ -23,6 +23,7 @@ from .partial import known_operands
 from .printer import call
 from .result import Branch, Result, Unbounded
 from ..values.value import TfEvalError
+from .lift import lift, one_line
 
 Strategy = Callable[..., Result]
 
@@ -123,8 +124,6 @@ def can_strategy(tracer, expr: FunctionCallExpr, env, depth, stack) -> Result:
 
 def _can_atom(tracer, arm, env) -> "C.Existing | None":
     """``Existing(can(arm))`` in the arm's module instance, or None when no gate in the root can test it."""
-    from .lift import lift, one_line
-
     if env.bindings or env.iterators:
         return None  # the arm may fail for some instances and not others
     root_expr = lift(tracer.view, arm, env.path)

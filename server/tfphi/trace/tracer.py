@@ -62,11 +62,6 @@ from ..values.value import TfEvalError, TfSet, TfUnrepresentable, Value, from_py
 CROSS_PRODUCT_SLACK = 8
 
 
-class Preempted(Exception):
-    """A client message arrived while background tracing ran (``Tracer.preempt``): the trace is
-    abandoned, to be done again later (the declarations it finished stay memoized)."""
-
-
 # Expressions whose value is (one of) their operands' own value: a field's universe reaches a
 # variable only through these, since only then does the variable's value become the field's.
 _VALUE_PASSING = (LiteralExpr, ParenExpr, ConditionalExpr, ScopeTraversalExpr)
@@ -76,7 +71,7 @@ class Tracer(ModuleReferences):
     """Traces expressions of one workspace snapshot; memoizes declaration-level results."""
 
     def __init__(self, view: SourceView, limits: Limits = Limits(), assignment: Mapping[str, Value] | None = None,
-                 store: MemoStore | None = None):
+                 store: MemoStore | None = None, check: Callable[[], None] = lambda: None):
         self.view = view
         self.limits = limits
         # Root variables set by a deployment's variable files: traced as their assigned value.
@@ -91,9 +86,10 @@ class Tracer(ModuleReferences):
         self._store = store
         self._memo: dict[tuple, MemoEntry] = store.memo if store is not None else {}
         self._local_memo: dict[tuple, MemoEntry] = {}
-        # Set by background work (lsp.scheduler): a one-item list the transport sets to True
-        # when a client message arrives; every hop then raises ``Preempted``.
-        self.preempt: list[bool] | None = None
+        # Called at every reference the trace follows: the snapshot's cancellation check, which
+        # raises when the work is stale or must give way (``analysis.Cancelled``); the trace is
+        # abandoned then, the declarations it finished stay memoized.
+        self.check = check
         self._deepest = 0
         self._cycle_hits = 0
         # Declarations a trace read, as (module dir, address) pairs: an edit re-traces a field
@@ -138,7 +134,7 @@ class Tracer(ModuleReferences):
         key = tuple(sorted((k, "?" if v is UNDECIDED else value_key(v)) for k, v in assignment.items()))
         tracer = self._assigned.get(key)
         if tracer is None:
-            tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment)
+            tracer = self._assigned[key] = Tracer(self.view, self.limits, assignment, check=self.check)
         return tracer
 
     def trace_attribute(
@@ -408,7 +404,7 @@ class Tracer(ModuleReferences):
         return self.limit(unified, expr.span)
 
     def _call(self, expr: FunctionCallExpr, env, depth, stack) -> Result:
-        from .strategies import strategy_for
+        from .strategies import strategy_for  # the function library (a tenth of a small check's start-up): once a call is traced
 
         return strategy_for(expr.name)(self, expr, env, depth, stack)
 
@@ -535,8 +531,7 @@ class Tracer(ModuleReferences):
 
     def hop(self, key: tuple, label: str, depth: int, stack: tuple[str, ...], span: Span, compute) -> Result:
         """Follows one reference: depth and cycle checks, memoized per declaration and instance."""
-        if self.preempt is not None and self.preempt[0]:
-            raise Preempted("a client message arrived")
+        self.check()
         # The stack holds (memo key, label) pairs: a cycle is the same declaration in the same
         # module instance, not merely the same name (every module has its own var.engine_version).
         keys = [k for k, _ in stack]

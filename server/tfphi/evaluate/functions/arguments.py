@@ -16,34 +16,34 @@ from ...values.value import TfEvalError, TfSet, Value, format_number, normalize_
 # Argument conversion helpers
 
 
-_NUMBER_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
+NUMBER_TEXT = re.compile(r"[+-]?(?:\d+\.?\d*|\.\d+)(?:[eE][+-]?\d+)?")
 
 
-def _not_null(value: Value, what: str) -> None:
+def not_null(value: Value, what: str) -> None:
     if value is None:
         raise TfEvalError(f"{what} must not be null")
 
 
-def _str(value: Value, what: str = "argument") -> str:
-    _not_null(value, what)
+def str_arg(value: Value, what: str = "argument") -> str:
+    not_null(value, what)
     if isinstance(value, (list, dict)):
         raise TfEvalError(f"{what} must be a string, not {type_name(value)}")
     return to_string(value)
 
 
-def _num(value: Value, what: str = "argument") -> Any:
-    _not_null(value, what)
+def number_arg(value: Value, what: str = "argument") -> Any:
+    not_null(value, what)
     if isinstance(value, bool) or isinstance(value, (list, dict)):
         raise TfEvalError(f"{what} must be a number, not {type_name(value)}")
     if isinstance(value, str):
-        if not _NUMBER_TEXT.fullmatch(value):
+        if not NUMBER_TEXT.fullmatch(value):
             raise TfEvalError(f'{what} must be a number; cannot convert "{value}" to number')
         return to_number(value)
     return normalize_number(value)
 
 
-def _int(value: Value, what: str = "argument") -> int:
-    number = _num(value, what)
+def int_arg(value: Value, what: str = "argument") -> int:
+    number = number_arg(value, what)
     if not isinstance(number, int):
         if not is_whole(number):
             raise TfEvalError(f"{what} must be a whole number, got {format_number(number)}")
@@ -53,8 +53,8 @@ def _int(value: Value, what: str = "argument") -> int:
     return int(number)
 
 
-def _bool(value: Value, what: str = "argument") -> bool:
-    _not_null(value, what)
+def bool_arg(value: Value, what: str = "argument") -> bool:
+    not_null(value, what)
     if isinstance(value, bool):
         return value
     if value == "true":
@@ -66,44 +66,44 @@ def _bool(value: Value, what: str = "argument") -> bool:
     raise TfEvalError(f"{what} must be a bool, not {type_name(value)}")
 
 
-def _list(value: Value, what: str = "argument") -> list:
-    _not_null(value, what)
+def list_arg(value: Value, what: str = "argument") -> list:
+    not_null(value, what)
     if not isinstance(value, list):
         raise TfEvalError(f"{what} must be a list, set or tuple, not {type_name(value)}")
     return value
 
 
-def _sequence(value: Value, what: str = "argument") -> list:
+def sequence_arg(value: Value, what: str = "argument") -> list:
     """A list or tuple: Terraform rejects a set where an element's position matters."""
-    items = _list(value, what)
+    items = list_arg(value, what)
     if isinstance(items, TfSet):
         raise TfEvalError(f"{what} must be a list or tuple, not a set (a set's elements have no position)")
     return items
 
 
-def _obj(value: Value, what: str = "argument") -> dict:
-    _not_null(value, what)
+def object_arg(value: Value, what: str = "argument") -> dict:
+    not_null(value, what)
     if not isinstance(value, dict):
         raise TfEvalError(f"{what} must be a map or object, not {type_name(value)}")
     return value
 
 
-def _strlist(value: Value, what: str = "argument") -> list[str]:
-    return [_str(item, f"element {i} of {what}") for i, item in enumerate(_list(value, what))]
+def string_list_arg(value: Value, what: str = "argument") -> list[str]:
+    return [str_arg(item, f"element {i} of {what}") for i, item in enumerate(list_arg(value, what))]
 
 
-def _numlist(value: Value, what: str = "argument") -> list:
-    return [_num(item, f"element {i} of {what}") for i, item in enumerate(_list(value, what))]
+def number_list_arg(value: Value, what: str = "argument") -> list:
+    return [number_arg(item, f"element {i} of {what}") for i, item in enumerate(list_arg(value, what))]
 
 
-def _number_result(value: Any) -> Any:
+def number_result(value: Any) -> Any:
     """A Go float64 result (cty.NumberFloatVal: 53 bits); NaN is an error."""
     if isinstance(value, float) and math.isnan(value):
         raise TfEvalError("result is not a number (NaN)")
     return normalize_number(value)
 
 
-def _unify(values: list[Value], what: str) -> list[Value]:
+def unify_elements(values: list[Value], what: str) -> list[Value]:
     """The elements converted to their unified type, as cty does for a list, set or map
     (``[1, "a"]`` as strings, a tuple and a list as a list); an error where there is none."""
     try:
@@ -112,9 +112,9 @@ def _unify(values: list[Value], what: str) -> list[Value]:
         raise TfEvalError(f"{what}: all elements must have the same type ({exc})") from None
 
 
-def _unify_all(lists: list[list[Value]]) -> list[list[Value]]:
+def unify_collections(lists: list[list[Value]]) -> list[list[Value]]:
     """Several collections converted to one element type (set functions compare across them)."""
-    flat = _unify([v for items in lists for v in items], "sets")
+    flat = unify_elements([v for items in lists for v in items], "sets")
     out, start = [], 0
     for items in lists:
         out.append(flat[start : start + len(items)])
@@ -122,6 +122,6 @@ def _unify_all(lists: list[list[Value]]) -> list[list[Value]]:
     return out
 
 
-def _set_sorted(values: list[Value]) -> TfSet:
+def set_sorted(values: list[Value]) -> TfSet:
     """The set of the values (already of one type), as cty orders it."""
     return make_set(values)

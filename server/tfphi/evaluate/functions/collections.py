@@ -8,8 +8,8 @@ from ...values.sets import set_has
 from ...values.value import TfEvalError, Value, type_name, value_key, values_equal
 from . import return_rules as rules
 from .spec import builtin
-from .strings import _graphemes
-from .arguments import _not_null, _str, _num, _int, _bool, _list, _sequence, _obj, _strlist, _unify, _unify_all, _set_sorted
+from .strings import graphemes
+from .arguments import not_null, str_arg, number_arg, int_arg, bool_arg, list_arg, sequence_arg, object_arg, string_list_arg, unify_elements, unify_collections, set_sorted
 
 
 # ---------------------------------------------------------------------------------------------
@@ -19,7 +19,7 @@ from .arguments import _not_null, _str, _num, _int, _bool, _list, _sequence, _ob
 @builtin("coalesce", 1, None, params=(), variadic="vals: dynamic?")
 def _coalesce(args: list[Value]) -> Value:
     present = [v for v in args if v is not None]
-    unified = _unify(present, "coalesce") if present else []
+    unified = unify_elements(present, "coalesce") if present else []
     for value in unified:
         if value != "":
             return value
@@ -31,15 +31,15 @@ def _coalescelist(args: list[Value]) -> Value:
     for index, value in enumerate(args):
         if value is None:
             raise TfEvalError(f"argument {index + 1} must not be null")
-        if _list(value, f"argument {index + 1}"):
+        if list_arg(value, f"argument {index + 1}"):
             return value
     raise TfEvalError("no non-null arguments")
 
 
 @builtin("lookup", 2, 3, params=("inputMap: dynamic", "key: string", "default: dynamic?"), returns=rules.lookup)
 def _lookup(args: list[Value]) -> Value:
-    mapping = _obj(args[0], "inputMap")
-    key = _str(args[1], "key")
+    mapping = object_arg(args[0], "inputMap")
+    key = str_arg(args[1], "key")
     if key in mapping:
         return mapping[key]
     if len(args) == 3:
@@ -49,8 +49,8 @@ def _lookup(args: list[Value]) -> Value:
 
 @builtin("element", 2, params=("list: dynamic", "index: number"))
 def _element(args: list[Value]) -> Value:
-    items = _sequence(args[0], "list")
-    index = _int(args[1], "index")
+    items = sequence_arg(args[0], "list")
+    index = int_arg(args[1], "index")
     if not items:
         raise TfEvalError("cannot use element function with an empty list")
     if index < 0:
@@ -60,14 +60,14 @@ def _element(args: list[Value]) -> Value:
 
 @builtin("contains", 2, params=("list: dynamic", "value: dynamic"))
 def _contains(args: list[Value]) -> Value:
-    items = _list(args[0], "list")
-    _not_null(args[1], "value")
+    items = list_arg(args[0], "list")
+    not_null(args[1], "value")
     return any(values_equal(item, args[1]) for item in items)
 
 
 @builtin("index", 2, params=("list: dynamic", "value: dynamic"))
 def _index(args: list[Value]) -> Value:
-    items = _list(args[0], "list")
+    items = list_arg(args[0], "list")
     for position, item in enumerate(items):
         if values_equal(item, args[1]):
             return Whole(position, INT64)
@@ -78,7 +78,7 @@ def _index(args: list[Value]) -> Value:
 def _concat(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
-        out.extend(_sequence(value, f"argument {index + 1}"))
+        out.extend(sequence_arg(value, f"argument {index + 1}"))
     return out
 
 
@@ -88,27 +88,27 @@ def _merge(args: list[Value]) -> Value:
     for index, value in enumerate(args):
         if value is None:
             continue
-        out.update(_obj(value, f"argument {index + 1}"))
+        out.update(object_arg(value, f"argument {index + 1}"))
     return {key: out[key] for key in sorted(out)}
 
 
 @builtin("keys", 1, params=("inputMap: dynamic",), returns=rules.list_of_strings_for_a_map)
 def _keys(args: list[Value]) -> Value:
-    return sorted(_obj(args[0], "inputMap"))
+    return sorted(object_arg(args[0], "inputMap"))
 
 
 @builtin("values", 1, params=("mapping: dynamic",), returns=rules.list_for_a_map)
 def _values(args: list[Value]) -> Value:
-    mapping = _obj(args[0], "mapping")
+    mapping = object_arg(args[0], "mapping")
     return [mapping[key] for key in sorted(mapping)]
 
 
 @builtin("length", 1, params=("value: dynamic",))
 def _length(args: list[Value]) -> Value:
     value = args[0]
-    _not_null(value, "value")
+    not_null(value, "value")
     if isinstance(value, str):
-        return Whole(len(_graphemes(value)), INT64)  # cty.NumberIntVal: a Go int64
+        return Whole(len(graphemes(value)), INT64)  # cty.NumberIntVal: a Go int64
     if isinstance(value, (list, dict)):
         return Whole(len(value), INT64)
     raise TfEvalError(f"argument must be a string, a collection type, or a structural type, not {type_name(value)}")
@@ -118,7 +118,7 @@ def _length(args: list[Value]) -> Value:
 def _distinct(args: list[Value]) -> Value:
     seen: set[str] = set()
     out: list[Value] = []
-    for item in _unify(_list(args[0], "list"), "list"):
+    for item in unify_elements(list_arg(args[0], "list"), "list"):
         key = value_key(item)
         if key not in seen:
             seen.add(key)
@@ -137,20 +137,20 @@ def _flatten_into(items: list[Value], out: list[Value]) -> None:
 @builtin("flatten", 1, params=("list: dynamic",))
 def _flatten(args: list[Value]) -> Value:
     out: list[Value] = []
-    _flatten_into(_list(args[0], "list"), out)
+    _flatten_into(list_arg(args[0], "list"), out)
     return out
 
 
 @builtin("reverse", 1, params=("list: dynamic",), returns=rules.list_for_a_list_or_set)
 def _reverse(args: list[Value]) -> Value:
-    return list(reversed(_list(args[0], "list")))
+    return list(reversed(list_arg(args[0], "list")))
 
 
 @builtin("slice", 3, params=("list: dynamic", "start_index: number", "end_index: number"), returns=rules.list_for_a_list_or_set)
 def _slice(args: list[Value]) -> Value:
-    items = _list(args[0], "list")
-    start = _int(args[1], "start_index")
-    end = _int(args[2], "end_index")
+    items = list_arg(args[0], "list")
+    start = int_arg(args[1], "start_index")
+    end = int_arg(args[2], "end_index")
     if start < 0:
         raise TfEvalError("start_index must not be negative")
     if end > len(items):
@@ -162,13 +162,13 @@ def _slice(args: list[Value]) -> Value:
 
 @builtin("sort", 1, params=("list: list(string)",), returns="list(string)")
 def _sort(args: list[Value]) -> Value:
-    return sorted(_strlist(args[0], "list"))
+    return sorted(string_list_arg(args[0], "list"))
 
 
 @builtin("zipmap", 2, params=("keys: list(string)", "values: dynamic"), returns=rules.zipmap)
 def _zipmap(args: list[Value]) -> Value:
-    keys = _strlist(args[0], "keys")
-    values = _list(args[1], "values")
+    keys = string_list_arg(args[0], "keys")
+    values = list_arg(args[1], "values")
     if len(keys) != len(values):
         raise TfEvalError(f"number of keys ({len(keys)}) does not match number of values ({len(values)})")
     out = dict(zip(keys, values))
@@ -177,13 +177,13 @@ def _zipmap(args: list[Value]) -> Value:
 
 @builtin("compact", 1, params=("list: list(string)",), returns="list(string)")
 def _compact(args: list[Value]) -> Value:
-    items = _list(args[0], "list")
-    return [_str(item, "element") for item in items if item is not None and item != ""]
+    items = list_arg(args[0], "list")
+    return [str_arg(item, "element") for item in items if item is not None and item != ""]
 
 
 @builtin("range", 1, 3, variadic="params: number", params=(), returns="list(number)")
 def _range(args: list[Value]) -> Value:
-    numbers = [_num(arg, f"argument {i + 1}") for i, arg in enumerate(args)]
+    numbers = [number_arg(arg, f"argument {i + 1}") for i, arg in enumerate(args)]
     if len(numbers) == 1:
         start, limit = Whole(0, FLOAT64), numbers[0]  # cty.Zero is big.NewFloat(0): 53 bits
     else:
@@ -207,7 +207,7 @@ def _range(args: list[Value]) -> Value:
 
 @builtin("one", 1, params=("list: dynamic",))
 def _one(args: list[Value]) -> Value:
-    items = _list(args[0], "list")
+    items = list_arg(args[0], "list")
     if not items:
         return None
     if len(items) > 1:
@@ -217,8 +217,8 @@ def _one(args: list[Value]) -> Value:
 
 @builtin("chunklist", 2, params=("list: list(dynamic)", "size: number"), returns=rules.chunks)
 def _chunklist(args: list[Value]) -> Value:
-    items = _list(args[0], "list")
-    size = _int(args[1], "size")
+    items = list_arg(args[0], "list")
+    size = int_arg(args[1], "size")
     if size < 0:
         raise TfEvalError("the size argument must be positive")
     if size == 0:
@@ -228,13 +228,13 @@ def _chunklist(args: list[Value]) -> Value:
 
 @builtin("matchkeys", 3, params=("values: dynamic", "keys: dynamic", "searchset: dynamic"), returns=rules.list_of_the_first_elements)
 def _matchkeys(args: list[Value]) -> Value:
-    values = _list(args[0], "values")
-    keys = _list(args[1], "keys")
-    search = _list(args[2], "searchset")
+    values = list_arg(args[0], "values")
+    keys = list_arg(args[1], "keys")
+    search = list_arg(args[2], "searchset")
     if len(values) != len(keys):
         raise TfEvalError("length of keys and values should be equal")
     # keys and searchset are converted to one element type first (["1"] matches [1])
-    unified = _unify(list(keys) + list(search), "keys and searchset")
+    unified = unify_elements(list(keys) + list(search), "keys and searchset")
     keys, search = unified[: len(keys)], unified[len(keys) :]
     wanted = {value_key(v) for v in search}
     return [value for value, key in zip(values, keys) if value_key(key) in wanted]
@@ -242,30 +242,30 @@ def _matchkeys(args: list[Value]) -> Value:
 
 @builtin("transpose", 1, params=("values: map(list(string))",), returns="map(list(string))")
 def _transpose(args: list[Value]) -> Value:
-    mapping = _obj(args[0], "values")
+    mapping = object_arg(args[0], "values")
     out: dict[str, list[str]] = {}
     for key in sorted(mapping):
-        for item in _strlist(mapping[key], f'value for "{key}"'):
+        for item in string_list_arg(mapping[key], f'value for "{key}"'):
             out.setdefault(item, []).append(key)
     return {key: out[key] for key in sorted(out)}
 
 
 @builtin("alltrue", 1, params=("list: list(bool)",))
 def _alltrue(args: list[Value]) -> Value:
-    items = _list(args[0], "list")
+    items = list_arg(args[0], "list")
     result = True
     for index, item in enumerate(items):
-        if item is None or not _bool(item, f"element {index}"):
+        if item is None or not bool_arg(item, f"element {index}"):
             result = False
     return result
 
 
 @builtin("anytrue", 1, params=("list: list(bool)",))
 def _anytrue(args: list[Value]) -> Value:
-    items = _list(args[0], "list")
+    items = list_arg(args[0], "list")
     result = False
     for index, item in enumerate(items):
-        if item is not None and _bool(item, f"element {index}"):
+        if item is not None and bool_arg(item, f"element {index}"):
             result = True
     return result
 
@@ -274,27 +274,27 @@ def _anytrue(args: list[Value]) -> Value:
 def _setunion(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args):
-        out.extend(_list(value, f"argument {index + 1}"))
-    return _set_sorted(_unify(out, "setunion"))
+        out.extend(list_arg(value, f"argument {index + 1}"))
+    return set_sorted(unify_elements(out, "setunion"))
 
 
 @builtin("setintersection", 1, None, params=("first_set: dynamic",), variadic="other_sets: dynamic", returns=rules.set_operation)
 def _setintersection(args: list[Value]) -> Value:
-    sets = _unify_all([_list(value, f"argument {i + 1}") for i, value in enumerate(args)])
-    return _set_sorted([v for v in sets[0] if all(set_has(other, v) for other in sets[1:])])
+    sets = unify_collections([list_arg(value, f"argument {i + 1}") for i, value in enumerate(args)])
+    return set_sorted([v for v in sets[0] if all(set_has(other, v) for other in sets[1:])])
 
 
 @builtin("setsubtract", 2, params=("a: dynamic", "b: dynamic"), returns=rules.set_operation)
 def _setsubtract(args: list[Value]) -> Value:
-    first, second = _unify_all([_list(args[0], "a"), _list(args[1], "b")])
-    return _set_sorted([v for v in first if not set_has(second, v)])
+    first, second = unify_collections([list_arg(args[0], "a"), list_arg(args[1], "b")])
+    return set_sorted([v for v in first if not set_has(second, v)])
 
 
 @builtin("setproduct", 2, None, returns=rules.setproduct)
 def _setproduct(args: list[Value]) -> Value:
     product: list[list[Value]] = [[]]
     for index, value in enumerate(args):
-        items = _list(value, f"argument {index + 1}")
+        items = list_arg(value, f"argument {index + 1}")
         product = [prefix + [item] for prefix in product for item in items]
     return product
 

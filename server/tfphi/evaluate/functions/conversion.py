@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...values.types import ANY, TypeSpec, convert
 from ...values.value import TfEvalError, TfUnrepresentable, Value, to_number, to_string, type_name
 from .spec import builtin
-from .arguments import _NUMBER_TEXT
+from .arguments import NUMBER_TEXT
 
 
 # ---------------------------------------------------------------------------------------------
@@ -30,7 +30,7 @@ def _tonumber(args: list[Value]) -> Value:
         return None
     if isinstance(value, str) and value.lstrip("+-") in ("inf", "Inf"):
         raise TfUnrepresentable(f'tonumber("{value}") is an infinite number')
-    if isinstance(value, str) and not _NUMBER_TEXT.fullmatch(value):
+    if isinstance(value, str) and not NUMBER_TEXT.fullmatch(value):
         raise TfEvalError(f'cannot convert "{value}" to number: string must be a decimal representation of a number')
     if isinstance(value, bool) or isinstance(value, (list, dict)):
         raise TfEvalError(f"cannot convert {type_name(value)} to number")

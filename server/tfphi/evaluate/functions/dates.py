@@ -7,9 +7,9 @@ from decimal import Decimal
 from typing import Callable
 
 from ...values.value import TfEvalError, Value
-from .deferred import _dt
+from .deferred import datetime_module
 from .spec import builtin
-from .arguments import _str
+from .arguments import str_arg
 
 
 # ---------------------------------------------------------------------------------------------
@@ -21,8 +21,8 @@ _RFC3339 = re.compile(
 )
 
 
-def _parse_timestamp(value: Value, what: str = "timestamp") -> _dt.datetime:
-    text = _str(value, what)
+def _parse_timestamp(value: Value, what: str = "timestamp") -> datetime_module.datetime:
+    text = str_arg(value, what)
     match = _RFC3339.fullmatch(text)
     if match is None:
         raise TfEvalError(f'not a valid RFC3339 timestamp: "{text}"')
@@ -31,23 +31,23 @@ def _parse_timestamp(value: Value, what: str = "timestamp") -> _dt.datetime:
     micro = int((fraction[1:] + "000000")[:6]) if fraction else 0
     zone = match.group(8)
     if zone in ("Z", "z"):
-        tz = _dt.timezone.utc
+        tz = datetime_module.timezone.utc
     else:
         sign = 1 if zone[0] == "+" else -1
-        tz = _dt.timezone(sign * _dt.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
+        tz = datetime_module.timezone(sign * datetime_module.timedelta(hours=int(zone[1:3]), minutes=int(zone[4:6])))
     try:
-        return _dt.datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
+        return datetime_module.datetime(year, month, day, hour, minute, second, micro, tzinfo=tz)
     except ValueError as exc:
         raise TfEvalError(f'not a valid RFC3339 timestamp: "{text}": {exc}') from None
 
 
-def _rfc3339(moment: _dt.datetime) -> str:
-    offset = moment.utcoffset() or _dt.timedelta(0)
+def _rfc3339(moment: datetime_module.datetime) -> str:
+    offset = moment.utcoffset() or datetime_module.timedelta(0)
     base = moment.strftime("%Y-%m-%dT%H:%M:%S")
     return base + _offset_text(offset, colon=True, z=True)
 
 
-def _offset_text(offset: _dt.timedelta, *, colon: bool, z: bool) -> str:
+def _offset_text(offset: datetime_module.timedelta, *, colon: bool, z: bool) -> str:
     total = int(offset.total_seconds()) // 60
     if total == 0 and z:
         return "Z"
@@ -60,14 +60,14 @@ _DURATION_PART = re.compile(r"(\d*\.?\d+|\d+\.)(ns|us|µs|μs|ms|s|m|h)")
 _DURATION_UNITS = {"ns": 1e-9, "us": 1e-6, "µs": 1e-6, "μs": 1e-6, "ms": 1e-3, "s": 1, "m": 60, "h": 3600}
 
 
-def _parse_duration(text: str) -> _dt.timedelta:
+def _parse_duration(text: str) -> datetime_module.timedelta:
     body = text
     sign = 1
     if body[:1] in ("+", "-"):
         sign = -1 if body[0] == "-" else 1
         body = body[1:]
     if body == "0":
-        return _dt.timedelta(0)
+        return datetime_module.timedelta(0)
     if not body:
         raise TfEvalError(f'invalid duration "{text}"')
     seconds = Decimal(0)
@@ -78,13 +78,13 @@ def _parse_duration(text: str) -> _dt.timedelta:
             raise TfEvalError(f'invalid duration "{text}"')
         seconds += Decimal(match.group(1)) * Decimal(str(_DURATION_UNITS[match.group(2)]))
         position = match.end()
-    return sign * _dt.timedelta(seconds=float(seconds))
+    return sign * datetime_module.timedelta(seconds=float(seconds))
 
 
 @builtin("timeadd", 2, params=("timestamp: string", "duration: string"))
 def _timeadd(args: list[Value]) -> Value:
     moment = _parse_timestamp(args[0])
-    duration = _parse_duration(_str(args[1], "duration"))
+    duration = _parse_duration(str_arg(args[1], "duration"))
     try:
         return _rfc3339(moment + duration)
     except OverflowError:
@@ -103,8 +103,8 @@ _MONTHS = ["January", "February", "March", "April", "May", "June", "July", "Augu
 _WEEKDAYS = ["Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"]
 
 
-def _date_token(token: str, moment: _dt.datetime) -> str:
-    offset = moment.utcoffset() or _dt.timedelta(0)
+def _date_token(token: str, moment: datetime_module.datetime) -> str:
+    offset = moment.utcoffset() or datetime_module.timedelta(0)
     hour12 = moment.hour % 12 or 12
     table: dict[str, Callable[[], str]] = {
         "YYYY": lambda: f"{moment.year:04d}",
@@ -140,7 +140,7 @@ def _date_token(token: str, moment: _dt.datetime) -> str:
 
 @builtin("formatdate", 2, params=("format: string", "time: string"))
 def _formatdate(args: list[Value]) -> Value:
-    spec = _str(args[0], "format")
+    spec = str_arg(args[0], "format")
     moment = _parse_timestamp(args[1])
     out: list[str] = []
     for match in _DATE_TOKEN.finditer(spec):
@@ -157,7 +157,7 @@ def _formatdate(args: list[Value]) -> Value:
 
 
 def _now() -> str:
-    return _dt.datetime.now(_dt.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
+    return datetime_module.datetime.now(datetime_module.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ")
 
 
 @builtin("timestamp", 0, nondeterministic=True)

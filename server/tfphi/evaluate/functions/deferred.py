@@ -22,13 +22,13 @@ class _Deferred:
 
 base64 = _Deferred("base64")
 csv = _Deferred("csv")
-_dt = _Deferred("datetime")
+datetime_module = _Deferred("datetime")
 hashlib = _Deferred("hashlib")
 ipaddress = _Deferred("ipaddress")
-_uuid = _Deferred("uuid")
+uuid_module = _Deferred("uuid")
 yaml = _Deferred("yaml")  # PyYAML, a declared dependency: yamldecode
-_urlparse = _Deferred("urllib.parse")
-_DEFERRED = (base64, csv, _dt, hashlib, ipaddress, _uuid, yaml, _urlparse)
+urllib_parse = _Deferred("urllib.parse")
+_DEFERRED = (base64, csv, datetime_module, hashlib, ipaddress, uuid_module, yaml, urllib_parse)
 
 
 def import_deferred() -> None:

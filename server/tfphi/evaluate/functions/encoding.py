@@ -10,10 +10,10 @@ from typing import Any
 
 from ...values.numbers import format_number, parse_number
 from ...values.value import TfEvalError, TfUnrepresentable, Value, is_number, to_string
-from .deferred import base64, csv, _urlparse
+from .deferred import base64, csv, urllib_parse
 from . import return_rules as rules
 from .spec import builtin
-from .arguments import _str
+from .arguments import str_arg
 
 
 # ---------------------------------------------------------------------------------------------
@@ -28,7 +28,7 @@ def _json_number(value: Any) -> str:
     return text
 
 
-def _json_string(text: str) -> str:
+def json_string(text: str) -> str:
     return (
         json.dumps(text, ensure_ascii=False)
         .replace("<", "\\u003c")
@@ -39,7 +39,7 @@ def _json_string(text: str) -> str:
     )
 
 
-def _json_encode(value: Value) -> str:
+def json_encode(value: Value) -> str:
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -47,13 +47,13 @@ def _json_encode(value: Value) -> str:
     if is_number(value):
         return _json_number(value)
     if isinstance(value, str):
-        return _json_string(value)
+        return json_string(value)
     if isinstance(value, list):
-        return "[" + ",".join(_json_encode(v) for v in value) + "]"
-    return "{" + ",".join(f"{_json_string(k)}:{_json_encode(value[k])}" for k in sorted(value)) + "}"
+        return "[" + ",".join(json_encode(v) for v in value) + "]"
+    return "{" + ",".join(f"{json_string(k)}:{json_encode(value[k])}" for k in sorted(value)) + "}"
 
 
-def _normalize_decoded(value: Any) -> Value:
+def normalize_decoded(value: Any) -> Value:
     if isinstance(value, str):  # a lone surrogate (JSON "\\ud800") decodes as U+FFFD, as in Go
         return re.sub("[\ud800-\udfff]", "\ufffd", value)
     if isinstance(value, bool) or value is None:
@@ -63,19 +63,19 @@ def _normalize_decoded(value: Any) -> Value:
     if isinstance(value, float):  # yamldecode's infinities
         raise TfUnrepresentable("an infinite number")
     if isinstance(value, list):
-        return [_normalize_decoded(v) for v in value]
+        return [normalize_decoded(v) for v in value]
     if isinstance(value, dict):
-        return {_decoded_key(k): _normalize_decoded(v) for k, v in value.items()}
+        return {decoded_key(k): normalize_decoded(v) for k, v in value.items()}
     raise TfEvalError(f"unsupported decoded value {value!r}")
 
 
-def _decoded_key(key: Any) -> str:
+def decoded_key(key: Any) -> str:
     if isinstance(key, str):
         return key
     if key is None:
         return "null"
     if isinstance(key, bool) or is_number(key):
-        return to_string(_normalize_decoded(key))
+        return to_string(normalize_decoded(key))
     raise TfEvalError(f"unsupported mapping key {key!r}: keys must be strings")
 
 
@@ -85,23 +85,23 @@ def _reject_constant(name: str) -> Any:
 
 @builtin("jsonencode", 1, params=("val: dynamic?",))
 def _jsonencode(args: list[Value]) -> Value:
-    return _json_encode(args[0])
+    return json_encode(args[0])
 
 
 @builtin("jsondecode", 1, params=("str: string",))
 def _jsondecode(args: list[Value]) -> Value:
-    text = _str(args[0], "str")
+    text = str_arg(args[0], "str")
     try:
         decoded = json.loads(text, parse_constant=_reject_constant, parse_float=parse_number, parse_int=parse_number)
     except (ValueError, RecursionError) as exc:
         raise TfEvalError(f"invalid JSON: {exc}") from None
-    return _normalize_decoded(decoded)
+    return normalize_decoded(decoded)
 
 
 
 @builtin("csvdecode", 1, params=("str: string",), returns=rules.csvdecode)
 def _csvdecode(args: list[Value]) -> Value:
-    text = _str(args[0], "str")
+    text = str_arg(args[0], "str")
     try:
         rows = list(csv.reader(io.StringIO(text), strict=True))
     except csv.Error as exc:
@@ -121,12 +121,12 @@ def _csvdecode(args: list[Value]) -> Value:
 
 @builtin("base64encode", 1, params=("str: string",))
 def _base64encode(args: list[Value]) -> Value:
-    return base64.b64encode(_str(args[0], "str").encode()).decode("ascii")
+    return base64.b64encode(str_arg(args[0], "str").encode()).decode("ascii")
 
 
 @builtin("base64decode", 1, params=("str: string",))
 def _base64decode(args: list[Value]) -> Value:
-    text = _str(args[0], "str")
+    text = str_arg(args[0], "str")
     try:  # Go's decoder skips line breaks
         raw = base64.b64decode(text.replace("\r", "").replace("\n", ""), validate=True)
     except ValueError:
@@ -193,7 +193,7 @@ def _textdecodebase64(args: list[Value]) -> Value:
 
 @builtin("urlencode", 1, params=("str: string",))
 def _urlencode(args: list[Value]) -> Value:
-    return _urlparse.quote_plus(_str(args[0], "str"), safe="")
+    return urllib_parse.quote_plus(str_arg(args[0], "str"), safe="")
 
 
 # The family's built-ins, for the registry.

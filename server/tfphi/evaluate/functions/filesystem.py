@@ -6,7 +6,7 @@ import posixpath
 
 from ...values.value import TfUnrepresentable, Value
 from .spec import builtin
-from .arguments import _str
+from .arguments import str_arg
 
 
 # ---------------------------------------------------------------------------------------------
@@ -29,7 +29,7 @@ _MACHINE_DEPENDENT_SPECS = tuple(builtin(name, 2 if name == "fileset" else 1, el
 
 @builtin("basename", 1, params=("path: string",))
 def _basename(args: list[Value]) -> Value:
-    path = _str(args[0], "path")
+    path = str_arg(args[0], "path")
     stripped = path.rstrip("/")
     if not stripped:
         return "/" if path else "."
@@ -38,7 +38,7 @@ def _basename(args: list[Value]) -> Value:
 
 @builtin("dirname", 1, params=("path: string",))
 def _dirname(args: list[Value]) -> Value:
-    path = _str(args[0], "path")
+    path = str_arg(args[0], "path")
     head = path.rsplit("/", 1)[0] if "/" in path else "."
     if path.startswith("/") and head == "":
         return "/"

@@ -7,9 +7,9 @@ import re
 from ...values.numbers import format_verb, is_whole
 from ...values.value import TfEvalError, TfUnrepresentable, Value, format_number, is_number, to_string
 from .spec import builtin
-from .encoding import _json_encode, _json_string
-from .strings import _graphemes
-from .arguments import _str, _num, _bool
+from .encoding import json_encode, json_string
+from .strings import graphemes
+from .arguments import str_arg, number_arg, bool_arg
 
 
 # ---------------------------------------------------------------------------------------------
@@ -66,7 +66,7 @@ def _format(fmt: str, args: list[Value]) -> str:
 
 def _pad(body: str, flags: str, width: int | None, numeric: bool) -> str:
     """cty's formatPadWidth: the width counts grapheme clusters ("👍🏽" is one)."""
-    length = len(body) if body.isascii() else len(_graphemes(body))
+    length = len(body) if body.isascii() else len(graphemes(body))
     if width is None or length >= width:
         return body
     fill = width - length
@@ -92,28 +92,28 @@ def _sign(negative: bool, flags: str) -> str:
 def _format_verb(verb: str, flags: str, width: int | None, precision: int | None, value: Value, position: int) -> str:
     if verb == "v":
         if "#" in flags:
-            return _pad(_json_encode(value), flags, width, False)
+            return _pad(json_encode(value), flags, width, False)
         if value is None:
             return _pad("null", flags, width, False)
         if isinstance(value, (list, dict)):
-            return _pad(_json_encode(value), flags, width, False)
+            return _pad(json_encode(value), flags, width, False)
         if is_number(value):  # cty: Text('g', -1), the shortest %g (1e+06, 1.5e-07)
             return _pad(format_verb(value, "g", None), flags, width, True)
         return _pad(to_string(value), flags, width, False)
     if value is None:
         raise TfEvalError(f"unsupported value for %{verb} at {position}: null value cannot be formatted")
     if verb == "s":
-        text = _str(value, f"value for %s at {position}")
+        text = str_arg(value, f"value for %s at {position}")
         if precision:  # cty: a precision of 0 keeps the whole string; it counts grapheme clusters
-            text = "".join(_graphemes(text)[:precision])
+            text = "".join(graphemes(text)[:precision])
         return _pad(text, flags, width, False)
     if verb == "q":
-        text = _str(value, f"value for %q at {position}")
-        return _pad(_json_string(text), flags, width, False)  # Go's JSON: < > & escaped
+        text = str_arg(value, f"value for %q at {position}")
+        return _pad(json_string(text), flags, width, False)  # Go's JSON: < > & escaped
     if verb == "t":
-        return _pad("true" if _bool(value, f"value for %t at {position}") else "false", flags, width, False)
+        return _pad("true" if bool_arg(value, f"value for %t at {position}") else "false", flags, width, False)
     if verb in "dboxX":
-        number = _num(value, f"value for %{verb} at {position}")
+        number = number_arg(value, f"value for %{verb} at {position}")
         if not is_whole(number):
             raise TfEvalError(
                 f"unsupported value for %{verb} at {position}: {format_number(number)} is not a whole number"
@@ -124,7 +124,7 @@ def _format_verb(verb: str, flags: str, width: int | None, precision: int | None
             digits = {"b": "0b", "o": "0", "x": "0x", "X": "0X"}.get(verb, "") + digits
         return _pad(_sign(number < 0, flags) + digits, flags, width, True)
     if verb in "eEfFgG":
-        number = _num(value, f"value for %{verb} at {position}")
+        number = number_arg(value, f"value for %{verb} at {position}")
         text = format_verb(number, verb, precision)
         sign, body = (text[0], text[1:]) if text[:1] in ("-", "+") else ("", text)
         if sign == "+" and " " in flags:  # +Inf
@@ -145,12 +145,12 @@ def _format_fn(args: list[Value]) -> Value:
     if any(arg is None for arg in args[1:]):
         # Terraform leaves format() of a null argument unknown at plan time
         raise TfUnrepresentable("format() with a null argument is only known when Terraform applies")
-    return _format(_str(args[0], "format"), args[1:])
+    return _format(str_arg(args[0], "format"), args[1:])
 
 
 @builtin("formatlist", 1, None, params=("format: string",), variadic="args: dynamic?", returns="list(string)")
 def _formatlist(args: list[Value]) -> Value:
-    fmt = _str(args[0], "format")
+    fmt = str_arg(args[0], "format")
     rest = args[1:]
     length: int | None = None
     for index, value in enumerate(rest):

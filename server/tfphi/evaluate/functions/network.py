@@ -6,7 +6,7 @@ from __future__ import annotations
 from ...values.value import TfEvalError, TfUnrepresentable, Value
 from .deferred import ipaddress
 from .spec import builtin
-from .arguments import _str, _int
+from .arguments import str_arg, int_arg
 
 
 # ---------------------------------------------------------------------------------------------
@@ -14,7 +14,7 @@ from .arguments import _str, _int
 
 
 def _network(prefix: Value) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
-    text = _str(prefix, "prefix")
+    text = str_arg(prefix, "prefix")
     if "/" not in text:  # Go's ParseCIDR needs the prefix length
         raise TfEvalError(f'invalid CIDR expression "{text}"')
     try:
@@ -26,7 +26,7 @@ def _network(prefix: Value) -> ipaddress.IPv4Network | ipaddress.IPv6Network:
 @builtin("cidrhost", 2, params=("prefix: string", "hostnum: number"))
 def _cidrhost(args: list[Value]) -> Value:
     network = _network(args[0])
-    hostnum = _int(args[1], "hostnum")
+    hostnum = int_arg(args[1], "hostnum")
     size = network.num_addresses
     position = hostnum + size if hostnum < 0 else hostnum
     if not 0 <= position < size:
@@ -49,11 +49,11 @@ def _subnet(network: ipaddress.IPv4Network | ipaddress.IPv6Network, newbits: int
 
 @builtin("cidrsubnet", 3, params=("prefix: string", "newbits: number", "netnum: number"))
 def _cidrsubnet(args: list[Value]) -> Value:
-    if _int(args[2], "netnum") < 0:
+    if int_arg(args[2], "netnum") < 0:
         # Terraform accepts a negative netnum with an unexpected result (cidrsubnet("10.0.0.0/8",
         # 2, -1) is "0.64.0.0/10"): not a value tfphi reproduces
         raise TfUnrepresentable("cidrsubnet() with a negative netnum")
-    return _subnet(_network(args[0]), _int(args[1], "newbits"), _int(args[2], "netnum"))
+    return _subnet(_network(args[0]), int_arg(args[1], "newbits"), int_arg(args[2], "netnum"))
 
 
 @builtin("cidrsubnets", 1, None, params=("prefix: string",), variadic="newbits: number", returns="list(string)")
@@ -66,9 +66,9 @@ def _cidrsubnets(args: list[Value]) -> Value:
     out: list[Value] = []
     for index, value in enumerate(args[1:]):
         if base == 0:  # Terraform starts from the subnet before the network's: at address 0 that wraps (go-cidr), and every call fails
-            _int(value, f"newbits[{index}]")
+            int_arg(value, f"newbits[{index}]")
             raise TfEvalError("not enough remaining address space (the network starts at address 0)")
-        newbits = _int(value, f"newbits[{index}]")
+        newbits = int_arg(value, f"newbits[{index}]")
         if newbits < 1:
             raise TfEvalError("must extend prefix by at least one bit")
         new_length = network.prefixlen + newbits

@@ -17,7 +17,7 @@ import re2
 
 from ...values.types import TypeSpec
 from ...values.value import TfEvalError, Value
-from .arguments import _str
+from .arguments import str_arg
 from .spec import builtin
 
 
@@ -147,9 +147,9 @@ def _match_value(regex: Any, shape: str, match: Any) -> Value:
 
 @builtin("regex", 2, params=("pattern: string", "string: string"))
 def _regex(args: list[Value]) -> Value:
-    regex = compile_re2(_str(args[0], "pattern"))
+    regex = compile_re2(str_arg(args[0], "pattern"))
     shape = _result_shape(regex)
-    match = regex.search(_str(args[1], "string"))
+    match = regex.search(str_arg(args[1], "string"))
     if match is None:
         raise TfEvalError("pattern did not match any part of the given string")
     return _match_value(regex, shape, match)
@@ -168,9 +168,9 @@ def _list_of_matches(args: list[Value]) -> TypeSpec:
 
 @builtin("regexall", 2, params=("pattern: string", "string: string"), returns=_list_of_matches)
 def _regexall(args: list[Value]) -> Value:
-    regex = compile_re2(_str(args[0], "pattern"))
+    regex = compile_re2(str_arg(args[0], "pattern"))
     shape = _result_shape(regex)
-    return [_match_value(regex, shape, match) for match in go_find_all(regex, _str(args[1], "string"))]
+    return [_match_value(regex, shape, match) for match in go_find_all(regex, str_arg(args[1], "string"))]
 
 
 # The family's built-ins, for the registry.

@@ -8,7 +8,7 @@ import unicodedata
 from ...values.value import TfEvalError, TfUnrepresentable, Value
 from .spec import builtin
 from .regex import compile_re2, go_replace_all
-from .arguments import _str, _int, _strlist
+from .arguments import str_arg, int_arg, string_list_arg
 
 
 # ---------------------------------------------------------------------------------------------
@@ -24,7 +24,7 @@ def _is_extender(char: str) -> bool:
     return unicodedata.category(char) in ("Mn", "Me", "Mc") or code == 0x200D
 
 
-def _graphemes(text: str) -> list[str]:
+def graphemes(text: str) -> list[str]:
     clusters: list[str] = []
     for char in text:
         if clusters:
@@ -87,12 +87,12 @@ def _go_lower(text: str) -> str:
 
 @builtin("lower", 1, params=("str: string",))
 def _lower(args: list[Value]) -> Value:
-    return _go_lower(_str(args[0], "str"))
+    return _go_lower(str_arg(args[0], "str"))
 
 
 @builtin("upper", 1, params=("str: string",))
 def _upper(args: list[Value]) -> Value:
-    return _go_upper(_str(args[0], "str"))
+    return _go_upper(str_arg(args[0], "str"))
 
 
 def _is_word_separator(char: str) -> bool:
@@ -106,7 +106,7 @@ def _is_word_separator(char: str) -> bool:
 
 @builtin("title", 1, params=("str: string",))
 def _title(args: list[Value]) -> Value:
-    text = _str(args[0], "str")
+    text = str_arg(args[0], "str")
     out = []
     previous = " "
     for char in text:
@@ -123,38 +123,38 @@ _GO_SPACE = "\t\n\v\f\r \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006
 
 @builtin("trimspace", 1, params=("str: string",))
 def _trimspace(args: list[Value]) -> Value:
-    return _str(args[0], "str").strip(_GO_SPACE)
+    return str_arg(args[0], "str").strip(_GO_SPACE)
 
 
 @builtin("trim", 2, params=("str: string", "cutset: string"))
 def _trim(args: list[Value]) -> Value:
-    return _str(args[0], "str").strip(_str(args[1], "cutset"))
+    return str_arg(args[0], "str").strip(str_arg(args[1], "cutset"))
 
 
 @builtin("trimprefix", 2, params=("str: string", "prefix: string"))
 def _trimprefix(args: list[Value]) -> Value:
-    return _str(args[0], "str").removeprefix(_str(args[1], "prefix"))
+    return str_arg(args[0], "str").removeprefix(str_arg(args[1], "prefix"))
 
 
 @builtin("trimsuffix", 2, params=("str: string", "suffix: string"))
 def _trimsuffix(args: list[Value]) -> Value:
-    return _str(args[0], "str").removesuffix(_str(args[1], "suffix"))
+    return str_arg(args[0], "str").removesuffix(str_arg(args[1], "suffix"))
 
 
 @builtin("chomp", 1, params=("str: string",))
 def _chomp(args: list[Value]) -> Value:
-    return re.sub(r"(?:\r\n|\r|\n)+\Z", "", _str(args[0], "str"))
+    return re.sub(r"(?:\r\n|\r|\n)+\Z", "", str_arg(args[0], "str"))
 
 
 @builtin("strrev", 1, params=("str: string",))
 def _strrev(args: list[Value]) -> Value:
-    return "".join(reversed(_graphemes(_str(args[0], "str"))))
+    return "".join(reversed(graphemes(str_arg(args[0], "str"))))
 
 
 @builtin("indent", 2, params=("spaces: number", "str: string"))
 def _indent(args: list[Value]) -> Value:
-    spaces = _int(args[0], "spaces")
-    text = _str(args[1], "str")
+    spaces = int_arg(args[0], "spaces")
+    text = str_arg(args[1], "str")
     if spaces < 0 or spaces >= 2**48:  # Go's strings.Repeat panics before any line is read
         raise TfEvalError("spaces must be between 0 and 2**48 (strings.Repeat fails)")
     if "\n" not in text:
@@ -166,23 +166,23 @@ def _indent(args: list[Value]) -> Value:
 
 @builtin("startswith", 2, params=("str: string", "prefix: string"))
 def _startswith(args: list[Value]) -> Value:
-    return _str(args[0], "str").startswith(_str(args[1], "prefix"))
+    return str_arg(args[0], "str").startswith(str_arg(args[1], "prefix"))
 
 
 @builtin("endswith", 2, params=("str: string", "suffix: string"))
 def _endswith(args: list[Value]) -> Value:
-    return _str(args[0], "str").endswith(_str(args[1], "suffix"))
+    return str_arg(args[0], "str").endswith(str_arg(args[1], "suffix"))
 
 
 @builtin("strcontains", 2, params=("str: string", "substr: string"))
 def _strcontains(args: list[Value]) -> Value:
-    return _str(args[1], "substr") in _str(args[0], "str")
+    return str_arg(args[1], "substr") in str_arg(args[0], "str")
 
 
 @builtin("split", 2, params=("separator: string", "str: string"), returns="list(string)")
 def _split(args: list[Value]) -> Value:
-    sep = _str(args[0], "separator")
-    text = _str(args[1], "str")
+    sep = str_arg(args[0], "separator")
+    text = str_arg(args[1], "str")
     if sep == "":
         return list(text)
     return text.split(sep)
@@ -190,18 +190,18 @@ def _split(args: list[Value]) -> Value:
 
 @builtin("join", 2, None, params=("separator: string",), variadic="lists: list(string)")
 def _join(args: list[Value]) -> Value:
-    sep = _str(args[0], "separator")
+    sep = str_arg(args[0], "separator")
     items: list[str] = []
     for index, value in enumerate(args[1:]):
-        items.extend(_strlist(value, f"lists[{index}]"))
+        items.extend(string_list_arg(value, f"lists[{index}]"))
     return sep.join(items)
 
 
 @builtin("substr", 3, params=("str: string", "offset: number", "length: number"))
 def _substr(args: list[Value]) -> Value:
-    clusters = _graphemes(_str(args[0], "str"))
-    offset = _int(args[1], "offset")
-    length = _int(args[2], "length")
+    clusters = graphemes(str_arg(args[0], "str"))
+    offset = int_arg(args[1], "offset")
+    length = int_arg(args[2], "length")
     # cty's substr, step for step: a negative offset counts from the end (and may stay negative:
     # then from the start); a zero length is "" only for an offset that was not negative, for a
     # negative one the seek below runs to the end
@@ -221,9 +221,9 @@ def _substr(args: list[Value]) -> Value:
 
 @builtin("replace", 3, params=("str: string", "substr: string", "replace: string"))
 def _replace(args: list[Value]) -> Value:
-    text = _str(args[0], "str")
-    substr = _str(args[1], "substr")
-    replacement = _str(args[2], "replace")
+    text = str_arg(args[0], "str")
+    substr = str_arg(args[1], "substr")
+    replacement = str_arg(args[2], "replace")
     if len(substr) > 1 and substr[0] == "/" and substr[-1] == "/":
         return go_replace_all(compile_re2(substr[1:-1]), text, replacement)
     return text.replace(substr, replacement)

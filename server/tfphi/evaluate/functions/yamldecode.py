@@ -9,10 +9,10 @@ from typing import Any, Callable
 
 from ...values.numbers import parse_number
 from ...values.value import TfEvalError, Value
-from .deferred import base64, _dt, yaml
+from .deferred import base64, datetime_module, yaml
 from .spec import builtin
-from .encoding import _decoded_key, _normalize_decoded
-from .arguments import _str
+from .encoding import decoded_key, normalize_decoded
+from .arguments import str_arg
 
 
 # --- YAML --------------------------------------------------------------------------------------
@@ -86,7 +86,7 @@ def _yaml_timestamp(text: str) -> str | None:
     hour, minute, second = (int(g) for g in clock)
     zone = match.group(8) or "Z"
     try:
-        _dt.datetime(year, month, day, hour, minute, second)
+        datetime_module.datetime(year, month, day, hour, minute, second)
     except ValueError:
         return None
     if zone != "Z":
@@ -170,7 +170,7 @@ def _yaml_loader() -> Any:
                 self.flatten_mapping(node)
             mapping: dict[str, Any] = {}
             for key_node, value_node in node.value:
-                key = _decoded_key(self.construct_object(key_node, deep=True))
+                key = decoded_key(self.construct_object(key_node, deep=True))
                 mapping[key] = self.construct_object(value_node, deep=deep)
             return mapping
 
@@ -185,7 +185,7 @@ def _yaml_loader() -> Any:
 
 @builtin("yamldecode", 1, params=("src: string",))
 def _yamldecode(args: list[Value]) -> Value:
-    text = _str(args[0], "src")
+    text = str_arg(args[0], "src")
     loader = _yaml_loader()(text)
     try:
         node = loader.get_single_node()
@@ -200,7 +200,7 @@ def _yamldecode(args: list[Value]) -> Value:
         raise TfEvalError("invalid YAML: cyclic or too deeply nested structure") from None
     finally:
         loader.dispose()
-    return _normalize_decoded(decoded)
+    return normalize_decoded(decoded)
 
 
 # The family's built-ins, for the registry.

@@ -15,6 +15,7 @@ from lsprotocol import types
 from ...syntax.expr import Span
 from .. import convert
 from ..guard import guarded
+from ...features.code_actions import quick_fixes
 
 if TYPE_CHECKING:
     from ..server import TfphiServer
@@ -31,8 +32,6 @@ def register(server: "TfphiServer") -> None:
     )
     @guarded(server, default=list)
     def code_action(params: types.CodeActionParams) -> list[types.CodeAction]:
-        from ...features.code_actions import quick_fixes
-
         only = params.context.only
         if only and not any(str(kind).startswith(types.CodeActionKind.QuickFix) for kind in only):
             return []
@@ -49,7 +48,7 @@ def register(server: "TfphiServer") -> None:
             for fix in quick_fixes(ctx.analysis, ctx.path, Span(ctx.path, start, end), dict(data) if data else None):
                 edit = convert.workspace_edit(
                     fix.edits,
-                    lambda rel: ws.line_index(folder, rel),
+                    lambda rel: ws.line_index(folder, rel, ctx.snapshot),
                     lambda rel: ws.uri_for(folder, rel),
                     lambda rel: ws.version_for(folder, rel),
                     ctx.encoding,

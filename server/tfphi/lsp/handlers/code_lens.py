@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from .. import convert
 from ..guard import guarded
+from ...specialize.code_lens import code_lenses
 
 if TYPE_CHECKING:
     from ..server import TfphiServer
@@ -19,8 +20,6 @@ def register(server: "TfphiServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_CODE_LENS, types.CodeLensOptions(resolve_provider=False))
     @guarded(server, default=list)
     def code_lens(params: types.CodeLensParams) -> list[types.CodeLens]:
-        from ...features.code_lens import code_lenses
-
         uri = params.text_document.uri
         ctx = server.context(uri)
         if ctx is None:

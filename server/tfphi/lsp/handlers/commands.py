@@ -14,6 +14,9 @@ from lsprotocol import types
 
 from ...addrs import AddressError, FieldAddress, parse_field_address
 from ..guard import BadRequest, guarded
+from ...features.trace_view import trace_document
+from ...specialize.code_lens import code_lenses
+from ...specialize.preview import specialize_address
 
 if TYPE_CHECKING:
     from ..server import DocContext, TfphiServer
@@ -37,8 +40,6 @@ def _offset(ctx: "DocContext", target: Mapping) -> int:
 
 def address_at(ctx: "DocContext", offset: int) -> FieldAddress | None:
     """The field address whose code lens range holds ``offset`` (the innermost one)."""
-    from ...features.code_lens import code_lenses
-
     best = None
     for lens in code_lenses(ctx.analysis, ctx.path):
         if lens.span.start <= offset <= lens.span.end and (best is None or lens.span.end - lens.span.start < best[0]):
@@ -50,8 +51,6 @@ def register(server: "TfphiServer") -> None:
     @server.command(SHOW_TRACE)
     @guarded(server, name=SHOW_TRACE)
     def show_trace(*args: Any) -> dict | None:
-        from ...features.trace_view import trace_document
-
         target = _target(args)
         ctx = server.context(target["uri"])
         if ctx is None:
@@ -65,8 +64,6 @@ def register(server: "TfphiServer") -> None:
     @server.command(PREVIEW_SPECIALIZATION)
     @guarded(server, name=PREVIEW_SPECIALIZATION)
     def preview_specialization(*args: Any) -> dict | None:
-        from ...specialize.preview import specialize_address
-
         target = _target(args)
         ctx = server.context(target["uri"])
         if ctx is None:

@@ -8,6 +8,8 @@ from lsprotocol import types
 
 from .. import convert
 from ..guard import guarded
+from ...features.navigation import definition as find_definition
+from ...features.navigation import references as find_references
 
 if TYPE_CHECKING:
     from ..server import TfphiServer
@@ -19,15 +21,13 @@ def register(server: "TfphiServer") -> None:
     def locations(ctx, spans) -> list[types.Location]:
         folder = ctx.folder
         return [
-            convert.location(span, lambda rel: ws.line_index(folder, rel), lambda rel: ws.uri_for(folder, rel), ctx.encoding)
+            convert.location(span, lambda rel: ws.line_index(folder, rel, ctx.snapshot), lambda rel: ws.uri_for(folder, rel), ctx.encoding)
             for span in spans
         ]
 
     @server.feature(types.TEXT_DOCUMENT_DEFINITION)
     @guarded(server)
     def definition(params: types.DefinitionParams) -> list[types.Location] | None:
-        from ...features.navigation import definition as find_definition
-
         ctx = server.context(params.text_document.uri)
         if ctx is None:
             return None
@@ -36,8 +36,6 @@ def register(server: "TfphiServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_REFERENCES)
     @guarded(server, default=list)
     def references(params: types.ReferenceParams) -> list[types.Location]:
-        from ...features.navigation import references as find_references
-
         ctx = server.context(params.text_document.uri)
         if ctx is None:
             return []

@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from .. import convert
 from ..guard import guarded
+from ...features.navigation import document_symbols
 
 if TYPE_CHECKING:
     from ..server import TfphiServer
@@ -17,8 +18,6 @@ def register(server: "TfphiServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_DOCUMENT_SYMBOL)
     @guarded(server, default=list)
     def document_symbol(params: types.DocumentSymbolParams) -> list[types.DocumentSymbol]:
-        from ...features.navigation import document_symbols
-
         ctx = server.context(params.text_document.uri)
         if ctx is None:
             return []

@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from .. import convert
 from ..guard import guarded
+from ...features.hover import hover_at
 
 if TYPE_CHECKING:
     from ..server import TfphiServer
@@ -17,8 +18,6 @@ def register(server: "TfphiServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_HOVER)
     @guarded(server)
     def hover(params: types.HoverParams) -> types.Hover | None:
-        from ...features.hover import hover_at
-
         ctx = server.context(params.text_document.uri)
         if ctx is None:
             return None

@@ -8,6 +8,7 @@ from lsprotocol import types
 
 from .. import convert
 from ..guard import guarded
+from ...features.inlay_hints import inlay_hints
 
 if TYPE_CHECKING:
     from ..server import TfphiServer
@@ -17,8 +18,6 @@ def register(server: "TfphiServer") -> None:
     @server.feature(types.TEXT_DOCUMENT_INLAY_HINT, types.InlayHintOptions(resolve_provider=False))
     @guarded(server, default=list)
     def inlay_hint(params: types.InlayHintParams) -> list[types.InlayHint]:
-        from ...features.inlay_hints import inlay_hints
-
         ctx = server.context(params.text_document.uri)
         if ctx is None or not ctx.analysis.config.inlay_hints:
             return []

@@ -13,23 +13,19 @@ from lsprotocol import types
 
 from .. import convert
 from ..guard import guarded
+from ...features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, Token, semantic_tokens
+from ...text import Encoding, LineIndex
 
 if TYPE_CHECKING:
-    from ...features.semantic_tokens import Token
-    from ...text import Encoding, LineIndex
     from ..server import DocContext, TfphiServer
 
 
 def legend() -> types.SemanticTokensLegend:
-    from ...features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES
-
     return types.SemanticTokensLegend(token_types=list(TOKEN_TYPES), token_modifiers=list(TOKEN_MODIFIERS))
 
 
 def encode(tokens: "list[Token]", index: "LineIndex", encoding: "Encoding") -> list[int]:
     """The LSP integer encoding of ``tokens`` (byte ranges of the indexed text, in order)."""
-    from ...features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES
-
     type_ids = {name: i for i, name in enumerate(TOKEN_TYPES)}
     modifier_bits = {name: 1 << i for i, name in enumerate(TOKEN_MODIFIERS)}
     data: list[int] = []
@@ -52,8 +48,6 @@ def encode(tokens: "list[Token]", index: "LineIndex", encoding: "Encoding") -> l
 
 
 def _tokens(ctx: "DocContext", start: int | None = None, end: int | None = None) -> list[int]:
-    from ...features.semantic_tokens import semantic_tokens
-
     hcl = ctx.analysis.files.get(ctx.path) or ctx.analysis.tfvars.get(ctx.path)
     if hcl is None or ctx.index is None:
         return []

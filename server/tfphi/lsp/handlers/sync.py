@@ -55,6 +55,9 @@ def register(server: "TfphiServer") -> None:
         if ws.documents.get(uri) is None:
             server.log_warning(f"tfphi: ignored closing {uri}, which is not open")
             return
+        found = ws.locate(uri, create=False)
+        if found is not None:  # its focus read the closed text (lsp/focus.py): the folder's index answers
+            server.scheduler.board.offer_focus(found[0], None)
         folder = ws.close(uri)
         if folder is None:
             server.publisher.clear(uri)  # nothing analyses it any more
@@ -68,6 +71,7 @@ def register(server: "TfphiServer") -> None:
             folder = ws.file_event(event.uri, deleted=event.type == types.FileChangeType.Deleted)
             if folder is not None:
                 changed = True
+                server.scheduler.board.offer_focus(folder, None)  # its focus did not read the change
                 if not folder.indexed:
                     server.scheduler.ensure_indexed(folder)
         if changed:

@@ -13,6 +13,8 @@ from typing import TYPE_CHECKING, Any
 from lsprotocol import types
 
 from ..guard import BadRequest, guarded
+from ...features.cursor import locate, trace_target
+from ...features.trace_graph import trace_graph as build
 
 if TYPE_CHECKING:
     from ..server import TfphiServer
@@ -38,9 +40,6 @@ def register(server: "TfphiServer") -> None:
     @server.feature(TRACE_GRAPH)
     @guarded(server, name=TRACE_GRAPH)
     def trace_graph(params: Any) -> dict | None:
-        from ...features.cursor import locate, trace_target
-        from ...features.trace_graph import trace_graph as build
-
         uri, position = _params(params)
         ctx = server.context(uri)
         if ctx is None:

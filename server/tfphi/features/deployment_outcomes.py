@@ -5,7 +5,8 @@ A deployment is a variable assignment: Terraform applies ``terraform.tfvars`` an
 things from it: which branch a deployment activates (its ``moved`` blocks, the code lens) and,
 when its values do not decide that, which variable is missing.
 
-Discovery and layering are ``stir.deployments``'; this module adds what the specializer needs:
+Discovery and layering are ``stir.deployments``'; this module adds what the specializer (and the
+diagnostics about values a deployment gives a field) need:
 the deployment's ``moved/<name>.tf`` name, and tracing a field with the root's variables set
 exactly as Terraform sets them (the file's value, else the default, else *unset*: a deployment
 that leaves a variable unset does not decide what depends on it).
@@ -121,3 +122,10 @@ def unassigned(tracer: AssignedTracer, result: TraceResult) -> list[str]:
     """Every root variable the trace met that the deployment leaves unset (not only the first)."""
     found = [result.unbounded] + [entry.result for memo in (tracer._memo, tracer._local_memo) for entry in memo.values()]
     return [u.variable[1] for u in found if isinstance(u, Unbounded) and u.cause == "unassigned" and u.variable]
+
+
+def deployment_values(analysis: Analysis, trace: TraceResult, resource: Resource, field_name: str) -> list[Outcome]:
+    """The field's value under every deployment of its root (what the code lens shows)."""
+    root = trace.call_path[0][1] if trace.call_path else ""
+    path = tuple(field_name.split("."))
+    return [field_under(analysis, trace, resource, path, d) for d in root_deployments(analysis, root)]

@@ -8,9 +8,13 @@ from ..addrs import NO_KEY, FieldAddress, ModuleInstance
 from ..records import record
 
 from ..analysis import Analysis
+from ..features.deployment_outcomes import deployment_values
 from ..stir.workspace import module_dir_of
 from ..syntax.expr import Span
+from ..trace.env import find_field
 from ..trace.result import BOUNDED
+from .moves import served_by
+from .specializer import group_branches, names_for
 
 
 @record(frozen=True, slots=True)
@@ -21,10 +25,6 @@ class CodeLens:
 
 
 def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
-    from ..specialize.moves import deployment_values, served_by
-    from ..specialize.specializer import group_branches, names_for
-    from ..trace.env import find_field
-
     dir = module_dir_of(path)
     if dir not in analysis.modules:
         return []
