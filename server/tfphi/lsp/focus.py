@@ -32,7 +32,6 @@ from ..records import record
 from ..stir.roots import local_target
 from ..stir.workspace import is_installed_dir, is_local_source, module_dir_of
 from ..syntax import is_json_path
-
 from .workspace import parseable
 
 if TYPE_CHECKING:
@@ -59,8 +58,11 @@ class Focus:
         """Takes the folder's open documents' texts; False when that changed the module tree."""
         host = self.host
         for doc, rel in ws.open_in(folder):
-            if file_kind(rel) not in ("tf", "tfvars"):
+            kind = file_kind(rel)
+            if kind is None:
                 continue
+            if kind not in ("tf", "tfvars"):
+                return False  # the settings, a manifest or a Terragrunt file: the folder's index reads them
             hcl = doc.hcl if not doc.dirty else None
             if hcl is None or hcl.path != rel:
                 return False  # not parsed as the folder's host reads it (bytes it reports as a problem)
@@ -86,6 +88,8 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
     if folder.loose or not dirs or any(d.startswith("../") for d in dirs):
         return None
     opened = {rel: doc for doc, rel in ws.open_in(folder)}
+    if any(file_kind(rel) not in (None, "tf", "tfvars") for rel in opened):
+        return None  # an open settings, manifest or Terragrunt file: the folder's index reads it
     by_dir: dict[str, list[str]] = {}
     first: list[str] = []
     calls: list[tuple[str, bytes]] = []  # the files that may hold a module call, with their bytes
