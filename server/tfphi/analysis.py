@@ -32,7 +32,8 @@ from .stir.model import FileDecls, Module, Resource, assemble_module, read_decla
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
 from .stir.roots import roots_reaching
 from .stir.references import Finding, ModuleInterfaces, NameTable, block_findings, check_module, name_table
-from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
+from .stir.workspace import (MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of,
+                             modules_below, parse_manifest)
 from .syntax import is_json_path
 from .syntax.expr import Span
 from .syntax.hclfile import HclFile, TopLevel, new_parser, parse_file, take_over_blocks
@@ -547,7 +548,7 @@ class AnalysisHost:
             reached = {t.dir for tree in (old_tree, self._tree) for call in calls
                        if (t := tree.targets.get(call)) is not None and t.dir is not None}
             reached |= set(old_tree.roots) ^ set(self._tree.roots)
-            below = reached | _below(reached, old_tree, self._modules, old_modules) | _below(reached, self._tree, self._modules)
+            below = reached | modules_below(old_tree, reached, self._modules, old_modules) | modules_below(self._tree, reached, self._modules)
             for dir in below:
                 derived.drop_fields(dir)
                 derived.findings.pop(dir, None)
@@ -967,24 +968,6 @@ def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], uncha
                     for entry in info.entries:
                         out.add(entry[2])
     return out
-
-
-def _below(dirs: set[str], tree: ModuleTree, modules: Mapping[str, Module], before: Mapping[str, Module] | None = None) -> set[str]:
-    """The modules that the calls of ``dirs`` reach in ``tree``, directly or not (``before``: the
-    modules of ``dirs`` as they were when ``tree`` was built)."""
-    seen: set[str] = set()
-    stack = list(dirs)
-    while stack:
-        dir = stack.pop()
-        module = before.get(dir) if before is not None and dir in before else modules.get(dir)
-        if module is None:
-            continue
-        for name in module.calls:
-            target = tree.targets.get((dir, name))
-            if target is not None and target.dir is not None and target.dir not in seen:
-                seen.add(target.dir)
-                stack.append(target.dir)
-    return seen
 
 
 def _changed_calls(old: Module, new: Module) -> set[str]:
