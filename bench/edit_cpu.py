@@ -1,11 +1,11 @@
 """Edit -> diagnostics in-process, timed in CPU time: figures that a shared machine's load does not inflate.
 
-    python bench/edit_cpu.py --modules 1000 [--edit leaf|root] [--edits 200] [--steady]
+    python bench/edit_cpu.py --modules 1000 [--edit leaf|root] [--shape value] [--edits 200] [--steady]
 
 The language server's own objects (``LiveWorkspace``, ``DiagnosticPublisher``,
 ``AnalysisScheduler``) on one asyncio loop, without JSON-RPC. Edits are the ones
-``bench/run.py`` makes (the probe of ``generate.py``: one character typed and deleted
-again), and, as there, they start as soon as the first diagnostics of the folder are out,
+``bench/run.py`` makes (an edit shape of ``bench/shapes.py``, ``value`` by default: one
+keystroke typed and taken back again), and, as there, they start as soon as the first diagnostics of the folder are out,
 while the rest of the first analysis runs (``--steady``: after it). A second thread plays the
 server's reader thread: it notes each change's arrival (``AnalysisScheduler.note_arrival``, which
 interrupts background tracing: ``analysis.Interrupt``), hands it to the loop with ``call_soon_threadsafe`` and waits for the versioned diagnostics of that document. Per edit it records the loop thread's
@@ -31,10 +31,12 @@ from tfphi.lsp.workspace import LiveWorkspace
 
 sys.path.insert(0, str(Path(__file__).parent))
 from generate import generate  # noqa: E402
+from shapes import LEAF_SHAPES, ROOT_SHAPES, end_of_insert, locate  # noqa: E402
 
 
-def measure(ws_dir: Path, probe: dict, edits: int, steady: bool, gap: float = 0.0002) -> list[tuple[float, float]]:
-    """(wall seconds, loop-thread CPU seconds) per edit."""
+def measure(ws_dir: Path, file: str, shape, edits: int, steady: bool,
+            gap: float = 0.0002) -> list[tuple[float, float]]:
+    """(wall seconds, loop-thread CPU seconds) per edit: `shape` typed into `file` and taken back."""
     published: dict = {}
     cond = threading.Condition()
     ws = LiveWorkspace()
@@ -50,9 +52,12 @@ def measure(ws_dir: Path, probe: dict, edits: int, steady: bool, gap: float = 0.
         return Progress()
 
     scheduler = AnalysisScheduler(ws, DiagnosticPublisher(ws, send), progress, lambda m: print(m, file=sys.stderr))
-    path = ws_dir / probe["file"]
+    path = ws_dir / file
     uri, text = path.as_uri(), path.read_text()
-    line, ch = probe["line"], probe["character"]
+    start = locate(shape, text)
+    caret = (start["line"], start["character"])
+    typed_end = end_of_insert(start, shape.insert)
+    typed = (typed_end["line"], typed_end["character"])
     results: list[tuple[float, float]] = []
 
     def wait(key):
@@ -71,7 +76,7 @@ def measure(ws_dir: Path, probe: dict, edits: int, steady: bool, gap: float = 0.
         for i in range(edits + edits % 2):
             time.sleep(gap)
             version, insert = i + 2, i % 2 == 0
-            change = TextChange("x" if insert else "", ((line, ch), (line, ch if insert else ch + 1)))
+            change = TextChange(shape.insert if insert else "", (caret, caret if insert else typed))
             t0, c0 = time.perf_counter(), time.clock_gettime(clock)
             scheduler.note_arrival()  # as the server's reader thread does when it reads a message (lsp/transport.py)
             loop.call_soon_threadsafe(lambda v=version, c=change: (ws.change(uri, v, [c]), scheduler.schedule({uri}), scheduler.message_handled()))
@@ -102,15 +107,22 @@ def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--modules", type=int, default=1000)
     ap.add_argument("--edit", choices=["leaf", "root"], default="leaf")
+    ap.add_argument("--shape", default="value", help="an edit shape of bench/shapes.py for that document "
+                    f"(root: {', '.join(s.name for s in ROOT_SHAPES)}; leaf: {', '.join(s.name for s in LEAF_SHAPES)})")
     ap.add_argument("--edits", type=int, default=200)
     ap.add_argument("--steady", action="store_true", help="start editing once the first analysis is done")
     ap.add_argument("--workdir", type=Path, help="where to generate the workspace (default: a temporary directory)")
     args = ap.parse_args(argv)
     ws_dir = args.workdir or Path(tempfile.mkdtemp(prefix="tfphi-edit-cpu-"))
     summary = generate(ws_dir, args.modules)
-    results = measure(ws_dir, summary["probes"][f"{args.edit}_edit"], args.edits, args.steady)
+    shape = {s.name: s for s in (ROOT_SHAPES if args.edit == "root" else LEAF_SHAPES)}.get(args.shape)
+    if shape is None:
+        ap.error(f"no {args.edit} shape {args.shape!r}")
+    file = "main.tf" if args.edit == "root" else summary["probes"]["leaf_edit"]["file"]
+    results = measure(ws_dir, file, shape, args.edits, args.steady)
     wall, cpu = [w * 1000 for w, _ in results], [c * 1000 for _, c in results]
-    print(f"{args.modules} modules, {args.edit} edit{' (steady)' if args.steady else ''}, {len(results)} edits: "
+    print(f"{args.modules} modules, {args.edit} {shape.name} edit{' (steady)' if args.steady else ''}, "
+          f"{len(results)} edits: "
           f"CPU p50/p95/p99 {percentile(cpu, 50):.1f}/{percentile(cpu, 95):.1f}/{percentile(cpu, 99):.1f} ms, "
           f"wall p50/p99 {percentile(wall, 50):.1f}/{percentile(wall, 99):.1f} ms; first five CPU {[round(c, 1) for c in cpu[:5]]}")
     return 0

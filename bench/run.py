@@ -569,7 +569,7 @@ def evaluate_targets(res: dict, large: int, small: int) -> list[dict]:
         why=None if first else "not measured (the phase failed)", goal=g)
     big = res.get("big") or {}
     why = None if big else ("not measured: --big 0" if res["meta"].get("big") == 0 else "not measured (the phase failed)")
-    n = big.get("modules", res["meta"].get("big"))
+    n = big.get("modules") or res["meta"].get("big") or 10000
     row(f"cold check / bare parse ({n})", big.get("ratio"), TARGETS_23["big_ratio"], "<=", why=why, goal=g)
     row(f"cold check peak RSS MiB ({n})", (big.get("check") or {}).get("peak_rss_mb"), TARGETS_23["big_rss_mb"],
         "<=", why=why, goal=g)

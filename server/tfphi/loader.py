@@ -22,24 +22,16 @@ import errno
 import fnmatch
 import json
 import os
-import marshal
 import posixpath
-import select
-import sys
-import threading
-from typing import TYPE_CHECKING, Callable, Iterator, Union
+from typing import Callable, Iterator, Union
 
 # Paths are strings here (os.path): pathlib and what it imports were a tenth of a small
 # check's start-up. Callers may pass a pathlib.Path (os.fspath accepts both).
 PathLike = Union[str, "os.PathLike[str]"]
 
-from .analysis import CONFIG_FILE, AnalysisHost, Snapshot, file_kind
-from .syntax.hclfile import build_file, new_parser, prepared_file, same_bytes_shared
-from .syntax.transfer import decode, encode
+from .analysis import CONFIG_FILE, AnalysisHost, SetParsed, Snapshot, file_kind
+from .syntax.hclfile import HclFile, copy_under_path
 from .syntax import is_json_path
-
-if TYPE_CHECKING:
-    from .syntax.hclfile import HclFile
 from .config import Config
 from .records import record
 from .stir.deployments import is_auto_loaded
@@ -264,29 +256,67 @@ def load_workspace(root: PathLike, base: Config | None = None, progress: Callabl
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))
     skipped: list[tuple[str, LinkProblem]] = []
     rels = [rel for rel in walk_workspace(root, analysis.config, skipped) if rel != CONFIG_FILE]
-    with same_bytes_shared():  # a file with the bytes of one read before is a copy of it
-        _set_files(analysis, root, rels, share_work=True, progress=progress)
-        for rel, problem in skipped:
-            analysis.set_problem(rel, problem.message, problem.code or "config-error")
-        load_outside_modules(root, analysis, share_work=True)
+    copies = SameBytes()  # this load's files, by their bytes: nobody edits them
+    _set_files(analysis, root, rels, copies, progress)
+    for rel, problem in skipped:
+        analysis.set_problem(rel, problem.message, problem.code or "config-error")
+    load_outside_modules(root, analysis, copies=copies)
     return analysis.snapshot()
 
 
-def _set_files(analysis: AnalysisHost, root: str, rels: list[str], share_work: bool,
+class SameBytes:
+    """The files one batch load has read, by their bytes, to hand a file repeating the bytes of
+    one read before to the analysis as a copy of it (``SetParsed``), neither parsed nor read
+    again: what a file's bytes parse to does not depend on its path, which only its spans carry.
+    A corpus repeats whole files (each example's ``versions.tf``; half of the 1,536 files of
+    bench/README.md's eight module repositories; 15,868 of the 30,001 files of the generated
+    10,000-module workspace). Only files read without their tree and without a syntax error are
+    kept (a file with an error keeps its tree, and its errors name it): the copies share nothing
+    that is changed later (``hclfile.copy_under_path``). It lives as long as the load that made
+    it: nothing outlives the batch run, and the editor, which edits files, never uses one."""
+
+    def __init__(self) -> None:
+        self._firsts: dict[bytes, HclFile] = {}
+
+    def copy(self, rel: str, data: bytes) -> "HclFile | None":
+        """The file at ``rel`` as a copy of the file read before with the bytes ``data``, or None."""
+        first = self._firsts.get(data)
+        return None if first is None else copy_under_path(first, rel)
+
+    def remember(self, hcl: "HclFile | None") -> None:
+        """Keeps ``hcl`` (what the analysis read from the file's bytes) for the files after it."""
+        if hcl is not None and hcl.tree is None and not hcl.errors and not is_json_path(hcl.path):
+            self._firsts.setdefault(hcl.source, hcl)
+
+
+def _set_files(analysis: AnalysisHost, root: str, rels: list[str], copies: SameBytes | None = None,
                progress: Callable[[int, int], None] | None = None) -> list[str]:
-    """Reads ``rels`` into ``analysis``, in order; returns the paths it could read (``share_work``:
-    see ``_read_files``)."""
+    """Reads ``rels`` into ``analysis``, in order; returns the paths it could read. With
+    ``copies`` (a batch load), a file repeating the bytes of one read before is handed in parsed,
+    as a copy of it; every other file as its bytes, which the analysis parses and reads itself
+    (one process, one thread: see ARCHITECTURE.md, "No threads in the analysis")."""
     read: list[str] = []
-    for done, (rel, data, hcl) in enumerate(_read_files(root, rels, analysis.config.max_file_size, share_work), 1):
+    limit = analysis.config.max_file_size
+    for done, rel in enumerate(rels, 1):
+        try:
+            data = read_bytes(os.path.join(root, rel), limit)
+        except OSError as exc:
+            analysis.set_problem(rel, f"{rel} cannot be read: {exc.strerror or exc}", unreadable_code(rel))
+        else:
+            copy = copies.copy(rel, data) if copies is not None and file_kind(rel) in _PARSED_KINDS else None
+            if copy is not None:
+                analysis.apply_change(SetParsed(copy))
+            else:
+                analysis.set_source(rel, data)
+                if copies is not None:
+                    copies.remember(analysis.files.get(rel) or analysis.tfvars.get(rel) or analysis.terragrunt.get(rel))
+            read.append(rel)
         if progress is not None:
             progress(done, len(rels))
-        if isinstance(data, OSError):
-            analysis.set_problem(rel, f"{rel} cannot be read: {data.strerror or data}", unreadable_code(rel))
-            continue
-        with prepared_file(data, hcl):
-            analysis.set_source(rel, data)
-        read.append(rel)
     return read
+
+
+_PARSED_KINDS = frozenset({"tf", "tfvars", "terragrunt"})  # what the analysis parses (SetParsed takes)
 
 
 def unreadable_code(rel: str) -> str:
@@ -295,239 +325,14 @@ def unreadable_code(rel: str) -> str:
     return "config-error" if file_kind(rel) in ("tfvars", "terragrunt") else "syntax-error"
 
 
-def _read_files(root: str, rels: list[str], limit: int, share_work: bool = False
-                ) -> Iterator[tuple[str, "bytes | OSError", "HclFile | None"]]:
-    """(path, bytes or the error reading them, the file already parsed and read, or None) for
-    each path, in order.
-
-    tree-sitter's Python binding holds the interpreter lock while it parses (its allocator is
-    Python's), so no thread can parse beside the analysis. With ``share_work`` and enough
-    bytes, a worker process forked once the files are read parses and reads part of them
-    and sends what it read through a pipe (``syntax.transfer``), while this process parses
-    and reads the others; each file is handed to the analysis, in order, as soon as every file
-    before it is read, as the file it would have read itself (``syntax.hclfile.prepared_file``):
-    the analysis of the first files overlaps the worker's reading of later ones. Each distinct content is read once:
-    a file repeating earlier bytes is read as a copy of them (``same_bytes_shared``). The
-    worker shares nothing with the analysis: bytes in, builtins out, as ``parse_file`` reads
-    them. Without a worker (small workspaces, other threads running, no ``fork``), or for
-    what a failing worker did not send, each file is parsed as the analysis takes it."""
-    items: list[tuple[str, bytes | OSError]] = []
-    for rel in rels:
-        try:
-            items.append((rel, read_bytes(os.path.join(root, rel), limit)))
-        except OSError as exc:
-            items.append((rel, exc))
-    worker = _Worker.start(items, limit) if share_work else None
-    if worker is None:
-        for rel, data in items:
-            yield rel, data, None
-        return
-    try:
-        yield from worker.read_in_order(items)
-    finally:
-        worker.close()
-
-
-# The share of the distinct native-syntax bytes the worker process parses and reads: sending
-# what it read costs it more than taking it costs this process (measured on bench/README.md's
-# corpus and 1,000-module workspace), and the rest of the check runs here after both.
-WORKER_SHARE = 0.55
-# Below this many such bytes the worker is not started: forking, and the worker's exit, cost
-# more than a small workspace's parse (a check of one example directory stays as fast).
-WORKER_MIN_BYTES = 256 << 10
-PIPE_SIZE = 1 << 20  # the worker's answers waiting in the pipe (Linux allows 1 MiB unprivileged)
-
-
-def _split(items: list[tuple[str, "bytes | OSError"]], limit: int) -> tuple[list[int], list[int]]:
-    """The first file of each distinct native content, split into (this process's, the worker's),
-    the worker's spread evenly over the order (both lists ascending); ([], []) when too few bytes."""
-    distinct: set[bytes] = set()
-    candidates: list[tuple[int, int]] = []
-    for i, (rel, data) in enumerate(items):
-        if isinstance(data, bytes) and len(data) <= limit and file_kind(rel) in ("tf", "tfvars") \
-                and not is_json_path(rel) and data not in distinct:
-            distinct.add(data)
-            candidates.append((i, len(data)))
-    if sum(size for _, size in candidates) < WORKER_MIN_BYTES:
-        return [], []
-    here: list[int] = []
-    there: list[int] = []
-    given = seen = 0
-    for i, size in candidates:
-        seen += size
-        if given + size / 2 <= WORKER_SHARE * seen:
-            there.append(i)
-            given += size
-        else:
-            here.append(i)
-    return here, there
-
-
-def _read_one(rel: str, data: bytes, parser, cache: dict) -> "HclFile":
-    """``parse_file(rel, data, keep_tree=False)`` of bytes read for the first time (no copy of earlier ones)."""
-    return build_file(rel, data, parser.parse(data), keep_tree=False, refs_cache=cache, native=True)
-
-
-def _wait_readable(fd: int) -> None:
-    """Waits until the worker has written to ``fd`` or ended (``poll``: ``select.select``
-    refuses a descriptor numbered 1024 or more, which a process with many files open gets)."""
-    poller = select.poll()
-    poller.register(fd, select.POLLIN)
-    poller.poll()
-
-
-class _Worker:
-    """The forked worker of ``_read_files``: it parses and reads its files in order and writes
-    each as ``marshal``'d (index, ``syntax.transfer.encode``) with a 4-byte length before it."""
-
-    def __init__(self, pid: int, read_end: int, here: list[int], there: list[int]):
-        self.pid, self.fd = pid, read_end
-        self.here, self.there = here, there
-        self.buffer = bytearray()
-        self.ended = False  # the pipe is closed: the worker finished or failed
-
-    @classmethod
-    def start(cls, items: list[tuple[str, "bytes | OSError"]], limit: int) -> "_Worker | None":
-        if not (hasattr(os, "fork") and sys.platform.startswith("linux")) or threading.active_count() > 1:
-            return None  # forking a process with other threads could copy a lock someone holds
-        here, there = _split(items, limit)
-        if not there:
-            return None
-        try:
-            read_end, write_end = os.pipe()
-        except OSError:
-            return None
-        try:
-            import fcntl
-
-            fcntl.fcntl(write_end, fcntl.F_SETPIPE_SZ, PIPE_SIZE)
-        except (ImportError, AttributeError, OSError):
-            pass  # a smaller pipe only makes the worker wait more
-        sys.stdout.flush()
-        sys.stderr.flush()
-        try:
-            pid = os.fork()
-        except OSError:
-            os.close(read_end)
-            os.close(write_end)
-            return None
-        if pid == 0:  # the worker
-            os.close(read_end)
-            code = 1
-            try:
-                _work(items, there, os.fdopen(write_end, "wb"))
-                code = 0
-            finally:
-                os._exit(code)  # nothing of the parent's to flush or free
-        os.close(write_end)
-        os.set_blocking(read_end, False)
-        return cls(pid, read_end, here, there)
-
-    def read_in_order(self, items: list[tuple[str, "bytes | OSError"]]
-                      ) -> Iterator[tuple[str, "bytes | OSError", "HclFile | None"]]:
-        """``_read_files``'s answer: this process reads its own files one by one, takes what
-        the worker has sent so far between two of them, and hands the analysis every item as
-        soon as all before it are handed (the analysis's work on them overlaps the worker's).
-        It never waits for the worker while it has files of its own to read; when the worker
-        ends early, what it did not send is handed without a reading (parsed as taken)."""
-        read: dict[int, HclFile] = {}
-        unread = set(self.here) | set(self.there)  # items not handed before they are read
-        expected = iter(self.there)
-        parser, cache = new_parser(), {}
-        next_item = 0
-
-        def ready() -> Iterator[tuple[str, "bytes | OSError", "HclFile | None"]]:
-            nonlocal next_item
-            while next_item < len(items) and next_item not in unread:
-                rel, data = items[next_item]
-                yield rel, data, read.pop(next_item, None)
-                next_item += 1
-
-        for i in self.here:
-            rel, data = items[i]
-            read[i] = _read_one(rel, data, parser, cache)
-            unread.discard(i)
-            self._receive(items, expected, read, unread, block=False)
-            yield from ready()
-        while not self.ended and unread:
-            self._receive(items, expected, read, unread, block=True)
-            yield from ready()
-        unread.clear()  # the worker ended without sending these: parsed as the analysis takes them
-        yield from ready()
-
-    def _receive(self, items, expected, read: dict, unread: set, block: bool) -> None:
-        """Decodes the complete messages in the pipe (``block``: waits for one, or for the end)."""
-        while not self.ended:
-            try:
-                chunk = os.read(self.fd, PIPE_SIZE)
-            except BlockingIOError:
-                if not block:
-                    return
-                _wait_readable(self.fd)
-                continue
-            except OSError:
-                chunk = b""
-            if not chunk:
-                self.ended = True
-            self.buffer += chunk
-            if self._decode_complete(items, expected, read, unread) and block:
-                return
-
-    def _decode_complete(self, items, expected, read: dict, unread: set) -> int:
-        """Decodes the complete messages in the buffer; returns how many."""
-        buffer, at, count = self.buffer, 0, 0
-        while len(buffer) - at >= 4:
-            size = int.from_bytes(buffer[at : at + 4], "little")
-            if len(buffer) - at - 4 < size:
-                break
-            at += 4 + size
-            try:
-                index, encoded = marshal.loads(buffer[at - size : at])
-                if index != next(expected, None):
-                    raise ValueError("out of step")
-                if encoded is not None:
-                    rel, data = items[index]
-                    read[index] = decode(encoded, rel, data)
-            except Exception:  # out of step or unreadable: the rest is read as the analysis takes it
-                self.ended = True
-                break
-            unread.discard(index)
-            count += 1
-        del buffer[:at]
-        return count
-
-    def close(self) -> None:
-        os.close(self.fd)  # a worker still writing gets a broken pipe and exits
-        try:
-            os.waitpid(self.pid, 0)
-        except ChildProcessError:
-            pass
-
-
-def _work(items: list[tuple[str, "bytes | OSError"]], indices: list[int], out) -> None:
-    parser = new_parser()
-    cache: dict = {}
-    for i in indices:
-        rel, data = items[i]
-        try:
-            encoded = encode(_read_one(rel, data, parser, cache))
-        except Exception:  # the analysis reads the file itself and meets the problem there
-            encoded = None
-        message = marshal.dumps((i, encoded))
-        out.write(len(message).to_bytes(4, "little"))
-        out.write(message)
-        out.flush()
-    out.close()
-
-
 def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[str] | None = None,
-                         share_work: bool = False) -> list[str]:
+                         copies: SameBytes | None = None) -> list[str]:
     """Reads the modules outside ``root`` that local sources and Terragrunt units reach, and the
     files units include, until none is missing.
 
     Returns the relative paths of the files it read. ``attempted`` (directories already tried)
     lets a long-lived caller, such as the editor, resume without reading a directory twice.
-    ``share_work``: a worker process may read part of them (``_read_files``; batch runs only).
+    ``copies``: files repeating bytes read before are handed in as copies (``SameBytes``; batch loads only).
     """
     attempted = set() if attempted is None else attempted
     read: list[str] = []
@@ -557,7 +362,7 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
             if not is_ignored(dir, analysis.config.ignore):
                 rels.extend(_module_dir_files(root, dir, seen_real, auto_variables=dir in deployed))
         # the files of every directory this round reached, read as the workspace's
-        read.extend(_set_files(analysis, os.fspath(root), rels, share_work))
+        read.extend(_set_files(analysis, os.fspath(root), rels, copies))
 
 
 def module_files_in(directory: PathLike) -> list[str]:

@@ -110,17 +110,15 @@ def test_a_bare_keyword_is_read_from_the_bytes():
 
 
 def test_a_copy_for_the_same_bytes_reads_what_a_parse_of_them_reads():
-    """Within ``same_bytes_shared`` (the batch loader), bytes read before are a copy of that file
-    under the new path: everything read from the copy is what a parse at that path gives, also
-    after the first file's lazy bodies were read; bytes with a syntax error are parsed again."""
-    from tfphi.syntax.hclfile import same_bytes_shared
+    """A file the batch loader read before, copied for the same bytes at another path
+    (``copy_under_path``, ``loader.SameBytes``): everything read from the copy is what a parse
+    at that path gives, also after the first file's lazy bodies were read."""
+    from tfphi.syntax.hclfile import copy_under_path
 
     sources = [p.read_bytes() for p in EXAMPLES] + [EDGE]
-    with same_bytes_shared():
-        firsts = [parse_file("a/main.tf", source, keep_tree=False) for source in sources]
-        _flatten(firsts[-1].body, [])  # the first's lazy bodies and expressions read
-        copies = [parse_file("b/main.tf", source, keep_tree=False) for source in sources]
-        broken = [parse_file(p, b'resource "x" {\n', keep_tree=False) for p in ("a/x.tf", "b/x.tf")]
+    firsts = [parse_file("a/main.tf", source, keep_tree=False) for source in sources]
+    _flatten(firsts[-1].body, [])  # the first's lazy bodies and expressions read
+    copies = [copy_under_path(first, "b/main.tf") for first in firsts]
     for first, copy, source in zip(firsts, copies, sources):
         fresh = parse_file("b/main.tf", source, keep_tree=False)
         assert copy is not first and copy.path == "b/main.tf" and copy.tree is None
@@ -130,4 +128,3 @@ def test_a_copy_for_the_same_bytes_reads_what_a_parse_of_them_reads():
         for block in copy.body.blocks:  # every slot set (a slot added to Block must be copied too)
             assert all(hasattr(block, slot) for slot in Block.__slots__), block
             assert all(hasattr(attr, slot) for attr in block.body.attributes.values() for slot in Attribute.__slots__)
-    assert [b.errors[0].span.file for b in broken] == ["a/x.tf", "b/x.tf"] and broken[1].tree is not None

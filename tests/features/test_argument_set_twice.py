@@ -191,9 +191,9 @@ def test_without_the_whole_check_the_error_is_still_reported(monkeypatch, source
 
 
 def test_a_checked_workspace_reports_every_file_that_sets_an_argument_twice(tmp_path):
-    """``tfphi check`` of a workspace large enough for the loader to share the parse with its
-    worker process (loader._read_files): every file with an argument set twice is reported, on
-    its line, whichever process read it, and nothing else is."""
+    """``tfphi check`` of a generated workspace whose modules repeat each other's files (the
+    loader hands repeats in as copies, ``loader.SameBytes``): every file with an argument set
+    twice is reported, on its line, and nothing else is."""
     import json
     import subprocess
 

@@ -186,25 +186,26 @@ def test_checking_only_the_suspicious_items_gives_the_whole_files_answer():
 
 def test_bytes_found_clean_once_are_not_searched_again(monkeypatch):
     """A corpus repeats whole files: bytes found free of errors skip the searches next time,
-    wherever they are; bytes with an error are checked each time (their errors name the file)."""
+    wherever they are (the host's ``CleanSources``); bytes with an error are checked each time
+    (their errors name the file)."""
     from tfphi.syntax import hclfile
 
     clean = b'variable "a" {\n  description = "set x = y here"\n}\n'  # suspicious, and fine
     broken = b'locals {\n  a = 1   b = 2\n}\n'
-    monkeypatch.setattr(hclfile, "_clean_sources", set())
-    assert parse_file("one/main.tf", clean, keep_tree=False).errors == []
-    assert clean in hclfile._clean_sources
+    found = hclfile.CleanSources()
+    assert parse_file("one/main.tf", clean, keep_tree=False, clean=found).errors == []
+    assert clean in found
     monkeypatch.setattr(hclfile, "terraform_placed", None)  # not called again for these bytes
-    assert parse_file("two/main.tf", clean, keep_tree=False).errors == []
+    assert parse_file("two/main.tf", clean, keep_tree=False, clean=found).errors == []
     monkeypatch.undo()
-    monkeypatch.setattr(hclfile, "_clean_sources", set())
-    first = parse_file("one/main.tf", broken).errors
-    second = parse_file("two/main.tf", broken).errors
+    first = parse_file("one/main.tf", broken, clean=found).errors
+    second = parse_file("two/main.tf", broken, clean=found).errors
     assert [(e.span.file, e.span.start) for e in first + second] == [("one/main.tf", 19), ("two/main.tf", 19)]
-    assert broken not in hclfile._clean_sources
+    assert broken not in found
+    assert clean not in hclfile.CleanSources()  # each owner its own (the analysis host's)
     # bounded by the bytes held: past the bound it starts again
-    monkeypatch.setattr(hclfile, "MAX_CLEAN_BYTES", len(clean) + 10)
-    monkeypatch.setattr(hclfile, "_clean_held", 0)
-    parse_file("one/main.tf", clean)
-    parse_file("one/other.tf", clean + b"\n")
-    assert hclfile._clean_sources == {clean + b"\n"}
+    monkeypatch.setattr(hclfile.CleanSources, "MAX_BYTES", len(clean) + 10)
+    found = hclfile.CleanSources()
+    parse_file("one/main.tf", clean, clean=found)
+    parse_file("one/other.tf", clean + b"\n", clean=found)
+    assert clean not in found and clean + b"\n" in found

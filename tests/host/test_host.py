@@ -186,15 +186,6 @@ def test_an_edited_document_takes_over_the_blocks_the_edit_left_alone():
     assert everything(host.snapshot()) == everything(fresh({**MANY_CALLS, "main.tf": doc.text}))
 
 
-def test_the_transfer_carries_every_slot_of_attributes_and_blocks():
-    """A slot added to Attribute or Block must be carried by syntax.transfer."""
-    from tfphi.syntax.hclfile import Attribute, Block
-    from tfphi.syntax.transfer import ATTRIBUTE_SLOTS, BLOCK_SLOTS
-
-    assert set(Attribute.__slots__) == ATTRIBUTE_SLOTS
-    assert set(Block.__slots__) == BLOCK_SLOTS
-
-
 def test_a_file_the_edit_left_alone_keeps_its_derived_state_only_while_its_names_hold():
     """A module's files whose parse is unchanged keep their declarations, fingerprints and findings
     (``AnalysisHost._decls``, ``_findings_of_files``), but their findings are redone when the

@@ -16,6 +16,7 @@ import sys
 
 from pygls.protocol.json_rpc import JsonRPCProtocol, RPCRequest
 
+import tfphi.lsp.main as main_module
 import tfphi.lsp.server as server_module
 from tfphi.analysis import AnalysisHost
 from tfphi.lsp.workspace import LiveWorkspace
@@ -53,7 +54,7 @@ def main() -> int:
     JsonRPCProtocol._handle_request = in_request(JsonRPCProtocol._handle_request)
     protocol = server_module.TfphiProtocol
     protocol.handle_message = in_request(protocol.handle_message, lambda message: isinstance(message, RPCRequest))
-    create = server_module.create_server
+    create = main_module.create_server
 
     def create_counting_server():
         server = create()
@@ -68,8 +69,8 @@ def main() -> int:
 
         return server
 
-    server_module.create_server = create_counting_server
-    return server_module.run_server()
+    main_module.create_server = create_counting_server
+    return main_module.run_server()
 
 
 if __name__ == "__main__":

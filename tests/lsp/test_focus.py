@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from pygls.uris import from_fs_path
 
-from tfphi.features.code_lens import code_lenses
+from tfphi.specialize.code_lens import code_lenses
 from tfphi.features.hover import hover_at
 from tfphi.features.inlay_hints import inlay_hints
 from tfphi.lsp.focus import build_focus

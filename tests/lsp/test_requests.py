@@ -96,7 +96,8 @@ def leaf_position(text: str) -> types.Position:
 async def test_the_first_hover_comes_from_the_open_modules_roots_before_the_rest_of_the_folder(tmp_path: Path):
     """A leaf of a generated folder (200 modules, 600 files) opened as the server starts: its
     hover arrives before the index reports every file read, and before any diagnostics of
-    another module; it is the hover of the complete index. Before, it waited for every file of
+    another module; it is the hover of the complete index. A hover on another leaf waits for the
+    whole index. Before, it waited for every file of
     the folder to be read, and the index had reported them all when it came."""
     summary = generate(tmp_path, 200, seed=0)
     probe = summary["probes"]["hover"]
@@ -116,6 +117,18 @@ async def test_the_first_hover_comes_from_the_open_modules_roots_before_the_rest
         request = asyncio.ensure_future(session.client.text_document_hover_async(params))
         request.add_done_callback(arrived)
         first = await request
+        # A module the focus does not answer for (no call path from a root to the open one goes
+        # through it) waits for the folder's index.
+        other_path = tmp_path / "modules" / "leaf_100" / "main.tf"
+        assert other_path.is_file()
+        other = uri(other_path)
+        other_params = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=other), position=params.position)
+        other_hover = asyncio.ensure_future(session.client.text_document_hover_async(other_params))
+        seen_other: dict[str, object] = {}
+        other_hover.add_done_callback(lambda _: seen_other.update(reports=[
+            v.message for values in session.client.progress_reports.values() for v in values
+            if isinstance(v, types.WorkDoneProgressReport)]))
+        await other_hover
         await session.wait_indexed(timeout=120)
         complete = await session.client.text_document_hover_async(params)
     finally:
@@ -125,6 +138,7 @@ async def test_the_first_hover_comes_from_the_open_modules_roots_before_the_rest
     assert [p for p in seen["published"] if p != u] == []
     files = sum(1 for _ in tmp_path.rglob("*") if _.is_file() and _.suffix in (".tf", ".tfvars"))
     assert not any(r.startswith(f"{files}/{files} files") for r in seen["reports"]), seen["reports"]
+    assert any(r.startswith(f"{files}/{files} files") for r in seen_other["reports"]), seen_other["reports"]
 
 
 NET = '''output "version" {
@@ -190,3 +204,34 @@ async def test_the_first_answer_reads_the_modules_whose_outputs_its_callers_read
     assert from_focus == 1, "the first hover came from the focus"
     assert '"15.4"' in first and "has no default" not in first
     assert first.replace(tmp_path.as_uri(), "ROOT") == complete.replace(tmp_path.as_uri(), "ROOT")
+
+
+async def test_an_edit_while_the_folder_is_indexed_reaches_the_first_answers(tmp_path: Path):
+    """Edits of the open document before the folder's index is complete go to its focus too
+    (``Focus.follow``, in the scheduler's pass): a hover right after one answers for the new text,
+    and it is what the complete index answers then; no request builds anything."""
+    summary = generate(tmp_path, 200, seed=0)
+    probe = summary["probes"]["hover"]
+    session = await start_session([tmp_path], command=COUNTING_SERVER)
+    try:
+        u = session.open(tmp_path / probe["file"])
+        position = types.Position(line=probe["line"], character=probe["character"])
+        params = types.HoverParams(text_document=types.TextDocumentIdentifier(uri=u), position=position)
+        first = await session.client.text_document_hover_async(params)
+        line = session.texts[u].split("\n")[probe["line"]]
+        start = line.index("var.engine_version")
+        session.change(u, types.Range(start=types.Position(line=probe["line"], character=start),
+                                      end=types.Position(line=probe["line"], character=start + len("var.engine_version"))),
+                       '"9.6"')
+        edited = await session.client.text_document_hover_async(params)
+        await session.wait_indexed(timeout=120)
+        complete = await session.client.text_document_hover_async(params)
+        builds = await session.client.protocol.send_request_async(REQUEST_BUILDS, None)
+        from_focus = await session.client.protocol.send_request_async(FOCUS_ANSWERS, None)
+    finally:
+        await stop_session(session)
+    assert first is not None and edited is not None
+    assert from_focus == 2, "both hovers came from the focus (the edit's pass came long before the 600th file)"
+    assert '"9.6"' in edited.contents.value and '"9.6"' not in first.contents.value
+    assert edited == complete
+    assert builds == 0

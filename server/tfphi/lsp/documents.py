@@ -20,7 +20,7 @@ from typing import Iterable
 from tree_sitter import Parser, Tree
 
 from ..records import record, field
-from ..syntax.hclfile import HclFile, new_parser, parse_file
+from ..syntax.hclfile import CleanSources, HclFile, new_parser, parse_file
 from ..syntax.scanner import may_respell, may_respell_near
 from ..text import Encoding, LineIndex, byte_point
 
@@ -131,20 +131,22 @@ class Document:
             self._edited_tree = self.hcl.tree.copy()
         return self._edited_tree
 
-    def parse(self, path: str, parser: Parser) -> HclFile:
-        """The parse of the current text: incremental against the edited tree when there is one."""
+    def parse(self, path: str, parser: Parser, clean: CleanSources | None = None) -> HclFile:
+        """The parse of the current text: incremental against the edited tree when there is one
+        (``clean``: the host's bytes found free of errors, see ``parse_file``)."""
         if self.hcl is not None and not self.dirty and self.hcl.path == path:
             return self.hcl
         # Top-level blocks whose text the edit left alone are taken over from the last parse
         # (hclfile.take_over_blocks): an edit costs the blocks it touched, not the whole file.
         if self._may_respell is None:
             self._may_respell = may_respell(self.source)  # once per opened text, then per edit
-        hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl, may_respell_source=self._may_respell)
+        hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl, may_respell_source=self._may_respell,
+                         clean=clean)
         if self._edited_tree is not None and hcl.tree.root_node.has_error:
             # Tree-sitter's error recovery depends on what an incremental parse could reuse:
             # the same broken text can get its ERROR node one token apart. A file with errors
             # is parsed afresh, so the editor reports exactly what `tfphi check` reports.
-            hcl = parse_file(path, self.source, parser)
+            hcl = parse_file(path, self.source, parser, clean=clean)
         self.hcl = hcl
         self._edited_tree = None
         self.dirty = False

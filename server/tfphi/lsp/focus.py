@@ -32,6 +32,7 @@ from ..records import record
 from ..stir.roots import local_target
 from ..stir.workspace import is_installed_dir, is_local_source, module_dir_of
 from ..syntax import is_json_path
+from .workspace import parseable
 
 if TYPE_CHECKING:
     from .workspace import Folder, LiveWorkspace
@@ -57,8 +58,11 @@ class Focus:
         """Takes the folder's open documents' texts; False when that changed the module tree."""
         host = self.host
         for doc, rel in ws.open_in(folder):
-            if file_kind(rel) not in ("tf", "tfvars"):
+            kind = file_kind(rel)
+            if kind is None:
                 continue
+            if kind not in ("tf", "tfvars"):
+                return False  # the settings, a manifest or a Terragrunt file: the folder's index reads them
             hcl = doc.hcl if not doc.dirty else None
             if hcl is None or hcl.path != rel:
                 return False  # not parsed as the folder's host reads it (bytes it reports as a problem)
@@ -84,6 +88,8 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
     if folder.loose or not dirs or any(d.startswith("../") for d in dirs):
         return None
     opened = {rel: doc for doc, rel in ws.open_in(folder)}
+    if any(file_kind(rel) not in (None, "tf", "tfvars") for rel in opened):
+        return None  # an open settings, manifest or Terragrunt file: the folder's index reads it
     by_dir: dict[str, list[str]] = {}
     first: list[str] = []
     calls: list[tuple[str, bytes]] = []  # the files that may hold a module call, with their bytes
@@ -121,8 +127,10 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
         doc = opened.get(rel)
         if doc is None:
             ws.load_into(folder, rel, host, read.get(rel) if read is not None else None)
+        elif file_kind(rel) in ("tf", "tfvars") and parseable(doc.source, host.config.max_file_size):
+            host.set_parsed(doc.parse(rel, ws.documents.parser))  # the parse the folder's host gets too
         elif file_kind(rel) in ("tf", "tfvars"):
-            host.set_parsed(doc.parse(rel, ws.documents.parser))
+            host.set_source(rel, doc.source)  # bytes it reports as a problem, as the folder's host does
 
     for rel in first:
         load(rel)

@@ -13,12 +13,15 @@ answered from the focus's snapshot, complete for those roots.
 from __future__ import annotations
 
 import asyncio
+import logging
 from typing import Callable
 
 from ..analysis import Snapshot
 from ..stir.workspace import module_dir_of
 from .focus import Focus
 from .workspace import Folder, LiveWorkspace
+
+logger = logging.getLogger(__name__)
 
 # What ``ready`` says of a request that needs no folder: its document is in none (the handler answers null).
 NOWHERE = ("nowhere",)
@@ -64,7 +67,12 @@ class SnapshotBoard:
         """Feeds the open documents' changes to every focus (the scheduler calls it after feeding the
         hosts); a focus whose module tree they changed is dropped (its roots may be others now)."""
         for folder, focus in list(self._focus.items()):
-            if folder not in self.ws.folders or not focus.follow(self.ws, folder):
+            try:
+                followed = folder in self.ws.folders and focus.follow(self.ws, folder)
+            except Exception:  # noqa: BLE001 - the folder's index answers instead
+                logger.exception("a focus of %s could not take the open documents' changes", folder.root)
+                followed = False
+            if not followed:
                 del self._focus[folder]
         self.wake()
 

@@ -529,12 +529,12 @@ class LiveWorkspace:
                 continue
             host = folder.host
             kind = file_kind(rel)
-            if kind in ("tf", "tfvars") and _clean(doc.source, host.config.max_file_size):
-                host.set_parsed(doc.parse(rel, self.documents.parser))
+            if kind in ("tf", "tfvars") and parseable(doc.source, host.config.max_file_size):
+                host.set_parsed(doc.parse(rel, self.documents.parser, host.clean_sources))
                 fs = uri_to_fs(uri)
                 for other, other_rel in self.outside_readers(fs) if fs else ():
                     if other is not folder:  # another folder reads the same module from outside it
-                        other.host.set_parsed(doc.parse(other_rel, self.documents.parser))
+                        other.host.set_parsed(doc.parse(other_rel, self.documents.parser, other.host.clean_sources))
                         touched.add(other)
             elif kind == "config":
                 text, problem = _config_text(doc.source, host.config.max_file_size)
@@ -631,7 +631,7 @@ class LiveWorkspace:
                 yield doc, where[1]
 
 
-def _clean(data: bytes, limit: int) -> bool:
+def parseable(data: bytes, limit: int) -> bool:
     """True when the host can parse these bytes (size, no NUL, valid UTF-8); else it reports why."""
     if len(data) > limit or b"\x00" in data:
         return False

@@ -32,7 +32,7 @@ function calls in variable files) leaves that variable undecided.
 from __future__ import annotations
 
 import posixpath
-from typing import TYPE_CHECKING, Any, Iterable, Mapping, Protocol
+from typing import TYPE_CHECKING, Any, Collection, Iterable, Mapping, Protocol
 
 from ..records import record, field
 from ..syntax.expr import Expr, LiteralExpr, ObjectExpr, ParenExpr, ScopeTraversalExpr, Span, TemplateExpr, TupleExpr, UnaryOpExpr
@@ -103,23 +103,23 @@ def is_auto_loaded(name: str) -> bool:
     return name in ("terraform.tfvars", "terraform.tfvars.json") or name.endswith((".auto.tfvars", ".auto.tfvars.json"))
 
 
-def owning_root(path: str, module_dirs: Iterable[str]) -> str | None:
+def owning_root(path: str, module_dirs: Collection[str]) -> str | None:
     """The module directory a variable file belongs to: its own directory, or the nearest
-    enclosing one when it sits in subfolders without module files (``env/prod.tfvars``)."""
-    dirs = set(module_dirs)
+    enclosing one when it sits in subfolders without module files (``env/prod.tfvars``).
+    ``module_dirs`` is asked, never copied (a check asks once per root: at 10,000 modules,
+    copying it each time was a fifth of the run)."""
     dir = posixpath.dirname(path)
     while True:
-        if dir in dirs:
+        if dir in module_dirs:
             return dir
         if not dir or posixpath.basename(dir) == "..":
             return None
         dir = posixpath.dirname(dir)
 
 
-def files_of_root(root: str, paths: Iterable[str], module_dirs: Iterable[str]) -> list[str]:
+def files_of_root(root: str, paths: Iterable[str], module_dirs: Collection[str]) -> list[str]:
     """The variable files of ``root`` among ``paths``, sorted."""
-    dirs = set(module_dirs)
-    return sorted(p for p in paths if is_variable_file(p) and owning_root(p, dirs) == root)
+    return sorted(p for p in paths if is_variable_file(p) and owning_root(p, module_dirs) == root)
 
 
 def _auto_order(path: str) -> tuple:

@@ -225,24 +225,6 @@ def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple
     return ModuleTree(targets, callers, old.roots)
 
 
-def modules_below(tree: ModuleTree, dirs: set[str], modules: Mapping[str, Module], before: Mapping[str, Module] | None = None) -> set[str]:
-    """The modules that the calls of ``dirs`` reach in ``tree``, directly or not (``before``: the
-    modules of ``dirs`` as they were when ``tree`` was built)."""
-    seen: set[str] = set()
-    stack = list(dirs)
-    while stack:
-        dir = stack.pop()
-        module = before.get(dir) if before is not None and dir in before else modules.get(dir)
-        if module is None:
-            continue
-        for name in module.calls:
-            target = tree.targets.get((dir, name))
-            if target is not None and target.dir is not None and target.dir not in seen:
-                seen.add(target.dir)
-                stack.append(target.dir)
-    return seen
-
-
 def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
     if source is None:
         return CallTarget(None, f"{ModuleCall(name)} has no literal source")

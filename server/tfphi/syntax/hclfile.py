@@ -20,19 +20,18 @@ import re
 import threading
 from bisect import bisect_left
 from collections import OrderedDict
-from contextlib import contextmanager
 from functools import lru_cache
 
-from tree_sitter import Node, Parser, Point, Query, QueryCursor, Range, Tree
+from tree_sitter import Node, Parser, Point, Range, Tree
 
-from ..lazy_re import lazy_compile
 from ..records import record, field
 from . import is_json_path
-from .error_shapes import UNCLOSED, SyntaxProblem, suspicious, syntax_checker, terraform_placed
+from .error_shapes import SyntaxProblem, suspicious, syntax_checker, terraform_placed
 from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
 from .language import hcl_language
 from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
+from .tree_errors import check_terraform_rules, collect_errors, place_unclosed_block, rules_candidate
 
 BOM = b"\xef\xbb\xbf"
 
@@ -451,56 +450,24 @@ class TopLevel:
 
 def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tree: Tree | None = None,
                keep_tree: bool = True, refs_cache: dict | None = None, previous: "HclFile | None" = None,
-               may_respell_source: bool | None = None) -> HclFile:
+               may_respell_source: bool | None = None, clean: "CleanSources | None" = None) -> HclFile:
     """Parses ``source`` (incrementally when ``old_tree`` was edited to match it).
 
     ``keep_tree=False``: the tree is dropped once the structure and references are read
     (files nobody edits; see the module's docstring); ``refs_cache`` is the
     ``syntax.references.BlockCache`` their references are read through. ``previous``: the
     last parse of the same document, whose unchanged top-level blocks are taken over
-    (``_read_top_level_taking_over``)."""
-    shared = _shared if old_tree is None and previous is None and not keep_tree else None
-    if shared is not None and (first := shared.get(source)) is not None:
-        return _under_path(first, path)  # the same bytes as a file read before (see same_bytes_shared)
-    prepared = _prepared
-    if shared is not None and prepared is not None and prepared[0] is source and prepared[1].path == path:
-        hcl = prepared[1]  # read by the batch loader's worker, from these very bytes (see prepared_file)
-    else:
-        parser = parser or new_parser()
-        tree = parser.parse(source, old_tree, may_respell_source)
-        hcl = build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous)
-    if shared is not None and hcl.tree is None and not hcl.errors:
-        shared[source] = hcl
-    return hcl
+    (``_read_top_level_taking_over``). ``clean``: bytes already found free of syntax errors (``CleanSources``)."""
+    parser = parser or new_parser()
+    tree = parser.parse(source, old_tree, may_respell_source)
+    return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean)
 
 
-# The files read so far by the batch loader, by their bytes, within ``same_bytes_shared``.
-_shared: dict[bytes, "HclFile"] | None = None
-
-
-@contextmanager
-def same_bytes_shared():
-    """Within the block, ``parse_file(path, source, keep_tree=False)`` of bytes an earlier such
-    call read without a syntax error returns a copy of that file under ``path``, neither parsed
-    nor read again: what a file's bytes parse to does not depend on its path, which only its
-    spans carry. A corpus repeats whole files (each example's ``versions.tf``; half of the
-    1,536 files of bench/README.md's eight module repositories repeat another's bytes).
-
-    For the batch loader (loader.load_workspace), whose files nobody edits: the copies share
-    nothing that is changed later (each has its own blocks, attributes and converter; the
-    references, relative to each block, are the same objects as the reference cache's)."""
-    global _shared
-    outer = _shared
-    _shared = {} if outer is None else outer
-    try:
-        yield
-    finally:
-        _shared = outer
-
-
-def _under_path(hcl: HclFile, path: str) -> HclFile:
-    """``hcl`` (read without a tree and without errors) as the same bytes at ``path``: a copy
-    of each view, with anchors of its own."""
+def copy_under_path(hcl: HclFile, path: str) -> HclFile:
+    """``hcl`` (read without a tree and without errors) as the same bytes at ``path`` (the batch
+    loader's files that repeat the bytes of one read before, ``loader.SameBytes``): a copy of
+    each view, with anchors of its own; the references, relative to each block, are the same
+    objects."""
     converter = ExprConverter(hcl.source, path, keep_nodes=False)
     body = hcl.body
     attributes = {name: _copied_attribute(attr, converter) for name, attr in body.attributes.items()}
@@ -538,34 +505,16 @@ def _rebased(span: Span, conv: ExprConverter) -> Span:
     return Span(conv.file, span._start, span._end, conv.anchor)
 
 
-# The file being handed to the analysis right now, read by the batch loader's worker process
-# (loader._read_files); see ``prepared_file``.
-_prepared: "tuple[bytes, HclFile] | None" = None
-
-
-@contextmanager
-def prepared_file(source: bytes, hcl: "HclFile | None"):
-    """Within the block, ``parse_file(hcl.path, source, keep_tree=False)`` of exactly ``source``
-    (the same object) returns ``hcl`` instead of parsing and reading it: for the batch loader,
-    whose worker process read it (``syntax.transfer``) while this one read other files. What
-    a file's bytes parse to is a function of the bytes and its path. Only the thread that
-    applies changes to the analysis enters it, within ``same_bytes_shared``."""
-    global _prepared
-    _prepared = (source, hcl) if hcl is not None else None
-    try:
-        yield
-    finally:
-        _prepared = None
-
-
 def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None,
-               native: bool = False, previous: "HclFile | None" = None) -> HclFile:
+               native: bool = False, previous: "HclFile | None" = None, clean: "CleanSources | None" = None) -> HclFile:
     """Reads the structure of an already parsed tree (``native``: a file of HCL's native syntax,
-    whose syntax errors are placed where Terraform reports them; ``previous``: see ``parse_file``)."""
+    whose syntax errors are placed where Terraform reports them; ``previous``: see ``parse_file``;
+    ``clean``: bytes found free of errors before, whose searches are skipped, and where to note
+    these bytes when they are)."""
     root = tree.root_node
     keep_tree = keep_tree or root.has_error
     converter = ExprConverter(source, path, keep_nodes=keep_tree)
-    errors = _collect_errors(root, path)
+    errors = collect_errors(root, path)
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
     unchecked = body.blocks  # the top-level blocks whose bodies may set an argument twice, unread
@@ -579,11 +528,11 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     for child in root.children:
         if child.type == "ERROR":
             _read_body(child, body, converter)
-    _place_unclosed_block(source, path, errors)
+    place_unclosed_block(source, path, errors)
     # A document parsed again after an edit asks the text searches of the blocks it took over
     # from the blocks themselves (same answer, cost of the edited block); a file read from disk
-    # whose very bytes were found free of errors before skips them (_clean_sources).
-    known_clean = native and previous is None and not errors and source in _clean_sources
+    # whose very bytes were found free of errors before skips them (``clean``).
+    known_clean = native and previous is None and not errors and clean is not None and source in clean
     if not native or known_clean:
         placed = errors
     elif taken is not None and not errors and not _search_blocks(0, suspicious, source, taken[1]):
@@ -596,10 +545,10 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
             placed = _redefined_errors(path, source, root, twice)
     if placed is errors and not known_clean:  # (Terraform's own errors, when placed, already cover the rules)
         candidate = rules_candidate if taken is None else lambda text: _search_blocks(1, rules_candidate, text, taken[1])
-        _check_terraform_rules(root, source, path, errors, candidate)
+        check_terraform_rules(root, source, path, errors, candidate)
     errors = placed
-    if native and previous is None and not errors and not known_clean:
-        _remember_clean(source)
+    if native and previous is None and not errors and not known_clean and clean is not None:
+        clean.add(source)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     if taken is not None:
         tops = tuple((kind, start, end, None) for kind, start, end, _ in taken[1])
@@ -613,23 +562,29 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     return HclFile(path, source, None, body, errors, tops)
 
 
-# The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's, the
-# rules'): the error searches are a function of the bytes, and a corpus repeats whole files (each
-# example's versions.tf; half the files of the eight module repositories of bench/README.md).
-# Bounded by the bytes held, as an editor adds each version of a document it checks.
-_clean_sources: set[bytes] = set()
-_clean_held = 0
-MAX_CLEAN_BYTES = 16 << 20
+class CleanSources:
+    """The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's,
+    the rules'), which ``build_file`` need not search again: the searches are a function of the
+    bytes, and a workspace repeats whole files (each example's ``versions.tf``). Its owner (the
+    analysis host) keeps one; bounded by the bytes held, as an editor adds each version of a
+    document it checks."""
 
+    MAX_BYTES = 16 << 20
 
-def _remember_clean(source: bytes) -> None:
-    global _clean_held
-    if _clean_held + len(source) > MAX_CLEAN_BYTES:
-        _clean_sources.clear()
-        _clean_held = 0
-    if source not in _clean_sources:
-        _clean_sources.add(source)
-        _clean_held += len(source)
+    def __init__(self) -> None:
+        self._sources: set[bytes] = set()
+        self._held = 0
+
+    def __contains__(self, source: bytes) -> bool:
+        return source in self._sources
+
+    def add(self, source: bytes) -> None:
+        if self._held + len(source) > self.MAX_BYTES:
+            self._sources.clear()
+            self._held = 0
+        if source not in self._sources:
+            self._sources.add(source)
+            self._held += len(source)
 
 
 # ---- an argument set twice in one body ------------------------------------------------------
@@ -904,160 +859,3 @@ def _search_blocks(which: int, search, source: bytes, items: list) -> bool:
         cursor = end
     gaps.append(source[cursor:])
     return bool(search(b"".join(gaps))) and search(source)
-
-
-def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
-    """Every ERROR and MISSING region, found without visiting error-free subtrees."""
-    errors: list[SyntaxProblem] = []
-    if not root.has_error:
-        return errors
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.is_missing:
-            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), f"missing {node.type!r}"))
-            continue
-        if node.type == "ERROR":
-            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), _describe_error(node)))
-            continue
-        stack.extend(c for c in node.children if c.has_error or c.is_missing)
-    return errors
-
-
-def _place_unclosed_block(source: bytes, path: str, errors: list[SyntaxProblem]) -> None:
-    """Places a missing closing brace where Terraform does.
-
-    Tree-sitter reports a MISSING ``}`` at the end of the file, also as a recovery artifact of an
-    error inside the block. Terraform matches braces as tokens: when the file really ends with a
-    brace open, it reports "Unclosed configuration block" at that brace; otherwise the real error
-    is elsewhere and the missing brace is not reported.
-    """
-    missing = [e for e in errors if e.message == "missing '}'"]
-    if not missing:
-        return
-    opening = unclosed_brace(source)
-    for e in missing:
-        errors.remove(e)
-    if opening is not None:
-        errors.append(SyntaxProblem(Span(path, opening, opening + 1), UNCLOSED))
-    elif not errors:
-        errors.extend(missing)
-
-
-def unclosed_brace(source: bytes) -> int | None:
-    """The offset of the innermost ``{`` still open at the end of the file (strings, templates,
-    heredocs and comments skipped, as HCL's scanner does), or None when every brace is closed."""
-    stack: list[tuple[bytes, int]] = []  # ("{", offset) for blocks/objects, ("${", offset) for templates
-    i, n = 0, len(source)
-    in_string = False
-    while i < n:
-        c = source[i : i + 1]
-        if in_string:
-            if c == b"\\":
-                i += 2
-                continue
-            if c == b'"':
-                in_string = False
-            elif source.startswith((b"${", b"%{"), i):
-                stack.append((b"${", i))
-                in_string = False
-                i += 2
-                continue
-            elif c == b"\n":
-                in_string = False  # HCL rejects a newline in a quoted string; stop the string here
-            i += 1
-            continue
-        if c == b"#" or source.startswith(b"//", i):
-            end = source.find(b"\n", i)
-            i = n if end < 0 else end
-            continue
-        if source.startswith(b"/*", i):
-            end = source.find(b"*/", i + 2)
-            i = n if end < 0 else end + 2
-            continue
-        if source.startswith(b"<<", i):
-            match = re.match(rb"<<-?([A-Za-z_][\w-]*)[ \t]*\n", source[i:])
-            if match:
-                marker = match.group(1)
-                end = re.compile(rb"^[ \t]*" + re.escape(marker) + rb"[ \t]*$", re.M).search(source, i + match.end())
-                i = n if end is None else end.end()
-                continue
-        if c == b'"':
-            in_string = True
-        elif c == b"{":
-            stack.append((b"{", i))
-        elif c == b"}":
-            if stack:
-                kind, _ = stack.pop()
-                if kind == b"${":
-                    in_string = True  # back inside the template string
-        i += 1
-    blocks = [offset for kind, offset in stack if kind == b"{"]
-    return blocks[-1] if blocks else None
-
-
-def _describe_error(node: Node) -> str:
-    text = (node.text or b"").decode("utf-8", "replace").strip().splitlines()
-    snippet = text[0][:40] if text else ""
-    return f"unexpected {snippet!r}" if snippet else "syntax error"
-
-
-_HEX_RE = lazy_compile(rb"^0[xX]")
-# Text that might break a rule: a hex prefix, an empty interpolation, or a template on a line
-# that looks like a block header (a name, then no "=" before a quoted label with "${"/"%{").
-# One pattern over the whole text was a tenth of a check's time: each part is looked for on
-# its own, the header shape only on the lines where a template starts (rules_candidate).
-_EMPTY_AFTER_START = re.compile(rb"\s*\}")
-_HEADER_TEMPLATE = re.compile(rb'[ \t]*[A-Za-z_][\w-]*[ \t]+[^\n=]*"[^"\n]*[$%]\{')
-_LABEL_TEMPLATE_RE = lazy_compile(rb"(?<!\$)(?:\$\$)*[$%]\{")
-# Single-node patterns only: a parent-child pattern such as ``(block (string_lit))`` keeps one
-# query state per enclosing block, which is quadratic in nesting depth (seconds for 10,000 levels).
-_RULES_QUERY = "(numeric_lit) @number (template_interpolation) @interpolation (block) @block"
-
-
-@lru_cache(maxsize=1)
-def _rules_query() -> Query:
-    return Query(hcl_language(), _RULES_QUERY)
-
-
-def rules_candidate(source: bytes) -> bool:
-    """True when the text might break a rule (see _EMPTY_TEMPLATE and the patterns by it)."""
-    if b"0x" in source or b"0X" in source:
-        return True
-    header, empty = _HEADER_TEMPLATE.match, _EMPTY_AFTER_START.match
-    lines_checked: set[int] = set()
-    for marker in (b"${", b"%{"):  # bytes.find, in C: a pattern scanning every byte was the cost
-        at = source.find(marker)
-        while at >= 0:
-            if empty(source, at + 2):
-                return True
-            line = source.rfind(b"\n", 0, at) + 1
-            if line not in lines_checked:  # each line once, with the whole-line pattern
-                if header(source, line):
-                    return True
-                lines_checked.add(line)
-            at = source.find(marker, at + 2)
-    return False
-
-
-def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[SyntaxProblem], candidate=None) -> None:
-    """What tree-sitter-hcl accepts but Terraform rejects (SPEC section 2, parser facts)."""
-    if any(c.type == "object" for c in root.children):
-        errors.append(SyntaxProblem(Span(path, 0, len(source)), "a .tf file cannot be a JSON object; use a .tf.json file"))
-        return
-    if not (candidate or rules_candidate)(source):
-        return  # the common case: nothing in the text could break a rule, so the tree need not be walked
-    captures = QueryCursor(_rules_query()).captures(root)
-    for node in captures.get("number", ()):
-        if _HEX_RE.match(node.text or b""):
-            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "hexadecimal number literals are not valid in Terraform"))
-    for node in captures.get("interpolation", ()):
-        if not any(c.type == "expression" for c in node.children) and not node.has_error:
-            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), 'empty interpolation "${}"'))
-    labels = (c for block in captures.get("block", ()) for c in block.children if c.type == "string_lit")
-    for node in labels:
-        # tree-sitter-hcl reads a label's "${...}" as literal text; Terraform rejects it ("$${" escapes).
-        if any(c.type == "template_interpolation" for c in node.children) or _LABEL_TEMPLATE_RE.search(node.text or b""):
-            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "block labels cannot contain template interpolations"))
-
-
