@@ -29,6 +29,7 @@ from . import records
 from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
 from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
+from .stir.module_changes import calls_differ, changed_calls, declared_addresses, interface, modules_below
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
 from .stir.roots import roots_reaching
 from .stir.references import Finding, ModuleInterfaces, NameTable, block_findings, check_module, name_table
@@ -37,7 +38,7 @@ from .syntax import is_json_path
 from .syntax.expr import Span
 from .syntax.hclfile import CleanSources, HclFile, TopLevel, new_parser, parse_file, take_over_blocks
 from .text import LineIndex
-from .syntax.references import MAX_CACHED_BLOCKS, BlockCache, block_references, is_bound_check
+from .syntax.references import BlockCache, block_references, is_bound_check
 from .trace.result import TraceResult
 from .trace.env import Env, SourceView, block_iterators
 from .trace.memo import MemoStore
@@ -189,7 +190,6 @@ class _Derived:
     interrupted: set[str] = field(default_factory=set)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
     findings: dict[str, list[Finding]] = field(default_factory=dict)
-    tables: dict[str, NameTable] = field(default_factory=dict)  # module dir -> the names its findings resolved against
     failures: dict[str, str] = field(default_factory=dict)  # module dir -> what raised (stage and traceback)
 
     def drop_fields(self, dir: str) -> None:
@@ -203,7 +203,6 @@ class _Derived:
         self.interrupted.clear()
         self.field_deps.clear()
         self.findings.clear()
-        self.tables.clear()
         self.failures.clear()
 
 
@@ -263,11 +262,10 @@ class AnalysisHost:
         # content-addressed caches (safe to share between snapshots)
         self._block_refs: BlockCache = {}
         self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
-        self._block_findings: dict[tuple[bytes, int], list] = {}
-        self._table_ids: dict[tuple, int] = {}
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
         self._trace_memo = MemoStore()
-        self._findings_of_files: dict[str, tuple[HclFile, int, list[Finding]]] = {}  # path -> (parse, table id, findings)
+        # path -> (parse, name table key, findings, block text -> its findings relative to its start)
+        self._findings_of_files: dict[str, tuple[HclFile, tuple, list[Finding], dict[bytes, list]]] = {}
         self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
         self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
 
@@ -453,9 +451,17 @@ class AnalysisHost:
         return snap
 
     def changed_since(self, revision: int) -> Changes | None:
-        """What changed in the snapshots after ``revision``; None when it is too old to tell (assume everything)."""
+        """What changed in the snapshots after ``revision``; None when it is too old to tell (assume everything).
+
+        The host then forgets the changes at or before ``revision``: its reader (the server's
+        scheduler) has seen them, and the log holds no more than what it has not seen yet (each
+        entry names up to every module: a root edit's, 1,000 of them, over hundreds of edits).
+        """
         if revision < self._log_floor:
             return None
+        if self._log and self._log[0][0] <= revision:
+            self._log = [entry for entry in self._log if entry[0] > revision]
+            self._log_floor = revision
         dirs: set[str] = set()
         moved: set[str] = set()
         files: set[str] = set()
@@ -518,7 +524,7 @@ class AnalysisHost:
             # same while it is the same object (its block taken over by the parse).
             changed_here: list[str] = []
             old_get, new_get = old_declared.get, new_declared.get
-            for address in _addresses(old_decls, new_decls, unchanged):
+            for address in declared_addresses(old_decls, new_decls, unchanged):
                 if old_get(address) is not new_get(address):
                     changed_here.append(address)
             changed_decls.update((dir, address) for address in changed_here)
@@ -529,9 +535,9 @@ class AnalysisHost:
                         moved_decls.add((dir, entry[2]))
             # The calls (names and sources) are the same unless a call's text changed, or a call
             # was added or removed: its address is among the changed ones.
-            if _calls_differ(old, module, changed_here):
+            if calls_differ(old, module, changed_here):
                 call_dirs.add(dir)
-            if _interface(old) != _interface(module):
+            if interface(old) != interface(module):
                 interface_changed.add(dir)
         affected = set(dirty)
         moved: set[str] = set()
@@ -540,7 +546,7 @@ class AnalysisHost:
             # there: only the calls of those modules are resolved again, and only the modules
             # below them (whose call paths may differ now) lose their traces and findings.
             old_tree = self._tree
-            calls = {(dir, name) for dir in call_dirs for name in _changed_calls(old_modules[dir], self._modules[dir])}
+            calls = {(dir, name) for dir in call_dirs for name in changed_calls(old_modules[dir], self._modules[dir])}
             old_deployed = set(deployed_dirs(self._units))
             self._units = read_units(self.terragrunt, self._modules, place_of(self.config))
             deployed = deployed_dirs(self._units)
@@ -549,11 +555,10 @@ class AnalysisHost:
             reached = {t.dir for tree in (old_tree, self._tree) for call in calls
                        if (t := tree.targets.get(call)) is not None and t.dir is not None}
             reached |= set(old_tree.roots) ^ set(self._tree.roots)
-            below = reached | _below(reached, old_tree, self._modules, old_modules) | _below(reached, self._tree, self._modules)
+            below = reached | modules_below(reached, old_tree, self._modules, old_modules) | modules_below(reached, self._tree, self._modules)
             for dir in below:
                 derived.drop_fields(dir)
                 derived.findings.pop(dir, None)
-                derived.tables.pop(dir, None)
             affected |= below
         if calls_changed:
             self._trace_memo.clear()
@@ -581,7 +586,6 @@ class AnalysisHost:
                 findings_stale |= {caller for caller, _ in self._tree.callers.get(dir, ())}
             for dir in findings_stale:
                 derived.findings.pop(dir, None)
-                derived.tables.pop(dir, None)
             affected |= findings_stale
         for key in [k for k in derived.failures if k.startswith("build:") or k.split(":", 1)[1] in affected]:
             del derived.failures[key]  # what is redone may fail again, or not
@@ -612,42 +616,34 @@ class AnalysisHost:
     def _file_findings(self, files: Mapping[str, HclFile], path: str, table: NameTable) -> list[Finding]:
         """A file's undefined references, cached per top-level block text and name table.
 
-        An edit inside one block of a large file resolves that block's references only.
+        An edit inside one block of a large file resolves that block's references only. What is
+        kept is the findings of the blocks the file's current parse holds, nothing of a text it
+        no longer has (random edits, each taken back later, made this cache grow without end
+        when it was keyed by every text a block ever had).
         """
         hcl = files[path]
         source = hcl.source
-        table_id = self._table_id(table)
+        key = table.key
         known = self._findings_of_files.get(path)
-        if known is not None and known[0] is hcl and known[1] == table_id:
+        if known is not None and known[0] is hcl and known[1] == key:
             return known[2]  # the same parse against the same names: its findings are the same
+        before = known[3] if known is not None and known[1] == key else {}
+        by_text: dict[bytes, list] = {}
         findings: list[Finding] = []
-        tops = hcl.top_levels()  # nodes found (or parsed again) on demand
-        get = self._block_findings.get
-        for top in tops:
+        for top in hcl.top_levels():  # nodes found (or parsed again) on demand
             base, end = top.start_byte, top.end_byte
-            relative = get((source[base:end], table_id))
+            text = source[base:end]
+            relative = by_text.get(text)
             if relative is None:
-                relative = self._relative_findings(top, table, table_id)
+                relative = before.get(text)
+                if relative is None:
+                    refs = top.refs if top.refs is not None else block_references(top.node(), top.source, {})
+                    relative = block_findings(refs, table, is_bound_check(refs, top.node))
+                by_text[text] = relative
             for start, stop, message in relative:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
-        self._findings_of_files[path] = (hcl, table_id, findings)
+        self._findings_of_files[path] = (hcl, key, findings, by_text)
         return findings
-
-    def _table_id(self, table: NameTable) -> int:
-        if len(self._block_findings) > MAX_CACHED_BLOCKS:
-            self._block_findings.clear()
-            self._table_ids.clear()
-            self._findings_of_files.clear()
-        return self._table_ids.setdefault(table.key, len(self._table_ids))
-
-    def _relative_findings(self, top: TopLevel, table: NameTable, table_id: int) -> list:
-        """One top-level item's undefined references, relative to its start (cached per text and names)."""
-        key = (top.source[top.start_byte : top.end_byte], table_id)
-        relative = self._block_findings.get(key)
-        if relative is None:
-            refs = top.refs if top.refs is not None else block_references(top.node(), top.source, self._block_refs)
-            relative = self._block_findings[key] = block_findings(refs, table, is_bound_check(refs, top.node))
-        return relative
 
 
 def _span_text(files: Mapping[str, HclFile], tfvars: Mapping[str, HclFile], span: Span) -> str:
@@ -753,7 +749,7 @@ class Snapshot:
                     if _fault_injection is not None:
                         _fault_injection("findings", dir)
                     interfaces = self._host._interfaces
-                    table = derived.tables[dir] = name_table(module, self.modules, self.tree, interfaces)
+                    table = name_table(module, self.modules, self.tree, interfaces)
                     cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table),
                                           interfaces)
                 except Exception:  # noqa: BLE001 - isolate the module
@@ -761,26 +757,6 @@ class Snapshot:
                     cached = []
             derived.findings[dir] = cached
         return cached
-
-    def block_findings(self, dir: str, path: str, top: TopLevel) -> list[Finding] | None:
-        """The undefined references of one top-level item of a file of ``dir`` (any text: an edited
-        version of it too), against the names the module's findings resolved against; None
-        before its findings were worked out."""
-        table = self._derived.tables.get(dir)
-        if table is None:
-            return None
-        host = self._host
-        base = top.start_byte
-        return [Finding("undefined-reference", Span(path, base + start, base + stop), message)
-                for start, stop, message in host._relative_findings(top, table, host._table_id(table))]
-
-    def traced(self, dir: str) -> bool:
-        """Whether the module's fields are all traced, with what each trace read recorded."""
-        return dir in self._derived.fields
-
-    def dirs_reading(self, dir: str, address: str) -> set[str]:
-        """The module directories whose traced fields read the declaration ``address`` of ``dir``."""
-        return self._derived.field_deps.get((dir, address), set())
 
     def field_traces(self, dir: str) -> list[FieldTrace]:
         """Every registered field of a module, traced once per call path (cached)."""
@@ -957,57 +933,3 @@ def _format_exc() -> str:
     import traceback
 
     return traceback.format_exc()
-
-
-def _addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], unchanged: set[str]) -> set[str]:
-    """The addresses declared in the files that are not ``unchanged``, before or after."""
-    out: set[str] = set()
-    for files in (old, new):
-        for path, decls in files.items():
-            if path not in unchanged:
-                for info in decls.blocks:
-                    for entry in info.entries:
-                        out.add(entry[2])
-    return out
-
-
-def _below(dirs: set[str], tree: ModuleTree, modules: Mapping[str, Module], before: Mapping[str, Module] | None = None) -> set[str]:
-    """The modules that the calls of ``dirs`` reach in ``tree``, directly or not (``before``: the
-    modules of ``dirs`` as they were when ``tree`` was built)."""
-    seen: set[str] = set()
-    stack = list(dirs)
-    while stack:
-        dir = stack.pop()
-        module = before.get(dir) if before is not None and dir in before else modules.get(dir)
-        if module is None:
-            continue
-        for name in module.calls:
-            target = tree.targets.get((dir, name))
-            if target is not None and target.dir is not None and target.dir not in seen:
-                seen.add(target.dir)
-                stack.append(target.dir)
-    return seen
-
-
-def _changed_calls(old: Module, new: Module) -> set[str]:
-    """The names of the calls added, removed or given another source between two builds of a module."""
-    before, after = old.calls, new.calls
-    return {name for name in before.keys() | after.keys()
-            if name not in before or name not in after or before[name].source != after[name].source}
-
-
-def _calls_differ(old: Module, new: Module, changed: list[str]) -> bool:
-    """Whether the module's calls (names and sources) differ, given the addresses whose
-    declarations changed (every other call is the same declaration, or one that moved)."""
-    for address in changed:
-        if address.startswith("module."):
-            name = address[7:]
-            before, after = old.calls.get(name), new.calls.get(name)
-            if (before is None) != (after is None) or (before is not None and before.source != after.source):
-                return True
-    return False
-
-
-def _interface(module: Module) -> tuple:
-    """What callers check against: output names, and variables with whether they have a default."""
-    return (tuple(sorted(module.outputs)), tuple(sorted((n, v.default is None) for n, v in module.variables.items())))

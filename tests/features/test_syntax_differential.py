@@ -13,7 +13,8 @@ from pathlib import Path
 from broken_files import corpus, mutants, seed_of
 from terraform_cli import run_terraform
 
-from tfphi.syntax.hclfile import UNCLOSED, parse_file
+from tfphi.syntax.error_shapes import UNCLOSED
+from tfphi.syntax.hclfile import parse_file
 
 ROOT = Path(__file__).resolve().parents[2]
 MUTANTS_PER_FILE = 60

@@ -23,11 +23,8 @@ from tfphi.features.locations import human_position
 
 SRC = Path(tfphi.__file__).resolve().parent
 
-# Module-level state other changes of issue 23 are removing (the early answer's, and the
-# loader's hand-over through process globals); this list may only shrink.
-OTHERS_DEBTS = {
-    ("features/edit_diagnostics.py", "_last_items"),
-}
+# Module-level state other changes of issue 23 are removing; this list may only shrink.
+OTHERS_DEBTS: set[tuple[str, str]] = set()
 _MUTABLE_CALLS = {"dict", "list", "set", "WeakKeyDictionary", "WeakValueDictionary", "OrderedDict", "defaultdict"}
 _MUTATORS = {"append", "add", "update", "pop", "clear", "setdefault", "extend", "discard", "remove", "popitem", "insert"}
 

@@ -65,3 +65,40 @@ def test_a_file_that_cannot_be_read_is_reported_in_its_place(tmp_path, monkeypat
     monkeypatch.setattr(loader, "read_bytes", refusing)
     diagnostics = _summary(loader.load_workspace(tmp_path))
     assert [m for code, _, m in diagnostics.get("secret.tf", [])] == ["secret.tf cannot be read: Permission denied"]
+
+
+def test_repeated_bytes_are_handed_in_parsed_and_every_other_file_as_bytes(tmp_path, monkeypatch):
+    """What reaches the host is a change, never a process global (issue 23, point 4): the first
+    file of each content as ``SetSource`` (the host parses it with its own caches), a file that
+    repeats the bytes of an error-free one read before as ``SetParsed`` of a copy under its own
+    path (``loader.SameBytes``), also for the modules read from outside the workspace; a
+    repeated file with a syntax error, a JSON file or a binary file is handed in as bytes."""
+    work = tmp_path / "work"
+    work.mkdir()
+    _workspace(work, 3)
+    (work / "copy.tf.json").write_text('{"variable": {"j": {}}}')  # the bytes of j.tf.json
+    (work / "m2" / "broken.tf").write_text('resource "x" {\n')  # the bytes of broken.tf
+    (work / "m2" / "bin.tf").write_bytes(b"\x00\x01")
+    (work / "main.tf").write_text((work / "main.tf").read_text() + 'module "out" {\n  source = "../outside"\n}\n')
+    (tmp_path / "outside").mkdir()
+    (tmp_path / "outside" / "main.tf").write_bytes((work / "m0" / "main.tf").read_bytes())
+    changes = []
+    apply = loader.AnalysisHost.apply_change
+
+    def recording(host, change):
+        changes.append(change)
+        apply(host, change)
+
+    monkeypatch.setattr(loader.AnalysisHost, "apply_change", recording)
+    loader.load_workspace(work)
+    handed = [(type(c).__name__, c.hcl.path if isinstance(c, loader.SetParsed) else c.path) for c in changes
+              if type(c).__name__ in ("SetSource", "SetParsed")]
+    assert handed == [
+        ("SetSource", "bin.tf"), ("SetSource", "broken.tf"), ("SetSource", "copy.tf.json"), ("SetSource", "j.tf.json"),
+        ("SetSource", "main.tf"), ("SetSource", "terraform.tfvars"), ("SetSource", "variables.tf"),
+        ("SetSource", "m0/main.tf"), ("SetParsed", "m1/main.tf"),
+        ("SetSource", "m2/bin.tf"), ("SetSource", "m2/broken.tf"), ("SetParsed", "m2/main.tf"),
+        ("SetParsed", "../outside/main.tf"),
+    ]
+    copy = next(c.hcl for c in changes if isinstance(c, loader.SetParsed) and c.hcl.path == "m1/main.tf")
+    assert copy.tree is None and {b.span.file for b in copy.body.blocks} == {"m1/main.tf"}

@@ -21,7 +21,7 @@ from .deployment_outcomes import deployment_values
 from .installed import Handoff, deciding_argument, field_address, foreign, foreign_kind, foreign_module, installed_place, relocated
 from .locations import human_position
 from .suppress import unsuppressed
-from ..syntax.hclfile import UNCLOSED
+from ..syntax.error_shapes import UNCLOSED
 from ..stir.workspace import module_dir_of
 from .code_actions import field_values  # code actions build on this module
 from .code_actions import known_values  # code actions build on this module

@@ -358,3 +358,4 @@ class AnalysisScheduler:
             folder.indexed = True
             progress.end("indexing failed")
         self.schedule()
+

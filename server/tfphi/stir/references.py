@@ -7,6 +7,7 @@ Results are plain ``Finding`` records, sorted by position, so two runs report th
 from __future__ import annotations
 
 import weakref
+from functools import cached_property
 from typing import Callable, Iterator, Mapping
 
 from ..addrs import InputVariable, LocalValue, ModuleCall, ModuleCallOutput, Resource
@@ -56,6 +57,12 @@ class NameTable:
     def key(self) -> tuple:
         return (self.variables, self.locals, self.resources, self.data, self.calls, self.outputs)
 
+    @cached_property
+    def outputs_by_call(self) -> dict[str, tuple[str, frozenset[str]]]:
+        """``outputs`` by call: a root of 10,000 calls resolves each ``module.x.y`` in one look-up
+        (a scan of every call per reference was a tenth of a 10,000-module check)."""
+        return {call: (where, outputs) for call, where, outputs in self.outputs}
+
 
 def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces") -> NameTable:
     outputs = []
@@ -102,10 +109,9 @@ def resolve(root: str, names: tuple[str, ...], table: NameTable) -> tuple[int, s
     elif root == "module":
         if first not in table.calls:
             return 1, str(ModuleCall(first)), "no module block declares it"
-        if len(names) > 1:
-            for call, where, outputs in table.outputs:
-                if call == first and names[1] not in outputs:
-                    return 2, str(ModuleCallOutput(first, names[1])), f"the module in {where or '.'} has no output {names[1]!r}"
+        target = table.outputs_by_call.get(first) if len(names) > 1 else None
+        if target is not None and names[1] not in target[1]:
+            return 2, str(ModuleCallOutput(first, names[1])), f"the module in {target[0] or '.'} has no output {names[1]!r}"
     elif root == "data":
         if len(names) > 1 and f"{first}.{names[1]}" not in table.data:
             return 2, str(Resource('data', first, names[1])), "no data block declares it"

@@ -22,16 +22,16 @@ from bisect import bisect_left
 from collections import OrderedDict
 from functools import lru_cache
 
-from tree_sitter import Node, Parser, Point, Query, QueryCursor, Range, Tree
+from tree_sitter import Node, Parser, Point, Range, Tree
 
-from ..lazy_re import lazy_compile
 from ..records import record, field
 from . import is_json_path
-from .error_shapes import UNCLOSED, SyntaxProblem, suspicious, syntax_checker, terraform_placed
+from .error_shapes import SyntaxProblem, suspicious, syntax_checker, terraform_placed
 from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
 from .language import hcl_language
 from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
+from .tree_errors import check_terraform_rules, collect_errors, place_unclosed_block, rules_candidate
 
 BOM = b"\xef\xbb\xbf"
 
@@ -514,7 +514,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     root = tree.root_node
     keep_tree = keep_tree or root.has_error
     converter = ExprConverter(source, path, keep_nodes=keep_tree)
-    errors = _collect_errors(root, path)
+    errors = collect_errors(root, path)
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
     unchecked = body.blocks  # the top-level blocks whose bodies may set an argument twice, unread
@@ -528,7 +528,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     for child in root.children:
         if child.type == "ERROR":
             _read_body(child, body, converter)
-    _place_unclosed_block(source, path, errors)
+    place_unclosed_block(source, path, errors)
     # A document parsed again after an edit asks the text searches of the blocks it took over
     # from the blocks themselves (same answer, cost of the edited block); a file read from disk
     # whose very bytes were found free of errors before skips them (``clean``).
@@ -545,7 +545,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
             placed = _redefined_errors(path, source, root, twice)
     if placed is errors and not known_clean:  # (Terraform's own errors, when placed, already cover the rules)
         candidate = rules_candidate if taken is None else lambda text: _search_blocks(1, rules_candidate, text, taken[1])
-        _check_terraform_rules(root, source, path, errors, candidate)
+        check_terraform_rules(root, source, path, errors, candidate)
     errors = placed
     if native and previous is None and not errors and not known_clean and clean is not None:
         clean.add(source)
@@ -859,160 +859,3 @@ def _search_blocks(which: int, search, source: bytes, items: list) -> bool:
         cursor = end
     gaps.append(source[cursor:])
     return bool(search(b"".join(gaps))) and search(source)
-
-
-def _collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
-    """Every ERROR and MISSING region, found without visiting error-free subtrees."""
-    errors: list[SyntaxProblem] = []
-    if not root.has_error:
-        return errors
-    stack = [root]
-    while stack:
-        node = stack.pop()
-        if node.is_missing:
-            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), f"missing {node.type!r}"))
-            continue
-        if node.type == "ERROR":
-            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), _describe_error(node)))
-            continue
-        stack.extend(c for c in node.children if c.has_error or c.is_missing)
-    return errors
-
-
-def _place_unclosed_block(source: bytes, path: str, errors: list[SyntaxProblem]) -> None:
-    """Places a missing closing brace where Terraform does.
-
-    Tree-sitter reports a MISSING ``}`` at the end of the file, also as a recovery artifact of an
-    error inside the block. Terraform matches braces as tokens: when the file really ends with a
-    brace open, it reports "Unclosed configuration block" at that brace; otherwise the real error
-    is elsewhere and the missing brace is not reported.
-    """
-    missing = [e for e in errors if e.message == "missing '}'"]
-    if not missing:
-        return
-    opening = unclosed_brace(source)
-    for e in missing:
-        errors.remove(e)
-    if opening is not None:
-        errors.append(SyntaxProblem(Span(path, opening, opening + 1), UNCLOSED))
-    elif not errors:
-        errors.extend(missing)
-
-
-def unclosed_brace(source: bytes) -> int | None:
-    """The offset of the innermost ``{`` still open at the end of the file (strings, templates,
-    heredocs and comments skipped, as HCL's scanner does), or None when every brace is closed."""
-    stack: list[tuple[bytes, int]] = []  # ("{", offset) for blocks/objects, ("${", offset) for templates
-    i, n = 0, len(source)
-    in_string = False
-    while i < n:
-        c = source[i : i + 1]
-        if in_string:
-            if c == b"\\":
-                i += 2
-                continue
-            if c == b'"':
-                in_string = False
-            elif source.startswith((b"${", b"%{"), i):
-                stack.append((b"${", i))
-                in_string = False
-                i += 2
-                continue
-            elif c == b"\n":
-                in_string = False  # HCL rejects a newline in a quoted string; stop the string here
-            i += 1
-            continue
-        if c == b"#" or source.startswith(b"//", i):
-            end = source.find(b"\n", i)
-            i = n if end < 0 else end
-            continue
-        if source.startswith(b"/*", i):
-            end = source.find(b"*/", i + 2)
-            i = n if end < 0 else end + 2
-            continue
-        if source.startswith(b"<<", i):
-            match = re.match(rb"<<-?([A-Za-z_][\w-]*)[ \t]*\n", source[i:])
-            if match:
-                marker = match.group(1)
-                end = re.compile(rb"^[ \t]*" + re.escape(marker) + rb"[ \t]*$", re.M).search(source, i + match.end())
-                i = n if end is None else end.end()
-                continue
-        if c == b'"':
-            in_string = True
-        elif c == b"{":
-            stack.append((b"{", i))
-        elif c == b"}":
-            if stack:
-                kind, _ = stack.pop()
-                if kind == b"${":
-                    in_string = True  # back inside the template string
-        i += 1
-    blocks = [offset for kind, offset in stack if kind == b"{"]
-    return blocks[-1] if blocks else None
-
-
-def _describe_error(node: Node) -> str:
-    text = (node.text or b"").decode("utf-8", "replace").strip().splitlines()
-    snippet = text[0][:40] if text else ""
-    return f"unexpected {snippet!r}" if snippet else "syntax error"
-
-
-_HEX_RE = lazy_compile(rb"^0[xX]")
-# Text that might break a rule: a hex prefix, an empty interpolation, or a template on a line
-# that looks like a block header (a name, then no "=" before a quoted label with "${"/"%{").
-# One pattern over the whole text was a tenth of a check's time: each part is looked for on
-# its own, the header shape only on the lines where a template starts (rules_candidate).
-_EMPTY_AFTER_START = re.compile(rb"\s*\}")
-_HEADER_TEMPLATE = re.compile(rb'[ \t]*[A-Za-z_][\w-]*[ \t]+[^\n=]*"[^"\n]*[$%]\{')
-_LABEL_TEMPLATE_RE = lazy_compile(rb"(?<!\$)(?:\$\$)*[$%]\{")
-# Single-node patterns only: a parent-child pattern such as ``(block (string_lit))`` keeps one
-# query state per enclosing block, which is quadratic in nesting depth (seconds for 10,000 levels).
-_RULES_QUERY = "(numeric_lit) @number (template_interpolation) @interpolation (block) @block"
-
-
-@lru_cache(maxsize=1)
-def _rules_query() -> Query:
-    return Query(hcl_language(), _RULES_QUERY)
-
-
-def rules_candidate(source: bytes) -> bool:
-    """True when the text might break a rule (see _EMPTY_TEMPLATE and the patterns by it)."""
-    if b"0x" in source or b"0X" in source:
-        return True
-    header, empty = _HEADER_TEMPLATE.match, _EMPTY_AFTER_START.match
-    lines_checked: set[int] = set()
-    for marker in (b"${", b"%{"):  # bytes.find, in C: a pattern scanning every byte was the cost
-        at = source.find(marker)
-        while at >= 0:
-            if empty(source, at + 2):
-                return True
-            line = source.rfind(b"\n", 0, at) + 1
-            if line not in lines_checked:  # each line once, with the whole-line pattern
-                if header(source, line):
-                    return True
-                lines_checked.add(line)
-            at = source.find(marker, at + 2)
-    return False
-
-
-def _check_terraform_rules(root: Node, source: bytes, path: str, errors: list[SyntaxProblem], candidate=None) -> None:
-    """What tree-sitter-hcl accepts but Terraform rejects (SPEC section 2, parser facts)."""
-    if any(c.type == "object" for c in root.children):
-        errors.append(SyntaxProblem(Span(path, 0, len(source)), "a .tf file cannot be a JSON object; use a .tf.json file"))
-        return
-    if not (candidate or rules_candidate)(source):
-        return  # the common case: nothing in the text could break a rule, so the tree need not be walked
-    captures = QueryCursor(_rules_query()).captures(root)
-    for node in captures.get("number", ()):
-        if _HEX_RE.match(node.text or b""):
-            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "hexadecimal number literals are not valid in Terraform"))
-    for node in captures.get("interpolation", ()):
-        if not any(c.type == "expression" for c in node.children) and not node.has_error:
-            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), 'empty interpolation "${}"'))
-    labels = (c for block in captures.get("block", ()) for c in block.children if c.type == "string_lit")
-    for node in labels:
-        # tree-sitter-hcl reads a label's "${...}" as literal text; Terraform rejects it ("$${" escapes).
-        if any(c.type == "template_interpolation" for c in node.children) or _LABEL_TEMPLATE_RE.search(node.text or b""):
-            errors.append(SyntaxProblem(Span(path, node.start_byte, node.end_byte), "block labels cannot contain template interpolations"))
-
-

@@ -1,0 +1,64 @@
+"""What a new build of a module changed, as the host's incremental pass asks it: the addresses
+its edited files declare, whether its calls or its interface differ, and the modules its calls
+reach in a module tree. Pure functions over ``model``'s modules and ``workspace``'s tree."""
+
+from __future__ import annotations
+
+from typing import Mapping
+
+from .model import FileDecls, Module
+from .workspace import ModuleTree
+
+
+def declared_addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], unchanged: set[str]) -> set[str]:
+    """The addresses declared in the files that are not ``unchanged``, before or after."""
+    out: set[str] = set()
+    for files in (old, new):
+        for path, decls in files.items():
+            if path not in unchanged:
+                for info in decls.blocks:
+                    for entry in info.entries:
+                        out.add(entry[2])
+    return out
+
+
+def modules_below(dirs: set[str], tree: ModuleTree, modules: Mapping[str, Module], before: Mapping[str, Module] | None = None) -> set[str]:
+    """The modules that the calls of ``dirs`` reach in ``tree``, directly or not (``before``: the
+    modules of ``dirs`` as they were when ``tree`` was built)."""
+    seen: set[str] = set()
+    stack = list(dirs)
+    while stack:
+        dir = stack.pop()
+        module = before.get(dir) if before is not None and dir in before else modules.get(dir)
+        if module is None:
+            continue
+        for name in module.calls:
+            target = tree.targets.get((dir, name))
+            if target is not None and target.dir is not None and target.dir not in seen:
+                seen.add(target.dir)
+                stack.append(target.dir)
+    return seen
+
+
+def changed_calls(old: Module, new: Module) -> set[str]:
+    """The names of the calls added, removed or given another source between two builds of a module."""
+    before, after = old.calls, new.calls
+    return {name for name in before.keys() | after.keys()
+            if name not in before or name not in after or before[name].source != after[name].source}
+
+
+def calls_differ(old: Module, new: Module, changed: list[str]) -> bool:
+    """Whether the module's calls (names and sources) differ, given the addresses whose
+    declarations changed (every other call is the same declaration, or one that moved)."""
+    for address in changed:
+        if address.startswith("module."):
+            name = address[7:]
+            before, after = old.calls.get(name), new.calls.get(name)
+            if (before is None) != (after is None) or (before is not None and before.source != after.source):
+                return True
+    return False
+
+
+def interface(module: Module) -> tuple:
+    """What callers check against: output names, and variables with whether they have a default."""
+    return (tuple(sorted(module.outputs)), tuple(sorted((n, v.default is None) for n, v in module.variables.items())))
