@@ -23,7 +23,6 @@ changed). A module whose analysis raises is logged once and skipped; the others 
 from __future__ import annotations
 
 import asyncio
-import gc
 import heapq
 import itertools
 import logging
@@ -352,7 +351,6 @@ class AnalysisScheduler:
             self.schedule()
             while self._task is not None and not self._task.done() and not self.stopped:
                 await asyncio.sleep(0.01)
-            _freeze_what_the_first_analysis_built()
             progress.end(f"indexed {total} files")
         except Exception:  # noqa: BLE001
             logger.exception("indexing %s failed", folder.root)
@@ -361,16 +359,3 @@ class AnalysisScheduler:
             progress.end("indexing failed")
         self.schedule()
 
-
-def _freeze_what_the_first_analysis_built() -> None:
-    """Moves what indexing and the first analysis built out of the cyclic collector's sight, once.
-
-    Kept after measuring the design without it (bench/README.md, issue 23): the workspace's
-    objects (600,000 at 1,000 modules) made every full collection walk them all, 0.3-2 s in the
-    middle of some keystroke (one in 200 root edits; p99 is within 60 ms only without it). Only
-    that first graph is frozen, once: what edits build later is collected as usual, so a frozen
-    object replaced by an edit is freed by reference counting, and memory never grows with
-    the edits (a freeze during every pass kept each cycle of the edits' garbage for good).
-    """
-    gc.collect()
-    gc.freeze()
