@@ -26,6 +26,7 @@ from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
 from tree_sitter import Parser
 
 from . import records
+from .addrs import AddressError, FieldAddress, parse_field_address
 from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
 from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
@@ -868,39 +869,35 @@ class Snapshot:
         self._registered = by_type
         return by_type
 
-    def trace_address(self, address: str, universe: Sequence | None = None) -> TraceResult | None:
-        """Traces a configuration address (SPEC section 1) from the first root where it exists."""
+    def trace_address(self, address: FieldAddress | str, universe: Sequence | None = None) -> TraceResult | None:
+        """Traces a configuration address (SPEC section 1) from the first root where it exists; text
+        (a caller's argument) is parsed once here, and None when it is not a field address."""
         self.check_cancelled()
-        parts = address.split(".")
-        calls: list[str] = []
-        while len(parts) >= 2 and parts[0] == "module":
-            calls.append(parts[1])
-            parts = parts[2:]
-        mode = "managed"
-        if parts and parts[0] == "data":
-            mode, parts = "data", parts[1:]
-        if len(parts) < 3:
-            return None
-        resource_key, field_path = f"{parts[0]}.{parts[1]}", tuple(parts[2:])
+        if isinstance(address, str):
+            try:
+                address = parse_field_address(address)
+            except AddressError:
+                return None
+        label = str(address)
         for root in self.tree.roots:
             path: CallPath = (("", root),)
-            for call in calls:
-                target = self.tree.targets.get((path[-1][1], call))
+            for step in address.module.steps:
+                target = self.tree.targets.get((path[-1][1], step.name))
                 if target is None or target.dir is None:
                     break
-                path = path + ((call, target.dir),)
+                path = path + ((step.name, target.dir),)
             else:
                 module = self.modules.get(path[-1][1])
-                table = module.data if mode == "data" else module.resources if module else {}
-                resource = table.get(resource_key) if module else None
+                table = module.data if address.mode == "data" else module.resources if module else {}
+                resource = table.get(address.resource_key) if module else None
                 if resource is None:
                     continue
-                spec = self.config.field_spec(parts[0], ".".join(field_path))
+                spec = self.config.field_spec(address.type, ".".join(address.field))
                 chosen = tuple(universe) if universe else (spec.universe if spec else ())
-                result, _ = self.tracer.trace_field(path, resource, field_path, chosen, label=address)
+                result, _ = self.tracer.trace_field(path, resource, address.field, chosen, label=label)
                 if result.expr_span is None:
                     return None
-                return records.replace(result, address=address)
+                return records.replace(result, address=label)
         return None
 
     def trace_expression(self, attribute, dir: str, body_chain: Iterable = ()) -> list[TraceResult]:

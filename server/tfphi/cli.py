@@ -8,7 +8,7 @@ import os
 import sys
 from typing import TYPE_CHECKING, Sequence
 
-from .addrs import InputVariable
+from .addrs import FieldAddress, InputVariable
 from . import __version__
 from .analysis import Analysis
 from .check_scope import ShardError, check_diagnostics, parse_shard, selected_roots
@@ -249,7 +249,7 @@ def run_trace(args) -> int:
     else:
         if match.root:
             print(f"root: {root_label(args.dir, match.root)}")
-        print(render_trace_text(analysis, result))
+        print(render_trace_text(analysis, result, match.address))
         print("\n".join(_deployments_text(deployments_json(analysis, match))), end="")
     return EXIT_OK
 
@@ -265,7 +265,7 @@ def _deployments_text(deployments: list[dict]) -> list[str]:
         f"  {file.ljust(width)}  {value}" for file, value in rows] + [""]
 
 
-def render_trace_text(analysis: Analysis, result: TraceResult) -> str:
+def render_trace_text(analysis: Analysis, result: TraceResult, address: FieldAddress) -> str:
     """The trace for people: a value/gate table, each branch's path, or the reason and the fixes."""
     lines: list[str] = []
     count = len(result.branches)
@@ -277,7 +277,7 @@ def render_trace_text(analysis: Analysis, result: TraceResult) -> str:
             lines.append(f"  blocked by: {InputVariable(blocked.variable[1])} (declared at {location(analysis, blocked.span)})")
         elif blocked is not None and blocked.span is not None:
             lines.append(f"  blocked by: {analysis.text(blocked.span)} ({location(analysis, blocked.span)})")
-        fixes = _fixes_for(analysis, result)
+        fixes = _fixes_for(analysis, result, address)
         if fixes:
             lines.append("  fix (any one works):")
             lines.extend(f"    {i}. {fix}" for i, fix in enumerate(fixes, 1))
@@ -314,16 +314,11 @@ def _branch_table(result: TraceResult) -> list[str]:
     return [("  " + "  ".join(c.ljust(w) for c, w in zip(row, widths)) + "  " + row[-1]).rstrip() for row in table]
 
 
-def _fixes_for(analysis: Analysis, result: TraceResult) -> list[str]:
+def _fixes_for(analysis: Analysis, result: TraceResult, address: FieldAddress) -> list[str]:
     if result.unbounded is None:
         return []
-    parts = result.address.split(".")
-    while parts and parts[0] == "module":
-        parts = parts[2:]
-    if parts and parts[0] == "data":
-        parts = parts[1:]
-    resource_type, field = parts[0], ".".join(parts[2:])
-    return fix_texts(resource_type, field, result.unbounded, suggested_values(analysis, resource_type, field, result.unbounded))
+    field = ".".join(address.field)  # (the field's name as the settings key it)
+    return fix_texts(address.type, field, result.unbounded, suggested_values(analysis, address.type, field, result.unbounded))
 
 
 # ---- specialize -----------------------------------------------------------------------------

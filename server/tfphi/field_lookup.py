@@ -76,7 +76,7 @@ def find_matches(analysis: Analysis, address: FieldAddress, roots: Sequence[str]
             if module is None:
                 continue
             table = module.data if address.mode == "data" else module.resources
-            resource = table.get(f"{address.type}.{address.name}")
+            resource = table.get(address.resource_key)
             if resource is not None and find_field(resource, address.field) is not None:
                 matches.append(FieldMatch(root, path, resource, address))
     return matches

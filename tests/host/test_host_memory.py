@@ -21,16 +21,18 @@ from host_support import MANY_CALLS, everything
 
 from tfphi.analysis import AnalysisHost, SetParsed, SetSource, Snapshot
 from tfphi.lsp.documents import Document, TextChange
-from tfphi.syntax.hclfile import HclFile, new_parser
+from tfphi.syntax.hclfile import HclFile, HclParser, new_parser
 
-_NOT_FOLLOWED = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.CodeType)
+# Not followed: code, and the parser, which keeps the spelling of the last ``HclParser.KEEP``
+# texts it parsed (a file's ranges are parsed one after another): a constant, whatever the edits.
+_NOT_FOLLOWED = (type, types.ModuleType, types.FunctionType, types.BuiltinFunctionType, types.CodeType, HclParser)
 
 
-def _reached(*roots) -> tuple[list[Snapshot], list[HclFile], set[int]]:
-    """The snapshots, the parses and the trees (by their root's id) that ``roots`` reach."""
+def _reached(*roots) -> tuple[list[Snapshot], list[HclFile], set[int], list[bytes]]:
+    """The snapshots, the parses, the trees (by their root's id) and the byte strings that ``roots`` reach."""
     seen: set[int] = set()
     stack = list(roots)
-    snapshots, parses, trees = [], [], set()
+    snapshots, parses, trees, texts = [], [], set(), []
     while stack:
         obj = stack.pop()
         if id(obj) in seen or isinstance(obj, _NOT_FOLLOWED):
@@ -48,8 +50,10 @@ def _reached(*roots) -> tuple[list[Snapshot], list[HclFile], set[int]]:
             snapshots.append(obj)
         elif isinstance(obj, HclFile):
             parses.append(obj)
+        elif isinstance(obj, bytes):
+            texts.append(obj)
         stack.extend(gc.get_referents(obj))
-    return snapshots, parses, trees
+    return snapshots, parses, trees, texts
 
 
 def _position(text: str, at: int) -> tuple[int, int]:
@@ -92,8 +96,14 @@ def test_after_edits_taken_back_nothing_of_a_past_version_is_kept():
     host.changed_since(latest.revision)  # (the scheduler reads the changes of every snapshot it takes)
     gc.collect()
 
-    snapshots, parses, trees = _reached(host, documents)
+    snapshots, parses, trees, reached_texts = _reached(host, documents)
     assert snapshots == [latest]
     current = {id(hcl) for hcl in host.files.values()} | {id(doc.hcl) for doc in documents.values()}
     assert {id(hcl) for hcl in parses} == current, "a past parse is kept"
     assert trees == {doc.hcl.tree.root_node.id for doc in documents.values()}, "a past parse's tree is kept"
+    # Every text kept (a file's, a block's, a cache key) is part of a file as it is now: the edits'
+    # texts, each with a character typed in, are gone (a cache keyed by every text a block ever
+    # had kept them all).
+    sources = [text.encode() for text in texts.values()]
+    past = [text for text in reached_texts if len(text) >= 16 and not any(text in source for source in sources)]
+    assert past == [], "a past version's text is kept"

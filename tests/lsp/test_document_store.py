@@ -167,7 +167,7 @@ def test_a_change_reparses_against_the_edited_tree(monkeypatch):
 
     def spy(path, source, parser=None, old_tree=None, previous=None, may_respell_source=None, **rest):
         seen.append((old_tree, may_respell_source))
-        assert previous is first  # the unchanged blocks of the last parse are taken over (hclfile.take_over_blocks)
+        assert previous is first  # the unchanged blocks of the last parse are taken over
         return real(path, source, parser, old_tree, previous=previous, may_respell_source=may_respell_source, **rest)
 
     monkeypatch.setattr(documents, "parse_file", spy)

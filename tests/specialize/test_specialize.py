@@ -273,7 +273,7 @@ resource "aws_db_instance" "app" {
 def test_code_lenses():
     analysis = load_workspace(EXAMPLE)
     lenses = code_lenses(analysis, "modules/postgres/main.tf")
-    by_address = {lens.address: lens for lens in lenses}
+    by_address = {str(lens.address): lens for lens in lenses}  # (a typed FieldAddress, printed)
     lens = by_address["module.database.aws_db_instance.app.engine_version"]
     assert lens.title == "2 specializations: app_v15_4 (terraform.tfvars), app_v14_9 (module.database)"
     assert analysis.text(lens.span).startswith("engine_version")

@@ -26,6 +26,11 @@ class FieldAddress:
     field: tuple[str, ...]
 
     @property
+    def resource_key(self) -> str:
+        """The resource as its module's table of its mode knows it: ``aws_db_instance.app``, data or not."""
+        return Resource(self.mode, self.type, self.name).key
+
+    @property
     def resource(self) -> str:
         """The resource's address within its module, as declared: ``aws_db_instance.app``."""
         return str(Resource(self.mode, self.type, self.name))

@@ -69,8 +69,13 @@ class Resource:
     type: str
     name: str
 
+    @property
+    def key(self) -> str:
+        """``type.name`` whatever the mode: how a module's table of resources (or of data sources) knows it."""
+        return f"{self.type}.{self.name}"
+
     def __str__(self) -> str:
-        return f"data.{self.type}.{self.name}" if self.mode == "data" else f"{self.type}.{self.name}"
+        return "data." + self.key if self.mode == "data" else self.key
 
 
 @record(frozen=True, slots=True)

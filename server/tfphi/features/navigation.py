@@ -168,6 +168,17 @@ def declaration_span(analysis: Analysis, decl: Decl) -> Span | None:
 # ---- references ---------------------------------------------------------------------------------
 
 
+def _declared_name(analysis: Analysis, decl: tuple) -> str:
+    """The name a reference to the declaration ends with (a resource's own name, not its type)."""
+    kind, dir, key = decl[:3]
+    if kind in ("resource", "data"):
+        module = analysis.modules.get(dir)
+        resource = (module.data if kind == "data" else module.resources).get(key) if module is not None else None
+        if resource is not None:
+            return resource.name
+    return key
+
+
 def references(analysis: Analysis, path: str, offset: int, include_declaration: bool) -> list[Span]:
     """Every use of the declaration at or referenced at ``offset``, across the workspace."""
     decl = _declaration_at(analysis, path, offset)
@@ -183,7 +194,7 @@ def references(analysis: Analysis, path: str, offset: int, include_declaration: 
             hcl = analysis.files.get(file)
             if hcl is None:
                 continue
-            needle = decl[2].rsplit(".", 1)[-1].encode("utf-8")
+            needle = _declared_name(analysis, decl).encode("utf-8")
             for attr in _file_attributes(hcl.body):
                 if needle not in hcl.source[attr.span.start : attr.span.end]:
                     continue  # cheap text filter: most attributes never need converting

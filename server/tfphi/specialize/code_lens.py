@@ -4,7 +4,7 @@ whose values activate it."""
 
 from __future__ import annotations
 
-from ..addrs import ModuleCall
+from ..addrs import NO_KEY, FieldAddress, ModuleInstance
 from ..records import record
 
 from ..analysis import Analysis
@@ -21,7 +21,7 @@ from .specializer import group_branches, names_for
 class CodeLens:
     span: Span  # the field's attribute (name through value)
     title: str
-    address: str  # full configuration address from a root, for tfphi.previewSpecialization
+    address: FieldAddress  # full configuration address from a root, for tfphi.previewSpecialization
 
 
 def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
@@ -29,13 +29,14 @@ def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
     if dir not in analysis.modules:
         return []
     lenses: list[CodeLens] = []
-    seen: set[str] = set()
+    seen: set[FieldAddress] = set()
     for trace in analysis.field_traces(dir):
         result = trace.result
         if result.kind != BOUNDED or result.expr_span is None or result.expr_span.file != path:
             continue
-        frames = "".join(f"{ModuleCall(call)}." for call, _ in result.call_path[1:])
-        address = f"{frames}{trace.resource.address}.{trace.field_name}"
+        module = ModuleInstance.of_calls(call for call, _ in result.call_path[1:])
+        resource = trace.resource
+        address = FieldAddress(module, resource.mode, resource.type, resource.name, NO_KEY, tuple(trace.field_path))
         if address in seen:
             continue
         seen.add(address)
@@ -46,8 +47,8 @@ def code_lenses(analysis: Analysis, path: str) -> list[CodeLens]:
         served = served_by(list(zip(names, values)), deployment_values(analysis, result, trace.resource, trace.field_name))
         listed = [f"{name} ({', '.join(served[name])})" if served.get(name) else name for name in names]
         title = f"{len(names)} specialization{'s' if len(names) != 1 else ''}: {', '.join(listed)}"
-        if len(result.call_path) > 1:
-            title += f" ({frames.rstrip('.')})"
+        if not module.is_root:
+            title += f" ({module})"
         lenses.append(CodeLens(span, title, address))
-    lenses.sort(key=lambda lens: (lens.span.start, lens.address))
+    lenses.sort(key=lambda lens: (lens.span.start, str(lens.address)))
     return lenses

@@ -146,7 +146,7 @@ def _instance_prefixes(specialized: Analysis, tracer: AssignedTracer, plan: Plan
         result, _ = tracer.trace_attribute(f"{ModuleCall(call_name)}.{attr.name}", attr, Env(plan.call_path[:i]))
         if result.kind != RESOLVED:
             missing = unassigned(tracer, result)
-            what = f"var.{', var.'.join(sorted(set(missing)))}, which {tracer.deployment.file} does not set" if missing else result.reason
+            what = f"{', '.join(str(InputVariable(name)) for name in sorted(set(missing)))}, which {tracer.deployment.file} does not set" if missing else result.reason
             return f"the instances of {ModuleCall(call_name)} depend on {what}"
         value = result.branches[0].value
         if call.count is not None:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+from ..addrs import AddressError, FieldAddress, parse_field_address
 from ..records import record, field
 
 from ..analysis import Analysis, FieldTrace
@@ -35,32 +36,36 @@ class Preview:
     copies: dict[str, str] = field(default_factory=dict)  # workspace dir -> OUTDIR dir: the root configuration
 
 
-def resolve_address(analysis: Analysis, address: str) -> tuple[TraceResult, Resource, str] | None:
-    """The trace, resource and field name an address names, or None."""
+def resolve_address(analysis: Analysis, address: FieldAddress | str) -> tuple[TraceResult, Resource, str] | None:
+    """The trace, resource and field name an address names, or None (text is parsed once here)."""
+    if isinstance(address, str):
+        try:
+            address = parse_field_address(address)
+        except AddressError:
+            return None
     result = analysis.trace_address(address)
     if result is None:
         return None
-    parts = address.split(".")
-    while len(parts) >= 2 and parts[0] == "module":
-        parts = parts[2:]
-    mode = "managed"
-    if parts and parts[0] == "data":
-        mode, parts = "data", parts[1:]
     module = analysis.modules.get(result.call_path[-1][1]) if result.call_path else None
-    if module is None or len(parts) < 3:
+    if module is None:
         return None
-    table = module.data if mode == "data" else module.resources
-    resource = table.get(f"{parts[0]}.{parts[1]}")
+    table = module.data if address.mode == "data" else module.resources
+    resource = table.get(address.resource_key)
     if resource is None:
         return None
-    return result, resource, ".".join(parts[2:])
+    return result, resource, ".".join(address.field)
 
 
-def specialize_address(analysis: Analysis, address: str, anchor: tuple[str, ...] = ()) -> Preview | None:
+def specialize_address(analysis: Analysis, address: FieldAddress | str, anchor: tuple[str, ...] = ()) -> Preview | None:
     """The specialization of the field ``address`` names, or None when it names none.
 
     ``anchor``: the workspace directory's absolute path as names (``Path.resolve().parts``), so
     that a root calling modules above the workspace gets its files named inside OUTDIR."""
+    if isinstance(address, str):  # a caller's text, read once here
+        try:
+            address = parse_field_address(address)
+        except AddressError:
+            return None
     found = resolve_address(analysis, address)
     return None if found is None else specialize_field(analysis, *found, anchor)
 

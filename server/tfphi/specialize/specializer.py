@@ -512,7 +512,7 @@ class _Builder:
 
     def host_references(self) -> Iterable[tuple[ScopeTraversalExpr, Attribute]]:
         """References to the resource from the rest of the host module (not from the resource itself)."""
-        root, name = self.res.address.split(".")[-2:] if self.res.mode == "managed" else ("data", None)
+        root, name = (self.res.type, self.res.name) if self.res.mode == "managed" else ("data", None)
         for path in self.host.files:
             hcl = self.a.files[path]
             for attr in self._file_attributes(hcl.body):

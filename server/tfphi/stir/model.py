@@ -321,7 +321,8 @@ def _add_block(block: Block, entries: list) -> None:
             entries.append((1, name, str(LocalValue(name)), Local(name, attr)))
     elif kind in ("resource", "data") and len(labels) == 2:
         res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block, block.span, block.label_spans)
-        entries.append((2 if kind == "resource" else 3, f"{labels[0]}.{labels[1]}", res.address, res))
+        address = ResourceAddr(res.mode, labels[0], labels[1])
+        entries.append((2 if kind == "resource" else 3, address.key, str(address), res))
     elif kind == "module" and len(labels) == 1:
         call = ModuleCall(labels[0], block.literal_attribute("source"), block, block.span, block.label_spans[0])
         entries.append((4, labels[0], str(ModuleCallAddr(labels[0])), call))

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Mapping
 
+from ..addrs import AddressError, ModuleCall as ModuleCallAddr, parse_referenceable
 from .model import FileDecls, Module
 from .workspace import ModuleTree
 
@@ -51,9 +52,12 @@ def calls_differ(old: Module, new: Module, changed: list[str]) -> bool:
     """Whether the module's calls (names and sources) differ, given the addresses whose
     declarations changed (every other call is the same declaration, or one that moved)."""
     for address in changed:
-        if address.startswith("module."):
-            name = address[7:]
-            before, after = old.calls.get(name), new.calls.get(name)
+        try:
+            declared = parse_referenceable(address)
+        except AddressError:
+            continue
+        if isinstance(declared, ModuleCallAddr):
+            before, after = old.calls.get(declared.name), new.calls.get(declared.name)
             if (before is None) != (after is None) or (before is not None and before.source != after.source):
                 return True
     return False

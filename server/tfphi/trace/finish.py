@@ -47,13 +47,13 @@ def finish(address: str, result: Result, limits: Limits, span: Span | None, path
     return TraceResult(address, kind, coalesced, selector_of(coalesced) if kind == BOUNDED else None, None, span, path)
 
 
-def with_existence(result: TraceResult, exists: "C.Cond | None", limits: Limits, absent_because: str = "") -> TraceResult:
-    """Adds when the resource exists; branches that contradict it are never taken.
+def with_existence(result: TraceResult, exists: "C.Cond | None", limits: Limits, owner: str, absent_because: str = "") -> TraceResult:
+    """Adds when the resource (``owner``, its address) exists; branches that contradict it are never taken.
 
     A resource that never exists has no value: Unbounded, saying why it is not created.
     """
     if exists is None:
-        never = Unbounded(f"{result.address.rsplit('.', 1)[0]} is never created: {absent_because}", "absent", result.expr_span)
+        never = Unbounded(f"{owner} is never created: {absent_because}", "absent", result.expr_span)
         return records.replace(result, kind=UNBOUNDED, branches=(), selector=None, unbounded=never, exists=None)
     if result.kind != BOUNDED or isinstance(exists, C.TrueCond):
         return records.replace(result, exists=exists)

@@ -34,7 +34,7 @@ from ..syntax.expr import (
     TupleExpr,
     UnaryOpExpr,
 )
-from ..addrs import InputVariable, LocalValue, ModuleCall, ModuleInstance, Resource as ResourceAddr
+from ..addrs import NO_KEY, ROOT_MODULE, FieldAddress, InputVariable, LocalValue, ModuleCall, ModuleInstance, Resource as ResourceAddr
 from ..config import Limits
 from ..syntax.hclfile import Attribute
 from ..stir.model import Module, Resource, Variable
@@ -116,7 +116,7 @@ class Tracer(ModuleReferences):
         """
         if assignment is not None:
             return self.under(assignment).trace_field(path, resource, field_path, universe, label)
-        address = f"{resource.address}.{'.'.join(field_path)}"
+        address = str(FieldAddress(ROOT_MODULE, resource.mode, resource.type, resource.name, NO_KEY, tuple(field_path)))
         found = find_field(resource, field_path)
         if found is None:
             missing = Unbounded(f"{address} is not set", "undefined")
@@ -126,7 +126,7 @@ class Tracer(ModuleReferences):
         env = env.with_iterators(iterators_of(env))
         result, touched = self.trace_attribute(address, attribute, env, universe, label or address, owner=resource.address)
         exists, exists_touched, absent_because = self.existence(path, resource)
-        result = records.replace(with_existence(result, exists, self.limits, absent_because), resource=resource.address)
+        result = records.replace(with_existence(result, exists, self.limits, resource.address, absent_because), resource=resource.address)
         return result, touched | exists_touched
 
     def under(self, assignment: Mapping[str, Value]) -> "Tracer":

@@ -28,7 +28,7 @@ def register(server: "TfphiServer") -> None:
             types.CodeLens(
                 range=convert.span_range(ctx.index, lens.span, ctx.encoding),
                 command=types.Command(title=lens.title, command=PREVIEW_SPECIALIZATION,
-                                      arguments=[{"uri": uri, "address": lens.address}]),
+                                      arguments=[{"uri": uri, "address": str(lens.address)}]),
             )
             for lens in code_lenses(ctx.analysis, ctx.path)
         ]

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from lsprotocol import types
 
+from ...addrs import AddressError, FieldAddress, parse_field_address
 from ..guard import BadRequest, guarded
 from ...features.trace_view import trace_document
 from ...specialize.code_lens import code_lenses
@@ -37,7 +38,7 @@ def _offset(ctx: "DocContext", target: Mapping) -> int:
     return ctx.offset(types.Position(line=pos["line"], character=pos["character"]))
 
 
-def address_at(ctx: "DocContext", offset: int) -> str | None:
+def address_at(ctx: "DocContext", offset: int) -> FieldAddress | None:
     """The field address whose code lens range holds ``offset`` (the innermost one)."""
     best = None
     for lens in code_lenses(ctx.analysis, ctx.path):
@@ -74,6 +75,11 @@ def register(server: "TfphiServer") -> None:
                 return None
         elif not isinstance(address, str):
             raise BadRequest('"address" must be a string')
+        else:
+            try:
+                address = parse_field_address(address)  # the client's text, read once here
+            except AddressError:
+                return None
         preview = specialize_address(ctx.analysis, address, Path(ctx.folder.fs_path("")).absolute().parts)
         if preview is None:
             return None
