@@ -118,7 +118,7 @@ FROM_PROD["main.tf"] = WORKSPACE["envs/prod/main.tf"]
 
 # A root module of many calls to one module, with blocks of every kind between them: edits
 # in it move the blocks after the edit, whose bodies the host takes over from the previous
-# parse of an open document (syntax.reuse) instead of reading them again.
+# parse of an open document (hclfile.take_over_blocks) instead of reading them again.
 def _many_calls() -> dict[str, str]:
     calls = []
     for i in range(6):
