@@ -265,8 +265,9 @@ class AnalysisHost:
         self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
         self._trace_memo = MemoStore()
-        # path -> (parse, name table key, findings, block text -> its findings relative to its start)
-        self._findings_of_files: dict[str, tuple[HclFile, tuple, list[Finding], dict[bytes, list]]] = {}
+        # path -> (parse, name table key, findings, block text -> its findings relative to its start,
+        # block text -> its references)
+        self._findings_of_files: dict[str, tuple[HclFile, tuple, list[Finding], dict[bytes, list], dict[bytes, list]]] = {}
         self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
         self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
 
@@ -629,7 +630,11 @@ class AnalysisHost:
         if known is not None and known[0] is hcl and known[1] == key:
             return known[2]  # the same parse against the same names: its findings are the same
         before = known[3] if known is not None and known[1] == key else {}
+        # A block's references are a function of its text alone: kept when the names change (a
+        # call renamed: every block is resolved again against the new names, none read again).
+        refs_before = known[4] if known is not None else {}
         by_text: dict[bytes, list] = {}
+        refs_by_text: dict[bytes, list] = {}
         findings: list[Finding] = []
         for top in hcl.top_levels():  # nodes found (or parsed again) on demand
             base, end = top.start_byte, top.end_byte
@@ -637,13 +642,17 @@ class AnalysisHost:
             relative = by_text.get(text)
             if relative is None:
                 relative = before.get(text)
+                refs = top.refs if top.refs is not None else refs_before.get(text)
                 if relative is None:
-                    refs = top.refs if top.refs is not None else block_references(top.node(), top.source, {})
+                    if refs is None:
+                        refs = block_references(top.node(), top.source, {})
                     relative = block_findings(refs, table, is_bound_check(refs, top.node))
                 by_text[text] = relative
+                if refs is not None:
+                    refs_by_text[text] = refs
             for start, stop, message in relative:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
-        self._findings_of_files[path] = (hcl, key, findings, by_text)
+        self._findings_of_files[path] = (hcl, key, findings, by_text, refs_by_text)
         return findings
 
 
