@@ -267,7 +267,7 @@ class AnalysisHost:
         self._trace_memo = MemoStore()
         # path -> (parse, name table key, findings, block text -> its findings relative to its start,
         # block text -> its references)
-        self._findings_of_files: dict[str, tuple[HclFile, tuple, list[Finding], dict[bytes, list], dict[bytes, list]]] = {}
+        self._findings_of_files: dict[str, tuple[HclFile, tuple, list[Finding], dict[int, tuple]]] = {}
         self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
         self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
 
@@ -629,30 +629,38 @@ class AnalysisHost:
         known = self._findings_of_files.get(path)
         if known is not None and known[0] is hcl and known[1] == key:
             return known[2]  # the same parse against the same names: its findings are the same
-        before = known[3] if known is not None and known[1] == key else {}
-        # A block's references are a function of its text alone: kept when the names change (a
-        # call renamed: every block is resolved again against the new names, none read again).
-        refs_before = known[4] if known is not None else {}
-        by_text: dict[bytes, list] = {}
-        refs_by_text: dict[bytes, list] = {}
+        # Each block by the hash of its text: (start, end, findings, references), the text read
+        # again from its parse's source when matched; keyed by the text itself, the copies were
+        # as large as the files. On a hash collision the later block is kept (the other misses).
+        # Findings carry over only against the same names; references, a function of the text
+        # alone, carry over when the names change (a call renamed: every block resolved again
+        # against the new names, none read again).
+        old_source = known[0].source if known is not None else b""
+        before = known[3] if known is not None else {}
+        same_names = known is not None and known[1] == key
+        by_text: dict[int, tuple] = {}
         findings: list[Finding] = []
         for top in hcl.top_levels():  # nodes found (or parsed again) on demand
             base, end = top.start_byte, top.end_byte
             text = source[base:end]
-            relative = by_text.get(text)
-            if relative is None:
-                relative = before.get(text)
-                refs = top.refs if top.refs is not None else refs_before.get(text)
+            digest = hash(text)
+            entry = by_text.get(digest)
+            if entry is not None and source[entry[0] : entry[1]] == text:
+                relative = entry[2]
+            else:
+                entry = before.get(digest)
+                if entry is not None and old_source[entry[0] : entry[1]] != text:
+                    entry = None
+                relative = entry[2] if entry is not None and same_names else None
+                refs = top.refs if top.refs is not None else (entry[3] if entry is not None else None)
                 if relative is None:
                     if refs is None:
                         refs = block_references(top.node(), top.source, {})
                     relative = block_findings(refs, table, is_bound_check(refs, top.node))
-                by_text[text] = relative
-                if refs is not None:
-                    refs_by_text[text] = refs
+                by_text[digest] = (base, end, relative, refs)
             for start, stop, message in relative:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
-        self._findings_of_files[path] = (hcl, key, findings, by_text, refs_by_text)
+        self._findings_of_files[path] = (hcl, key, findings, by_text)
         return findings
 
 

@@ -198,12 +198,17 @@ class BlockDecls:
     its anchor (``syntax.expr.Anchor``): while a parse takes the block over (its text unchanged,
     wherever it now is), the next build takes them over too, the same objects."""
 
-    __slots__ = ("block", "entries", "names")
+    __slots__ = ("block", "entries")
 
-    def __init__(self, block: Block, entries: tuple[Entry, ...], names: tuple[tuple[tuple, Span], ...]):
+    def __init__(self, block: Block, entries: tuple[Entry, ...]):
         self.block = block
         self.entries = entries
-        self.names = names  # (identity, label span) of each name it declares (duplicate check)
+
+    @property
+    def names(self):
+        """(identity, label span) of each name the block declares (duplicate check). Read again
+        from the block when asked, not kept: kept, they were a sixth of a 10,000-module check's memory."""
+        return _declared_names(self.block)
 
 
 class FileDecls:
@@ -257,7 +262,7 @@ def assemble_module(dir: str, files: Mapping[str, FileDecls]) -> tuple[Module, d
 def _block_decls(block: Block) -> BlockDecls:
     entries: list[Entry] = []
     _add_block(block, entries)
-    return BlockDecls(block, tuple(entries), tuple(_declared_names(block)))
+    return BlockDecls(block, tuple(entries))
 
 
 _LABELLED = {"variable": 1, "output": 1, "module": 1, "resource": 2, "data": 2}

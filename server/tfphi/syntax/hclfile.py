@@ -21,6 +21,7 @@ import threading
 from bisect import bisect_left
 from collections import OrderedDict
 from functools import lru_cache
+from sys import intern
 
 from tree_sitter import Node, Parser, Point, Range, Tree
 
@@ -157,7 +158,9 @@ class Attribute:
     stays right when text above its block changes.
     """
 
-    __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value")
+    # The value's range as two offsets (``_value_start`` -1: none), not a tuple: a tuple per
+    # attribute was a twentieth of a 10,000-module check's memory.
+    __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value_start", "_value_end")
 
     def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
                  name_end: int | None = None):
@@ -172,7 +175,10 @@ class Attribute:
             name_end = first.end_byte if first is not None else node.start_byte
         self._name_end = name_end - base
         value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
-        self._value = (value.start_byte - base, value.end_byte - base) if value is not None and value.type == "expression" else None
+        if value is not None and value.type == "expression":
+            self._value_start, self._value_end = value.start_byte - base, value.end_byte - base
+        else:
+            self._value_start = self._value_end = -1
 
     def _tree_node(self) -> Node:
         if self._node is not None:
@@ -193,11 +199,11 @@ class Attribute:
     @property
     def value_range(self) -> tuple[int, int] | None:
         """The absolute byte range of the value in the file's current text (None when the parse recovered without one)."""
-        if self._value is None:
+        if self._value_start < 0:
             return None
         anchor = self._converter.anchor
         shift = anchor.start if anchor is not None else 0
-        return self._value[0] + shift, self._value[1] + shift
+        return self._value_start + shift, self._value_end + shift
 
     @property
     def name_span(self) -> Span:
@@ -219,19 +225,19 @@ class Attribute:
 
     def _raw_value(self) -> bytes:
         conv = self._converter
-        return conv.source[conv.base + self._value[0] : conv.base + self._value[1]]
+        return conv.source[conv.base + self._value_start : conv.base + self._value_end]
 
     def literal_bool(self) -> bool | None:
         """The value when it is the bare keyword ``true`` or ``false`` (read from the bytes:
         no parse again once the file's tree is gone); None for anything else."""
-        if self._value is None:
+        if self._value_start < 0:
             return None
         raw = self._raw_value()
         return True if raw == b"true" else False if raw == b"false" else None
 
     def literal_string(self) -> str | None:
         """The value when it is a plain quoted string without escapes or templates (fast path)."""
-        if self._value is not None:
+        if self._value_start >= 0:
             raw = self._raw_value()
         else:  # no value, or recovered oddly: read the last child as before
             node = self._tree_node()
@@ -483,7 +489,8 @@ def copy_under_path(hcl: HclFile, path: str) -> HclFile:
 def _copied_attribute(attr: Attribute, conv: ExprConverter) -> Attribute:
     copy = Attribute.__new__(Attribute)
     copy.name, copy._node, copy._converter, copy._expr = attr.name, None, conv, None
-    copy._start, copy._end, copy._name_end, copy._value = attr._start, attr._end, attr._name_end, attr._value
+    copy._start, copy._end, copy._name_end = attr._start, attr._end, attr._name_end
+    copy._value_start, copy._value_end = attr._value_start, attr._value_end
     return copy
 
 
@@ -558,7 +565,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     # Every file's references are read for the undefined-reference check: read them now,
     # while the tree is here, rather than parse the file a second time for them.
     cache = {} if refs_cache is None else refs_cache
-    tops = tuple((n.type, n.start_byte, n.end_byte, block_references(n, source, cache)) for n in top_level_nodes(root))
+    tops = tuple((intern(n.type), n.start_byte, n.end_byte, block_references(n, source, cache)) for n in top_level_nodes(root))
     return HclFile(path, source, None, body, errors, tops)
 
 
@@ -738,7 +745,7 @@ def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
     name_node = node.child(0)
     if name_node is None or name_node.type != "identifier":
         return None
-    return Attribute(conv.text(name_node), node, conv, conv.keep_nodes, name_node.end_byte)
+    return Attribute(intern(conv.text(name_node)), node, conv, conv.keep_nodes, name_node.end_byte)
 
 
 def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bool = False) -> Block | None:
@@ -772,7 +779,7 @@ def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bo
             body_node = next((c for c in children[i + 1 :] if c.type == "body"), None)
             break
     type_start, type_end = type_node.start_byte, type_node.end_byte
-    kind = source[type_start:type_end].decode("utf-8", "replace")
+    kind = intern(source[type_start:type_end].decode("utf-8", "replace"))
     if not nested:
         eager = kind in _EAGER_BODIES
     return Block(kind, tuple(labels), tuple(label_spans), at(type_start, type_end), None, at(start, end),

@@ -17,6 +17,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 from operator import attrgetter
+from sys import intern
 from typing import Callable
 
 from tree_sitter import Node, Query, QueryCursor
@@ -154,7 +155,7 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
         if at >= size or (source[at] != 0x2E and at not in steps):  # no "." and no index or splat
             continue  # no name follows: nothing to report (as the walk)
         start = node.start_byte
-        root = source[start:end].decode("utf-8", "replace")
+        root = intern(source[start:end].decode("utf-8", "replace"))  # shared: "var", "local"... in every block
         if not regions_read:
             regions, regions_read = _binding_regions(captures, top, source), True
             enclosing = _Enclosing(regions) if regions else None
@@ -170,7 +171,7 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
                 found = attr_name(source, at + 1)
                 if found is not None and (found.end() >= size or source[found.end()] < 0x80):
                     step_end = found.end()  # ".name": the name is the rest (the common case)
-                    names.append(found.group().decode())
+                    names.append(intern(found.group().decode()))
                 else:  # white space, a comment or a non-ASCII letter after the dot: ask the tree
                     named = _get_attr_name(top, source, at)
                     if named is None:
