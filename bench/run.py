@@ -129,8 +129,8 @@ def run_measured(cmd: list[str], stdout_path: Path, stderr_path: Path, cwd: Path
 
     os.wait4 returns the rusage of exactly this child (plus the descendants it reaped), so
     its ru_maxrss is this run's peak, independent of the other runs in this process. That is
-    the largest single process's peak: a check that forks a worker (``loader._read_files``)
-    has two at once, so the sum of the process tree's RSS is also sampled every few
+    the largest single process's peak: a command that forks a helper process (tfphi's check
+    no longer does; the measure stays honest if one ever does) has two at once, so the sum of the process tree's RSS is also sampled every few
     milliseconds (pages the two share are counted twice: an upper bound) and the larger
     figure is reported; `peaks`, when given, receives both ("single_mb", "tree_mb")."""
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
@@ -212,7 +212,7 @@ def measure_cold(ws: Path, runs: int, outdir: Path, timeout: float) -> dict:
         "peak_rss_mb": round(max(rsss), 1),
         "peak_rss_mb_runs": [round(r, 1) for r in rsss],
         # the two figures the peak is the larger of: the largest single process (wait4), and
-        # the sum over the process tree sampled every 5 ms (a forked worker's shared pages twice)
+        # the sum over the process tree sampled every 5 ms (a forked child's shared pages twice)
         "peak_rss_mb_single": max(singles), "peak_rss_mb_tree": max(trees),
         "diagnostics": len(diags),
         "diagnostics_by_code": dict(sorted(by_code.items(), key=lambda kv: str(kv[0]))),
