@@ -234,3 +234,9 @@ async def stop_session(session: Session) -> None:
         await session.client.stop()
 
 
+async def hover_at(session: Session, u: str, marker: str, delta: int = 1) -> str:
+    """The hover's text at ``marker`` (plus ``delta`` characters) of document ``u``; asserts there is one."""
+    hover = await session.client.text_document_hover_async(types.HoverParams(
+        text_document=types.TextDocumentIdentifier(uri=u), position=session.pos(u, marker, delta=delta)))
+    assert hover is not None, f"no hover at {marker}"
+    return hover.contents.value

@@ -15,7 +15,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from lsp_helpers import REPO, start_session, stop_session, uri
+from lsp_helpers import REPO, hover_at, start_session, stop_session, uri
 
 sys.path.insert(0, str(REPO / "bench"))
 from generate import generate  # noqa: E402
@@ -52,12 +52,6 @@ def write(root: Path, files: dict[str, str]) -> None:
         path.write_text(text, encoding="utf-8")
 
 
-async def hover_text(session, u: str, marker: str, delta: int = 1) -> str:
-    hover = await session.client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=u), position=session.pos(u, marker, delta=delta)))
-    assert hover is not None, f"no hover at {marker}"
-    return hover.contents.value
-
 
 async def test_a_hover_right_after_an_edit_answers_for_the_new_text_and_builds_nothing(tmp_path: Path):
     """The hover waits for the snapshot of the edited text, which the scheduler builds: the
@@ -69,13 +63,13 @@ async def test_a_hover_right_after_an_edit_answers_for_the_new_text_and_builds_n
         await session.wait_indexed()
         root = session.open(tmp_path / "main.tf")
         child = session.open(tmp_path / "db" / "main.tf")
-        assert '"15.4"' in await hover_text(session, child, "var.engine_version")
+        assert '"15.4"' in await hover_at(session, child, "var.engine_version")
         session.replace(root, '"15.4"', '"16.2"')  # the module call's argument
-        after_call = await hover_text(session, child, "var.engine_version")  # sent right after the change
+        after_call = await hover_at(session, child, "var.engine_version")  # sent right after the change
         session.replace(root, '"15.4"', '"14.9"')  # the root's own field
-        after_field = await hover_text(session, root, '"14.9"')
+        after_field = await hover_at(session, root, '"14.9"')
         session.replace(child, "var.engine_version", '"13.1"')
-        after_child = await hover_text(session, child, '"13.1"')
+        after_child = await hover_at(session, child, '"13.1"')
         builds = await session.client.protocol.send_request_async(REQUEST_BUILDS, None)
     finally:
         await stop_session(session)
@@ -195,10 +189,10 @@ async def test_the_first_answer_reads_the_modules_whose_outputs_its_callers_read
     session = await start_session([tmp_path], command=COUNTING_SERVER)
     try:
         child = session.open(tmp_path / "db" / "main.tf")
-        first = await hover_text(session, child, "var.engine_version")
+        first = await hover_at(session, child, "var.engine_version")
         from_focus = await session.client.protocol.send_request_async(FOCUS_ANSWERS, None)
         await session.wait_indexed()
-        complete = await hover_text(session, child, "var.engine_version")
+        complete = await hover_at(session, child, "var.engine_version")
     finally:
         await stop_session(session)
     assert from_focus == 1, "the first hover came from the focus"

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from lsprotocol import types
 
-from lsp_helpers import start_session, stop_session, uri
+from lsp_helpers import hover_at, start_session, stop_session, uri
 
 LAYOUTS = Path(__file__).resolve().parents[1] / "workspace" / "layouts"
 
@@ -28,12 +28,6 @@ def codes(session) -> dict[str, list[str]]:
     """The codes last published per file, for every file with any."""
     return {u: sorted(str(d.code) for d in items) for u, items in session.client.diagnostics.items() if items}
 
-
-async def hover_at(session, u: str, marker: str, delta: int = 1) -> str:
-    hover = await session.client.text_document_hover_async(types.HoverParams(
-        text_document=types.TextDocumentIdentifier(uri=u), position=session.pos(u, marker, delta=delta)))
-    assert hover is not None, f"no hover at {marker}"
-    return hover.contents.value
 
 
 async def test_a_folder_of_tofu_files_is_analysed(tmp_path: Path):
