@@ -135,6 +135,13 @@ describe('with a server', () => {
     });
     extension.activate(context);
     await waitFor('the server to run', () => recorded.statusBar.text.includes('$(check)'));
+    // The status bar turns as the server answers `initialize`; the client registers the
+    // server's commands and sends the settings just after: the tests below read both (a CI
+    // run once found them missing right after the status bar turned).
+    await waitFor('the client to finish starting', () =>
+      registeredCommands.has('tfphi.showTrace') &&
+      serverLog().some((m) => m.method === 'workspace/didChangeConfiguration'),
+    );
   });
 
   after(async () => {
