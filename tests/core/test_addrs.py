@@ -6,7 +6,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from tfphi.addrs import AddressError, FieldAddress, ModuleInstance, ModuleStep, parse_field_address
+from tfphi.addrs import AddressError, FieldAddress, ModuleInstance, ModuleStep, parse_field_address, parse_referenceable
 
 names = st.from_regex(r"[a-z_][a-z0-9_-]{0,8}", fullmatch=True)
 keys = st.one_of(st.none(), st.integers(0, 99), st.text(max_size=6))
@@ -42,17 +42,21 @@ def test_parts_of_an_address(text, printed_module, resource, key, field):
 
 
 @pytest.mark.parametrize(
-    "text, message",
+    "parse, text, message",
     [
-        ("module.a", "'module.a' names a module, not a field of a resource"),
-        ("aws_x.y", "'aws_x.y' names a resource, not one of its fields"),
-        ("x", "'x' is not a field address: expected <type>.<name>.<field>"),
-        ("aws_x.y[zz].f", "'aws_x.y[zz].f' is not a field address: unexpected '[zz].f'"),
+        (parse_field_address, "module.a", "'module.a' names a module, not a field of a resource"),
+        (parse_field_address, "aws_x.y", "'aws_x.y' names a resource, not one of its fields"),
+        (parse_field_address, "x", "'x' is not a field address: expected <type>.<name>.<field>"),
+        (parse_field_address, "aws_x.y[zz].f", "'aws_x.y[zz].f' is not a field address: unexpected '[zz].f'"),
+        (parse_referenceable, "var", "'var' is not the address of a variable, local value, module call, output or resource"),
+        (parse_referenceable, "var.a.b", "'var.a.b' is not the address of a variable, local value, module call, output or resource"),
+        (parse_referenceable, "module.a[0]", "'module.a[0]' is not an address: unexpected '[0]'"),
+        (parse_referenceable, "var.", "'var.' is not an address: expected a name at column 5"),
     ],
 )
-def test_bad_addresses_say_what_is_wrong(text, message):
+def test_bad_addresses_say_what_is_wrong(parse, text, message):
     with pytest.raises(AddressError) as error:
-        parse_field_address(text)
+        parse(text)
     assert str(error.value) == message
 
 

@@ -10,12 +10,11 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
 import tfphi
-from tfphi.addrs import (AbsResource, AddressError, InputVariable, LocalValue, ModuleCall, ModuleCallOutput, ModuleInstance,
+from tfphi.addrs import (AbsResource, InputVariable, LocalValue, ModuleCall, ModuleCallOutput, ModuleInstance,
                          ModuleStep, OutputValue, Resource, parse_referenceable)
 
 SRC = Path(tfphi.__file__).resolve().parent
@@ -47,17 +46,6 @@ def test_a_resource_in_a_module_instance_prints_as_terraform_does(steps, mode, t
     assert printed == (f"{module}.{resource}" if steps else str(resource))
     assert printed.endswith(str(resource)) and resource.key == f"{type_}.{name}"
 
-
-@pytest.mark.parametrize("text, message", [
-    ("var", "'var' is not the address of a variable, local value, module call, output or resource"),
-    ("var.a.b", "'var.a.b' is not the address of a variable, local value, module call, output or resource"),
-    ("module.a[0]", "'module.a[0]' is not an address: unexpected '[0]'"),
-    ("var.", "'var.' is not an address: expected a name at column 5"),
-])
-def test_text_that_is_not_an_address_says_why(text, message):
-    with pytest.raises(AddressError) as error:
-        parse_referenceable(text)
-    assert str(error.value) == message
 
 
 # ---- nothing outside addrs/ builds or splits an address ------------------------------------
