@@ -131,9 +131,9 @@ def error_run(root: Node) -> tuple[int, int] | None:
     """[start, end) from the first to the last top-level item with an error inside (None: no error)."""
     if not root.has_error:
         return None
-    broken = [n for n in top_level_nodes(root) if n.has_error or n.is_missing]
-    if not broken:
-        return None
+    broken = [n for n in top_level_nodes(root) if n.has_error or n.is_missing or n.type == "ERROR"]
+    if not broken:  # the root itself is the ERROR node: the whole file
+        return root.start_byte, root.end_byte
     return broken[0].start_byte, broken[-1].end_byte
 
 
