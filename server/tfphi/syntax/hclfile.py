@@ -420,8 +420,8 @@ class HclFile:
     moved: bool = False  # a top-level block taken over from the last parse is elsewhere now (its anchor moved)
     took_over: bool = False  # the blocks of the last parse whose text is unchanged were taken over (``take_over_blocks``)
     # A file whose error region was read again piece by piece (``tree_errors.recover_top_levels``):
-    # its top-level items, those of the region from the pieces' trees.
-    nodes: tuple[Node, ...] | None = None
+    # its top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
+    nodes: tuple[Node | tuple[str, int, int], ...] | None = None
 
     def top_ranges(self) -> list[tuple[str, int, int]]:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""
@@ -432,7 +432,8 @@ class HclFile:
     def top_levels(self) -> list["TopLevel"]:
         """The blocks and attributes of the file's body (and ERROR regions), with their nodes on demand."""
         if self.nodes is not None:
-            return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in self.nodes]
+            return [TopLevel(self.source, *n, None, None) if isinstance(n, tuple) else
+                    TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in self.nodes]
         if self.tree is not None:
             if not self.tops:
                 return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
@@ -538,11 +539,17 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     # The top-level blocks an error region swallowed, read again piece by piece (tree_errors).
     recovered = recover_top_levels(source, root, lambda a, b: _reparser.tree(source, a, b)) if native and root.has_error else None
     if recovered is not None:
+        # The items of the pieces that parsed alone without an error keep no node of their
+        # piece's tree (their views parse their range alone again, as a file read without its
+        # tree): an open document with errors holds its own tree, not one per block.
         first, last, pieces = recovered
-        items = [n for n in top_level_nodes(root) if n.end_byte <= first or n.start_byte >= last]
+        light = ExprConverter(source, path, keep_nodes=False)
+        items = [(n, False) for n in top_level_nodes(root) if n.end_byte <= first or n.start_byte >= last]
         items.extend(pieces)
         items.sort(key=_start_byte)
-        _read_items(items, body, converter)
+        for node, clean in items:
+            _read_items((node,), body, light if clean else converter)
+        tops = tuple((intern(n.type), n.start_byte, n.end_byte) if clean else n for n, clean in items)
     elif top is not None and previous is not None and keep_tree and _reuse_possible(previous, path):
         taken = _read_top_level_taking_over(top, body, converter, previous)
         unchecked = taken[0]  # the others were read in an error-free parse
@@ -578,7 +585,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         tops = tuple((kind, start, end, None) for kind, start, end, _ in taken[1])
         return HclFile(path, source, tree, body, errors, tops, taken[2], True)
     if recovered is not None:
-        return HclFile(path, source, tree, body, errors, nodes=tuple(items))
+        return HclFile(path, source, tree, body, errors, nodes=tops)
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
     # Every file's references are read for the undefined-reference check: read them now,
@@ -741,8 +748,8 @@ def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False)
     _read_items(node.children, body, conv, eager)
 
 
-def _start_byte(node: Node) -> int:
-    return node.start_byte
+def _start_byte(item: tuple[Node, bool]) -> int:
+    return item[0].start_byte
 
 
 def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False) -> None:

@@ -137,11 +137,12 @@ def error_run(root: Node) -> tuple[int, int] | None:
     return broken[0].start_byte, broken[-1].end_byte
 
 
-def recover_top_levels(source: bytes, root: Node, parse_range: Callable[[int, int], Tree]) -> tuple[int, int, list[Node]] | None:
+def recover_top_levels(source: bytes, root: Node, parse_range: Callable[[int, int], Tree]) -> tuple[int, int, list[tuple[Node, bool]]] | None:
     """The top-level items of the error region of a tree with errors, read again piece by piece
-    (see above): (the region's start, its end, the items of its pieces in order), or None when
-    the region holds no block header to cut it at. ``parse_range(start, end)``: the tree of that
-    byte range of ``source`` parsed alone, with the file's offsets."""
+    (see above): (the region's start, its end, the items of its pieces in order, each with
+    whether its piece parsed without an error), or None when the region holds no block header
+    to cut it at. ``parse_range(start, end)``: the tree of that byte range of ``source`` parsed
+    alone, with the file's offsets."""
     run = error_run(root)
     if run is None:
         return None
@@ -164,9 +165,10 @@ def recover_top_levels(source: bytes, root: Node, parse_range: Callable[[int, in
             pieces.append((first, last, tree))
     if pending is not None:
         pieces.append(_merged(pending, end, pieces, parse_range))
-    items: list[Node] = []
+    items: list[tuple[Node, bool]] = []
     for _, _, tree in pieces:
-        items.extend(top_level_nodes(tree.root_node))
+        clean = not tree.root_node.has_error
+        items.extend((node, clean) for node in top_level_nodes(tree.root_node))
     return start, end, items
 
 
