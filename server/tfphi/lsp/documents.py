@@ -127,8 +127,8 @@ class Document:
         self.dirty = True
 
     def _tree_for_edit(self) -> Tree | None:
-        if self._edited_tree is None and self.hcl is not None and not self.dirty:
-            self._edited_tree = self.hcl.tree.copy()
+        if self._edited_tree is None and self.hcl is not None and self.hcl.tree is not None and not self.dirty:
+            self._edited_tree = self.hcl.tree.copy()  # (a parse read piece by piece keeps no tree: parsed afresh)
         return self._edited_tree
 
     def parse(self, path: str, parser: Parser, clean: CleanSources | None = None) -> HclFile:
@@ -142,7 +142,7 @@ class Document:
             self._may_respell = may_respell(self.source)  # once per opened text, then per edit
         hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl, may_respell_source=self._may_respell,
                          clean=clean)
-        if self._edited_tree is not None and hcl.tree.root_node.has_error:
+        if self._edited_tree is not None and (hcl.tree is None or hcl.tree.root_node.has_error):
             # Tree-sitter's error recovery depends on what an incremental parse could reuse:
             # the same broken text can get its ERROR node one token apart. A file with errors
             # is parsed afresh, so the editor reports exactly what `tfphi check` reports.
