@@ -506,10 +506,9 @@ class AnalysisHost:
             paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
             old_declared = self._declared.pop(dir, {})
             old_decls = self._decls.pop(dir, {})
-            built = self._build(dir, paths, old_decls) if paths else None
+            previous = (old, old_declared, old_decls) if old is not None and dir not in self._build_failures else None
+            built = self._build(dir, paths, old_decls, previous) if paths else None
             module, new_declared, new_decls = built if built is not None else (None, {}, {})
-            # The files whose parse the last build read too: their declarations neither moved nor changed.
-            unchanged = {path for path, decls in new_decls.items() if old_decls.get(path) is decls}
             if module is not None:
                 self._modules[dir] = module
                 self._declared[dir] = new_declared
@@ -526,7 +525,7 @@ class AnalysisHost:
             # same while it is the same object (its block taken over by the parse).
             changed_here: list[str] = []
             old_get, new_get = old_declared.get, new_declared.get
-            for address in declared_addresses(old_decls, new_decls, unchanged):
+            for address in declared_addresses(old_decls, new_decls):
                 if old_get(address) is not new_get(address):
                     changed_here.append(address)
             changed_decls.update((dir, address) for address in changed_here)
@@ -600,15 +599,18 @@ class AnalysisHost:
                 self._listing.pop(dir, None)
         return Changes(frozenset(affected), frozenset(moved), frozenset(moved_files) if moved else frozenset())
 
-    def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls]) -> tuple[Module, dict[str, object], dict[str, FileDecls]] | None:
+    def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls],
+               last: tuple[Module, dict[str, object], Mapping[str, FileDecls]] | None = None,
+               ) -> tuple[Module, dict[str, object], dict[str, FileDecls]] | None:
         """Builds one module, taking over what the last build read of the blocks its files' parses
         took over: the module, the declaration of each address, and each file's declarations; a
-        module that raises is recorded and analysed as absent."""
+        module that raises is recorded and analysed as absent. ``last``: the last build (its
+        tables are updated for the changed blocks, ``assemble_module``)."""
         try:
             if _fault_injection is not None:
                 _fault_injection("build", dir)
             decls = {path: read_declarations(self.files[path].body, previous.get(path)) for path in paths}
-            module, declared = assemble_module(dir, decls)
+            module, declared = assemble_module(dir, decls, last)
         except Exception:  # noqa: BLE001 - one module's failure must not stop the others
             self._build_failures[dir] = _format_exc()
             return None
