@@ -33,13 +33,14 @@ from .stir.model import FileDecls, Module, Resource, assemble_module, read_decla
 from .stir.module_changes import calls_differ, changed_calls, declared_addresses, interface, modules_below
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
 from .stir.roots import roots_reaching
-from .stir.references import Finding, ModuleInterfaces, NameTable, block_findings, check_module, name_table
+from .stir.file_findings import FileFindings, file_findings
+from .stir.references import Finding, ModuleInterfaces, NameTable, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import CleanSources, HclFile, TopLevel, new_parser, parse_file, take_over_blocks
+from .syntax.hclfile import CleanSources, HclFile, new_parser, parse_file, take_over_blocks
 from .text import LineIndex
-from .syntax.references import BlockCache, block_references, is_bound_check
+from .syntax.references import BlockCache
 from .trace.result import TraceResult
 from .trace.env import Env, SourceView, block_iterators
 from .trace.memo import MemoStore
@@ -267,7 +268,7 @@ class AnalysisHost:
         self._trace_memo = MemoStore()
         # path -> (parse, name table key, findings, block text -> its findings relative to its start,
         # block text -> its references)
-        self._findings_of_files: dict[str, tuple[HclFile, tuple, list[Finding], dict[int, tuple]]] = {}
+        self._findings_of_files: dict[str, FileFindings] = {}
         self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
         self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
 
@@ -618,52 +619,13 @@ class AnalysisHost:
         return module, declared, decls
 
     def _file_findings(self, files: Mapping[str, HclFile], path: str, table: NameTable) -> list[Finding]:
-        """A file's undefined references, cached per top-level block text and name table.
-
-        An edit inside one block of a large file resolves that block's references only. What is
-        kept is the findings of the blocks the file's current parse holds, nothing of a text it
-        no longer has (random edits, each taken back later, made this cache grow without end
-        when it was keyed by every text a block ever had).
-        """
-        hcl = files[path]
-        source = hcl.source
-        key = table.key
-        known = self._findings_of_files.get(path)
-        if known is not None and known[0] is hcl and known[1] == key:
-            return known[2]  # the same parse against the same names: its findings are the same
-        # Each block by the hash of its text: (start, end, findings, references), the text read
-        # again from its parse's source when matched; keyed by the text itself, the copies were
-        # as large as the files. On a hash collision the later block is kept (the other misses).
-        # Findings carry over only against the same names; references, a function of the text
-        # alone, carry over when the names change (a call renamed: every block resolved again
-        # against the new names, none read again).
-        old_source = known[0].source if known is not None else b""
-        before = known[3] if known is not None else {}
-        same_names = known is not None and known[1] == key
-        by_text: dict[int, tuple] = {}
-        findings: list[Finding] = []
-        for top in hcl.top_levels():  # nodes found (or parsed again) on demand
-            base, end = top.start_byte, top.end_byte
-            text = source[base:end]
-            digest = hash(text)
-            entry = by_text.get(digest)
-            if entry is not None and source[entry[0] : entry[1]] == text:
-                relative = entry[2]
-            else:
-                entry = before.get(digest)
-                if entry is not None and old_source[entry[0] : entry[1]] != text:
-                    entry = None
-                relative = entry[2] if entry is not None and same_names else None
-                refs = top.refs if top.refs is not None else (entry[3] if entry is not None else None)
-                if relative is None:
-                    if refs is None:
-                        refs = block_references(top.node(), top.source, {})
-                    relative = block_findings(refs, table, is_bound_check(refs, top.node))
-                by_text[digest] = (base, end, relative, refs)
-            for start, stop, message in relative:
-                findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
-        self._findings_of_files[path] = (hcl, key, findings, by_text)
-        return findings
+        """A file's undefined references, from what the last answer for it found of the blocks
+        this parse shares with it (``stir.file_findings``): an edit inside one block resolves
+        that block's references only. What is kept is the current parse's blocks, nothing of a
+        text the file no longer has."""
+        answer = file_findings(files[path], table, self._findings_of_files.get(path))
+        self._findings_of_files[path] = answer
+        return answer.findings
 
 
 def _span_text(files: Mapping[str, HclFile], tfvars: Mapping[str, HclFile], span: Span) -> str:
