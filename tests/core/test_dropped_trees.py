@@ -95,21 +95,18 @@ def test_blocks_read_in_any_order_without_the_tree():
         assert _flatten(files[i].body, []) == _flatten(parse_file(f"f{i}.tf", sources[i]).body, [])
 
 
-def test_a_file_with_syntax_errors_keeps_its_tree_or_reads_its_blocks_alone():
-    # An error in the last block: the file keeps its tree (a range parsed alone could recover differently).
-    broken = EDGE.replace(b'output "o" { value = module.m.out }', b'output "o" { value = }')
-    hcl = parse_file("broken.tf", broken, keep_tree=False)
-    assert hcl.tree is not None and hcl.errors
-    assert isinstance(hcl.body.blocks[0], Block)
-    # An error with a block header after it: the file is read piece by piece from its block
-    # headers (tree_errors.recover_top_levels) and keeps no tree; the blocks without an error
-    # read their ranges alone again, and read what the clean text reads.
-    broken = EDGE.replace(b'output "o" { value = module.m.out }', b'output "o" { value = }\nresource "x" {')
-    hcl = parse_file("broken.tf", broken, keep_tree=False)
-    assert hcl.tree is None and hcl.errors
+def test_a_file_with_syntax_errors_reads_its_blocks_alone():
+    # A file with an error is read piece by piece from its block headers (tree_errors.parse_in_pieces)
+    # and keeps no tree of the whole text: the pieces with an error keep theirs, the blocks without
+    # one read their ranges alone again, and read what the clean text reads.
     clean = parse_file("broken.tf", EDGE, keep_tree=True)
-    assert [(b.type, b.labels) for b in hcl.body.blocks[:4]] == [(b.type, b.labels) for b in clean.body.blocks[:4]]
-    assert _flatten(Body({}, hcl.body.blocks[:4]), []) == _flatten(Body({}, clean.body.blocks[:4]), [])
+    for tail in (b'output "o" { value = }', b'output "o" { value = }\nresource "x" {'):
+        broken = EDGE.replace(b'output "o" { value = module.m.out }', tail)
+        hcl = parse_file("broken.tf", broken, keep_tree=False)
+        assert hcl.tree is None and hcl.errors
+        assert [(b.type, b.labels) for b in hcl.body.blocks[:4]] == [(b.type, b.labels) for b in clean.body.blocks[:4]]
+        assert _flatten(Body({}, hcl.body.blocks[:4]), []) == _flatten(Body({}, clean.body.blocks[:4]), [])
+        assert isinstance(hcl.body.blocks[4], Block) and hcl.body.blocks[4]._node is not None  # (its piece's node)
 
 
 def test_a_bare_keyword_is_read_from_the_bytes():

@@ -142,11 +142,9 @@ class Document:
             self._may_respell = may_respell(self.source)  # once per opened text, then per edit
         hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl, may_respell_source=self._may_respell,
                          clean=clean)
-        if self._edited_tree is not None and (hcl.tree is None or hcl.tree.root_node.has_error):
-            # Tree-sitter's error recovery depends on what an incremental parse could reuse:
-            # the same broken text can get its ERROR node one token apart. A file with errors
-            # is parsed afresh, so the editor reports exactly what `tfphi check` reports.
-            hcl = parse_file(path, self.source, parser, clean=clean)
+        # A text with a syntax error is read piece by piece, each piece parsed alone and no tree
+        # kept (syntax.tree_errors.parse_in_pieces): what the editor reads of it does not depend
+        # on what an incremental parse could reuse, and is what `tfphi check` reads.
         self.hcl = hcl
         self._edited_tree = None
         self.dirty = False

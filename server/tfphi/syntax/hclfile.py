@@ -32,7 +32,7 @@ from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTr
 from .language import hcl_language
 from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
-from .tree_errors import check_terraform_rules, collect_errors, place_unclosed_block, recover_top_levels, rules_candidate
+from .tree_errors import check_terraform_rules, collect_errors, parse_in_pieces, place_unclosed_block, rules_candidate
 
 BOM = b"\xef\xbb\xbf"
 
@@ -68,18 +68,35 @@ class HclParser:
             self._spelled.popitem(last=False)
         return spelled
 
-    def parse(self, source: bytes, old_tree: Tree | None = None, may_respell_source: bool | None = None) -> Tree:
+    def parse(self, source: bytes, old_tree: Tree | None = None, may_respell_source: bool | None = None,
+              stop_at_error: bool = False) -> Tree | None:
         """The tree of ``source``; incremental when ``old_tree`` was edited to match it, except
         where a token may be spelled for tree-sitter: changing its spelling can reach bytes
         outside the edit (typing ``3`` after ``1e``), which an incremental parse would not
         read again. ``may_respell_source`` False: the caller knows no token may be (an edited
-        document keeps that fact edit by edit, so that a keystroke does not test the whole file)."""
+        document keeps that fact edit by edit, so that a keystroke does not test the whole file).
+        ``stop_at_error``: None as soon as the text shows a syntax error, before tree-sitter's
+        recovery reads the rest of it (``tree_errors.parse_in_pieces`` reads such a file)."""
         if may_respell_source is False:
-            return self._parser.parse(source, old_tree) if old_tree is not None else self._parser.parse(source)
-        masked = self._spelling(source)
-        if old_tree is not None and masked is source and not may_respell(source):
-            return self._parser.parse(source, old_tree)
-        return self._parser.parse(masked)
+            text, old = source, old_tree
+        else:
+            masked = self._spelling(source)
+            reuse = old_tree is not None and masked is source and not may_respell(source)
+            text, old = (source, old_tree) if reuse else (masked, None)
+        if not stop_at_error:
+            return self._parser.parse(text, old) if old is not None else self._parser.parse(text)
+        try:  # (a progress callback needs the callback form of the input; its cost is a few per cent)
+            read = lambda at, _: text[at : at + 65536]  # noqa: E731
+            if old is not None:
+                return self._parser.parse(read, old, progress_callback=_stop_at_error)
+            return self._parser.parse(read, progress_callback=_stop_at_error)
+        except ValueError:  # the parse was stopped: the text has an error
+            self._parser.reset()
+            return None
+
+
+def _stop_at_error(offset: int, has_error: bool) -> bool:
+    return has_error
 
 
 def new_parser() -> HclParser:
@@ -419,8 +436,8 @@ class HclFile:
     tops: tuple[tuple[str, int, int, list | None], ...] = ()
     moved: bool = False  # a top-level block taken over from the last parse is elsewhere now (its anchor moved)
     took_over: bool = False  # the blocks of the last parse whose text is unchanged were taken over (``take_over_blocks``)
-    # A file whose error region was read again piece by piece (``tree_errors.recover_top_levels``):
-    # its top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
+    # A file with a syntax error, read piece by piece (``tree_errors.parse_in_pieces``): its
+    # top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
     nodes: tuple[Node | tuple[str, int, int], ...] | None = None
 
     def top_ranges(self) -> list[tuple[str, int, int]]:
@@ -475,8 +492,39 @@ def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tr
     last parse of the same document, whose unchanged top-level blocks are taken over
     (``_read_top_level_taking_over``). ``clean``: bytes already found free of syntax errors (``CleanSources``)."""
     parser = parser or new_parser()
-    tree = parser.parse(source, old_tree, may_respell_source)
+    tree = parser.parse(source, old_tree, may_respell_source, stop_at_error=True)
+    # A syntax error: the file is read piece by piece (tree_errors.parse_in_pieces). The parse
+    # stops at most errors as it meets them; some show only at the end (a brace left open).
+    if tree is None or tree.root_node.has_error:
+        return _read_in_pieces(path, source)
     return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean)
+
+
+def _read_in_pieces(path: str, source: bytes) -> HclFile:
+    """A native-syntax file with a syntax error, read piece by piece from its block headers
+    (``tree_errors.parse_in_pieces``). The items of the pieces with an error keep their nodes
+    (a piece's small tree); the others, error-free, parse their range alone again when asked,
+    as the blocks of a file read without its tree. No tree of the whole file is kept."""
+    pieces = parse_in_pieces(source, lambda start, end: _reparser.tree(source, start, end))
+    converter = ExprConverter(source, path, keep_nodes=True)
+    light = ExprConverter(source, path, keep_nodes=False)
+    body = Body()
+    errors: list[SyntaxProblem] = []
+    tops: list = []
+    for tree, clean in pieces:
+        root = tree.root_node
+        if not clean:
+            errors.extend(collect_errors(root, path))
+        for node in top_level_nodes(root):
+            _read_items((node,), body, light if clean else converter)
+            tops.append((intern(node.type), node.start_byte, node.end_byte) if clean else node)
+    place_unclosed_block(source, path, errors)
+    placed = terraform_placed(path, source, errors)  # as Terraform reports them
+    if placed is errors:  # (Terraform's own errors, when placed, already cover the rules)
+        for tree, _ in pieces:
+            check_terraform_rules(tree.root_node, source, path, errors)
+    placed.sort(key=lambda e: (e.span.start, e.span.end, e.message))
+    return HclFile(path, source, None, body, placed, nodes=tuple(tops))
 
 
 def copy_under_path(hcl: HclFile, path: str) -> HclFile:
@@ -536,30 +584,13 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     top = next((c for c in root.children if c.type == "body"), None)
     unchecked = body.blocks  # the top-level blocks whose bodies may set an argument twice, unread
     taken: list | None = None  # with ``previous``: every top-level item, and whether a block moved
-    # The top-level blocks an error region swallowed, read again piece by piece (tree_errors).
-    recovered = recover_top_levels(source, root, lambda a, b: _reparser.tree(source, a, b)) if native and root.has_error else None
-    if recovered is not None:
-        # Only the items of the pieces with an error keep their nodes (a piece's small tree); the
-        # others, error-free, parse their range alone again when asked, as a file read without
-        # its tree. The file's tree is not kept: tree-sitter's tree of a text whose error swallowed
-        # the rest of the file is four to six times the size of the clean text's (24 MiB for the
-        # 1,000-module root main.tf with a stray "}", 3.8 clean), and an open document whose next
-        # edit still leaves an error is parsed afresh anyway (lsp.documents).
-        first, last, pieces = recovered
-        light = ExprConverter(source, path, keep_nodes=False)
-        items = [(n, True) for n in top_level_nodes(root) if n.end_byte <= first or n.start_byte >= last]
-        items.extend(pieces)
-        items.sort(key=_start_byte)
-        for node, clean in items:
-            _read_items((node,), body, light if clean else converter)
-        tops = tuple((intern(n.type), n.start_byte, n.end_byte) if clean else n for n, clean in items)
-    elif top is not None and previous is not None and keep_tree and _reuse_possible(previous, path):
+    if top is not None and previous is not None and keep_tree and _reuse_possible(previous, path):
         taken = _read_top_level_taking_over(top, body, converter, previous)
         unchecked = taken[0]  # the others were read in an error-free parse
     elif top is not None:
         _read_body(top, body, converter)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
-    for child in root.children if recovered is None else ():
+    for child in root.children:
         if child.type == "ERROR":
             _read_body(child, body, converter)
     place_unclosed_block(source, path, errors)
@@ -587,8 +618,6 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     if taken is not None:
         tops = tuple((kind, start, end, None) for kind, start, end, _ in taken[1])
         return HclFile(path, source, tree, body, errors, tops, taken[2], True)
-    if recovered is not None:
-        return HclFile(path, source, None, body, errors, nodes=tops)
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
     # Every file's references are read for the undefined-reference check: read them now,
@@ -749,10 +778,6 @@ _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 
 def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False) -> None:
     _read_items(node.children, body, conv, eager)
-
-
-def _start_byte(item: tuple[Node, bool]) -> int:
-    return item[0].start_byte
 
 
 def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False) -> None:

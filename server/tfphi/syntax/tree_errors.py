@@ -15,7 +15,6 @@ from ..lazy_re import lazy_compile
 from .error_shapes import UNCLOSED, SyntaxProblem
 from .expr import Span
 from .language import hcl_language
-from .references import top_level_nodes
 
 
 def collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
@@ -108,49 +107,57 @@ def unclosed_brace(source: bytes) -> int | None:
     return blocks[-1] if blocks else None
 
 
-# ---- the top-level blocks an error region swallowed -----------------------------------------
+# ---- a file with an error, read piece by piece -----------------------------------------------
 #
 # tree-sitter-hcl's error recovery can swallow everything after an error: a quote typed in a
 # block opens a string that runs to the next quote, flipping every string after it; a stray
 # "}" or an unclosed "{" turns the rest of the file into one ERROR node or one block. In the
 # 1,000-module workspace's root main.tf, one such keystroke took 80-160 of its 200 module calls
 # out of the file's body, and the analysis then re-derived the module tree and every module
-# below the calls that disappeared (589 modules in one logged pass, the memory steps of
-# bench/README.md "Issue 23: soak"), and all of it again when the keystroke was taken back.
-# HCL's own parser starts each top-level item afresh after an error, and so does a reader:
-# a block the user did not touch is still there. The error region is cut at the block headers
-# that start a line (``terraform fmt``'s layout: a name, labels, "{"), and each piece is parsed
-# alone: a piece that parses without an error is read as the blocks it holds, wherever the error
-# is; neighbouring pieces with errors are parsed together, as one. A function of the text: a
+# below the calls that disappeared (589 modules in one logged pass), and all of it again when
+# the keystroke was taken back. And the recovery itself is costly: the tree of a text whose
+# error swallowed the rest of that file is 4-6 times the clean one (24 MiB for a stray "}", 3.8
+# clean), built in a parse that peaks higher still, and what an allocator keeps of such peaks
+# was the soak's growth (bench/README.md, "Issue 23: soak, session 9").
+# HCL's own parser starts each top-level item afresh after an error, and so does a reader: a
+# block the user did not touch is still there. A file with an error is cut at the block headers
+# that start a line (``terraform fmt``'s layout: a name, labels, "{"; not inside a heredoc or a
+# comment that starts its line), and each piece is parsed alone: a piece that parses without an
+# error is read as the blocks it holds, wherever the error is; neighbouring pieces with errors
+# are parsed together, as one. The parse that finds the error stops there (``HclParser.parse``,
+# ``stop_at_error``): no tree of the whole broken text is built. A function of the text: a
 # fresh parse and an edited document's parse read the same blocks (tests/syntax/test_recovery.py).
 
 _BLOCK_HEADER = re.compile(rb'(?m)^[A-Za-z_][\w-]*(?:[ \t]+(?:"[^"\n]*"|[A-Za-z_][\w-]*))*[ \t]*\{')
+_HEREDOC_START = re.compile(rb"<<-?([A-Za-z_][\w-]*)[ \t]*\r?\n")
+_LINE_COMMENT_START = re.compile(rb"(?m)^[ \t]*/\*")
 
 
-def error_run(root: Node) -> tuple[int, int] | None:
-    """[start, end) from the first to the last top-level item with an error inside (None: no error)."""
-    if not root.has_error:
-        return None
-    broken = [n for n in top_level_nodes(root) if n.has_error or n.is_missing or n.type == "ERROR"]
-    if not broken:  # the root itself is the ERROR node: the whole file
-        return root.start_byte, root.end_byte
-    return broken[0].start_byte, broken[-1].end_byte
-
-
-def recover_top_levels(source: bytes, root: Node, parse_range: Callable[[int, int], Tree]) -> tuple[int, int, list[tuple[Node, bool]]] | None:
-    """The top-level items of the error region of a tree with errors, read again piece by piece
-    (see above): (the region's start, its end, the items of its pieces in order, each with
-    whether its piece parsed without an error), or None when the region holds no block header
-    to cut it at. ``parse_range(start, end)``: the tree of that byte range of ``source`` parsed
-    alone, with the file's offsets."""
-    run = error_run(root)
-    if run is None:
-        return None
-    start, end = run
-    cuts = [m.start() for m in _BLOCK_HEADER.finditer(source, start + 1, end)]
+def cut_points(source: bytes) -> list[int]:
+    """Where a file with an error is cut: the block headers that start a line, but the first
+    (and any in the text of a heredoc, or of a ``/* */`` comment that starts its line)."""
+    cuts = [m.start() for m in _BLOCK_HEADER.finditer(source, 1)]
     if not cuts:
-        return None
-    bounds = [start, *cuts, end]
+        return cuts
+    covered: list[tuple[int, int]] = []
+    if b"<<" in source:
+        for m in _HEREDOC_START.finditer(source):
+            end = re.compile(rb"(?m)^[ \t]*" + re.escape(m.group(1)) + rb"[ \t]*\r?$").search(source, m.end())
+            covered.append((m.end(), len(source) if end is None else end.start()))
+    if b"/*" in source:
+        for m in _LINE_COMMENT_START.finditer(source):
+            end = source.find(b"*/", m.end())
+            covered.append((m.end(), len(source) if end < 0 else end))
+    if covered:
+        cuts = [c for c in cuts if not any(a <= c < b for a, b in covered)]
+    return cuts
+
+
+def parse_in_pieces(source: bytes, parse_range: Callable[[int, int], Tree]) -> list[tuple[Tree, bool]]:
+    """A file with an error, read piece by piece (see above): the tree of each piece, in order,
+    with whether it parsed without an error. ``parse_range(start, end)``: the tree of that byte
+    range of ``source`` parsed alone, with the file's offsets."""
+    bounds = [0, *cut_points(source), len(source)]
     pieces: list[tuple[int, int, Tree]] = []  # pieces as parsed, neighbours with errors merged
     pending: int | None = None  # the start of a run of pieces with errors not parsed together yet
     for first, last in zip(bounds, bounds[1:]):
@@ -164,17 +171,12 @@ def recover_top_levels(source: bytes, root: Node, parse_range: Callable[[int, in
             pending = first
             pieces.append((first, last, tree))
     if pending is not None:
-        pieces.append(_merged(pending, end, pieces, parse_range))
-    items: list[tuple[Node, bool]] = []
-    for _, _, tree in pieces:
-        clean = not tree.root_node.has_error
-        items.extend((node, clean) for node in top_level_nodes(tree.root_node))
-    return start, end, items
+        pieces.append(_merged(pending, len(source), pieces, parse_range))
+    return [(tree, not tree.root_node.has_error) for _, _, tree in pieces]
 
 
 def _merged(first: int, last: int, pieces: list, parse_range: Callable[[int, int], Tree]) -> tuple[int, int, Tree]:
-    """The pieces with errors from ``first`` to ``last`` as one (taken off ``pieces``): text
-    that does not parse alone is not cut where a header-like line (a heredoc's) happens to be."""
+    """The pieces with errors from ``first`` to ``last`` as one (taken off ``pieces``)."""
     if pieces and pieces[-1][0] == first and pieces[-1][1] == last:
         return pieces.pop()
     while pieces and pieces[-1][0] >= first:
