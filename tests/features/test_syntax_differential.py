@@ -104,7 +104,7 @@ output "o" {
 ''')
     found = [(d.code, analysis.text(d.span), d.message) for d in dir_diagnostics(analysis, "")]
     # The blocks below the unclosed one start their lines as `terraform fmt` writes them: they are
-    # read as they were before the brace went missing (syntax/tree_errors.py, recover_top_levels),
+    # read as they were before the brace went missing (syntax/tree_errors.py, parse_in_pieces),
     # so the resource keeps its own finding and the output's reference to it is defined.
     assert found == [
         ("syntax-error", "{", f"syntax error: {UNCLOSED}"),

@@ -105,8 +105,8 @@ def test_incremental_edits_give_the_tree_of_a_fresh_parse(seed: str, edits, enco
     assert doc.source == text.encode("utf-8")
     incremental = doc.parse("main.tf", store.parser)
     fresh = parse_file("main.tf", text.encode("utf-8"), new_parser())
-    # A text whose error swallowed blocks is read piece by piece and keeps no tree (hclfile,
-    # tree_errors.recover_top_levels): then its top-level items and blocks are compared.
+    # A text with a syntax error is read piece by piece and keeps no tree (hclfile,
+    # tree_errors.parse_in_pieces): then its top-level items and blocks are compared.
     assert (incremental.tree is None) == (fresh.tree is None)
     if fresh.tree is not None:
         assert str(incremental.tree.root_node) == str(fresh.tree.root_node)

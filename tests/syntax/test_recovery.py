@@ -1,5 +1,6 @@
-"""A syntax error costs the block it is in: the top-level blocks that tree-sitter-hcl's error
-recovery swallowed after it are read again (``syntax.tree_errors.recover_top_levels``).
+"""A syntax error costs the block it is in: a file with an error is read piece by piece from its
+block headers (``syntax.tree_errors.parse_in_pieces``), so tree-sitter-hcl's error recovery does
+not swallow the top-level blocks after the error.
 
 Typed into one of 30 module calls, a quote, a brace or an operator made tree-sitter drop up to
 every block below it from the file's body (a string running to the next quote, a stray ``}``
