@@ -68,35 +68,18 @@ class HclParser:
             self._spelled.popitem(last=False)
         return spelled
 
-    def parse(self, source: bytes, old_tree: Tree | None = None, may_respell_source: bool | None = None,
-              stop_at_error: bool = False) -> Tree | None:
+    def parse(self, source: bytes, old_tree: Tree | None = None, may_respell_source: bool | None = None) -> Tree:
         """The tree of ``source``; incremental when ``old_tree`` was edited to match it, except
         where a token may be spelled for tree-sitter: changing its spelling can reach bytes
         outside the edit (typing ``3`` after ``1e``), which an incremental parse would not
         read again. ``may_respell_source`` False: the caller knows no token may be (an edited
-        document keeps that fact edit by edit, so that a keystroke does not test the whole file).
-        ``stop_at_error``: None as soon as the text shows a syntax error, before tree-sitter's
-        recovery reads the rest of it (``tree_errors.parse_in_pieces`` reads such a file)."""
+        document keeps that fact edit by edit, so that a keystroke does not test the whole file)."""
         if may_respell_source is False:
-            text, old = source, old_tree
-        else:
-            masked = self._spelling(source)
-            reuse = old_tree is not None and masked is source and not may_respell(source)
-            text, old = (source, old_tree) if reuse else (masked, None)
-        if not stop_at_error:
-            return self._parser.parse(text, old) if old is not None else self._parser.parse(text)
-        try:  # (a progress callback needs the callback form of the input; its cost is a few per cent)
-            read = lambda at, _: text[at : at + 65536]  # noqa: E731
-            if old is not None:
-                return self._parser.parse(read, old, progress_callback=_stop_at_error)
-            return self._parser.parse(read, progress_callback=_stop_at_error)
-        except ValueError:  # the parse was stopped: the text has an error
-            self._parser.reset()
-            return None
-
-
-def _stop_at_error(offset: int, has_error: bool) -> bool:
-    return has_error
+            return self._parser.parse(source, old_tree) if old_tree is not None else self._parser.parse(source)
+        masked = self._spelling(source)
+        if old_tree is not None and masked is source and not may_respell(source):
+            return self._parser.parse(source, old_tree)
+        return self._parser.parse(masked)
 
 
 def new_parser() -> HclParser:
@@ -492,10 +475,8 @@ def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tr
     last parse of the same document, whose unchanged top-level blocks are taken over
     (``_read_top_level_taking_over``). ``clean``: bytes already found free of syntax errors (``CleanSources``)."""
     parser = parser or new_parser()
-    tree = parser.parse(source, old_tree, may_respell_source, stop_at_error=True)
-    # A syntax error: the file is read piece by piece (tree_errors.parse_in_pieces). The parse
-    # stops at most errors as it meets them; some show only at the end (a brace left open).
-    if tree is None or tree.root_node.has_error:
+    tree = parser.parse(source, old_tree, may_respell_source)
+    if tree.root_node.has_error:  # a syntax error: the file is read piece by piece (tree_errors.parse_in_pieces)
         return _read_in_pieces(path, source)
     return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean)
 

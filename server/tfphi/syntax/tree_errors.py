@@ -124,9 +124,11 @@ def unclosed_brace(source: bytes) -> int | None:
 # that start a line (``terraform fmt``'s layout: a name, labels, "{"; not inside a heredoc or a
 # comment that starts its line), and each piece is parsed alone: a piece that parses without an
 # error is read as the blocks it holds, wherever the error is; neighbouring pieces with errors
-# are parsed together, as one. The parse that finds the error stops there (``HclParser.parse``,
-# ``stop_at_error``): no tree of the whole broken text is built. A function of the text: a
-# fresh parse and an edited document's parse read the same blocks (tests/syntax/test_recovery.py).
+# are parsed together, as one, and no tree of the whole broken text is kept. A function of the
+# text: a fresh parse and an edited document's parse read the same blocks (tests/syntax/test_recovery.py).
+# (Stopping the first parse at the error, tree-sitter's progress callback, would not build that
+# tree at all; but py-tree-sitter 0.26.1 leaks every buffer its read callback returns, which the
+# progress callback needs: about the file's size per parse. Measured and not kept, bench/README.md.)
 
 _BLOCK_HEADER = re.compile(rb'(?m)^[A-Za-z_][\w-]*(?:[ \t]+(?:"[^"\n]*"|[A-Za-z_][\w-]*))*[ \t]*\{')
 _HEREDOC_START = re.compile(rb"<<-?([A-Za-z_][\w-]*)[ \t]*\r?\n")
