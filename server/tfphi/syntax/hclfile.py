@@ -421,6 +421,10 @@ class HclFile:
     items: list | None = None
     searched: tuple = (None, None)
     fresh: list = field(default_factory=list)  # the blocks this parse read anew (the next one detaches them)
+    # (id of the last parse's body, first, last, count): this body's blocks are the last one's with
+    # its blocks[first:last] replaced by count blocks (read, or taken over by text); for what is
+    # derived per block (``stir.model.read_declarations``) to splice the same way.
+    splice: tuple | None = None
 
     def top_ranges(self) -> list[tuple[str, int, int]]:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""
@@ -569,7 +573,8 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         clean.add(source)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     if taken is not None:
-        return HclFile(path, source, tree, body, errors, (), taken[2], True, taken[1], tuple(answers), taken[0])
+        splice = (id(previous.body), *taken[3][3:]) if taken[3] is not None else None
+        return HclFile(path, source, tree, body, errors, (), taken[2], True, taken[1], tuple(answers), taken[0], splice)
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
     # Every file's references are read for the undefined-reference check: read them now,
@@ -925,7 +930,7 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
             block._converter.anchor.start = s
         moved = True
     body.blocks = old_blocks[:first] + middle.blocks + old_blocks[last:]
-    return fresh, old_items[:first] + items + kept, moved, (start, end, items)
+    return fresh, old_items[:first] + items + kept, moved, (start, end, items, first, last, len(middle.blocks))
 
 
 def _item_end(item: tuple) -> int:
@@ -945,7 +950,7 @@ def _searched(which: int, search, source: bytes, taken: tuple, previous: HclFile
     read = taken[3]
     found = None
     if read is not None and previous.searched[which] is False:
-        start, end, items = read
+        start, end, items = read[:3]
         # The lines outside the region are unchanged when it starts and ends at a line's end.
         if (not start or source[start] == 0x0A) and (end == len(source) or source[end - 1] == 0x0A):
             found = _search_blocks(which, search, source, items, start, end)
