@@ -271,6 +271,10 @@ class AnalysisHost:
         self._findings_of_files: dict[str, FileFindings] = {}
         self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
         self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
+        # Work done, counted for tests that hold an edit to what it touches (not timed):
+        # modules built, and (resource, field) units traced, since the host was made.
+        self.modules_built = 0
+        self.units_traced = 0
 
     @property
     def revision(self) -> int:
@@ -610,6 +614,7 @@ class AnalysisHost:
         try:
             if _fault_injection is not None:
                 _fault_injection("build", dir)
+            self.modules_built += 1
             files = self.files
             decls = {path: read_declarations(files[path].body, previous.get(path), files[path].splice) for path in paths}
             module, declared = assemble_module(dir, decls, last)
@@ -827,6 +832,7 @@ class Snapshot:
     def _trace_unit(self, dir: str, unit: tuple[Resource, tuple[str, ...], FieldSpec], paths) -> list[FieldTrace]:
         """One field of one resource, in each call path of its module."""
         resource, field_path, spec = unit
+        self._host.units_traced += 1
         deps = self._derived.field_deps
         traces: list[FieldTrace] = []
         for path in paths:

@@ -32,7 +32,8 @@ from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTr
 from .language import hcl_language
 from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
-from .tree_errors import check_terraform_rules, collect_errors, place_unclosed_block, rules_candidate
+from .searches import searched
+from .tree_errors import check_terraform_rules, collect_errors, place_unclosed_block, recover_top_levels, rules_candidate
 
 BOM = b"\xef\xbb\xbf"
 
@@ -105,20 +106,24 @@ class _Reparser(threading.local):
                 found = _exact(tree, start, end, kind)
                 if found is not None:
                     return found
-        if self.parser is None:
-            self.parser = new_parser()
         if scope is not None:
             start_at, end_at = scope
         else:
             start_at, end_at = start, end
-        # Points only place rows and columns, which nothing here reads: bytes carry the spans.
-        self.parser.included_ranges = [Range(Point(0, 0), Point(0, end_at - start_at), start_at, end_at)]
-        # Only the range is read: only its bytes can hold a token spelled for tree-sitter.
-        tree = self.parser.parse(source, may_respell_source=None if may_respell(source[start_at:end_at]) else False)
+        tree = self.tree(source, start_at, end_at)
         self.recent[(id(source), start_at, end_at)] = (source, tree)
         while len(self.recent) > self.KEEP:
             self.recent.popitem(last=False)
         return _exact(tree, start, end, kind)
+
+    def tree(self, source: bytes, start: int, end: int) -> Tree:
+        """The tree of ``[start, end)`` of ``source`` parsed alone (nodes at the file's offsets)."""
+        if self.parser is None:
+            self.parser = new_parser()
+        # Points only place rows and columns, which nothing here reads: bytes carry the spans.
+        self.parser.included_ranges = [Range(Point(0, 0), Point(0, end - start), start, end)]
+        # Only the range is read: only its bytes can hold a token spelled for tree-sitter.
+        return self.parser.parse(source, may_respell_source=None if may_respell(source[start:end]) else False)
 
 
 def _exact(tree: Tree, start: int, end: int, kind: str) -> Node | None:
@@ -288,7 +293,7 @@ class Block:
         self._reparse = node is not None and converter is not None and not converter.keep_nodes
         self._node = None if self._reparse else node
         self._text: bytes | None = None  # a top-level block's text, once asked (``text``)
-        self._verdicts: list | None = None  # the file-wide text searches' answers for this block (``_search_blocks``)
+        self._verdicts: list | None = None  # the file-wide text searches' answers for this block (``syntax.searches``)
         # Read from a node with a syntax error inside: what its text parses to may depend on the
         # text around it, so no later parse takes it over.
         self._broken = node is not None and node.has_error
@@ -417,7 +422,7 @@ class HclFile:
     took_over: bool = False  # the blocks of the last parse whose text is unchanged were taken over (``take_over_blocks``)
     # A document's parse that took the last one's blocks over: every top-level item but comments
     # as (type, start, end, its block or None), for the next parse to splice (``_splice``), and
-    # what the text searches answered for the whole text (``_search_blocks``), None when not asked.
+    # what the text searches answered for the whole text (``syntax.searches``), None when not asked.
     items: list | None = None
     searched: tuple = (None, None)
     fresh: list = field(default_factory=list)  # the blocks this parse read anew (the next one detaches them)
@@ -425,6 +430,9 @@ class HclFile:
     # its blocks[first:last] replaced by count blocks (read, or taken over by text); for what is
     # derived per block (``stir.model.read_declarations``) to splice the same way.
     splice: tuple | None = None
+    # A file whose error region was read again piece by piece (``tree_errors.recover_top_levels``):
+    # its top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
+    nodes: tuple[Node | tuple[str, int, int], ...] | None = None
 
     def top_ranges(self) -> list[tuple[str, int, int]]:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""
@@ -434,6 +442,9 @@ class HclFile:
 
     def top_levels(self) -> list["TopLevel"]:
         """The blocks and attributes of the file's body (and ERROR regions), with their nodes on demand."""
+        if self.nodes is not None:
+            return [TopLevel(self.source, *n, None, None) if isinstance(n, tuple) else
+                    TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in self.nodes]
         if self.tree is not None:
             if not self.tops:
                 return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
@@ -541,13 +552,27 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     unchecked = body.blocks  # the top-level blocks whose bodies may set an argument twice, unread
     taken: tuple | None = None  # with ``previous``: see ``_read_top_level_taking_over``
     answers: list = [None, None]  # what the text searches answered (``HclFile.searched``)
-    if top is not None and previous is not None and keep_tree and _reuse_possible(previous, path):
+    # The top-level blocks an error region swallowed, read again piece by piece (tree_errors).
+    recovered = recover_top_levels(source, root, lambda a, b: _reparser.tree(source, a, b)) if native and root.has_error else None
+    if recovered is not None:
+        # The items of the pieces that parsed alone without an error keep no node of their
+        # piece's tree (their views parse their range alone again, as a file read without its
+        # tree): an open document with errors holds its own tree, not one per block.
+        first, last, pieces = recovered
+        light = ExprConverter(source, path, keep_nodes=False)
+        items = [(n, False) for n in top_level_nodes(root) if n.end_byte <= first or n.start_byte >= last]
+        items.extend(pieces)
+        items.sort(key=_start_byte)
+        for node, clean in items:
+            _read_items((node,), body, light if clean else converter)
+        tops = tuple((intern(n.type), n.start_byte, n.end_byte) if clean else n for n, clean in items)
+    elif top is not None and previous is not None and keep_tree and _reuse_possible(previous, path):
         taken = _read_top_level_taking_over(top, body, converter, previous, unchanged)
         unchecked = taken[0]  # the others were read in an error-free parse
     elif top is not None:
         _read_body(top, body, converter)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
-    for child in root.children:
+    for child in root.children if recovered is None else ():
         if child.type == "ERROR":
             _read_body(child, body, converter)
     place_unclosed_block(source, path, errors)
@@ -557,7 +582,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     known_clean = native and previous is None and not errors and clean is not None and source in clean
     if not native or known_clean:
         placed = errors
-    elif taken is not None and not errors and not _searched(0, suspicious, source, taken, previous, answers):
+    elif taken is not None and not errors and not searched(0, suspicious, source, taken, previous.searched, answers):
         placed = errors
     else:
         placed = terraform_placed(path, source, errors, root)  # as Terraform reports them
@@ -566,7 +591,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         if twice is not None:
             placed = _redefined_errors(path, source, root, twice)
     if placed is errors and not known_clean:  # (Terraform's own errors, when placed, already cover the rules)
-        candidate = rules_candidate if taken is None else lambda text: _searched(1, rules_candidate, text, taken, previous, answers)
+        candidate = rules_candidate if taken is None else lambda text: searched(1, rules_candidate, text, taken, previous.searched, answers)
         check_terraform_rules(root, source, path, errors, candidate)
     errors = placed
     if native and previous is None and not errors and not known_clean and clean is not None:
@@ -575,6 +600,8 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     if taken is not None:
         splice = (id(previous.body), *taken[3][3:]) if taken[3] is not None else None
         return HclFile(path, source, tree, body, errors, (), taken[2], True, taken[1], tuple(answers), taken[0], splice)
+    if recovered is not None:
+        return HclFile(path, source, tree, body, errors, nodes=tops)
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
     # Every file's references are read for the undefined-reference check: read them now,
@@ -734,8 +761,17 @@ _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 
 
 def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False) -> None:
+    _read_items(node.children, body, conv, eager)
+
+
+def _start_byte(item: tuple[Node, bool]) -> int:
+    return item[0].start_byte
+
+
+def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False) -> None:
+    """Reads ``nodes`` (a body's children) into ``body``."""
     nested = conv.anchor is not None  # (a file's own converter reads its top-level body)
-    for child in node.children:
+    for child in nodes:
         kind = child.type
         if kind == "attribute":
             _add_attribute(body, _read_attribute(child, conv), conv)
@@ -834,7 +870,7 @@ def _read_top_level_taking_over(top: Node, body: Body, converter: ExprConverter,
             return spliced
     fresh: list[Block] = []
     items: list[tuple[str, int, int, Block | None]] = []  # every item but comments
-    moved = _read_items(top.children, body, converter, _blocks_by_text(previous.body.blocks), fresh, items)
+    moved = _take_items(top.children, body, converter, _blocks_by_text(previous.body.blocks), fresh, items)
     return fresh, items, moved, None
 
 
@@ -846,7 +882,7 @@ def _blocks_by_text(blocks) -> dict[bytes, Block]:
     return before
 
 
-def _read_items(children, body: Body, converter: ExprConverter, before: dict[bytes, Block], fresh: list, items: list) -> bool:
+def _take_items(children, body: Body, converter: ExprConverter, before: dict[bytes, Block], fresh: list, items: list) -> bool:
     """Reads top-level ``children`` into ``body`` and ``items``, taking over the blocks of
     ``before`` (by text) and adding the others to ``fresh``; whether a block taken over moved."""
     source = converter.source
@@ -920,9 +956,9 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
     fresh: list[Block] = []
     items: list[tuple[str, int, int, Block | None]] = []
     middle = Body()
-    moved = _read_items(region, middle, converter, _blocks_by_text(old_blocks[first:last]), fresh, items)
+    moved = _take_items(region, middle, converter, _blocks_by_text(old_blocks[first:last]), fresh, items)
     if middle.attributes:
-        return None  # an attribute at the top level: its neighbours are read again (``_read_items``)
+        return None  # an attribute at the top level (its span is absolute): the whole body is read
     kept = old_items[last:]
     if delta and kept:
         kept = [(kind, s + delta, e + delta, block) for kind, s, e, block in kept]
@@ -939,53 +975,3 @@ def _item_end(item: tuple) -> int:
 
 def _item_start(item: tuple) -> int:
     return item[1]
-
-
-def _searched(which: int, search, source: bytes, taken: tuple, previous: HclFile, answers: list) -> bool:
-    """``search(source)`` for a parse that took ``previous``'s blocks over (``_search_blocks``):
-    when only a region was read and the text searched before found nothing, the region alone
-    is searched (what lies outside it is unchanged, each shape lies within one line, and a
-    heredoc or a ``/* */`` comment lies within one block or between two);
-    noted in ``answers`` for the next parse."""
-    read = taken[3]
-    found = None
-    if read is not None and previous.searched[which] is False:
-        start, end, items = read[:3]
-        # The lines outside the region are unchanged when it starts and ends at a line's end.
-        if (not start or source[start] == 0x0A) and (end == len(source) or source[end - 1] == 0x0A):
-            found = _search_blocks(which, search, source, items, start, end)
-    if found is None:
-        found = _search_blocks(which, search, source, taken[1])
-    answers[which] = found = bool(found)
-    return found
-
-
-def _search_blocks(which: int, search, source: bytes, items: list, begin: int = 0, stop: int | None = None) -> bool:
-    """``search(source)`` (a file-wide text search whose shapes each lie within one line: the
-    syntax-error shapes, the rules' candidates) from the answers its top-level blocks keep for
-    their own text, and one search of the text between them. Heredocs and ``/* */`` comments
-    reach across lines (and a block that does not take whole lines may share one with its
-    neighbour): then the whole text is searched. A block found suspicious is confirmed by it.
-    ``begin``, ``stop``: the region of the text ``items`` cover (the whole text by default)."""
-    if source.find(b"<<", begin, stop) >= 0 or source.find(b"/*", begin, stop) >= 0:
-        return search(source)
-    size = len(source)
-    gaps: list[bytes] = []
-    cursor = begin
-    for kind, start, end, block in items:
-        if block is None:
-            continue
-        if (start and source[start - 1] != 0x0A) or (end < size and source[end] != 0x0A):
-            return search(source)
-        verdicts = block._verdicts
-        if verdicts is None:
-            verdicts = block._verdicts = [None, None]
-        verdict = verdicts[which]
-        if verdict is None:
-            verdict = verdicts[which] = bool(search(b"\n" + block.text))
-        if verdict:
-            return search(source)
-        gaps.append(source[cursor:start])
-        cursor = end
-    gaps.append(source[cursor:stop])
-    return bool(search(b"".join(gaps))) and search(source)
