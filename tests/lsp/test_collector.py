@@ -1,6 +1,6 @@
 """The server's full garbage collections run when it is quiet (lsp/collector.py): never on an
 allocation, and once no client message came for QUIET_SECONDS after a pass, no analysis runs
-and the heap grew by a quarter; at once when it grew past LIMIT times."""
+and the heap grew by a quarter."""
 
 from __future__ import annotations
 
@@ -50,13 +50,3 @@ def test_a_full_collection_waits_for_a_quiet_moment(collector, what, collected):
 
     asyncio.run(run())
     assert collector.collections == collected
-
-
-def test_a_heap_far_too_large_is_collected_at_once(collector):
-    async def run():
-        collector._size = 1
-        collector.LIMIT = 2.0
-        collector.pass_done(lambda: True)  # (busy and not quiet: collected anyway)
-        assert collector.collections == 1
-
-    asyncio.run(run())
