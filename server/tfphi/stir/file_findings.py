@@ -34,7 +34,7 @@ class FileFindings:
         self.table = table
         self.findings = findings
         self.blocks = blocks  # per block of ``hcl.body``: (block, relative findings, references, names looked up)
-        self.texts = texts  # hash(text) -> (start, end, relative findings, references): files read per text
+        self.texts = texts  # hash(text) -> (start, end, relative findings, references, names looked up): files read per text
 
 
 def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) -> FileFindings:
@@ -124,15 +124,16 @@ def changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]:
 
 
 def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> FileFindings:
-    """Each top-level item by the hash of its text: (start, end, findings, references), the text
-    read again from its parse's source when matched; keyed by the text itself, the copies were
-    as large as the files. On a hash collision the later item is kept (the other misses).
-    Findings carry over only against the same names; references, a function of the text alone,
-    carry over when the names change."""
+    """Each top-level item by the hash of its text: (start, end, findings, references, names
+    looked up), the text read again from its parse's source when matched; keyed by the text
+    itself, the copies were as large as the files. On a hash collision the later item is kept
+    (the other misses). Findings carry over against the same names, or when none of the names
+    the item looks up changed; references, a function of the text alone, always."""
     source, path = hcl.source, hcl.path
     old_source = known.hcl.source if known is not None else b""
     before = known.texts if known is not None else {}
     same_names = known is not None and known.table.key == table.key
+    changed = changed_names(known.table, table) if known is not None and not same_names else None
     by_text: dict[int, tuple] = {}
     findings: list[Finding] = []
     for top in hcl.top_levels():  # nodes found (or parsed again) on demand
@@ -146,13 +147,16 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
             entry = before.get(digest)
             if entry is not None and old_source[entry[0] : entry[1]] != text:
                 entry = None
-            relative = entry[2] if entry is not None and same_names else None
             refs = top.refs if top.refs is not None else (entry[3] if entry is not None else None)
+            if refs is None:
+                refs = block_references(top.node(), top.source, {})
+            names = entry[4] if entry is not None else looked_up(refs)
+            relative = None
+            if entry is not None and (same_names or changed.isdisjoint(names)):
+                relative = entry[2]  # (the names it looks up resolve as before)
             if relative is None:
-                if refs is None:
-                    refs = block_references(top.node(), top.source, {})
                 relative = block_findings(refs, table, is_bound_check(refs, top.node))
-            by_text[digest] = (base, end, relative, refs)
+            by_text[digest] = (base, end, relative, refs, names)
         for start, stop, message in relative:
             findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
     return FileFindings(hcl, table, findings, {}, by_text)
