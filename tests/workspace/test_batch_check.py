@@ -3,7 +3,7 @@
 ``tfphi check`` loads its workspace into a batch host (``AnalysisHost(batch=True)``): it keeps
 none of the state an edit would reuse, analyses the modules depth first from the roots
 (``check_scope.batch_schedule``) and releases each module's traces, memoized values and
-on-demand views once its diagnostics are taken (``Snapshot.release``), the roots of each
+on-demand views once its subtree's diagnostics are taken (``Snapshot.release``), the roots of each
 diagnostic recorded before. Whatever it releases is derived again, the same, when read: these
 tests compare the whole output of every format, on generated workspaces (with defects added)
 and on the example and test workspaces, with the output of an editor's kind of host, which
@@ -118,7 +118,7 @@ def test_a_batch_check_releases_every_module_and_keeps_no_edit_state(tmp_path):
     assert batch._host._findings_of_files == {} and batch._host._decls == {}
 
 
-def test_the_batch_schedule_analyses_each_directory_once_and_releases_each_after_its_callers_subtrees(tmp_path):
+def test_the_batch_schedule_analyses_each_directory_once_and_releases_each_after_its_subtree(tmp_path):
     root = tmp_path / "ws"
     _generate()(root, 30, seed=1)
     analysis = load_workspace(root, batch=True)
@@ -127,12 +127,11 @@ def test_the_batch_schedule_analyses_each_directory_once_and_releases_each_after
     order = [dir for dir, _ in steps]
     assert sorted(order) == dirs and order[0] == ""  # the root first, then depth first
     released_at = {dir: i for i, (_, releases) in enumerate(steps) for dir in releases}
-    assert set(released_at) == set(dirs)
+    assert set(released_at) == set(dirs) and released_at[""] == len(steps) - 1
     position = {dir: i for i, dir in enumerate(order)}
     tree = analysis.tree
     for dir in dirs:
-        assert released_at[dir] >= position[dir]  # never before its own diagnostics
-        for caller, _ in tree.callers.get(dir, ()):
-            # not before the last module of any caller's subtree (the siblings read it through the caller)
-            subtree = [d for d in dirs if any(p[i][1] == caller for p in tree.call_paths(d) for i in range(len(p)))]
-            assert released_at[dir] >= max(position[d] for d in subtree)
+        below = [d for d in dirs if any(frame[1] == dir for path in tree.call_paths(d) for frame in path)]
+        # never before the diagnostics of its own subtree: they read its arguments, variables and locals
+        assert released_at[dir] >= max(position[d] for d in below)
+        assert all(released_at[dir] <= released_at[caller] for caller, _ in tree.callers.get(dir, ()))
