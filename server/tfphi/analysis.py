@@ -625,7 +625,8 @@ class AnalysisHost:
             if _fault_injection is not None:
                 _fault_injection("build", dir)
             self.modules_built += 1
-            decls = {path: read_declarations(self.files[path].body, previous.get(path)) for path in paths}
+            files = self.files
+            decls = {path: read_declarations(files[path].body, previous.get(path), files[path].splice) for path in paths}
             module, declared = assemble_module(dir, decls, last)
         except Exception:  # noqa: BLE001 - one module's failure must not stop the others
             self._build_failures[dir] = _format_exc()
