@@ -487,9 +487,7 @@ def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tr
     last parse of the same document, whose unchanged top-level blocks are taken over
     (``_read_top_level_taking_over``; ``unchanged``: how many bytes at the start and at the end
     of its text the edits since left alone, where the edited blocks are found). ``clean``: bytes
-    already found free of syntax errors (``CleanSources``). ``traced``: resource types with a
-    registered field, whose bodies a trace will read: without the tree they are read now, like
-    the bodies every module build reads (``_EAGER_BODIES``)."""
+    already found free of syntax errors (``CleanSources``). ``traced``: see ``_EAGER_BODIES``."""
     parser = parser or new_parser()
     tree = parser.parse(source, old_tree, may_respell_source)
     return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean,
@@ -787,15 +785,12 @@ _NAME_AT = re.compile(rb"[\w\-\x80-\xff]++")
 
 
 # Blocks whose bodies every module build reads (stir.model.read_declarations): without the file's
-# tree they are read at once rather than parsed again. Resource bodies wait for a trace, except
-# those of the ``traced`` types (parse_file): the trace of a registered field reads them, and
-# parsing a large block again for it cost more than reading it now (terraform-google-kubernetes-
-# engine's clusters and node pools, 26 KB each: a tenth of a cold check of bench/README's corpus).
+# tree they are read at once rather than parsed again, as are resources of the ``traced`` types (with a
+# registered field: a trace reads them; GKE's 26 KB clusters were parsed again, bench/README session 9).
 _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 
 
-def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False,
-               traced: frozenset[str] = frozenset()) -> None:
+def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False, traced: frozenset = frozenset()) -> None:
     _read_items(node.children, body, conv, eager, traced)
 
 
@@ -803,9 +798,8 @@ def _start_byte(item: tuple[Node, bool]) -> int:
     return item[0].start_byte
 
 
-def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False,
-                traced: frozenset[str] = frozenset()) -> None:
-    """Reads ``nodes`` (a body's children) into ``body`` (``traced``: see ``_EAGER_BODIES``)."""
+def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False, traced: frozenset = frozenset()) -> None:
+    """Reads ``nodes`` (a body's children) into ``body``."""
     nested = conv.anchor is not None  # (a file's own converter reads its top-level body)
     for child in nodes:
         kind = child.type
@@ -835,8 +829,7 @@ def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
     return Attribute(intern(conv.text(name_node)), node, conv, conv.keep_nodes, name_node.end_byte)
 
 
-def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bool = False,
-                traced: frozenset[str] = frozenset()) -> Block | None:
+def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bool = False, traced: frozenset = frozenset()) -> Block | None:
     children = node.children  # once: the type, the labels and the body are all among them
     type_node = children[0] if children else None
     if type_node is None or type_node.type != "identifier":
