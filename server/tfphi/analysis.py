@@ -248,9 +248,9 @@ class AnalysisHost:
         # ``batch``: no change follows the queries (``tfphi check``: the loader's host, set by the
         # command line). The host then keeps nothing whose only use is to redo less after an edit
         # (what each module's build read of each block, each file's findings by block, which
-        # declarations each trace read, which memoized values read them), and ``Snapshot.release`` frees what was derived for a module once
-        # its diagnostics are taken: the same answers, from less memory (bench/README.md,
-        # "Issue 23: the cold check's memory, session 9").
+        # declarations each trace read, which memoized values read them), and
+        # ``Snapshot.release`` frees what was derived for a module once its diagnostics are
+        # taken: the same answers from less memory (docs/batch-check.md).
         self.batch = batch
         self.base_config = config or Config()
         self.config = self.base_config
