@@ -226,6 +226,18 @@ class Changes:
     moved_files: frozenset[str]  # the files where declarations moved
 
 
+def fields_by_type(config: Config) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:
+    """The registered fields of ``config`` grouped by resource type: each field's path of names
+    and its spec (the severity override applied)."""
+    by_type: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] = {}
+    for key, spec in sorted(config.fields.items()):
+        resource_type, _, field_name = key.partition(".")
+        if config.severity_override is not None:
+            spec = config.field_spec(resource_type, field_name) or spec
+        by_type.setdefault(resource_type, []).append((tuple(field_name.split(".")), spec))
+    return by_type
+
+
 class AnalysisHost:
     """The workspace's inputs and the incremental state carried from one snapshot to the next.
 
@@ -236,9 +248,9 @@ class AnalysisHost:
         # ``batch``: no change follows the queries (``tfphi check``: the loader's host, set by the
         # command line). The host then keeps nothing whose only use is to redo less after an edit
         # (what each module's build read of each block, each file's findings by block, which
-        # declarations each trace read, which memoized values read them), and ``Snapshot.release`` frees what was derived for a module once
-        # its diagnostics are taken: the same answers, from less memory (bench/README.md,
-        # "Issue 23: the cold check's memory, session 9").
+        # declarations each trace read, which memoized values read them), and
+        # ``Snapshot.release`` frees what was derived for a module once its diagnostics are
+        # taken: the same answers from less memory (docs/batch-check.md).
         self.batch = batch
         self.base_config = config or Config()
         self.config = self.base_config
@@ -271,6 +283,7 @@ class AnalysisHost:
         # content-addressed caches (safe to share between snapshots)
         self._block_refs: BlockCache = {}
         self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
+        self._traced: tuple[Config | None, frozenset[str]] = (None, frozenset())  # (config, its traced resource types)
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
         self._trace_memo = MemoStore(edits=not batch)
         # path -> (parse, name table key, findings, block text -> its findings relative to its start,
@@ -359,7 +372,17 @@ class AnalysisHost:
             self._set_parsed(parse_json_file(path, data, self._parser))
         else:  # files set from disk are not edited here: their trees are dropped once read
             self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs,
-                                          clean=self.clean_sources))
+                                          clean=self.clean_sources, traced=self._traced_types()))
+
+    def _traced_types(self) -> frozenset[str]:
+        """The resource types with a registered field: a file read from disk reads their bodies
+        at once, as a trace will (``parse_file``'s ``traced``; a cost, never a result: a body
+        read later from a parse of its block is the same)."""
+        config, types = self._traced
+        if config is not self.config:
+            types = frozenset(fields_by_type(self.config))
+            self._traced = (self.config, types)
+        return types
 
     def _set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
         self._drop(path)
@@ -880,16 +903,9 @@ class Snapshot:
 
     def registered_fields(self) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:
         """Registered fields grouped by resource type."""
-        if self._registered is not None:
-            return self._registered
-        by_type: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] = {}
-        for key, spec in sorted(self.config.fields.items()):
-            resource_type, _, field_name = key.partition(".")
-            if self.config.severity_override is not None:
-                spec = self.config.field_spec(resource_type, field_name) or spec
-            by_type.setdefault(resource_type, []).append((tuple(field_name.split(".")), spec))
-        self._registered = by_type
-        return by_type
+        if self._registered is None:
+            self._registered = fields_by_type(self.config)
+        return self._registered
 
     def trace_address(self, address: FieldAddress | str, universe: Sequence | None = None) -> TraceResult | None:
         """Traces a configuration address (SPEC section 1) from the first root where it exists; text

@@ -102,6 +102,7 @@ RootsKey = tuple[str, str, int, int]
 
 
 def roots_key(d: Diagnostic) -> RootsKey:
+    """What the roots of ``d`` are kept by in ``check_diagnostics``'s ``known_roots``."""
     return d.file, d.code, d.span.start, d.span.end
 
 
@@ -112,9 +113,10 @@ def check_diagnostics(analysis: Analysis, roots: set[str] | None = None, shard: 
     None, else those that hold in one of ``roots`` or are on one of ``files`` (the files named on
     the command line); with ``shard``, only that shard's part.
     ``on_dir(done, total)`` is called after each directory (progress). ``known_roots``, when
-    given, receives the roots of each diagnostic (``diagnostic_roots``), worked out while its
-    module's traces are at hand: on a batch host (``Snapshot.release``) the modules are analysed
-    in ``batch_schedule``'s order, and released as it says once their diagnostics are taken."""
+    given, receives the roots of each diagnostic (``diagnostic_roots``, by ``roots_key``), worked
+    out while its module's traces are at hand: on a batch host (``Snapshot.release``) the
+    modules are analysed in ``batch_schedule``'s order and released as it says once their
+    diagnostics are taken, so the report must read the roots from there (``CheckReport``)."""
     dirs = analysis.dirs()
     if shard is not None:
         k, n = shard
@@ -131,10 +133,8 @@ def check_diagnostics(analysis: Analysis, roots: set[str] | None = None, shard: 
     for i, (dir, releases) in enumerate(steps, 1):
         taken = dir_diagnostics(analysis, dir)
         if roots is not None or known_roots is not None:
-            for d in taken:
-                key = roots_key(d)
-                if key not in places:
-                    places[key] = diagnostic_roots(analysis, *key)
+            for d in taken:  # (before the module is released: the roots of its fields read its traces)
+                _roots_of(analysis, d, places)
         found.extend(taken)
         for done in releases:
             analysis.release(done)

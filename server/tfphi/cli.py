@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Sequence
 from .addrs import FieldAddress, InputVariable
 from . import __version__
 from .analysis import Analysis
-from .check_scope import ShardError, check_diagnostics, parse_shard, selected_roots
+from .check_scope import RootsKey, ShardError, check_diagnostics, parse_shard, selected_roots
 from .features.diagnostics import SEVERITY_RANK, fix_texts, suggested_values
 from .features.locations import location
 from .loader import load_workspace, not_a_directory, nothing_to_analyse
@@ -183,7 +183,7 @@ def run_check(args) -> int:
         files = [rel for rel, is_file in selection if is_file]
         if not roots and not any(rel in analysis.files or rel in analysis.tfvars or rel in analysis.problems for rel in files):
             raise UsageError(f"{', '.join(paths)}: nothing to analyse (no root configuration contains it)")
-    known_roots: dict = {}  # each diagnostic's roots, worked out while its module's traces are at hand
+    known_roots: dict[RootsKey, list[str]] = {}  # each diagnostic's roots, worked out while its module's traces are at hand
     diagnostics = check_diagnostics(analysis, roots, shard, on_dir=progress.modules, files=files, known_roots=known_roots)
     progress.close()
     report = formatter(args.format)(CheckReport(analysis, diagnostics, base, shard, known_roots))

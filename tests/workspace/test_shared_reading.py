@@ -45,7 +45,7 @@ def test_a_file_repeating_the_bytes_of_one_read_before_is_a_copy_of_it(tmp_path,
 
     monkeypatch.setattr(hclfile, "build_file", counting_build)
     in_pieces = hclfile.read_in_pieces  # (a file with a syntax error is read piece by piece)
-    monkeypatch.setattr(hclfile, "read_in_pieces", lambda path, source: (built.append(path), in_pieces(path, source))[1])
+    monkeypatch.setattr(hclfile, "read_in_pieces", lambda path, *rest: (built.append(path), in_pieces(path, *rest))[1])
     loader.load_workspace(tmp_path)
     modules = sorted(p for p in built if "/" in p)
     assert modules == ["m0/main.tf", "m1/broken.tf"]

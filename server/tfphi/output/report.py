@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..analysis import Analysis
+from ..check_scope import RootsKey, roots_key
 from ..diagnostic_roots import diagnostic_roots
 from ..diagnostics import Diagnostic
 from ..features.locations import human_range
@@ -18,17 +19,16 @@ class CheckReport:
     __slots__ = ("analysis", "diagnostics", "dir", "shard", "known_roots")
 
     def __init__(self, analysis: Analysis, diagnostics: list[Diagnostic], dir: str, shard: tuple[int, int] | None = None,
-                 known_roots: Mapping[tuple[str, str, int, int], list[str]] | None = None):
+                 known_roots: Mapping[RootsKey, list[str]] | None = None):
         self.analysis, self.diagnostics, self.dir, self.shard = analysis, diagnostics, dir, shard
         # ``check_scope.check_diagnostics``'s ``known_roots``: a batch check has released the traces they are read from
         self.known_roots = known_roots or {}
 
     def roots(self, d: Diagnostic) -> list[str]:
         """The roots the diagnostic holds in (``roots`` of the JSON, the text's ``Roots:`` line)."""
-        known = self.known_roots.get((d.file, d.code, d.span.start, d.span.end))
-        if known is None:
-            known = diagnostic_roots(self.analysis, d.file, d.code, d.span.start, d.span.end)
-        return known
+        key = roots_key(d)
+        known = self.known_roots.get(key)
+        return known if known is not None else diagnostic_roots(self.analysis, *key)
 
 
 def diagnostic_range(analysis: Analysis, d: Diagnostic) -> tuple[tuple[int, int], tuple[int, int]]:

@@ -372,7 +372,7 @@ class TopLevel:
 def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tree: Tree | None = None,
                keep_tree: bool = True, refs_cache: dict | None = None, previous: "HclFile | None" = None,
                may_respell_source: bool | None = None, clean: "CleanSources | None" = None,
-               unchanged: tuple[int, int] | None = None) -> HclFile:
+               traced: frozenset[str] = frozenset(), unchanged: tuple[int, int] | None = None) -> HclFile:
     """Parses ``source`` (incrementally when ``old_tree`` was edited to match it).
 
     ``keep_tree=False``: the tree is dropped once the structure and references are read
@@ -381,15 +381,16 @@ def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tr
     last parse of the same document, whose unchanged top-level blocks are taken over
     (``_read_top_level_taking_over``; ``unchanged``: how many bytes at the start and at the end
     of its text the edits since left alone, where the edited blocks are found). ``clean``: bytes
-    already found free of syntax errors (``CleanSources``)."""
+    already found free of syntax errors (``CleanSources``). ``traced``: see ``_EAGER_BODIES``."""
     parser = parser or new_parser()
     tree = parser.parse(source, old_tree, may_respell_source)
     if tree.root_node.has_error:  # a syntax error: the file is read piece by piece (tree_errors.parse_in_pieces)
-        return read_in_pieces(path, source)
-    return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean, unchanged=unchanged)
+        return read_in_pieces(path, source, traced)
+    return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean,
+                      traced=traced, unchanged=unchanged)
 
 
-def read_in_pieces(path: str, source: bytes) -> HclFile:
+def read_in_pieces(path: str, source: bytes, traced: frozenset = frozenset()) -> HclFile:
     """A native-syntax file with a syntax error, read piece by piece from its block headers
     (``tree_errors.parse_in_pieces``). The items of the pieces with an error keep their nodes
     (a piece's small tree); the others, error-free, parse their range alone again when asked,
@@ -405,7 +406,7 @@ def read_in_pieces(path: str, source: bytes) -> HclFile:
         if not clean:
             errors.extend(collect_errors(root, path))
         for node in top_level_nodes(root):
-            _read_items((node,), body, light if clean else converter)
+            _read_items((node,), body, light if clean else converter, traced=traced)
             tops.append((intern(node.type), node.start_byte, node.end_byte) if clean else node)
     place_unclosed_block(source, path, errors)
     placed = terraform_placed(path, source, errors)  # as Terraform reports them
@@ -456,31 +457,23 @@ def _copied_block(block: Block, conv: ExprConverter) -> Block:
 
 
 def forget_derived(hcl: HclFile) -> None:
-    """Drops what the views of a file read without its tree derived on demand, all of which they
-    derive again from its bytes when asked (a batch host's ``Snapshot.release``): the bodies of
-    top-level blocks read from a parse of their range but those every module build reads
-    (``_EAGER_BODIES``, which declarations hold), every attribute's expression, and the
-    references read for the undefined-reference check."""
-    if hcl.tree is not None or is_json_path(hcl.path):
-        return  # (views read from a tree's nodes, or from JSON)
-    _forget_expressions(hcl.body)
-    for block in hcl.body.blocks:
-        body = block._body
-        if body is None:
-            continue
-        _forget_expressions(body)
-        if block._reparse and block.type not in _EAGER_BODIES:
-            block._body = None
-    if hcl.tops:
+    """Drops what the views of a file read without its tree derived on demand and derive again
+    from its bytes (a batch host's ``Snapshot.release``): every attribute's expression, the bodies
+    of top-level blocks but those module builds read (``_EAGER_BODIES``: declarations hold them),
+    the references read for the undefined-reference check."""
+    if hcl.tree is None and not is_json_path(hcl.path):  # (else views read from a tree's nodes, or JSON)
+        _forget_expressions(hcl.body, top=True)
         hcl.tops = tuple([(kind, start, end, None) for kind, start, end, _ in hcl.tops])
 
 
-def _forget_expressions(body: Body) -> None:
+def _forget_expressions(body: Body, top: bool = False) -> None:
     for attribute in body.attributes.values():
         attribute._expr = None
     for block in body.blocks:
         if block._body is not None:
             _forget_expressions(block._body)
+            if top and block._reparse and block.type not in _EAGER_BODIES:
+                block._body = None
 
 
 def _rebased(span: Span, conv: ExprConverter) -> Span:
@@ -489,11 +482,11 @@ def _rebased(span: Span, conv: ExprConverter) -> Span:
 
 def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None,
                native: bool = False, previous: "HclFile | None" = None, clean: "CleanSources | None" = None,
-               unchanged: tuple[int, int] | None = None) -> HclFile:
+               traced: frozenset[str] = frozenset(), unchanged: tuple[int, int] | None = None) -> HclFile:
     """Reads the structure of an already parsed tree (``native``: a file of HCL's native syntax,
-    whose syntax errors are placed where Terraform reports them; ``previous``: see ``parse_file``;
-    ``clean``: bytes found free of errors before, whose searches are skipped, and where to note
-    these bytes when they are)."""
+    whose syntax errors are placed where Terraform reports them; ``previous``, ``traced``,
+    ``unchanged``: see ``parse_file``; ``clean``: bytes found free of errors before, whose searches are skipped, and
+    where to note these bytes when they are)."""
     root = tree.root_node
     keep_tree = keep_tree or root.has_error
     converter = ExprConverter(source, path, keep_nodes=keep_tree)
@@ -507,7 +500,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         taken = _read_top_level_taking_over(top, body, converter, previous, unchanged)
         unchecked = taken[0]  # the others were read in an error-free parse
     elif top is not None:
-        _read_body(top, body, converter)
+        _read_body(top, body, converter, traced=traced)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
     for child in root.children:
         if child.type == "ERROR":
@@ -691,15 +684,16 @@ _NAME_AT = re.compile(rb"[\w\-\x80-\xff]++")
 
 
 # Blocks whose bodies every module build reads (stir.model.read_declarations): without the file's
-# tree they are read at once rather than parsed again; resource and data bodies wait for a trace.
+# tree they are read at once rather than parsed again, as are resources of the ``traced`` types (with a
+# registered field: a trace reads them; GKE's 26 KB clusters were parsed again, bench/README session 9).
 _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 
 
-def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False) -> None:
-    _read_items(node.children, body, conv, eager)
+def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False, traced: frozenset = frozenset()) -> None:
+    _read_items(node.children, body, conv, eager, traced)
 
 
-def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False) -> None:
+def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False, traced: frozenset = frozenset()) -> None:
     """Reads ``nodes`` (a body's children) into ``body``."""
     nested = conv.anchor is not None  # (a file's own converter reads its top-level body)
     for child in nodes:
@@ -707,11 +701,11 @@ def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False) -> 
         if kind == "attribute":
             _add_attribute(body, _read_attribute(child, conv), conv)
         elif kind == "block":
-            block = _read_block(child, conv, nested, eager)
+            block = _read_block(child, conv, nested, eager, traced)
             if block is not None:
                 body.blocks.append(block)
         elif kind == "ERROR" or kind == "body":
-            _read_body(child, body, conv, eager)
+            _read_body(child, body, conv, eager, traced)
 
 
 def _add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> None:
@@ -730,7 +724,7 @@ def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
     return Attribute(intern(conv.text(name_node)), node, conv, conv.keep_nodes, name_node.end_byte)
 
 
-def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bool = False) -> Block | None:
+def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bool = False, traced: frozenset = frozenset()) -> Block | None:
     children = node.children  # once: the type, the labels and the body are all among them
     type_node = children[0] if children else None
     if type_node is None or type_node.type != "identifier":
@@ -763,7 +757,7 @@ def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bo
     type_start, type_end = type_node.start_byte, type_node.end_byte
     kind = intern(source[type_start:type_end].decode("utf-8", "replace"))
     if not nested:
-        eager = kind in _EAGER_BODIES
+        eager = kind in _EAGER_BODIES or (kind == "resource" and bool(labels) and labels[0] in traced)
     return Block(kind, tuple(labels), tuple(label_spans), at(type_start, type_end), None, at(start, end),
                  node, conv, eager, body_node)
 
