@@ -158,25 +158,29 @@ class Attribute:
     stays right when text above its block changes.
     """
 
-    # The value's range as two offsets (``_value_start`` -1: none), not a tuple: a tuple per
-    # attribute was a twentieth of a 10,000-module check's memory.
+    # ``_start`` is relative to the converter's base; the other offsets are from ``_start``,
+    # mostly small integers that Python shares (each offset from the base was an integer object
+    # of its own: 28 bytes, four per attribute). The value's range as two offsets
+    # (``_value_start`` -1: none), not a tuple: a tuple per attribute was a twentieth of a
+    # 10,000-module check's memory.
     __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value_start", "_value_end")
 
     def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
                  name_end: int | None = None):
         self.name = name
         self._node = node if keep_node else None  # None: parse the range again when asked
-        base = converter.base
-        self._start, self._end = node.start_byte - base, node.end_byte - base
+        at = node.start_byte
+        self._start = at - converter.base
+        self._end = node.end_byte - at
         self._converter = converter
         self._expr: Expr | None = None
         if name_end is None:
             first = node.child(0)
-            name_end = first.end_byte if first is not None else node.start_byte
-        self._name_end = name_end - base
+            name_end = first.end_byte if first is not None else at
+        self._name_end = name_end - at
         value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
         if value is not None and value.type == "expression":
-            self._value_start, self._value_end = value.start_byte - base, value.end_byte - base
+            self._value_start, self._value_end = value.start_byte - at, value.end_byte - at
         else:
             self._value_start = self._value_end = -1
 
@@ -187,14 +191,15 @@ class Attribute:
         # variable's type and default, and parsing the whole block for each cost more (a
         # recent parse of the block, e.g. for a resource's body, still answers first).
         conv = self._converter
-        node = _reparser.node(conv.source, conv.base + self._start, conv.base + self._end, "attribute")
+        start = conv.base + self._start
+        node = _reparser.node(conv.source, start, start + self._end, "attribute")
         assert node is not None, f"attribute {self.name!r} not found again at {self._start}-{self._end}"
         return node
 
     @property
     def span(self) -> Span:
         conv = self._converter
-        return Span(conv.file, self._start, self._end, conv.anchor)
+        return Span(conv.file, self._start, self._start + self._end, conv.anchor)
 
     @property
     def value_range(self) -> tuple[int, int] | None:
@@ -202,13 +207,13 @@ class Attribute:
         if self._value_start < 0:
             return None
         anchor = self._converter.anchor
-        shift = anchor.start if anchor is not None else 0
+        shift = self._start + (anchor.start if anchor is not None else 0)
         return self._value_start + shift, self._value_end + shift
 
     @property
     def name_span(self) -> Span:
         conv = self._converter
-        return Span(conv.file, self._start, self._name_end, conv.anchor)  # the name starts the attribute
+        return Span(conv.file, self._start, self._start + self._name_end, conv.anchor)  # the name starts the attribute
 
     @property
     def expr(self) -> Expr:
@@ -225,7 +230,8 @@ class Attribute:
 
     def _raw_value(self) -> bytes:
         conv = self._converter
-        return conv.source[conv.base + self._value_start : conv.base + self._value_end]
+        at = conv.base + self._start
+        return conv.source[at + self._value_start : at + self._value_end]
 
     def literal_bool(self) -> bool | None:
         """The value when it is the bare keyword ``true`` or ``false`` (read from the bytes:
@@ -263,50 +269,102 @@ class Body:
         return [b for b in self.blocks if b.type == block_type]
 
 
+def _settled(body: Body) -> Body:
+    """A block's body once read: without nested blocks, their list is the shared empty tuple
+    (an empty list per block body was 2.5 MiB at 2,000 modules). Only a file's own body, whose
+    blocks a later parse replaces (``take_over_blocks``), keeps a list."""
+    if not body.blocks:
+        body.blocks = ()
+    return body
+
+
 class Block:
     """A block; its body is read from the tree on first use (most nested bodies are never needed).
 
     A top-level block has a converter of its own (``ExprConverter.for_block``), whose anchor
     is the block's place in the file: its spans and those of everything in it are relative to
     that anchor, so the next parse of an edited file takes the block over as it is when its
-    text is unchanged (``_take_over``), wherever it now is."""
+    text is unchanged (``_take_over``), wherever it now is.
 
-    __slots__ = ("type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse",
-                 "_text", "_verdicts", "_broken")
+    A block read from HCL keeps its place as offsets in one tuple (``_at``: its start and end
+    relative to its converter's ``base``, the length of its type, each label's start and end
+    from the block's start, mostly small integers Python shares) and makes ``span``,
+    ``type_span`` and ``label_spans`` when asked: a span object for each was a fifth of what a
+    block cost, at 10,000 modules 50 MiB. A block built with its spans (``.tf.json``, no
+    converter) keeps them as they are (``_at``: type span, span, label spans)."""
+
+    __slots__ = ("type", "labels", "_at", "_node", "_converter", "_body", "_reparse", "_text", "_verdicts",
+                 "_broken")
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
-                 body: Body | None, span: Span, node: Node | None = None, converter: ExprConverter | None = None,
-                 eager: bool = False, body_node: Node | None = None):
+                 body: Body | None, span: Span):
         self.type = type
         self.labels = labels
-        self.label_spans = label_spans
-        self.type_span = type_span
-        self.span = span
+        self._at = (type_span, span, label_spans)
         self._body = body
+        self._converter = None
+        self._node = None
+        self._reparse = False
+        self._text = None
+        self._verdicts = None
+        self._broken = False
+
+    @classmethod
+    def read(cls, type: str, labels: tuple[str, ...], at: tuple[int, ...], node: Node, converter: ExprConverter,
+             eager: bool = False, body_node: Node | None = None) -> "Block":
+        """A block read from ``node`` with ``converter`` (``at``: see the class)."""
+        self = cls.__new__(cls)
+        self.type = type
+        self.labels = labels
+        self._at = at
+        self._body = None
         self._converter = converter
         # Without the file's tree, the body is read from a parse of the block's range alone.
-        self._reparse = node is not None and converter is not None and not converter.keep_nodes
+        self._reparse = not converter.keep_nodes
         self._node = None if self._reparse else node
         self._text: bytes | None = None  # a top-level block's text, once asked (``text``)
         self._verdicts: list | None = None  # the file-wide text searches' answers for this block (``_search_blocks``)
         # Read from a node with a syntax error inside: what its text parses to may depend on the
         # text around it, so no later parse takes it over.
-        self._broken = node is not None and node.has_error
-        if eager and self._reparse and body is None:
+        self._broken = node.has_error
+        if eager and self._reparse:
             # Read now, from the tree still at hand: every module build reads this body
             # (``body_node``: the node of the body, when the caller has it at hand).
             body = Body()
             for child in (body_node,) if body_node is not None else node.children:
                 if child.type == "body":
                     _read_body(child, body, converter, eager=True)
-            self._body = body
+            self._body = _settled(body)
+        return self
+
+    @property
+    def span(self) -> Span:
+        at, conv = self._at, self._converter
+        if conv is None:
+            return at[1]
+        return Span(conv.file, at[0], at[1], conv.anchor)
+
+    @property
+    def type_span(self) -> Span:
+        at, conv = self._at, self._converter
+        if conv is None:
+            return at[0]
+        return Span(conv.file, at[0], at[0] + at[2], conv.anchor)
+
+    @property
+    def label_spans(self) -> tuple[Span, ...]:
+        at, conv = self._at, self._converter
+        if conv is None:
+            return at[2]
+        start, file, anchor = at[0], conv.file, conv.anchor
+        return tuple([Span(file, start + at[i], start + at[i + 1], anchor) for i in range(3, len(at), 2)])
 
     @property
     def text(self) -> bytes:
         """A top-level block's text (what its derived data is a function of, with its anchor)."""
         if self._text is None:
             conv = self._converter
-            self._text = conv.source[conv.base + self.span._start : conv.base + self.span._end]
+            self._text = conv.source[conv.base + self._at[0] : conv.base + self._at[1]]
         return self._text
 
     @property
@@ -316,13 +374,13 @@ class Block:
             node = self._node
             conv = self._converter
             if self._reparse:
-                node = _reparser.node(conv.source, conv.base + self.span._start, conv.base + self.span._end, "block",
+                node = _reparser.node(conv.source, conv.base + self._at[0], conv.base + self._at[1], "block",
                                       (conv.base, conv.end))
             if node is not None and conv is not None:
                 for child in node.children:
                     if child.type == "body":
                         _read_body(child, body, conv)
-            self._body, self._node = body, None
+            self._body, self._node = _settled(body), None
         return self._body
 
     def __repr__(self) -> str:
@@ -496,20 +554,14 @@ def _copied_attribute(attr: Attribute, conv: ExprConverter) -> Attribute:
 
 def _copied_block(block: Block, conv: ExprConverter) -> Block:
     copy = Block.__new__(Block)
-    copy.type, copy.labels = block.type, block.labels
-    copy.label_spans = tuple([_rebased(s, conv) for s in block.label_spans])
-    copy.type_span, copy.span = _rebased(block.type_span, conv), _rebased(block.span, conv)
+    copy.type, copy.labels, copy._at = block.type, block.labels, block._at  # spans are made from ``conv`` when asked
     copy._node, copy._converter, copy._reparse, copy._text, copy._verdicts = None, conv, True, block._text, block._verdicts
     copy._broken = block._broken
     copy._body = None
     if block._body is not None:
-        copy._body = Body({name: _copied_attribute(a, conv) for name, a in block._body.attributes.items()},
-                          [_copied_block(b, conv) for b in block._body.blocks])
+        copy._body = _settled(Body({name: _copied_attribute(a, conv) for name, a in block._body.attributes.items()},
+                                   [_copied_block(b, conv) for b in block._body.blocks]))
     return copy
-
-
-def _rebased(span: Span, conv: ExprConverter) -> Span:
-    return Span(conv.file, span._start, span._end, conv.anchor)
 
 
 def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None,
@@ -757,8 +809,9 @@ def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bo
     if not nested:  # a top-level block: a converter (and an anchor) of its own
         conv = conv.for_block(start, end)
     labels: list[str] = []
-    label_spans: list[Span] = []
-    source, at = conv.source, conv.at
+    type_start, type_end = type_node.start_byte, type_node.end_byte
+    at = [start - conv.base, end - conv.base, type_end - type_start]  # see ``Block``
+    source = conv.source
     body_node = None
     for i in range(1, len(children)):
         child = children[i]
@@ -770,20 +823,18 @@ def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bo
                 labels.append(raw[1:-1].decode("utf-8", "replace"))  # the common case: no template at all
             else:
                 labels.append("".join(p for p in conv.quoted_chunks(child) if isinstance(p, str)))
-            label_spans.append(at(first, last))
+            at += (first - start, last - start)
         elif kind == "identifier":
             first, last = child.start_byte, child.end_byte
             labels.append(source[first:last].decode("utf-8", "replace"))
-            label_spans.append(at(first, last))
+            at += (first - start, last - start)
         elif kind == "block_start":
             body_node = next((c for c in children[i + 1 :] if c.type == "body"), None)
             break
-    type_start, type_end = type_node.start_byte, type_node.end_byte
     kind = intern(source[type_start:type_end].decode("utf-8", "replace"))
     if not nested:
         eager = kind in _EAGER_BODIES
-    return Block(kind, tuple(labels), tuple(label_spans), at(type_start, type_end), None, at(start, end),
-                 node, conv, eager, body_node)
+    return Block.read(kind, tuple(labels), tuple(at), node, conv, eager, body_node)
 
 
 # ---- taking over the blocks of the last parse ---------------------------------------------
