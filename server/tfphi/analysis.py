@@ -33,13 +33,14 @@ from .stir.model import FileDecls, Module, Resource, assemble_module, read_decla
 from .stir.module_changes import calls_differ, changed_calls, declared_addresses, interface, modules_below
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
 from .stir.roots import roots_reaching
-from .stir.references import Finding, ModuleInterfaces, NameTable, block_findings, check_module, name_table
+from .stir.file_findings import FileFindings, file_findings
+from .stir.references import Finding, ModuleInterfaces, NameTable, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import CleanSources, HclFile, TopLevel, new_parser, parse_file, take_over_blocks
+from .syntax.hclfile import CleanSources, HclFile, new_parser, parse_file, take_over_blocks
 from .text import LineIndex
-from .syntax.references import BlockCache, block_references, is_bound_check
+from .syntax.references import BlockCache
 from .trace.result import TraceResult
 from .trace.env import Env, SourceView, block_iterators
 from .trace.memo import MemoStore
@@ -267,9 +268,13 @@ class AnalysisHost:
         self._trace_memo = MemoStore()
         # path -> (parse, name table key, findings, block text -> its findings relative to its start,
         # block text -> its references)
-        self._findings_of_files: dict[str, tuple[HclFile, tuple, list[Finding], dict[int, tuple]]] = {}
+        self._findings_of_files: dict[str, FileFindings] = {}
         self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
         self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
+        # Work done, counted for tests that hold an edit to what it touches (not timed):
+        # modules built, and (resource, field) units traced, since the host was made.
+        self.modules_built = 0
+        self.units_traced = 0
 
     @property
     def revision(self) -> int:
@@ -506,10 +511,9 @@ class AnalysisHost:
             paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
             old_declared = self._declared.pop(dir, {})
             old_decls = self._decls.pop(dir, {})
-            built = self._build(dir, paths, old_decls) if paths else None
+            previous = (old, old_declared, old_decls) if old is not None and dir not in self._build_failures else None
+            built = self._build(dir, paths, old_decls, previous) if paths else None
             module, new_declared, new_decls = built if built is not None else (None, {}, {})
-            # The files whose parse the last build read too: their declarations neither moved nor changed.
-            unchanged = {path for path, decls in new_decls.items() if old_decls.get(path) is decls}
             if module is not None:
                 self._modules[dir] = module
                 self._declared[dir] = new_declared
@@ -526,7 +530,7 @@ class AnalysisHost:
             # same while it is the same object (its block taken over by the parse).
             changed_here: list[str] = []
             old_get, new_get = old_declared.get, new_declared.get
-            for address in declared_addresses(old_decls, new_decls, unchanged):
+            for address in declared_addresses(old_decls, new_decls):
                 if old_get(address) is not new_get(address):
                     changed_here.append(address)
             changed_decls.update((dir, address) for address in changed_here)
@@ -600,15 +604,19 @@ class AnalysisHost:
                 self._listing.pop(dir, None)
         return Changes(frozenset(affected), frozenset(moved), frozenset(moved_files) if moved else frozenset())
 
-    def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls]) -> tuple[Module, dict[str, object], dict[str, FileDecls]] | None:
+    def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls],
+               last: tuple[Module, dict[str, object], Mapping[str, FileDecls]] | None = None,
+               ) -> tuple[Module, dict[str, object], dict[str, FileDecls]] | None:
         """Builds one module, taking over what the last build read of the blocks its files' parses
         took over: the module, the declaration of each address, and each file's declarations; a
-        module that raises is recorded and analysed as absent."""
+        module that raises is recorded and analysed as absent. ``last``: the last build (its
+        tables are updated for the changed blocks, ``assemble_module``)."""
         try:
             if _fault_injection is not None:
                 _fault_injection("build", dir)
+            self.modules_built += 1
             decls = {path: read_declarations(self.files[path].body, previous.get(path)) for path in paths}
-            module, declared = assemble_module(dir, decls)
+            module, declared = assemble_module(dir, decls, last)
         except Exception:  # noqa: BLE001 - one module's failure must not stop the others
             self._build_failures[dir] = _format_exc()
             return None
@@ -616,52 +624,13 @@ class AnalysisHost:
         return module, declared, decls
 
     def _file_findings(self, files: Mapping[str, HclFile], path: str, table: NameTable) -> list[Finding]:
-        """A file's undefined references, cached per top-level block text and name table.
-
-        An edit inside one block of a large file resolves that block's references only. What is
-        kept is the findings of the blocks the file's current parse holds, nothing of a text it
-        no longer has (random edits, each taken back later, made this cache grow without end
-        when it was keyed by every text a block ever had).
-        """
-        hcl = files[path]
-        source = hcl.source
-        key = table.key
-        known = self._findings_of_files.get(path)
-        if known is not None and known[0] is hcl and known[1] == key:
-            return known[2]  # the same parse against the same names: its findings are the same
-        # Each block by the hash of its text: (start, end, findings, references), the text read
-        # again from its parse's source when matched; keyed by the text itself, the copies were
-        # as large as the files. On a hash collision the later block is kept (the other misses).
-        # Findings carry over only against the same names; references, a function of the text
-        # alone, carry over when the names change (a call renamed: every block resolved again
-        # against the new names, none read again).
-        old_source = known[0].source if known is not None else b""
-        before = known[3] if known is not None else {}
-        same_names = known is not None and known[1] == key
-        by_text: dict[int, tuple] = {}
-        findings: list[Finding] = []
-        for top in hcl.top_levels():  # nodes found (or parsed again) on demand
-            base, end = top.start_byte, top.end_byte
-            text = source[base:end]
-            digest = hash(text)
-            entry = by_text.get(digest)
-            if entry is not None and source[entry[0] : entry[1]] == text:
-                relative = entry[2]
-            else:
-                entry = before.get(digest)
-                if entry is not None and old_source[entry[0] : entry[1]] != text:
-                    entry = None
-                relative = entry[2] if entry is not None and same_names else None
-                refs = top.refs if top.refs is not None else (entry[3] if entry is not None else None)
-                if relative is None:
-                    if refs is None:
-                        refs = block_references(top.node(), top.source, {})
-                    relative = block_findings(refs, table, is_bound_check(refs, top.node))
-                by_text[digest] = (base, end, relative, refs)
-            for start, stop, message in relative:
-                findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
-        self._findings_of_files[path] = (hcl, key, findings, by_text)
-        return findings
+        """A file's undefined references, from what the last answer for it found of the blocks
+        this parse shares with it (``stir.file_findings``): an edit inside one block resolves
+        that block's references only. What is kept is the current parse's blocks, nothing of a
+        text the file no longer has."""
+        answer = file_findings(files[path], table, self._findings_of_files.get(path))
+        self._findings_of_files[path] = answer
+        return answer.findings
 
 
 def _span_text(files: Mapping[str, HclFile], tfvars: Mapping[str, HclFile], span: Span) -> str:
@@ -862,6 +831,7 @@ class Snapshot:
     def _trace_unit(self, dir: str, unit: tuple[Resource, tuple[str, ...], FieldSpec], paths) -> list[FieldTrace]:
         """One field of one resource, in each call path of its module."""
         resource, field_path, spec = unit
+        self._host.units_traced += 1
         deps = self._derived.field_deps
         traces: list[FieldTrace] = []
         for path in paths:

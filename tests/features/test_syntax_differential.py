@@ -103,4 +103,35 @@ output "o" {
 }
 ''')
     found = [(d.code, analysis.text(d.span), d.message) for d in dir_diagnostics(analysis, "")]
+    # The blocks below the unclosed one start their lines as `terraform fmt` writes them: they are
+    # read as they were before the brace went missing (syntax/tree_errors.py, recover_top_levels),
+    # so the resource keeps its own finding and the output's reference to it is defined.
+    assert found == [
+        ("syntax-error", "{", f"syntax error: {UNCLOSED}"),
+        ("unbounded-field", "local.x", "can't determine the value of engine_version: var.a has no default value, "
+         "and no validation block lists the allowed values; var.a is declared at main.tf:1."),
+    ]
+
+
+def test_what_an_unclosed_block_swallows_unread_is_not_reported_as_undefined():
+    from features_support import load
+
+    from tfphi.features.diagnostics import dir_diagnostics
+
+    # Indented, the resource is no block header to read the rest of the file from again: the
+    # unclosed block swallows it, and the output's reference to it is not reported.
+    analysis, _, _ = load('''
+#- main.tf
+locals {
+  x = "a"
+
+  resource "aws_db_instance" "app" {
+    engine_version = local.x
+  }
+
+output "o" {
+  value = aws_db_instance.app.engine_version
+}
+''')
+    found = [(d.code, analysis.text(d.span), d.message) for d in dir_diagnostics(analysis, "")]
     assert found == [("syntax-error", "{", f"syntax error: {UNCLOSED}")]

@@ -237,10 +237,35 @@ def read_declarations(body: Body, previous: FileDecls | None = None) -> FileDecl
     return FileDecls(body, out)
 
 
-def assemble_module(dir: str, files: Mapping[str, FileDecls]) -> tuple[Module, dict[str, object]]:
+def block_changes(old: FileDecls | None, new: FileDecls) -> tuple[list[BlockDecls], list[BlockDecls]]:
+    """The blocks of ``old`` that ``new`` no longer has, and those it has anew (by identity: a
+    block the parse took over keeps its ``BlockDecls``)."""
+    if old is None:
+        return [], list(new.blocks)
+    if old is new:
+        return [], []
+    old_ids = {id(info) for info in old.blocks}
+    new_ids = {id(info) for info in new.blocks}
+    return [i for i in old.blocks if id(i) not in new_ids], [i for i in new.blocks if id(i) not in old_ids]
+
+
+Previous = tuple["Module", dict[str, object], Mapping[str, FileDecls]]
+
+
+def assemble_module(dir: str, files: Mapping[str, FileDecls], previous: Previous | None = None) -> tuple[Module, dict[str, object]]:
     """The module of the files' declarations (files in lexical order; the first of a name wins,
     as Terraform loads them) and the declaration that won for each address (of two declarations
-    with one address, the later in ``Module.declarations`` order)."""
+    with one address, the later in ``Module.declarations`` order).
+
+    ``previous``: the last build of the module (its module, winners and files' declarations).
+    When the blocks that changed since declare the same names as before (an edit inside a
+    block, or between blocks), its tables are taken over with those names' declarations
+    replaced, at the cost of the changed blocks; else (a name added, removed or declared twice)
+    they are assembled again."""
+    if previous is not None:
+        updated = _updated(dir, files, *previous)
+        if updated is not None:
+            return updated
     tables: tuple[dict, ...] = ({}, {}, {}, {}, {}, {})
     winners: dict[str, object] = {}
     firsts: dict[tuple, Span] = {}
@@ -257,6 +282,40 @@ def assemble_module(dir: str, files: Mapping[str, FileDecls]) -> tuple[Module, d
     variables, locals_, resources, data, calls, outputs = tables
     module = Module(dir, tuple(sorted(files)), variables, locals_, resources, data, calls, outputs, tuple(duplicates))
     return module, winners
+
+
+def _updated(dir: str, files: Mapping[str, FileDecls], module: Module, winners: dict[str, object],
+             old_files: Mapping[str, FileDecls]) -> tuple[Module, dict[str, object]] | None:
+    """``assemble_module`` from the last build, when the changed blocks declare the same names
+    (the tables keep their order: each name's entry is replaced where it is); None otherwise."""
+    if module.duplicates or module.files != tuple(sorted(files)):
+        return None
+    removed: list[Entry] = []
+    added: list[Entry] = []
+    for path, decls in files.items():
+        gone, new = block_changes(old_files.get(path), decls)
+        for info in gone:
+            removed.extend(info.entries)
+        for info in new:
+            added.extend(info.entries)
+    if not removed and not added:
+        return module, winners
+    keys = {(entry[0], entry[1]) for entry in added}
+    if len(keys) != len(added) or len(removed) != len(added) or keys != {(entry[0], entry[1]) for entry in removed}:
+        return None
+    tables = [module.variables, module.locals, module.resources, module.data, module.calls, module.outputs]
+    for table, key, address, decl in removed:  # each was its name's only declaration
+        if tables[table].get(key) is not decl or winners.get(address) is not decl:
+            return None
+    copied: set[int] = set()
+    winners = dict(winners)
+    for table, key, address, decl in added:
+        if table not in copied:
+            tables[table] = dict(tables[table])
+            copied.add(table)
+        tables[table][key] = decl
+        winners[address] = decl
+    return Module(dir, module.files, *tables, ()), winners
 
 
 def _block_decls(block: Block) -> BlockDecls:

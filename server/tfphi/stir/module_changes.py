@@ -7,19 +7,23 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..addrs import AddressError, ModuleCall as ModuleCallAddr, parse_referenceable
-from .model import FileDecls, Module
+from .model import FileDecls, Module, block_changes
 from .workspace import ModuleTree
 
 
-def declared_addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls], unchanged: set[str]) -> set[str]:
-    """The addresses declared in the files that are not ``unchanged``, before or after."""
+def declared_addresses(old: Mapping[str, FileDecls], new: Mapping[str, FileDecls]) -> set[str]:
+    """The addresses declared by the blocks that changed between two builds' files (removed,
+    or read anew: a block the parse took over keeps its declarations), before or after."""
     out: set[str] = set()
-    for files in (old, new):
-        for path, decls in files.items():
-            if path not in unchanged:
-                for info in decls.blocks:
-                    for entry in info.entries:
-                        out.add(entry[2])
+    for path in old.keys() | new.keys():
+        before, after = old.get(path), new.get(path)
+        if after is None:
+            gone, fresh = list(before.blocks), []
+        else:
+            gone, fresh = block_changes(before, after)
+        for info in (*gone, *fresh):
+            for entry in info.entries:
+                out.add(entry[2])
     return out
 
 

@@ -17,7 +17,7 @@ from .model import META_ARGUMENTS, Module
 from .workspace import ModuleTree, init_command
 
 # Roots that name no declaration of the module.
-_BUILTIN_ROOTS = frozenset({"each", "count", "self", "path", "terraform"})
+BUILTIN_ROOTS = frozenset({"each", "count", "self", "path", "terraform"})
 
 
 @record(frozen=True, slots=True)
@@ -108,7 +108,7 @@ def block_findings(refs: list[tuple], table: NameTable, is_bound: Callable[[tupl
 
 def resolve(root: str, names: tuple[str, ...], table: NameTable) -> tuple[int, str, str] | None:
     """None when ``root.names...`` resolves; else (names it covers, the undefined name, why)."""
-    if root in _BUILTIN_ROOTS:
+    if root in BUILTIN_ROOTS:
         return None
     first = names[0]
     if root == "var":

@@ -32,7 +32,7 @@ from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTr
 from .language import hcl_language
 from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
-from .tree_errors import check_terraform_rules, collect_errors, place_unclosed_block, rules_candidate
+from .tree_errors import check_terraform_rules, collect_errors, place_unclosed_block, recover_top_levels, rules_candidate
 
 BOM = b"\xef\xbb\xbf"
 
@@ -105,20 +105,24 @@ class _Reparser(threading.local):
                 found = _exact(tree, start, end, kind)
                 if found is not None:
                     return found
-        if self.parser is None:
-            self.parser = new_parser()
         if scope is not None:
             start_at, end_at = scope
         else:
             start_at, end_at = start, end
-        # Points only place rows and columns, which nothing here reads: bytes carry the spans.
-        self.parser.included_ranges = [Range(Point(0, 0), Point(0, end_at - start_at), start_at, end_at)]
-        # Only the range is read: only its bytes can hold a token spelled for tree-sitter.
-        tree = self.parser.parse(source, may_respell_source=None if may_respell(source[start_at:end_at]) else False)
+        tree = self.tree(source, start_at, end_at)
         self.recent[(id(source), start_at, end_at)] = (source, tree)
         while len(self.recent) > self.KEEP:
             self.recent.popitem(last=False)
         return _exact(tree, start, end, kind)
+
+    def tree(self, source: bytes, start: int, end: int) -> Tree:
+        """The tree of ``[start, end)`` of ``source`` parsed alone (nodes at the file's offsets)."""
+        if self.parser is None:
+            self.parser = new_parser()
+        # Points only place rows and columns, which nothing here reads: bytes carry the spans.
+        self.parser.included_ranges = [Range(Point(0, 0), Point(0, end - start), start, end)]
+        # Only the range is read: only its bytes can hold a token spelled for tree-sitter.
+        return self.parser.parse(source, may_respell_source=None if may_respell(source[start:end]) else False)
 
 
 def _exact(tree: Tree, start: int, end: int, kind: str) -> Node | None:
@@ -473,6 +477,9 @@ class HclFile:
     tops: tuple[tuple[str, int, int, list | None], ...] = ()
     moved: bool = False  # a top-level block taken over from the last parse is elsewhere now (its anchor moved)
     took_over: bool = False  # the blocks of the last parse whose text is unchanged were taken over (``take_over_blocks``)
+    # A file whose error region was read again piece by piece (``tree_errors.recover_top_levels``):
+    # its top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
+    nodes: tuple[Node | tuple[str, int, int], ...] | None = None
 
     def top_ranges(self) -> list[tuple[str, int, int]]:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""
@@ -482,6 +489,9 @@ class HclFile:
 
     def top_levels(self) -> list["TopLevel"]:
         """The blocks and attributes of the file's body (and ERROR regions), with their nodes on demand."""
+        if self.nodes is not None:
+            return [TopLevel(self.source, *n, None, None) if isinstance(n, tuple) else
+                    TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in self.nodes]
         if self.tree is not None:
             if not self.tops:
                 return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
@@ -578,13 +588,27 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     top = next((c for c in root.children if c.type == "body"), None)
     unchecked = body.blocks  # the top-level blocks whose bodies may set an argument twice, unread
     taken: list | None = None  # with ``previous``: every top-level item, and whether a block moved
-    if top is not None and previous is not None and keep_tree and _reuse_possible(previous, path):
+    # The top-level blocks an error region swallowed, read again piece by piece (tree_errors).
+    recovered = recover_top_levels(source, root, lambda a, b: _reparser.tree(source, a, b)) if native and root.has_error else None
+    if recovered is not None:
+        # The items of the pieces that parsed alone without an error keep no node of their
+        # piece's tree (their views parse their range alone again, as a file read without its
+        # tree): an open document with errors holds its own tree, not one per block.
+        first, last, pieces = recovered
+        light = ExprConverter(source, path, keep_nodes=False)
+        items = [(n, False) for n in top_level_nodes(root) if n.end_byte <= first or n.start_byte >= last]
+        items.extend(pieces)
+        items.sort(key=_start_byte)
+        for node, clean in items:
+            _read_items((node,), body, light if clean else converter)
+        tops = tuple((intern(n.type), n.start_byte, n.end_byte) if clean else n for n, clean in items)
+    elif top is not None and previous is not None and keep_tree and _reuse_possible(previous, path):
         taken = _read_top_level_taking_over(top, body, converter, previous)
         unchecked = taken[0]  # the others were read in an error-free parse
     elif top is not None:
         _read_body(top, body, converter)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
-    for child in root.children:
+    for child in root.children if recovered is None else ():
         if child.type == "ERROR":
             _read_body(child, body, converter)
     place_unclosed_block(source, path, errors)
@@ -612,6 +636,8 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     if taken is not None:
         tops = tuple((kind, start, end, None) for kind, start, end, _ in taken[1])
         return HclFile(path, source, tree, body, errors, tops, taken[2], True)
+    if recovered is not None:
+        return HclFile(path, source, tree, body, errors, nodes=tops)
     if keep_tree:
         return HclFile(path, source, tree, body, errors)
     # Every file's references are read for the undefined-reference check: read them now,
@@ -771,8 +797,17 @@ _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 
 
 def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False) -> None:
+    _read_items(node.children, body, conv, eager)
+
+
+def _start_byte(item: tuple[Node, bool]) -> int:
+    return item[0].start_byte
+
+
+def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False) -> None:
+    """Reads ``nodes`` (a body's children) into ``body``."""
     nested = conv.anchor is not None  # (a file's own converter reads its top-level body)
-    for child in node.children:
+    for child in nodes:
         kind = child.type
         if kind == "attribute":
             _add_attribute(body, _read_attribute(child, conv), conv)

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import re
 from functools import lru_cache
+from typing import Callable
 
 from tree_sitter import Node, Query, QueryCursor, Tree
 
@@ -14,6 +15,7 @@ from ..lazy_re import lazy_compile
 from .error_shapes import UNCLOSED, SyntaxProblem
 from .expr import Span
 from .language import hcl_language
+from .references import top_level_nodes
 
 
 def collect_errors(root: Node, path: str) -> list[SyntaxProblem]:
@@ -104,6 +106,80 @@ def unclosed_brace(source: bytes) -> int | None:
         i += 1
     blocks = [offset for kind, offset in stack if kind == b"{"]
     return blocks[-1] if blocks else None
+
+
+# ---- the top-level blocks an error region swallowed -----------------------------------------
+#
+# tree-sitter-hcl's error recovery can swallow everything after an error: a quote typed in a
+# block opens a string that runs to the next quote, flipping every string after it; a stray
+# "}" or an unclosed "{" turns the rest of the file into one ERROR node or one block. In the
+# 1,000-module workspace's root main.tf, one such keystroke took 80-160 of its 200 module calls
+# out of the file's body, and the analysis then re-derived the module tree and every module
+# below the calls that disappeared (589 modules in one logged pass, the memory steps of
+# bench/README.md "Issue 23: soak"), and all of it again when the keystroke was taken back.
+# HCL's own parser starts each top-level item afresh after an error, and so does a reader:
+# a block the user did not touch is still there. The error region is cut at the block headers
+# that start a line (``terraform fmt``'s layout: a name, labels, "{"), and each piece is parsed
+# alone: a piece that parses without an error is read as the blocks it holds, wherever the error
+# is; neighbouring pieces with errors are parsed together, as one. A function of the text: a
+# fresh parse and an edited document's parse read the same blocks (tests/syntax/test_recovery.py).
+
+_BLOCK_HEADER = re.compile(rb'(?m)^[A-Za-z_][\w-]*(?:[ \t]+(?:"[^"\n]*"|[A-Za-z_][\w-]*))*[ \t]*\{')
+
+
+def error_run(root: Node) -> tuple[int, int] | None:
+    """[start, end) from the first to the last top-level item with an error inside (None: no error)."""
+    if not root.has_error:
+        return None
+    broken = [n for n in top_level_nodes(root) if n.has_error or n.is_missing or n.type == "ERROR"]
+    if not broken:  # the root itself is the ERROR node: the whole file
+        return root.start_byte, root.end_byte
+    return broken[0].start_byte, broken[-1].end_byte
+
+
+def recover_top_levels(source: bytes, root: Node, parse_range: Callable[[int, int], Tree]) -> tuple[int, int, list[tuple[Node, bool]]] | None:
+    """The top-level items of the error region of a tree with errors, read again piece by piece
+    (see above): (the region's start, its end, the items of its pieces in order, each with
+    whether its piece parsed without an error), or None when the region holds no block header
+    to cut it at. ``parse_range(start, end)``: the tree of that byte range of ``source`` parsed
+    alone, with the file's offsets."""
+    run = error_run(root)
+    if run is None:
+        return None
+    start, end = run
+    cuts = [m.start() for m in _BLOCK_HEADER.finditer(source, start + 1, end)]
+    if not cuts:
+        return None
+    bounds = [start, *cuts, end]
+    pieces: list[tuple[int, int, Tree]] = []  # pieces as parsed, neighbours with errors merged
+    pending: int | None = None  # the start of a run of pieces with errors not parsed together yet
+    for first, last in zip(bounds, bounds[1:]):
+        tree = parse_range(first, last)
+        if not tree.root_node.has_error:
+            if pending is not None:
+                pieces.append(_merged(pending, first, pieces, parse_range))
+                pending = None
+            pieces.append((first, last, tree))
+        elif pending is None:
+            pending = first
+            pieces.append((first, last, tree))
+    if pending is not None:
+        pieces.append(_merged(pending, end, pieces, parse_range))
+    items: list[tuple[Node, bool]] = []
+    for _, _, tree in pieces:
+        clean = not tree.root_node.has_error
+        items.extend((node, clean) for node in top_level_nodes(tree.root_node))
+    return start, end, items
+
+
+def _merged(first: int, last: int, pieces: list, parse_range: Callable[[int, int], Tree]) -> tuple[int, int, Tree]:
+    """The pieces with errors from ``first`` to ``last`` as one (taken off ``pieces``): text
+    that does not parse alone is not cut where a header-like line (a heredoc's) happens to be."""
+    if pieces and pieces[-1][0] == first and pieces[-1][1] == last:
+        return pieces.pop()
+    while pieces and pieces[-1][0] >= first:
+        pieces.pop()
+    return first, last, parse_range(first, last)
 
 
 def _describe_error(node: Node) -> str:
