@@ -98,11 +98,11 @@ def block_findings(refs: list[tuple], table: NameTable, is_bound: Callable[[tupl
     every block has, is one shared object (an empty list per block was 2 MiB at 2,000 modules)."""
     out: list[RelativeFinding] = []
     for ref in refs:
-        root, names, start, _, ends = ref
+        root, names, start, ends = ref
         unresolved = resolve(root, names, table)
         if unresolved is not None and not is_bound(ref):
             names_used, name, why = unresolved
-            out.append((start, ends[names_used], f"undefined reference to {name}: {why}"))
+            out.append((start, start + ends[names_used], f"undefined reference to {name}: {why}"))
     return tuple(out)
 
 
