@@ -13,6 +13,7 @@ from typing import Callable, Iterator, Mapping
 from ..addrs import InputVariable, LocalValue, ModuleCall, ModuleCallOutput, Resource
 from ..records import record
 from ..syntax.expr import Span
+from ..syntax.references import name_ends
 from .model import META_ARGUMENTS, Module
 from .workspace import ModuleTree, init_command
 
@@ -98,11 +99,11 @@ def block_findings(refs: list[tuple], table: NameTable, is_bound: Callable[[tupl
     every block has, is one shared object (an empty list per block was 2 MiB at 2,000 modules)."""
     out: list[RelativeFinding] = []
     for ref in refs:
-        root, names, start, ends = ref
+        root, names, start, _ = ref
         unresolved = resolve(root, names, table)
         if unresolved is not None and not is_bound(ref):
             names_used, name, why = unresolved
-            out.append((start, start + ends[names_used], f"undefined reference to {name}: {why}"))
+            out.append((start, start + name_ends(ref)[names_used], f"undefined reference to {name}: {why}"))
     return tuple(out)
 
 

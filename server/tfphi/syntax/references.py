@@ -33,10 +33,10 @@ ADDRESS_BLOCKS = frozenset({"terraform", "moved", "import", "removed", "lifecycl
 
 
 # One reference relative to the start of its top-level block: root, names, start, and where the
-# root and each name end, from ``start`` (small integers, which Python shares: a workspace's
-# references are kept for the undefined-reference check, and each offset from the block's start
-# was an integer object of its own).
-Relative = tuple[str, tuple[str, ...], int, tuple[int, ...]]
+# root and each name end, from ``start`` (``name_ends``). A workspace's references are all kept
+# for the undefined-reference check: the ends are None when the reference is written plainly,
+# ``root.name.name`` (almost all), and the offsets small integers, which Python shares, when not.
+Relative = tuple[str, tuple[str, ...], int, "tuple[int, ...] | None"]
 BlockCache = dict[bytes, list[Relative]]
 MAX_CACHED_BLOCKS = 50_000
 
@@ -310,13 +310,30 @@ def _reference(root: str, names: list[str], start: int, ends: list[int]) -> Rela
     the same resource, so it resolves and is reported as the plain form is."""
     if root == "resource" and len(names) >= 2:
         return (names[0], tuple(names[1:]), start, tuple(ends[1:]))
-    return (root, tuple(names), start, tuple(ends))
+    kept = tuple(ends)
+    return (root, tuple(names), start, None if kept == _plain_ends(root, names) else kept)
+
+
+def _plain_ends(root: str, names) -> tuple[int, ...]:
+    """The ends of ``root.name.name...`` written without spaces, index steps or non-ASCII names."""
+    at = len(root.encode())
+    ends = [at]
+    for name in names:
+        at += 1 + len(name.encode())
+        ends.append(at)
+    return tuple(ends)
+
+
+def name_ends(ref: Relative) -> tuple[int, ...]:
+    """Where the root and each name of ``ref`` end, from its start."""
+    ends = ref[3]
+    return ends if ends is not None else _plain_ends(ref[0], ref[1])
 
 
 def reference_is_bound(top: Node, ref: Relative) -> bool:
     """True when the reference's root is bound around it, or it stands where names are not references."""
-    root, _, start, ends = ref
-    target = top.descendant_for_byte_range(top.start_byte + start, top.start_byte + start + ends[0])
+    root, start = ref[0], ref[2]
+    target = top.descendant_for_byte_range(top.start_byte + start, top.start_byte + start + name_ends(ref)[0])
     if target is None:
         return False
     return Scopes().is_bound(top, target, root)
