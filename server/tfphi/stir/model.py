@@ -51,7 +51,7 @@ class Variable:
 
     @property
     def label_span(self) -> Span:
-        return self.block.label_spans[0]
+        return self.block.label_span(0)
 
     @property
     def address(self) -> str:
@@ -126,7 +126,7 @@ class ModuleCall:
 
     @property
     def label_span(self) -> Span:
-        return self.block.label_spans[0]
+        return self.block.label_span(0)
 
     @property
     def address(self) -> str:
@@ -167,7 +167,7 @@ class Output:
 
     @property
     def label_span(self) -> Span:
-        return self.block.label_spans[0]
+        return self.block.label_span(0)
 
     @property
     def address(self) -> str:
@@ -361,9 +361,9 @@ def _declared_names(block: Block):
             yield ("local", name), attr.name_span
         return
     count = _LABELLED.get(kind)
-    if count is None or len(labels) != count or not block.label_spans:
+    if count is None or len(labels) != count:
         return
-    yield (kind, *labels), block.label_spans[-1]
+    yield (kind, *labels), block.label_span(-1)
 
 
 def _describe(key: tuple) -> str:

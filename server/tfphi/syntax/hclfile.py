@@ -355,6 +355,19 @@ class Block:
             return at[0]
         return Span(conv.file, at[0], at[0] + at[2], conv.anchor)
 
+    def label_span(self, index: int) -> Span:
+        """``label_spans[index]``, made alone."""
+        at, conv = self._at, self._converter
+        if conv is None:
+            return at[2][index]
+        count = (len(at) - 3) // 2
+        if index < 0:
+            index += count
+        if not 0 <= index < count:
+            raise IndexError("label index out of range")
+        i = 3 + 2 * index
+        return Span(conv.file, at[0] + at[i], at[0] + at[i + 1], conv.anchor)
+
     @property
     def label_spans(self) -> tuple[Span, ...]:
         at, conv = self._at, self._converter

@@ -310,16 +310,24 @@ def _reference(root: str, names: list[str], start: int, ends: list[int]) -> Rela
     the same resource, so it resolves and is reported as the plain form is."""
     if root == "resource" and len(names) >= 2:
         return (names[0], tuple(names[1:]), start, tuple(ends[1:]))
-    kept = tuple(ends)
-    return (root, tuple(names), start, None if kept == _plain_ends(root, names) else kept)
+    at = len(root)
+    plain = ends[0] == at
+    if plain:
+        for i, name in enumerate(names, 1):
+            at += 1 + len(name)
+            if ends[i] != at:
+                plain = False
+                break
+    return (root, tuple(names), start, None if plain else tuple(ends))
 
 
 def _plain_ends(root: str, names) -> tuple[int, ...]:
-    """The ends of ``root.name.name...`` written without spaces, index steps or non-ASCII names."""
-    at = len(root.encode())
+    """The ends of ``root.name.name...`` written without spaces or index steps (lengths in code
+    points: a non-ASCII name's ends, in bytes, differ, so they are kept)."""
+    at = len(root)
     ends = [at]
     for name in names:
-        at += 1 + len(name.encode())
+        at += 1 + len(name)
         ends.append(at)
     return tuple(ends)
 
