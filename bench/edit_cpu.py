@@ -3,7 +3,8 @@
     python bench/edit_cpu.py --modules 1000 [--edit leaf|root] [--shape value] [--edits 200] [--steady]
 
 The language server's own objects (``LiveWorkspace``, ``DiagnosticPublisher``,
-``AnalysisScheduler``) on one asyncio loop, without JSON-RPC. Edits are the ones
+``AnalysisScheduler``, its full garbage collections when quiet: ``QuietCollector``) on one
+asyncio loop, without JSON-RPC. Edits are the ones
 ``bench/run.py`` makes (an edit shape of ``bench/shapes.py``, ``value`` by default: one
 keystroke typed and taken back again), and, as there, they start as soon as the first diagnostics of the folder are out,
 while the rest of the first analysis runs (``--steady``: after it). A second thread plays the
@@ -24,6 +25,7 @@ import threading
 import time
 from pathlib import Path
 
+from tfphi.lsp.collector import QuietCollector
 from tfphi.lsp.documents import TextChange
 from tfphi.lsp.publish import DiagnosticPublisher
 from tfphi.lsp.scheduler import AnalysisScheduler, Progress
@@ -52,6 +54,7 @@ def measure(ws_dir: Path, file: str, shape, edits: int, steady: bool,
         return Progress()
 
     scheduler = AnalysisScheduler(ws, DiagnosticPublisher(ws, send), progress, lambda m: print(m, file=sys.stderr))
+    scheduler.collect_when_quiet(QuietCollector())  # as the server does (lsp/main.py)
     path = ws_dir / file
     uri, text = path.as_uri(), path.read_text()
     start = locate(shape, text)

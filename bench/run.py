@@ -30,7 +30,8 @@ Phases (each one's failure is recorded in "errors" and the others still run):
               bare tree-sitter parse of the same files (bench/bareparse.py), both child
               processes; and `tfphi check` of DIR/terraform-aws-rds/examples/complete-postgres
               against Checkov's variable rendering of it (bench/checkov_render.py, run by the
-              Python that has checkov);
+              Python that has checkov); both ratios in wall time (the targets) and in CPU time
+              (user + system of each child: a busy machine moves it less);
  6. targets   every goal of issues 23 and 15 beside its figure with PASS / MISS ("not
               measured: ..." when its input is missing).
 
@@ -132,7 +133,9 @@ def run_measured(cmd: list[str], stdout_path: Path, stderr_path: Path, cwd: Path
     the largest single process's peak: a command that forks a helper process (tfphi's check
     no longer does; the measure stays honest if one ever does) has two at once, so the sum of the process tree's RSS is also sampled every few
     milliseconds (pages the two share are counted twice: an upper bound) and the larger
-    figure is reported; `peaks`, when given, receives both ("single_mb", "tree_mb")."""
+    figure is reported; `peaks`, when given, receives both ("single_mb", "tree_mb") and the
+    child's CPU seconds, user + system, from the same rusage ("cpu_s": what a loaded machine
+    changes far less than the wall time; the corpus and Checkov rows report both ratios)."""
     with open(stdout_path, "wb") as out, open(stderr_path, "wb") as err:
         t0 = time.perf_counter()
         proc = subprocess.Popen(cmd, stdout=out, stderr=err, cwd=cwd, env=child_env())
@@ -150,7 +153,8 @@ def run_measured(cmd: list[str], stdout_path: Path, stderr_path: Path, cwd: Path
     proc.returncode = os.waitstatus_to_exitcode(status)
     rss_kb = usage.ru_maxrss / (1024 if sys.platform == "darwin" else 1)  # bytes on macOS, KiB on Linux
     if peaks is not None:
-        peaks.update(single_mb=round(rss_kb / 1024, 1), tree_mb=round(tree_peak[0] / (1 << 20), 1))
+        peaks.update(single_mb=round(rss_kb / 1024, 1), tree_mb=round(tree_peak[0] / (1 << 20), 1),
+                     cpu_s=usage.ru_utime + usage.ru_stime)
     return wall, max(rss_kb / 1024, tree_peak[0] / (1 << 20)), proc.returncode
 
 
@@ -187,13 +191,14 @@ def _sample_tree_rss(pid: int, peak: list[int], every: float = 0.005) -> None:
 
 def measure_cold(ws: Path, runs: int, outdir: Path, timeout: float) -> dict:
     cmd = TFPHI + ["check", str(ws), "--format", "json", "--fail-on", "never"]
-    walls, rsss, singles, trees = [], [], [], []
+    walls, rsss, singles, trees, cpus = [], [], [], [], []
     stdout_path, stderr_path = outdir / f"check_{ws.name}.json", outdir / f"check_{ws.name}.stderr"
     for _ in range(runs):
         peaks: dict = {}
         wall, rss, rc = run_measured(cmd, stdout_path, stderr_path, REPO, timeout, peaks)
         singles.append(peaks["single_mb"])
         trees.append(peaks["tree_mb"])
+        cpus.append(peaks["cpu_s"])
         if rc != 0:
             tail = stderr_path.read_text(errors="replace")[-2000:]
             raise RuntimeError(f"`{' '.join(cmd[1:])}` exited {rc}:\n{tail}")
@@ -209,6 +214,7 @@ def measure_cold(ws: Path, runs: int, outdir: Path, timeout: float) -> dict:
     return {
         "wall_s_best": round(min(walls), 4),
         "wall_s_runs": [round(w, 4) for w in walls],
+        "cpu_s_best": round(min(cpus), 4), "cpu_s_runs": [round(c, 4) for c in cpus],
         "peak_rss_mb": round(max(rsss), 1),
         "peak_rss_mb_runs": [round(r, 1) for r in rsss],
         # the two figures the peak is the larger of: the largest single process (wait4), and
@@ -457,19 +463,24 @@ def measure_corpus(corpus: Path, runs: int, outdir: Path, timeout: float) -> dic
     """Cold `tfphi check` of a real corpus against a bare tree-sitter parse of the same files,
     both child processes (bench/bareparse.py), best of `runs`."""
     bare_cmd = [sys.executable, str(BENCH / "bareparse.py"), str(corpus)]
-    bare_walls, bare = [], None
+    bare_walls, bare_cpus, bare = [], [], None
     for _ in range(runs):
         out, err = outdir / "bareparse.json", outdir / "bareparse.stderr"
-        wall, rss, rc = run_measured(bare_cmd, out, err, REPO, timeout)
+        peaks: dict = {}
+        wall, rss, rc = run_measured(bare_cmd, out, err, REPO, timeout, peaks)
         if rc != 0:
             raise RuntimeError(f"bareparse exited {rc}: {err.read_text(errors='replace')[-2000:]}")
         bare_walls.append(wall)
+        bare_cpus.append(peaks["cpu_s"])
         bare = json.loads(out.read_text())
     cold = measure_cold(corpus, runs, outdir, timeout)
     best_bare = min(bare_walls)
     return {"dir": str(corpus), "files": bare["files"], "bytes": bare["bytes"],
             "bare_parse_s_best": round(best_bare, 4), "bare_parse_s_runs": [round(w, 4) for w in bare_walls],
-            "check": cold, "ratio": round(cold["wall_s_best"] / best_bare, 3)}
+            "bare_parse_cpu_s_best": round(min(bare_cpus), 4),
+            "bare_parse_cpu_s_runs": [round(c, 4) for c in bare_cpus],
+            "check": cold, "ratio": round(cold["wall_s_best"] / best_bare, 3),
+            "cpu_ratio": round(cold["cpu_s_best"] / min(bare_cpus), 3)}
 
 
 def checkov_python(explicit: str | None) -> str | None:
@@ -498,19 +509,23 @@ def measure_checkov(example: Path, runs: int, outdir: Path, timeout: float, pyth
         result["note"] = "checkov not installed: pip install -e '.[bench-checkov]' (or --checkov-python)"
         return result
     cmd = [python, str(BENCH / "checkov_render.py"), str(example)]
-    walls, rsss = [], []
+    walls, rsss, cpus = [], [], []
     out, err = outdir / "checkov_render.json", outdir / "checkov_render.stderr"
     for _ in range(runs):
-        wall, rss, rc = run_measured(cmd, out, err, REPO, timeout)
+        peaks: dict = {}
+        wall, rss, rc = run_measured(cmd, out, err, REPO, timeout, peaks)
         if rc != 0:
             raise RuntimeError(f"checkov exited {rc}: {err.read_text(errors='replace')[-2000:]}")
         walls.append(wall)
         rsss.append(rss)
+        cpus.append(peaks["cpu_s"])
     rendered = json.loads(out.read_text())
     result["checkov"] = {"wall_s_best": round(min(walls), 4), "wall_s_runs": [round(w, 4) for w in walls],
+                         "cpu_s_best": round(min(cpus), 4), "cpu_s_runs": [round(c, 4) for c in cpus],
                          "peak_rss_mb": round(max(rsss), 1), "version": rendered.get("version"),
                          "engine": rendered.get("engine")}
     result["ratio"] = round(min(walls) / tfphi["wall_s_best"], 2)
+    result["cpu_ratio"] = round(min(cpus) / tfphi["cpu_s_best"], 2)
     return result
 
 
@@ -632,13 +647,17 @@ def print_report(res: dict, large: int, small: int) -> None:
         c = res["corpus"]
         print(f"\ncorpus {c['dir']}: {c['files']} files, {c['bytes'] / 2**20:.1f} MiB; bare tree-sitter parse "
               f"{fmt(c['bare_parse_s_best'], 3)} s; tfphi check {fmt(c['check']['wall_s_best'], 3)} s, "
-              f"{fmt(c['check']['peak_rss_mb'])} MiB peak; ratio {fmt(c['ratio'], 2)}x")
+              f"{fmt(c['check']['peak_rss_mb'])} MiB peak; ratio {fmt(c['ratio'], 2)}x; CPU (user + system, best) "
+              f"{fmt(c.get('bare_parse_cpu_s_best'), 3)} vs {fmt(c['check'].get('cpu_s_best'), 3)} s, "
+              f"{fmt(c.get('cpu_ratio'), 2)}x")
     if res.get("checkov"):
         k = res["checkov"]
         ck = k.get("checkov") or {}
         print(f"\n{k['example']}: tfphi check {fmt(k['tfphi']['wall_s_best'], 3)} s, "
               f"{fmt(k['tfphi']['peak_rss_mb'])} MiB; checkov {ck.get('version', '-')} render "
               f"{fmt(ck.get('wall_s_best'), 3)} s, {fmt(ck.get('peak_rss_mb'))} MiB; ratio {fmt(k.get('ratio'), 1)}x"
+              + (f" (CPU {fmt(ck.get('cpu_s_best'), 3)} vs {fmt(k['tfphi'].get('cpu_s_best'), 3)} s, "
+                 f"{fmt(k.get('cpu_ratio'), 1)}x)" if ck else "")
               + (f"; checkov's engine: {ck.get('engine')}" if ck else f" ({k.get('note')})"))
     if res["peer"]:
         p = res["peer"]

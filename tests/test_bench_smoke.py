@@ -259,6 +259,24 @@ def test_bareparse_counts_the_files_tfphi_reads(tmp_path):
     assert (out["files"], out["bytes"]) == (2, len('variable "x" {}\n') + len('x = 1\n'))
 
 
+def test_the_corpus_phase_gives_wall_and_cpu_ratios(tmp_path):
+    """run.py's corpus phase on a hand-made two-file corpus: both children's wall and CPU times
+    (user + system from wait4's rusage; a busy machine moves CPU less) and both ratios."""
+    run = _load_bench("run")
+    corpus = tmp_path / "corpus"
+    (corpus / "m").mkdir(parents=True)
+    (corpus / "main.tf").write_text('module "m" {\n  source = "./m"\n  x      = "a"\n}\n')
+    (corpus / "m" / "main.tf").write_text('variable "x" {}\noutput "y" { value = var.x }\n')
+    (tmp_path / "work").mkdir()
+    res = run.measure_corpus(corpus, 2, tmp_path / "work", 120)
+    assert (res["files"], len(res["bare_parse_cpu_s_runs"]), len(res["check"]["cpu_s_runs"])) == (2, 2, 2)
+    assert res["bare_parse_cpu_s_best"] > 0 and res["check"]["cpu_s_best"] > 0
+    # (the ratios are of the unrounded times)
+    assert res["cpu_ratio"] == pytest.approx(res["check"]["cpu_s_best"] / res["bare_parse_cpu_s_best"], rel=0.01)
+    assert res["ratio"] == pytest.approx(res["check"]["wall_s_best"] / res["bare_parse_s_best"], rel=0.01)
+    assert res["check"]["diagnostics"] == 0
+
+
 def _load_bench(name):
     sys.path.insert(0, str(BENCH))
     spec = importlib.util.spec_from_file_location(f"bench_{name}", BENCH / f"{name}.py")

@@ -38,7 +38,7 @@ from .stir.references import Finding, ModuleInterfaces, NameTable, check_module,
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import CleanSources, HclFile, new_parser, parse_file, take_over_blocks
+from .syntax.hclfile import CleanSources, HclFile, forget_derived, new_parser, parse_file, take_over_blocks
 from .text import LineIndex
 from .syntax.references import BlockCache
 from .trace.result import TraceResult
@@ -226,13 +226,32 @@ class Changes:
     moved_files: frozenset[str]  # the files where declarations moved
 
 
+def fields_by_type(config: Config) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:
+    """The registered fields of ``config`` grouped by resource type: each field's path of names
+    and its spec (the severity override applied)."""
+    by_type: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] = {}
+    for key, spec in sorted(config.fields.items()):
+        resource_type, _, field_name = key.partition(".")
+        if config.severity_override is not None:
+            spec = config.field_spec(resource_type, field_name) or spec
+        by_type.setdefault(resource_type, []).append((tuple(field_name.split(".")), spec))
+    return by_type
+
+
 class AnalysisHost:
     """The workspace's inputs and the incremental state carried from one snapshot to the next.
 
     Not thread-safe: one owner applies changes and takes snapshots.
     """
 
-    def __init__(self, config: Config | None = None):
+    def __init__(self, config: Config | None = None, batch: bool = False):
+        # ``batch``: no change follows the queries (``tfphi check``: the loader's host, set by the
+        # command line). The host then keeps nothing whose only use is to redo less after an edit
+        # (what each module's build read of each block, each file's findings by block, which
+        # declarations each trace read, which memoized values read them), and
+        # ``Snapshot.release`` frees what was derived for a module once its diagnostics are
+        # taken: the same answers from less memory (docs/batch-check.md).
+        self.batch = batch
         self.base_config = config or Config()
         self.config = self.base_config
         self.config_problems: list[ConfigProblem] = []
@@ -264,8 +283,9 @@ class AnalysisHost:
         # content-addressed caches (safe to share between snapshots)
         self._block_refs: BlockCache = {}
         self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
+        self._traced: tuple[Config | None, frozenset[str]] = (None, frozenset())  # (config, its traced resource types)
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
-        self._trace_memo = MemoStore()
+        self._trace_memo = MemoStore(edits=not batch)
         # path -> (parse, name table key, findings, block text -> its findings relative to its start,
         # block text -> its references)
         self._findings_of_files: dict[str, FileFindings] = {}
@@ -352,7 +372,17 @@ class AnalysisHost:
             self._set_parsed(parse_json_file(path, data, self._parser))
         else:  # files set from disk are not edited here: their trees are dropped once read
             self._set_parsed(parse_file(path, data, self._parser, keep_tree=False, refs_cache=self._block_refs,
-                                          clean=self.clean_sources))
+                                          clean=self.clean_sources, traced=self._traced_types()))
+
+    def _traced_types(self) -> frozenset[str]:
+        """The resource types with a registered field: a file read from disk reads their bodies
+        at once, as a trace will (``parse_file``'s ``traced``; a cost, never a result: a body
+        read later from a parse of its block is the same)."""
+        config, types = self._traced
+        if config is not self.config:
+            types = frozenset(fields_by_type(self.config))
+            self._traced = (self.config, types)
+        return types
 
     def _set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
         self._drop(path)
@@ -455,6 +485,8 @@ class AnalysisHost:
             self._log_floor = self._log.pop(0)[0]
         snap = Snapshot(self, derived)
         self._latest = snap
+        if self.batch:  # the files read so far share their blocks' references; the next ones need not
+            self._block_refs = {}
         return snap
 
     def changed_since(self, revision: int) -> Changes | None:
@@ -511,13 +543,14 @@ class AnalysisHost:
             paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
             old_declared = self._declared.pop(dir, {})
             old_decls = self._decls.pop(dir, {})
-            previous = (old, old_declared, old_decls) if old is not None and dir not in self._build_failures else None
+            previous = (old, old_declared, old_decls) if old is not None and dir not in self._build_failures and not self.batch else None
             built = self._build(dir, paths, old_decls, previous) if paths else None
             module, new_declared, new_decls = built if built is not None else (None, {}, {})
             if module is not None:
                 self._modules[dir] = module
-                self._declared[dir] = new_declared
-                self._decls[dir] = new_decls
+                if not self.batch:  # what the next build of an edited module takes over and compares
+                    self._declared[dir] = new_declared
+                    self._decls[dir] = new_decls
             else:
                 self._modules.pop(dir, None)
                 if not listed:
@@ -615,7 +648,8 @@ class AnalysisHost:
             if _fault_injection is not None:
                 _fault_injection("build", dir)
             self.modules_built += 1
-            decls = {path: read_declarations(self.files[path].body, previous.get(path)) for path in paths}
+            files = self.files
+            decls = {path: read_declarations(files[path].body, previous.get(path), files[path].splice) for path in paths}
             module, declared = assemble_module(dir, decls, last)
         except Exception:  # noqa: BLE001 - one module's failure must not stop the others
             self._build_failures[dir] = _format_exc()
@@ -629,7 +663,8 @@ class AnalysisHost:
         that block's references only. What is kept is the current parse's blocks, nothing of a
         text the file no longer has."""
         answer = file_findings(files[path], table, self._findings_of_files.get(path))
-        self._findings_of_files[path] = answer
+        if not self.batch:  # (a batch host never reads a file again after an edit)
+            self._findings_of_files[path] = answer
         return answer.findings
 
 
@@ -745,6 +780,28 @@ class Snapshot:
             derived.findings[dir] = cached
         return cached
 
+    def release(self, dir: str) -> None:
+        """Frees what was derived for the module in ``dir`` when the host is a batch host
+        (``AnalysisHost(batch=True)``: nothing is edited): its field traces, the memoized values
+        of its instances, and what its files' views read on demand (bodies, expressions,
+        references; ``syntax.hclfile.forget_derived``). A later query derives them again, the
+        same. The caller releases a module once its diagnostics are taken and no module still to
+        be analysed is likely to read it (``check_scope.batch_schedule``). Nothing on another host."""
+        host = self._host
+        if not host.batch:
+            return
+        self._derived.drop_fields(dir)
+        host._trace_memo.drop_instances_of(dir)
+        for path in self._dir_files.get(dir, ()):
+            hcl = self.files.get(path)
+            if hcl is not None:
+                forget_derived(hcl)
+
+    @property
+    def batch(self) -> bool:
+        """Whether the host is a batch host (``release`` frees what a module derived)."""
+        return self._host.batch
+
     def field_traces(self, dir: str) -> list[FieldTrace]:
         """Every registered field of a module, traced once per call path (cached)."""
         self.check_cancelled()
@@ -832,29 +889,23 @@ class Snapshot:
         """One field of one resource, in each call path of its module."""
         resource, field_path, spec = unit
         self._host.units_traced += 1
-        deps = self._derived.field_deps
+        deps = self._derived.field_deps if not self._host.batch else None  # (what an edit re-traces)
         traces: list[FieldTrace] = []
         for path in paths:
             result, touched = self.tracer.trace_field(path, resource, field_path, spec.universe)
             if result.expr_span is None:
                 break  # the field is not set on this resource
             traces.append(FieldTrace(resource, field_path, spec, result))
-            for read in touched:
-                deps.setdefault(read, set()).add(dir)
+            if deps is not None:
+                for read in touched:
+                    deps.setdefault(read, set()).add(dir)
         return traces
 
     def registered_fields(self) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:
         """Registered fields grouped by resource type."""
-        if self._registered is not None:
-            return self._registered
-        by_type: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] = {}
-        for key, spec in sorted(self.config.fields.items()):
-            resource_type, _, field_name = key.partition(".")
-            if self.config.severity_override is not None:
-                spec = self.config.field_spec(resource_type, field_name) or spec
-            by_type.setdefault(resource_type, []).append((tuple(field_name.split(".")), spec))
-        self._registered = by_type
-        return by_type
+        if self._registered is None:
+            self._registered = fields_by_type(self.config)
+        return self._registered
 
     def trace_address(self, address: FieldAddress | str, universe: Sequence | None = None) -> TraceResult | None:
         """Traces a configuration address (SPEC section 1) from the first root where it exists; text

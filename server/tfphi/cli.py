@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Sequence
 from .addrs import FieldAddress, InputVariable
 from . import __version__
 from .analysis import Analysis
-from .check_scope import ShardError, check_diagnostics, parse_shard, selected_roots
+from .check_scope import RootsKey, ShardError, check_diagnostics, parse_shard, selected_roots
 from .features.diagnostics import SEVERITY_RANK, fix_texts, suggested_values
 from .features.locations import location
 from .loader import load_workspace, not_a_directory, nothing_to_analyse
@@ -150,11 +150,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _load(dir: str, progress: Progress | None = None) -> Analysis:
+def _load(dir: str, progress: Progress | None = None, batch: bool = False) -> Analysis:
     unreadable = not_a_directory(dir)
     if unreadable is not None:
         raise UsageError(unreadable)
-    analysis = load_workspace(dir, progress=progress.files if progress is not None else None)
+    analysis = load_workspace(dir, progress=progress.files if progress is not None else None, batch=batch)
     empty = nothing_to_analyse(analysis, dir)
     if empty is not None:
         raise UsageError(empty)
@@ -171,19 +171,22 @@ def run_check(args) -> int:
         raise UsageError(str(exc)) from exc
     progress = Progress(enabled=not args.quiet)
     paths = args.paths or ["."]
+    # A batch host: a check edits nothing, so each module's derived data is released once its
+    # diagnostics are taken (check_scope.batch_schedule); the output is the same.
     if len(paths) == 1 and not os.path.isfile(paths[0]):  # one directory (or nothing there: _load says so)
         base, roots, files = paths[0], None, []
-        analysis = _load(base, progress)
+        analysis = _load(base, progress, batch=True)
     else:
         base, selection = _check_scope(paths)
-        analysis = load_workspace(base, progress=progress.files)
+        analysis = load_workspace(base, progress=progress.files, batch=True)
         roots = selected_roots(analysis, selection)
         files = [rel for rel, is_file in selection if is_file]
         if not roots and not any(rel in analysis.files or rel in analysis.tfvars or rel in analysis.problems for rel in files):
             raise UsageError(f"{', '.join(paths)}: nothing to analyse (no root configuration contains it)")
-    diagnostics = check_diagnostics(analysis, roots, shard, on_dir=progress.modules, files=files)
+    known_roots: dict[RootsKey, list[str]] = {}  # each diagnostic's roots, worked out while its module's traces are at hand
+    diagnostics = check_diagnostics(analysis, roots, shard, on_dir=progress.modules, files=files, known_roots=known_roots)
     progress.close()
-    report = formatter(args.format)(CheckReport(analysis, diagnostics, base, shard))
+    report = formatter(args.format)(CheckReport(analysis, diagnostics, base, shard, known_roots))
     if args.output:
         try:
             with open(args.output, "w", encoding="utf-8") as handle:

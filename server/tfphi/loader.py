@@ -246,11 +246,15 @@ def nothing_to_analyse(snapshot: Snapshot, dir: str) -> str | None:
             ".tofu.json or terragrunt.hcl files); nothing to analyse")
 
 
-def load_workspace(root: PathLike, base: Config | None = None, progress: Callable[[int, int], None] | None = None) -> Snapshot:
+def load_workspace(root: PathLike, base: Config | None = None, progress: Callable[[int, int], None] | None = None,
+                   batch: bool = False) -> Snapshot:
     """Reads the files under ``root`` into an analysis host and returns its snapshot (the CLI's batch mode).
-    ``progress(done, total)`` is called after each file (``check``'s progress line on a terminal)."""
+    ``progress(done, total)`` is called after each file (``check``'s progress line on a terminal).
+    ``batch``: a batch host (``AnalysisHost(batch=True)``: ``tfphi check``, which releases each
+    module's derived data once its diagnostics are taken)."""
     root = os.fspath(root)
-    analysis = AnalysisHost((base or Config()).with_overrides(repo_root=repository_root_of(root), location=location_of(root)))
+    analysis = AnalysisHost((base or Config()).with_overrides(repo_root=repository_root_of(root), location=location_of(root)),
+                            batch=batch)
     config_path = os.path.join(root, CONFIG_FILE)
     if os.path.isfile(config_path):
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))

@@ -11,7 +11,6 @@ import os
 from typing import TYPE_CHECKING, Any
 
 from .analysis import Analysis
-from .diagnostic_roots import diagnostic_roots
 from .features.locations import human_position
 from .stir.roots import relative_to_root
 from .trace.result import TraceResult
@@ -45,19 +44,17 @@ def trace_json_document(analysis: Analysis, match: FieldMatch, result: TraceResu
     return document
 
 
-def text_roots_line(analysis: Analysis, diagnostic) -> list[str]:
-    """The ``Roots: ...`` detail line of ``check``'s text format, when a root other than DIR is involved."""
-    span = diagnostic.span
-    roots = diagnostic_roots(analysis, diagnostic.file, diagnostic.code, span.start, span.end)
+def text_roots_line(roots: list[str]) -> list[str]:
+    """The ``Roots: ...`` detail line of ``check``'s text format (``roots``: the diagnostic's, as
+    ``diagnostic_roots`` gives them), when a root other than DIR is involved."""
     if not roots or roots == ["."]:
         return []
     return [f"Root{'s' if len(roots) != 1 else ''}: {', '.join(roots)}."]
 
 
-def check_json_entry(analysis: Analysis, diagnostic, entry: dict[str, Any]) -> dict[str, Any]:
-    """A ``check --format json`` entry with ``roots`` (SPEC order: ..., message, roots, related)."""
-    span = diagnostic.span
-    roots = diagnostic_roots(analysis, diagnostic.file, diagnostic.code, span.start, span.end)
+def check_json_entry(entry: dict[str, Any], roots: list[str]) -> dict[str, Any]:
+    """A ``check --format json`` entry with ``roots`` (the diagnostic's, as ``diagnostic_roots``
+    gives them; SPEC order: ..., message, roots, related)."""
     ordered: dict[str, Any] = {}
     for key, value in entry.items():
         if key == "related":

@@ -128,3 +128,32 @@ def test_a_copy_for_the_same_bytes_reads_what_a_parse_of_them_reads():
         for block in copy.body.blocks:  # every slot set (a slot added to Block must be copied too)
             assert all(hasattr(block, slot) for slot in Block.__slots__), block
             assert all(hasattr(attr, slot) for attr in block.body.attributes.values() for slot in Attribute.__slots__)
+
+
+def test_bodies_of_traced_resource_types_are_read_with_the_tree():
+    """``traced`` (the resource types with a registered field, whose bodies every check traces):
+    their bodies, nested blocks included, are read while the file's tree is at hand instead of
+    from a parse of the block again (bench/README.md, issue 23's real corpus: a GKE cluster is
+    26 KB), and read what the tree gives; other resources still wait."""
+    sources = [(p.relative_to(REPO).as_posix(), p.read_bytes()) for p in EXAMPLES] + [("edge.tf", EDGE)]
+    for path, source in sources:
+        kept = parse_file(path, source, keep_tree=True)
+        types = sorted({b.labels[0] for b in kept.body.blocks if b.type == "resource" and b.labels})
+        traced = frozenset(types[::2])  # every other type: both kinds in one file
+        dropped = parse_file(path, source, keep_tree=False, traced=traced)
+        resources = [b for b in dropped.body.blocks if b.type == "resource"]
+        assert [b._body is not None for b in resources] == [b.labels[0] in traced for b in resources], path
+        assert _flatten(dropped.body, []) == _flatten(kept.body, []), path
+
+
+def test_the_host_reads_the_bodies_of_its_registered_resource_types_at_once():
+    from tfphi.analysis import AnalysisHost
+
+    host = AnalysisHost()
+    host.set_source("main.tf", b'resource "aws_db_instance" "db" {\n  engine = "postgres"\n  tags { a = 1 }\n}\n'
+                    b'resource "aws_s3_bucket" "b" {\n  bucket = "x"\n}\n')
+    db, bucket = host.files["main.tf"].body.blocks
+    assert "aws_db_instance.engine" in host.config.fields and not any(k.startswith("aws_s3_bucket.") for k in host.config.fields)
+    assert db._body is not None and db._body.blocks[0]._body is not None  # nested blocks too
+    assert bucket._body is None
+    assert db.body.attributes["engine"].literal_string() == "postgres"

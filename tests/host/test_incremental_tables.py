@@ -1,7 +1,8 @@
 """A module's tables updated for the blocks an edit changed (``stir.model.assemble_module``
 with the last build) equal the tables assembled afresh: every table in its order, the
 declaration that won each address, the duplicates; and the addresses ``declared_addresses``
-names cover every declaration that differs. Edits are the host property test's (any text
+names cover every declaration that differs (with the declarations read by position where the
+parse spliced the last one's blocks, ``HclFile.splice``). Edits are the host property test's (any text
 anywhere, the keystroke shapes among them), typed into every file of a module as open documents."""
 
 from __future__ import annotations
@@ -42,7 +43,8 @@ def test_updated_tables_equal_fresh_ones(layout: str, edits):
         texts[path], change = apply(texts[path], where, kind, inserted, length)
         docs[path].apply([change], n + 1)
         new_decls = dict(decls)
-        new_decls[path] = read_declarations(docs[path].parse(path, parser).body, decls[path])
+        hcl = docs[path].parse(path, parser)
+        new_decls[path] = read_declarations(hcl.body, decls[path], hcl.splice)  # by position when the parse spliced
         new_module, new_winners = assemble_module(dir, new_decls, (module, winners, decls))
         fresh_decls = {p: read_declarations(parse_file(p, texts[p].encode(), parser).body) for p in paths}
         assert _tables(new_module, new_winners) == _tables(*assemble_module(dir, fresh_decls))

@@ -55,6 +55,9 @@ class Document:
     language_id: str = ""
     hcl: HclFile | None = None  # the last parse; its tree is never edited
     _edited_tree: Tree | None = field(default=None, repr=False)  # a copy of hcl.tree with the pending edits
+    # How many bytes at the start and at the end of the text the last parse read no change since
+    # has touched: where the next parse finds the edited top-level blocks (hclfile's ``_splice``).
+    _unchanged: tuple[int, int] | None = field(default=None, repr=False)
     _index: LineIndex | None = field(default=None, repr=False)
     dirty: bool = True  # the text changed since the last parse
     # Whether the text may hold a token spelled for tree-sitter (syntax.scanner.may_respell), kept
@@ -99,6 +102,7 @@ class Document:
             self._index = None
             self._may_respell = None
             self._edited_tree = None  # nothing to reuse: a full parse
+            self._unchanged = (0, 0)
             self.dirty = True
             return
         (sl, sc), (el, ec) = change.range
@@ -110,6 +114,8 @@ class Document:
         old = self.source
         new = old[:start] + inserted + old[old_end:]
         new_end = start + len(inserted)
+        head, tail = self._unchanged or (len(old), len(old))
+        self._unchanged = (min(head, start), min(tail, len(old) - old_end))
         tree = self._tree_for_edit()
         if tree is not None:
             tree.edit(
@@ -141,6 +147,7 @@ class Document:
         if self._may_respell is None:
             self._may_respell = may_respell(self.source)  # once per opened text, then per edit
         hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl, may_respell_source=self._may_respell,
+                         unchanged=self._unchanged,
                          clean=clean)
         if self._edited_tree is not None and hcl.tree.root_node.has_error:
             # Tree-sitter's error recovery depends on what an incremental parse could reuse:
@@ -149,6 +156,7 @@ class Document:
             hcl = parse_file(path, self.source, parser, clean=clean)
         self.hcl = hcl
         self._edited_tree = None
+        self._unchanged = None
         self.dirty = False
         return self.hcl
 

@@ -11,6 +11,7 @@ import sys
 
 from ..evaluate.functions import import_deferred
 from ..trace import strategies  # noqa: F401  (see import_analysis_modules)
+from .collector import QuietCollector
 from .handlers import register_all
 from .server import TfphiServer
 from .transport import quiet_pygls_logs, serve_stdio  # pygls' framing, made to survive bad input
@@ -43,6 +44,7 @@ def run_server(tcp: str | None = None) -> int:
     quiet_pygls_logs()
     import_analysis_modules()
     server = create_server()
+    server.scheduler.collect_when_quiet(QuietCollector())  # (not in-process tests: it changes the collector's thresholds)
     if tcp:
         host, sep, port = tcp.rpartition(":")
         if not sep or not port.isdigit():

@@ -32,6 +32,7 @@ from typing import Awaitable, Callable, Iterable, Iterator
 from ..analysis import Cancelled, Snapshot
 from ..features.diagnostics import dir_diagnostics
 from ..stir.workspace import module_dir_of
+from .collector import QuietCollector
 from .focus import build_focus, open_dirs
 from .publish import DiagnosticPublisher
 from .snapshots import SnapshotBoard
@@ -70,6 +71,7 @@ class AnalysisScheduler:
     def __init__(self, ws: LiveWorkspace, publisher: DiagnosticPublisher, progress: ProgressFactory, log_error: Log,
                  watch_outside: Callable[[], None] = lambda: None):
         self.ws = ws
+        self._collector: QuietCollector | None = None  # full garbage collections when quiet (``collect_when_quiet``)
         self._watch_outside = watch_outside
         self.publisher = publisher
         self._progress = progress
@@ -97,6 +99,8 @@ class AnalysisScheduler:
         work stops at its next check (``analysis.Interrupt``) and lets the loop read them."""
         for folder in list(self.ws.folders):
             folder.host.interrupt.waiting = True
+        if self._collector is not None:
+            self._collector.note_arrival()
 
     def message_handled(self) -> None:
         """The loop dispatched a client message: with no pass to run, nothing else waits for it."""
@@ -119,6 +123,14 @@ class AnalysisScheduler:
         if self._task is None or self._task.done():
             self._task = asyncio.get_running_loop().create_task(self._run())
 
+    def collect_when_quiet(self, collector: QuietCollector) -> None:
+        """Full garbage collections from now on when quiet (``lsp/collector.py``), not on an allocation."""
+        self._collector = collector
+
+    def _busy(self) -> bool:
+        """Whether a pass or an indexing runs."""
+        return (self._task is not None and not self._task.done()) or any(not t.done() for t in self._indexing.values())
+
     def _wanted(self) -> None:
         """A request waits for a snapshot: a pass makes it, unless one is already under way."""
         if not self.stopped and (self._task is None or self._task.done()):
@@ -136,6 +148,8 @@ class AnalysisScheduler:
                 self._forced.clear()
                 return
             if finished and generation == self._generation:
+                if self._collector is not None:
+                    self._collector.pass_done(self._busy)
                 return
 
     async def _pass(self, generation: int) -> bool:

@@ -11,7 +11,7 @@ from ..workspace_output import check_json_entry
 from .report import CheckReport, diagnostic_range
 
 
-def diagnostic_json(analysis: Analysis, d: Diagnostic) -> dict:
+def diagnostic_json(analysis: Analysis, d: Diagnostic, roots: list[str]) -> dict:
     """One entry: file, range, severity, code, message (``text``: summary, detail, fixes), roots, related."""
     (sl, sc), (el, ec) = diagnostic_range(analysis, d)
     entry = {
@@ -24,9 +24,9 @@ def diagnostic_json(analysis: Analysis, d: Diagnostic) -> dict:
             {"file": r.span.file, "line": human_range(analysis, r.span)[0][0], "message": r.message} for r in d.related
         ],
     }
-    return check_json_entry(analysis, d, entry)
+    return check_json_entry(entry, roots)
 
 
 def render(report: CheckReport) -> str:
-    entries = [diagnostic_json(report.analysis, d) for d in report.diagnostics]
+    entries = [diagnostic_json(report.analysis, d, report.roots(d)) for d in report.diagnostics]
     return json.dumps({"diagnostics": entries}, indent=2, ensure_ascii=False) + "\n"

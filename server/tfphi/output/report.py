@@ -2,7 +2,11 @@
 
 from __future__ import annotations
 
+from typing import Mapping
+
 from ..analysis import Analysis
+from ..check_scope import RootsKey, roots_key
+from ..diagnostic_roots import diagnostic_roots
 from ..diagnostics import Diagnostic
 from ..features.locations import human_range
 
@@ -12,10 +16,19 @@ class CheckReport:
     directory their ``file`` is relative to, as given on the command line) and ``shard``
     (``(K, N)`` for ``--shard K/N``, else None)."""
 
-    __slots__ = ("analysis", "diagnostics", "dir", "shard")
+    __slots__ = ("analysis", "diagnostics", "dir", "shard", "known_roots")
 
-    def __init__(self, analysis: Analysis, diagnostics: list[Diagnostic], dir: str, shard: tuple[int, int] | None = None):
+    def __init__(self, analysis: Analysis, diagnostics: list[Diagnostic], dir: str, shard: tuple[int, int] | None = None,
+                 known_roots: Mapping[RootsKey, list[str]] | None = None):
         self.analysis, self.diagnostics, self.dir, self.shard = analysis, diagnostics, dir, shard
+        # ``check_scope.check_diagnostics``'s ``known_roots``: a batch check has released the traces they are read from
+        self.known_roots = known_roots or {}
+
+    def roots(self, d: Diagnostic) -> list[str]:
+        """The roots the diagnostic holds in (``roots`` of the JSON, the text's ``Roots:`` line)."""
+        key = roots_key(d)
+        known = self.known_roots.get(key)
+        return known if known is not None else diagnostic_roots(self.analysis, *key)
 
 
 def diagnostic_range(analysis: Analysis, d: Diagnostic) -> tuple[tuple[int, int], tuple[int, int]]:

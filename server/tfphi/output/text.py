@@ -13,7 +13,7 @@ def render(report: CheckReport) -> str:
     for d in report.diagnostics:
         (line, column), _ = diagnostic_range(report.analysis, d)
         lines.append(f"{d.file}:{line}:{column}: {d.severity}[{d.code}]: {d.message}")
-        lines.extend(f"    {more}" for more in d.text.split("\n")[1:] + text_roots_line(report.analysis, d))
+        lines.extend(f"    {more}" for more in d.text.split("\n")[1:] + text_roots_line(report.roots(d)))
     return "".join(f"{line}\n" for line in lines)
 
 

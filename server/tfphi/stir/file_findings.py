@@ -24,52 +24,71 @@ from ..syntax.references import block_references, is_bound_check
 from .references import BUILTIN_ROOTS, Finding, NameTable, RelativeFinding, block_findings
 
 class FileFindings:
-    """What one parse of a file found: its findings against one name table, and per block
-    (by identity) the block, its relative findings, references and the names they look up."""
+    """What one parse of a file found: its findings against one name table, and per block of its
+    body, in order, the block, its relative findings, references and the names they look up."""
 
     __slots__ = ("hcl", "table", "findings", "blocks", "texts")
 
-    def __init__(self, hcl: HclFile, table: NameTable, findings: list[Finding], blocks: dict, texts: dict):
+    def __init__(self, hcl: HclFile, table: NameTable, findings: list[Finding], blocks: list, texts: dict):
         self.hcl = hcl
         self.table = table
         self.findings = findings
-        self.blocks = blocks  # id(block) -> (block, relative findings, references, names looked up)
-        self.texts = texts  # hash(text) -> (start, end, relative findings, references): files read per text
+        self.blocks = blocks  # per block of ``hcl.body``: (block, relative findings, references, names looked up)
+        self.texts = texts  # hash(text) -> (start, end, relative findings, references, names looked up): files read per text
 
 
 def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) -> FileFindings:
     """The undefined references of ``hcl`` against ``table``, from what ``known`` (the last
-    answer for the same path) found of the blocks this parse shares with it."""
+    answer for the same path) found of the blocks this parse shares with it: by position when
+    the parse spliced ``known``'s body (``HclFile.splice``), else by identity."""
     if known is not None and known.hcl is hcl and known.table.key == table.key:
         return known  # the same parse against the same names
     tree = hcl.tree
     if tree is None or is_json_path(hcl.path) or hcl.errors or hcl.body.attributes or tree.root_node.has_error:
         return _by_text(hcl, table, known)
-    changed = None
-    if known is not None and known.blocks:
+    blocks = hcl.body.blocks
+    source = hcl.source
+    before = known.blocks if known is not None else []
+    splice = hcl.splice
+    if before and splice is not None and splice[0] == id(known.hcl.body):  # (alive: ``known`` holds it)
+        _, first, last, count = splice
+        entries = before[:first] + _entries(blocks[first : first + count], before[first:last], table, source, tree) + before[last:]
+    else:
+        entries = _entries(blocks, before, table, source, tree)
+    if before and known.table.key != table.key:
+        # Resolved again: the blocks that look one of the changed names up.
         changed = changed_names(known.table, table)
-    before = known.blocks if known is not None else {}
-    path, source = hcl.path, hcl.source
-    blocks: dict[int, tuple] = {}
+        for i, entry in enumerate(entries):
+            if not changed.isdisjoint(entry[3]):
+                entries[i] = _resolved(entry[0], entry[2], entry[3], table, source, tree)
+    path = hcl.path
     findings: list[Finding] = []
-    for block in hcl.body.blocks:
-        key = id(block)
-        entry = before.get(key)
+    for entry in entries:
+        if entry[1]:
+            base = entry[0].span.start
+            for start, stop, message in entry[1]:
+                findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
+    return FileFindings(hcl, table, findings, entries, {})
+
+
+def _entries(blocks: list, before: list, table: NameTable, source: bytes, tree) -> list:
+    """The entries of ``blocks``: those of ``before`` for the same block objects, else read."""
+    known = {id(entry[0]): entry for entry in before}
+    out = []
+    for block in blocks:
+        entry = known.get(id(block))
         if entry is None or entry[0] is not block:
             span = block.span
             top = TopLevel(source, "block", span.start, span.end, None, None, tree)
             refs = block_references(top.node(), source, {})
-            entry = (block, block_findings(refs, table, is_bound_check(refs, top.node)), refs, looked_up(refs))
-        elif changed is None or not changed.isdisjoint(entry[3]):
-            refs = entry[2]
-            top = TopLevel(source, "block", block.span.start, block.span.end, None, None, tree)
-            entry = (block, block_findings(refs, table, is_bound_check(refs, top.node)), refs, entry[3])
-        blocks[key] = entry
-        if entry[1]:
-            base = block.span.start
-            for start, stop, message in entry[1]:
-                findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
-    return FileFindings(hcl, table, findings, blocks, {})
+            entry = _resolved(block, refs, looked_up(refs), table, source, tree)
+        out.append(entry)
+    return out
+
+
+def _resolved(block, refs: list, names: frozenset, table: NameTable, source: bytes, tree) -> tuple:
+    top = TopLevel(source, "block", block.span.start, block.span.end, None, None, tree)
+    return block, block_findings(refs, table, is_bound_check(refs, top.node)), refs, names
 
 
 def looked_up(refs: Iterable[tuple]) -> frozenset[tuple[str, str]]:
@@ -105,15 +124,16 @@ def changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]:
 
 
 def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> FileFindings:
-    """Each top-level item by the hash of its text: (start, end, findings, references), the text
-    read again from its parse's source when matched; keyed by the text itself, the copies were
-    as large as the files. On a hash collision the later item is kept (the other misses).
-    Findings carry over only against the same names; references, a function of the text alone,
-    carry over when the names change."""
+    """Each top-level item by the hash of its text: (start, end, findings, references, names
+    looked up), the text read again from its parse's source when matched; keyed by the text
+    itself, the copies were as large as the files. On a hash collision the later item is kept
+    (the other misses). Findings carry over against the same names, or when none of the names
+    the item looks up changed; references, a function of the text alone, always."""
     source, path = hcl.source, hcl.path
     old_source = known.hcl.source if known is not None else b""
     before = known.texts if known is not None else {}
     same_names = known is not None and known.table.key == table.key
+    changed = changed_names(known.table, table) if known is not None and not same_names else None
     by_text: dict[int, tuple] = {}
     findings: list[Finding] = []
     for top in hcl.top_levels():  # nodes found (or parsed again) on demand
@@ -127,13 +147,16 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
             entry = before.get(digest)
             if entry is not None and old_source[entry[0] : entry[1]] != text:
                 entry = None
-            relative = entry[2] if entry is not None and same_names else None
             refs = top.refs if top.refs is not None else (entry[3] if entry is not None else None)
+            if refs is None:
+                refs = block_references(top.node(), top.source, {})
+            names = entry[4] if entry is not None else looked_up(refs)
+            relative = None
+            if entry is not None and (same_names or changed.isdisjoint(names)):
+                relative = entry[2]  # (the names it looks up resolve as before)
             if relative is None:
-                if refs is None:
-                    refs = block_references(top.node(), top.source, {})
                 relative = block_findings(refs, table, is_bound_check(refs, top.node))
-            by_text[digest] = (base, end, relative, refs)
+            by_text[digest] = (base, end, relative, refs, names)
         for start, stop, message in relative:
             findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
     return FileFindings(hcl, table, findings, {}, by_text)

@@ -238,20 +238,41 @@ class BlockDecls:
 
 
 class FileDecls:
-    """What one file declares, block by block (``read_declarations``)."""
+    """What one file declares, block by block (``read_declarations``); ``changes``: when it was
+    spliced from an earlier one, (id of that one, first, last, count, ids of the blocks kept
+    from its blocks[first:last]): no reference to what it no longer has."""
 
-    __slots__ = ("body", "blocks")
+    __slots__ = ("body", "blocks", "changes")
 
-    def __init__(self, body: Body, blocks: list[BlockDecls]):
+    def __init__(self, body: Body, blocks: list[BlockDecls], changes: tuple | None = None):
         self.body = body
         self.blocks = blocks
+        self.changes = changes
 
 
-def read_declarations(body: Body, previous: FileDecls | None = None) -> FileDecls:
+def read_declarations(body: Body, previous: FileDecls | None = None, splice: tuple | None = None) -> FileDecls:
     """The declarations of one file's top-level body, taking over what ``previous`` read of the
-    blocks that are the same objects (taken over by the parse); every other block is read afresh."""
+    blocks that are the same objects (taken over by the parse); every other block is read afresh.
+
+    ``splice`` (``HclFile.splice``): when ``body`` is ``previous.body`` with a range of its blocks
+    replaced, only that range is looked at; the others keep their declarations by position."""
     if previous is not None and previous.body is body:
         return previous
+    if previous is not None and splice is not None and splice[0] == id(previous.body):  # (alive: ``previous`` holds it)
+        _, first, last, count = splice
+        replaced = previous.blocks[first:last]
+        by_block = {id(info.block): info for info in replaced}
+        added = []
+        kept = set()
+        for block in body.blocks[first : first + count]:
+            info = by_block.get(id(block))
+            if info is not None and info.block is block:
+                kept.add(id(info))
+            else:
+                info = _block_decls(block)
+            added.append(info)
+        blocks = previous.blocks[:first] + added + previous.blocks[last:]
+        return FileDecls(body, blocks, (id(previous), first, last, count, kept))
     by_id: dict[int, BlockDecls] = {}
     if previous is not None:
         for info in previous.blocks:
@@ -270,6 +291,10 @@ def block_changes(old: FileDecls | None, new: FileDecls) -> tuple[list[BlockDecl
         return [], list(new.blocks)
     if old is new:
         return [], []
+    if new.changes is not None and new.changes[0] == id(old):  # spliced from ``old`` (alive: passed in)
+        _, first, last, count, kept = new.changes
+        return ([i for i in old.blocks[first:last] if id(i) not in kept],
+                [i for i in new.blocks[first : first + count] if id(i) not in kept])
     old_ids = {id(info) for info in old.blocks}
     new_ids = {id(info) for info in new.blocks}
     return [i for i in old.blocks if id(i) not in new_ids], [i for i in new.blocks if id(i) not in old_ids]

@@ -23,22 +23,40 @@ def is_outside(dir: str) -> bool:
 
 
 def missing_local_targets(modules: Mapping[str, Module], attempted: Iterable[str] = (),
-                          deployed: Iterable[str] = ()) -> list[str]:
+                          deployed: Iterable[str] = (), known: dict | None = None) -> list[str]:
     """Directories outside DIR that a local module source calls, or a Terragrunt unit deploys
     (``deployed``), not loaded nor tried yet.
 
     Directories inside DIR are the walker's: it has read every module there it may read.
+    ``known``: the caller's memo of each module's targets outside DIR, by module object (an
+    edit that renames a call of the root asks again: only the modules rebuilt are looked at).
     """
     done = set(attempted)
     wanted: set[str] = {d for d in deployed if is_outside(d) and d not in modules and d not in done}
+    memo = {} if known is None else known
     for dir, module in modules.items():
-        for call in module.calls.values():
-            if call.source is None or not is_local_source(call.source):
-                continue
-            target = local_target(dir, call.source)
-            if target is not None and is_outside(target) and target not in modules and target not in done:
+        entry = memo.get(dir)
+        if entry is None or entry[0] is not module:
+            entry = memo[dir] = (module, _outside_targets(dir, module))
+        for target in entry[1]:
+            if target not in modules and target not in done:
                 wanted.add(target)
+    if known is not None and len(known) > len(modules):
+        for dir in [d for d in known if d not in modules]:
+            del known[dir]
     return sorted(wanted)
+
+
+def _outside_targets(dir: str, module: Module) -> tuple[str, ...]:
+    """The directories outside DIR that the local sources of ``module`` call."""
+    out = []
+    for call in module.calls.values():
+        if call.source is None or not is_local_source(call.source):
+            continue
+        target = local_target(dir, call.source)
+        if target is not None and is_outside(target):
+            out.append(target)
+    return tuple(out)
 
 
 def display_dir(dir: str) -> str:

@@ -178,6 +178,9 @@ def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wa
     unit_dir = posixpath.dirname(path)
     config = _Config(path, hcl.body, unit_dir, files, wanted=wanted, place=place)
     problems: list[tuple[Span, str]] = [(e.span, f"{path} cannot be read: syntax error: {e.message}") for e in hcl.errors[:1]]
+    if hcl.errors:  # Terragrunt rejects the whole file: the blocks read around the error deploy nothing
+        return Unit(path, unit_dir, None, None, f"{path} cannot be read (a syntax error); the unit is opaque",
+                    problems=tuple(problems))
     parents: dict[str, _Config] = {}
     for label, block in config.includes():
         attribute = block.body.attributes.get("path")
@@ -209,9 +212,6 @@ def read_unit(path: str, files: Mapping[str, HclFile], module_dirs: set[str], wa
     module_dir: str | None = None
     opaque: str | None = None
     if source_attr is None:
-        if hcl.errors:  # what it deploys cannot be read
-            return Unit(path, unit_dir, None, None, f"{path} cannot be read (a syntax error); the unit is opaque",
-                        problems=tuple(problems))
         if unit_dir not in module_dirs:
             return None
         module_dir = unit_dir

@@ -32,6 +32,7 @@ from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTr
 from .language import hcl_language
 from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
+from .searches import searched
 from .tree_errors import check_terraform_rules, collect_errors, place_unclosed_block, recover_top_levels, rules_candidate
 
 BOM = b"\xef\xbb\xbf"
@@ -327,7 +328,7 @@ class Block:
         self._reparse = not converter.keep_nodes
         self._node = None if self._reparse else node
         self._text: bytes | None = None  # a top-level block's text, once asked (``text``)
-        self._verdicts: list | None = None  # the file-wide text searches' answers for this block (``_search_blocks``)
+        self._verdicts: list | None = None  # the file-wide text searches' answers for this block (``syntax.searches``)
         # Read from a node with a syntax error inside: what its text parses to may depend on the
         # text around it, so no later parse takes it over.
         self._broken = node.has_error
@@ -491,6 +492,16 @@ class HclFile:
     tops: tuple = ()
     moved: bool = False  # a top-level block taken over from the last parse is elsewhere now (its anchor moved)
     took_over: bool = False  # the blocks of the last parse whose text is unchanged were taken over (``take_over_blocks``)
+    # A document's parse that took the last one's blocks over: every top-level item but comments
+    # as (type, start, end, its block or None), for the next parse to splice (``_splice``), and
+    # what the text searches answered for the whole text (``syntax.searches``), None when not asked.
+    items: list | None = None
+    searched: tuple = (None, None)
+    fresh: list = field(default_factory=list)  # the blocks this parse read anew (the next one detaches them)
+    # (id of the last parse's body, first, last, count): this body's blocks are the last one's with
+    # its blocks[first:last] replaced by count blocks (read, or taken over by text); for what is
+    # derived per block (``stir.model.read_declarations``) to splice the same way.
+    splice: tuple | None = None
     # A file whose error region was read again piece by piece (``tree_errors.recover_top_levels``):
     # its top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
     nodes: tuple[Node | tuple[str, int, int], ...] | None = None
@@ -543,17 +554,21 @@ class TopLevel:
 
 def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tree: Tree | None = None,
                keep_tree: bool = True, refs_cache: dict | None = None, previous: "HclFile | None" = None,
-               may_respell_source: bool | None = None, clean: "CleanSources | None" = None) -> HclFile:
+               may_respell_source: bool | None = None, clean: "CleanSources | None" = None,
+               traced: frozenset[str] = frozenset(), unchanged: tuple[int, int] | None = None) -> HclFile:
     """Parses ``source`` (incrementally when ``old_tree`` was edited to match it).
 
     ``keep_tree=False``: the tree is dropped once the structure and references are read
     (files nobody edits; see the module's docstring); ``refs_cache`` is the
     ``syntax.references.BlockCache`` their references are read through. ``previous``: the
     last parse of the same document, whose unchanged top-level blocks are taken over
-    (``_read_top_level_taking_over``). ``clean``: bytes already found free of syntax errors (``CleanSources``)."""
+    (``_read_top_level_taking_over``; ``unchanged``: how many bytes at the start and at the end
+    of its text the edits since left alone, where the edited blocks are found). ``clean``: bytes
+    already found free of syntax errors (``CleanSources``). ``traced``: see ``_EAGER_BODIES``."""
     parser = parser or new_parser()
     tree = parser.parse(source, old_tree, may_respell_source)
-    return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean)
+    return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean,
+                      traced=traced, unchanged=unchanged)
 
 
 def copy_under_path(hcl: HclFile, path: str) -> HclFile:
@@ -593,12 +608,41 @@ def _copied_block(block: Block, conv: ExprConverter) -> Block:
     return copy
 
 
+def forget_derived(hcl: HclFile) -> None:
+    """Drops what the views of a file read without its tree derived on demand, all of which they
+    derive again from its bytes when asked (a batch host's ``Snapshot.release``): the bodies of
+    top-level blocks read from a parse of their range but those every module build reads
+    (``_EAGER_BODIES``, which declarations hold), every attribute's expression, and the
+    references read for the undefined-reference check."""
+    if hcl.tree is not None or is_json_path(hcl.path):
+        return  # (views read from a tree's nodes, or from JSON)
+    _forget_expressions(hcl.body)
+    for block in hcl.body.blocks:
+        body = block._body
+        if body is None:
+            continue
+        _forget_expressions(body)
+        if block._reparse and block.type not in _EAGER_BODIES:
+            block._body = None
+    if hcl.tops:
+        hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
+
+
+def _forget_expressions(body: Body) -> None:
+    for attribute in body.attributes.values():
+        attribute._expr = None
+    for block in body.blocks:
+        if block._body is not None:
+            _forget_expressions(block._body)
+
+
 def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None,
-               native: bool = False, previous: "HclFile | None" = None, clean: "CleanSources | None" = None) -> HclFile:
+               native: bool = False, previous: "HclFile | None" = None, clean: "CleanSources | None" = None,
+               traced: frozenset[str] = frozenset(), unchanged: tuple[int, int] | None = None) -> HclFile:
     """Reads the structure of an already parsed tree (``native``: a file of HCL's native syntax,
-    whose syntax errors are placed where Terraform reports them; ``previous``: see ``parse_file``;
-    ``clean``: bytes found free of errors before, whose searches are skipped, and where to note
-    these bytes when they are)."""
+    whose syntax errors are placed where Terraform reports them; ``previous``, ``traced``,
+    ``unchanged``: see ``parse_file``; ``clean``: bytes found free of errors before, whose searches are skipped, and
+    where to note these bytes when they are)."""
     root = tree.root_node
     keep_tree = keep_tree or root.has_error
     converter = ExprConverter(source, path, keep_nodes=keep_tree)
@@ -606,7 +650,8 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
     unchecked = body.blocks  # the top-level blocks whose bodies may set an argument twice, unread
-    taken: list | None = None  # with ``previous``: every top-level item, and whether a block moved
+    taken: tuple | None = None  # with ``previous``: see ``_read_top_level_taking_over``
+    answers: list = [None, None]  # what the text searches answered (``HclFile.searched``)
     # The top-level blocks an error region swallowed, read again piece by piece (tree_errors).
     recovered = recover_top_levels(source, root, lambda a, b: _reparser.tree(source, a, b)) if native and root.has_error else None
     if recovered is not None:
@@ -622,10 +667,10 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
             _read_items((node,), body, light if clean else converter)
         tops = tuple((intern(n.type), n.start_byte, n.end_byte) if clean else n for n, clean in items)
     elif top is not None and previous is not None and keep_tree and _reuse_possible(previous, path):
-        taken = _read_top_level_taking_over(top, body, converter, previous)
+        taken = _read_top_level_taking_over(top, body, converter, previous, unchanged)
         unchecked = taken[0]  # the others were read in an error-free parse
     elif top is not None:
-        _read_body(top, body, converter)
+        _read_body(top, body, converter, traced=traced)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
     for child in root.children if recovered is None else ():
         if child.type == "ERROR":
@@ -637,7 +682,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     known_clean = native and previous is None and not errors and clean is not None and source in clean
     if not native or known_clean:
         placed = errors
-    elif taken is not None and not errors and not _search_blocks(0, suspicious, source, taken[1]):
+    elif taken is not None and not errors and not searched(0, suspicious, source, taken, previous.searched, answers):
         placed = errors
     else:
         placed = terraform_placed(path, source, errors, root)  # as Terraform reports them
@@ -646,15 +691,15 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         if twice is not None:
             placed = _redefined_errors(path, source, root, twice)
     if placed is errors and not known_clean:  # (Terraform's own errors, when placed, already cover the rules)
-        candidate = rules_candidate if taken is None else lambda text: _search_blocks(1, rules_candidate, text, taken[1])
+        candidate = rules_candidate if taken is None else lambda text: searched(1, rules_candidate, text, taken, previous.searched, answers)
         check_terraform_rules(root, source, path, errors, candidate)
     errors = placed
     if native and previous is None and not errors and not known_clean and clean is not None:
         clean.add(source)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     if taken is not None:
-        tops = tuple(x for kind, start, end, _ in taken[1] for x in (kind, start, end, None))
-        return HclFile(path, source, tree, body, errors, tops, taken[2], True)
+        splice = (id(previous.body), *taken[3][3:]) if taken[3] is not None else None
+        return HclFile(path, source, tree, body, errors, (), taken[2], True, taken[1], tuple(answers), taken[0], splice)
     if recovered is not None:
         return HclFile(path, source, tree, body, errors, nodes=tops)
     if keep_tree:
@@ -812,19 +857,20 @@ _NAME_AT = re.compile(rb"[\w\-\x80-\xff]++")
 
 
 # Blocks whose bodies every module build reads (stir.model.read_declarations): without the file's
-# tree they are read at once rather than parsed again; resource and data bodies wait for a trace.
+# tree they are read at once rather than parsed again, as are resources of the ``traced`` types (with a
+# registered field: a trace reads them; GKE's 26 KB clusters were parsed again, bench/README session 9).
 _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 
 
-def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False) -> None:
-    _read_items(node.children, body, conv, eager)
+def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False, traced: frozenset = frozenset()) -> None:
+    _read_items(node.children, body, conv, eager, traced)
 
 
 def _start_byte(item: tuple[Node, bool]) -> int:
     return item[0].start_byte
 
 
-def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False) -> None:
+def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False, traced: frozenset = frozenset()) -> None:
     """Reads ``nodes`` (a body's children) into ``body``."""
     nested = conv.anchor is not None  # (a file's own converter reads its top-level body)
     for child in nodes:
@@ -832,11 +878,11 @@ def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False) -> 
         if kind == "attribute":
             _add_attribute(body, _read_attribute(child, conv), conv)
         elif kind == "block":
-            block = _read_block(child, conv, nested, eager)
+            block = _read_block(child, conv, nested, eager, traced)
             if block is not None:
                 body.blocks.append(block)
         elif kind == "ERROR" or kind == "body":
-            _read_body(child, body, conv, eager)
+            _read_body(child, body, conv, eager, traced)
 
 
 def _add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> None:
@@ -855,7 +901,7 @@ def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
     return Attribute(intern(conv.text(name_node)), node, conv, conv.keep_nodes, name_node.end_byte)
 
 
-def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bool = False) -> Block | None:
+def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bool = False, traced: frozenset = frozenset()) -> Block | None:
     children = node.children  # once: the type, the labels and the body are all among them
     type_node = children[0] if children else None
     if type_node is None or type_node.type != "identifier":
@@ -888,7 +934,7 @@ def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bo
             break
     kind = intern(source[type_start:type_end].decode("utf-8", "replace"))
     if not nested:
-        eager = kind in _EAGER_BODIES
+        eager = kind in _EAGER_BODIES or (kind == "resource" and bool(labels) and labels[0] in traced)
     return Block.read(kind, tuple(labels), tuple(at), node, conv, eager, body_node)
 
 
@@ -907,19 +953,42 @@ def _reuse_possible(previous: HclFile, path: str) -> bool:
     return previous.path == path and previous.tree is not None and not is_json_path(path)
 
 
-def _read_top_level_taking_over(top: Node, body: Body, converter: ExprConverter, previous: HclFile) -> tuple:
+def _read_top_level_taking_over(top: Node, body: Body, converter: ExprConverter, previous: HclFile,
+                                unchanged: tuple[int, int] | None = None) -> tuple:
     """``_read_body`` of a file's top-level body, taking over the blocks of ``previous`` whose text
     is unchanged: (the blocks read anew, every top-level item as (type, start, end, its block or
-    None), whether a block taken over moved)."""
-    before: dict[bytes, Block] = {}
-    for block in previous.body.blocks:
-        if not block._broken:
-            before.setdefault(block.text, block)
-    source = converter.source
+    None), whether a block taken over moved, the region read: (start, end, its items) or None
+    when the whole body was).
+
+    With ``unchanged`` (how many bytes at the start and at the end of ``previous``'s text the
+    edits left alone), the items of ``previous`` that lie wholly in the text before the edit or
+    after it are taken over by position (``_splice``): only the region between them is walked,
+    so an edit costs the blocks it touched, wherever they are in the file, plus moving the
+    anchors below it."""
+    if previous.items is not None and unchanged is not None:
+        spliced = _splice(top, body, converter, previous, unchanged)
+        if spliced is not None:
+            return spliced
     fresh: list[Block] = []
     items: list[tuple[str, int, int, Block | None]] = []  # every item but comments
+    moved = _take_items(top.children, body, converter, _blocks_by_text(previous.body.blocks), fresh, items)
+    return fresh, items, moved, None
+
+
+def _blocks_by_text(blocks) -> dict[bytes, Block]:
+    before: dict[bytes, Block] = {}
+    for block in blocks:
+        if not block._broken:
+            before.setdefault(block.text, block)
+    return before
+
+
+def _take_items(children, body: Body, converter: ExprConverter, before: dict[bytes, Block], fresh: list, items: list) -> bool:
+    """Reads top-level ``children`` into ``body`` and ``items``, taking over the blocks of
+    ``before`` (by text) and adding the others to ``fresh``; whether a block taken over moved."""
+    source = converter.source
     moved = False
-    for child in top.children:
+    for child in children:
         kind = child.type
         if kind == "block":
             start, end = child.start_byte, child.end_byte
@@ -941,34 +1010,69 @@ def _read_top_level_taking_over(top: Node, body: Body, converter: ExprConverter,
                 _add_attribute(body, _read_attribute(child, converter), converter)
             elif kind == "ERROR" or kind == "body":
                 _read_body(child, body, converter)
-    return fresh, items, moved
+    return moved
 
 
-def _search_blocks(which: int, search, source: bytes, items: list) -> bool:
-    """``search(source)`` (a file-wide text search whose shapes each lie within one line: the
-    syntax-error shapes, the rules' candidates) from the answers its top-level blocks keep for
-    their own text, and one search of the text between them. Heredocs and ``/* */`` comments
-    reach across lines (and a block that does not take whole lines may share one with its
-    neighbour): then the whole text is searched. A block found suspicious is confirmed by it."""
-    if b"<<" in source or b"/*" in source:
-        return search(source)
-    size = len(source)
-    gaps: list[bytes] = []
-    cursor = 0
-    for kind, start, end, block in items:
-        if block is None:
-            continue
-        if (start and source[start - 1] != 0x0A) or (end < size and source[end] != 0x0A):
-            return search(source)
-        verdicts = block._verdicts
-        if verdicts is None:
-            verdicts = block._verdicts = [None, None]
-        verdict = verdicts[which]
-        if verdict is None:
-            verdict = verdicts[which] = bool(search(b"\n" + block.text))
-        if verdict:
-            return search(source)
-        gaps.append(source[cursor:start])
-        cursor = end
-    gaps.append(source[cursor:])
-    return bool(search(b"".join(gaps))) and search(source)
+def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, unchanged: tuple[int, int]) -> tuple | None:
+    """``_read_top_level_taking_over`` by position: the items of ``previous`` that end before the
+    edited bytes (with an unchanged byte after them) are kept where they are, those that start
+    after them (an unchanged byte before) are kept, moved by what the edit added, and only the
+    top-level nodes between them are read. None when ``previous`` has top-level items other than
+    blocks (their spans are absolute), or when the new tree's items do not meet the kept ones
+    exactly where they should: then the whole body is read."""
+    old_items, old_blocks = previous.items, previous.body.blocks
+    if len(old_blocks) != len(old_items) or previous.body.attributes:
+        return None
+    source = converter.source
+    delta = len(source) - len(previous.source)
+    head, tail = unchanged
+    tail = min(tail, len(source) - head, len(previous.source) - head)
+    first = bisect_left(old_items, head, key=_item_end)  # the items before ``first`` end before ``head``
+    last = max(first, bisect_left(old_items, len(previous.source) - tail + 1, key=_item_start))  # from ``last`` on, after the edit
+    start = old_items[first - 1][2] if first else 0
+    end = old_items[last][1] + delta if last < len(old_items) else len(source)
+    # The new tree must have the kept items where they were: the last one before the region
+    # ends where it did, the first one after it starts at its moved place.
+    if first:
+        child = top.first_child_for_byte(start - 1)
+        if child is None or child.start_byte != old_items[first - 1][1] or child.end_byte != start:
+            return None
+        child = child.next_sibling
+    else:
+        child = top.child(0) if top.child_count else None
+    region: list[Node] = []
+    while child is not None and child.start_byte < end:
+        region.append(child)
+        child = child.next_sibling
+    if last < len(old_items):
+        kind, old_start, old_end, _ = old_items[last]
+        if child is None or child.type != kind or child.start_byte != end or child.end_byte != old_end + delta:
+            return None
+    elif child is not None:
+        return None
+    # The blocks the last parse read anew still hold its tree and text: they read their own text from now on.
+    for block in previous.fresh:
+        if block._converter.owner is not None:
+            _detach(block, block.text)
+    fresh: list[Block] = []
+    items: list[tuple[str, int, int, Block | None]] = []
+    middle = Body()
+    moved = _take_items(region, middle, converter, _blocks_by_text(old_blocks[first:last]), fresh, items)
+    if middle.attributes:
+        return None  # an attribute at the top level (its span is absolute): the whole body is read
+    kept = old_items[last:]
+    if delta and kept:
+        kept = [(kind, s + delta, e + delta, block) for kind, s, e, block in kept]
+        for _, s, _, block in kept:
+            block._converter.anchor.start = s
+        moved = True
+    body.blocks = old_blocks[:first] + middle.blocks + old_blocks[last:]
+    return fresh, old_items[:first] + items + kept, moved, (start, end, items, first, last, len(middle.blocks))
+
+
+def _item_end(item: tuple) -> int:
+    return item[2]
+
+
+def _item_start(item: tuple) -> int:
+    return item[1]

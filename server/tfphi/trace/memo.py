@@ -22,17 +22,24 @@ class MemoStore:
 
     MAX_ENTRIES = 200_000
 
-    def __init__(self) -> None:
+    def __init__(self, edits: bool = True) -> None:
         self.memo: dict[tuple, MemoEntry] = {}
         # (module dir, address) -> the memo key that read it, or a set of them when several did
         # (most declarations are read by one entry: a set is 216 bytes; ``_readers_of``).
         self.readers: dict[tuple[str, str], tuple | set[tuple]] = {}
         self.retired: list = []  # stores dropped whole, freed by ``release`` (outside the edit's time)
+        # ``edits`` False (a batch host: nothing is edited, nothing is forgotten for a change): no
+        # readers, only the keys of each module instance's dir, for ``drop_instances_of``.
+        self.edits = edits
+        self.by_dir: dict[str, list[tuple]] = {}
 
     def keep(self, key: tuple, entry: MemoEntry) -> None:
         if len(self.memo) >= self.MAX_ENTRIES:
             self.clear()
         self.memo[key] = entry
+        if not self.edits:
+            self.by_dir.setdefault(key[1][-1][1], []).append(key)  # (kind, call path, ...): the instance's dir
+            return
         readers = self.readers
         for read in entry.touched:
             _add_reader(readers, read, key)
@@ -41,6 +48,10 @@ class MemoStore:
             _add_reader(readers, own, key)
 
     def forget(self, declarations) -> None:
+        if not self.edits:  # no readers to tell which entries read them: everything goes
+            if declarations:
+                self.clear()
+            return
         memo, readers = self.memo, self.readers
         visits = sum(len(_readers_of(readers.get(declaration))) for declaration in declarations)
         if visits > 256 and visits * 4 > len(memo):
@@ -56,6 +67,14 @@ class MemoStore:
     def clear(self) -> None:
         self.retired.append((self.memo, self.readers))
         self.memo, self.readers = {}, {}
+        self.by_dir = {}
+
+    def drop_instances_of(self, dir: str) -> None:
+        """Drops the entries of the module instances of ``dir`` (a batch host, once no trace is
+        to read them: read again, they are traced again)."""
+        memo = self.memo
+        for key in self.by_dir.pop(dir, ()):
+            memo.pop(key, None)
 
     def release(self) -> None:
         """Frees what ``forget`` and ``clear`` dropped (background work calls it between two steps)."""

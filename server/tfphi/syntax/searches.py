@@ -1,0 +1,58 @@
+"""The file-wide text searches of a parse (the syntax-error shapes, the rules' candidates),
+answered from what each top-level block keeps for its own text, so that a parse that took the
+last parse's blocks over searches what it read anew: the blocks of the edited region and the
+text between them (``hclfile._read_top_level_taking_over``)."""
+
+from __future__ import annotations
+
+
+def searched(which: int, search, source: bytes, taken: tuple, before: tuple, answers: list) -> bool:
+    """``search(source)`` for a parse that took the last parse's blocks over (``search_blocks``;
+    ``taken``: what ``hclfile._read_top_level_taking_over`` returned; ``before``: what the
+    searches answered for the last parse's text, ``HclFile.searched``):
+    when only a region was read and the text searched before found nothing, the region alone
+    is searched (what lies outside it is unchanged, each shape lies within one line, and a
+    heredoc or a ``/* */`` comment lies within one block or between two);
+    noted in ``answers`` for the next parse."""
+    read = taken[3]
+    found = None
+    if read is not None and before[which] is False:
+        start, end, items = read[:3]
+        # The lines outside the region are unchanged when it starts and ends at a line's end.
+        if (not start or source[start] == 0x0A) and (end == len(source) or source[end - 1] == 0x0A):
+            found = search_blocks(which, search, source, items, start, end)
+    if found is None:
+        found = search_blocks(which, search, source, taken[1])
+    answers[which] = found = bool(found)
+    return found
+
+
+def search_blocks(which: int, search, source: bytes, items: list, begin: int = 0, stop: int | None = None) -> bool:
+    """``search(source)`` (a file-wide text search whose shapes each lie within one line: the
+    syntax-error shapes, the rules' candidates) from the answers its top-level blocks keep for
+    their own text, and one search of the text between them. Heredocs and ``/* */`` comments
+    reach across lines (and a block that does not take whole lines may share one with its
+    neighbour): then the whole text is searched. A block found suspicious is confirmed by it.
+    ``begin``, ``stop``: the region of the text ``items`` cover (the whole text by default)."""
+    if source.find(b"<<", begin, stop) >= 0 or source.find(b"/*", begin, stop) >= 0:
+        return search(source)
+    size = len(source)
+    gaps: list[bytes] = []
+    cursor = begin
+    for kind, start, end, block in items:
+        if block is None:
+            continue
+        if (start and source[start - 1] != 0x0A) or (end < size and source[end] != 0x0A):
+            return search(source)
+        verdicts = block._verdicts
+        if verdicts is None:
+            verdicts = block._verdicts = [None, None]
+        verdict = verdicts[which]
+        if verdict is None:
+            verdict = verdicts[which] = bool(search(b"\n" + block.text))
+        if verdict:
+            return search(source)
+        gaps.append(source[cursor:start])
+        cursor = end
+    gaps.append(source[cursor:stop])
+    return bool(search(b"".join(gaps))) and search(source)

@@ -1,0 +1,59 @@
+"""A document's parse that takes the last parse's blocks over by position (``hclfile._splice``:
+only the top-level items between the text before the edit and the text after it are read)
+equals a fresh parse of the same text, on the host property test's generated edits (any text
+anywhere, the keystroke shapes among them): every top-level item and block with its spans,
+the syntax errors, the text searches' answers; and no kept block holds an old parse's tree."""
+
+from __future__ import annotations
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+import pytest
+
+from host_support import LAYOUTS
+from test_host_property import EXAMPLES, apply, edit
+
+from tfphi.lsp.documents import Document
+from tfphi.syntax.error_shapes import suspicious
+from tfphi.syntax.hclfile import new_parser, parse_file
+from tfphi.syntax.references import top_level_nodes
+from tfphi.syntax.tree_errors import rules_candidate
+
+
+def _blocks(hcl) -> list:
+    return [(b.type, b.labels, b.span.start, b.span.end, b.label_spans, b.type_span, b.text) for b in hcl.body.blocks]
+
+
+def _items(hcl) -> list:
+    return [(kind, start, end, hcl.source[start:end]) for kind, start, end, _ in hcl.items]
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(edits=st.lists(edit(), min_size=1, max_size=12), together=st.integers(min_value=1, max_value=3))
+def test_a_spliced_parse_equals_a_fresh_one(layout: str, edits, together: int):
+    texts = {p: t for p, t in LAYOUTS[layout].items() if p.endswith(".tf")}
+    paths = sorted(texts)
+    parser = new_parser()
+    docs = {p: Document(p, 0, texts[p].encode()) for p in paths}
+    for p in paths:
+        docs[p].parse(p, parser)
+    for n, (index, where, kind, inserted, length, _read, _opened) in enumerate(edits):
+        path = paths[index % len(paths)]
+        texts[path], change = apply(texts[path], where, kind, inserted, length)
+        docs[path].apply([change], n + 1)
+        if n % together:
+            continue  # several changes before the next parse
+        for p, doc in docs.items():
+            hcl = doc.parse(p, parser)
+            fresh = parse_file(p, texts[p].encode(), parser)
+            assert _blocks(hcl) == _blocks(fresh)
+            assert [(e.span.start, e.span.end, e.message) for e in hcl.errors] == [(e.span.start, e.span.end, e.message) for e in fresh.errors]
+            if hcl.items is not None:
+                fresh_items = [(n.type, n.start_byte, n.end_byte, hcl.source[n.start_byte:n.end_byte])
+                               for n in top_level_nodes(fresh.tree.root_node)]
+                assert _items(hcl) == fresh_items
+                assert not [b for b in hcl.body.blocks if b not in hcl.fresh and b._converter.owner is not None]
+            for answer, search in zip(hcl.searched, (suspicious, rules_candidate)):
+                assert answer is None or answer == bool(search(hcl.source))
