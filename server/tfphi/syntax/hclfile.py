@@ -28,7 +28,7 @@ from tree_sitter import Node, Parser, Point, Range, Tree
 from ..records import record, field
 from . import is_json_path
 from .error_shapes import SyntaxProblem, suspicious, syntax_checker, terraform_placed
-from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
+from .expr import Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
 from .language import hcl_language
 from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
@@ -163,11 +163,8 @@ class Attribute:
     stays right when text above its block changes.
     """
 
-    # ``_start`` is relative to the converter's base; the other offsets are from ``_start``,
-    # mostly small integers that Python shares (each offset from the base was an integer object
-    # of its own: 28 bytes, four per attribute). The value's range as two offsets
-    # (``_value_start`` -1: none), not a tuple: a tuple per attribute was a twentieth of a
-    # 10,000-module check's memory.
+    # ``_start`` from the converter's base, the others from ``_start``: small integers, which Python
+    # shares. The value's range as two offsets (``_value_start`` -1: none), not a tuple.
     __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value_start", "_value_end")
 
     def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
@@ -291,39 +288,26 @@ class Block:
     that anchor, so the next parse of an edited file takes the block over as it is when its
     text is unchanged (``_take_over``), wherever it now is.
 
-    A block read from HCL keeps its place as offsets in one tuple (``_at``: its start and end
-    relative to its converter's ``base``, the length of its type, each label's start and end
-    from the block's start, mostly small integers Python shares) and makes ``span``,
-    ``type_span`` and ``label_spans`` when asked: a span object for each was a fifth of what a
-    block cost, at 10,000 modules 50 MiB. A block built with its spans (``.tf.json``, no
-    converter) keeps them as they are (``_at``: type span, span, label spans)."""
+    A block read from HCL keeps offsets in one tuple (``_at``: start and end from its converter's
+    ``base``, the type's length, each label's start and end from the block's start: small shared
+    integers) and makes ``span``, ``type_span`` and ``label_spans`` when asked (docs/positions.md).
+    A block built with its spans (``.tf.json``, no converter) keeps them: (type span, span, labels')."""
 
     __slots__ = ("type", "labels", "_at", "_node", "_converter", "_body", "_reparse", "_text", "_verdicts",
                  "_broken")
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
                  body: Body | None, span: Span):
-        self.type = type
-        self.labels = labels
-        self._at = (type_span, span, label_spans)
-        self._body = body
-        self._converter = None
-        self._node = None
-        self._reparse = False
-        self._text = None
-        self._verdicts = None
-        self._broken = False
+        self.type, self.labels, self._at, self._body = type, labels, (type_span, span, label_spans), body
+        self._converter = self._node = self._text = self._verdicts = None
+        self._reparse = self._broken = False
 
     @classmethod
     def read(cls, type: str, labels: tuple[str, ...], at: tuple[int, ...], node: Node, converter: ExprConverter,
              eager: bool = False, body_node: Node | None = None) -> "Block":
         """A block read from ``node`` with ``converter`` (``at``: see the class)."""
         self = cls.__new__(cls)
-        self.type = type
-        self.labels = labels
-        self._at = at
-        self._body = None
-        self._converter = converter
+        self.type, self.labels, self._at, self._body, self._converter = type, labels, at, None, converter
         # Without the file's tree, the body is read from a parse of the block's range alone.
         self._reparse = not converter.keep_nodes
         self._node = None if self._reparse else node
@@ -361,13 +345,8 @@ class Block:
         at, conv = self._at, self._converter
         if conv is None:
             return at[2][index]
-        count = (len(at) - 3) // 2
-        if index < 0:
-            index += count
-        if not 0 <= index < count:
-            raise IndexError("label index out of range")
-        i = 3 + 2 * index
-        return Span(conv.file, at[0] + at[i], at[0] + at[i + 1], conv.anchor)
+        first, last = range(3, len(at), 2)[index], range(4, len(at), 2)[index]  # (IndexError as a tuple's)
+        return Span(conv.file, at[0] + at[first], at[0] + at[last], conv.anchor)
 
     @property
     def label_spans(self) -> tuple[Span, ...]:
@@ -569,43 +548,6 @@ def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tr
     tree = parser.parse(source, old_tree, may_respell_source)
     return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean,
                       traced=traced, unchanged=unchanged)
-
-
-def copy_under_path(hcl: HclFile, path: str) -> HclFile:
-    """``hcl`` (read without a tree and without errors) as the same bytes at ``path`` (the batch
-    loader's files that repeat the bytes of one read before, ``loader.SameBytes``): a copy of
-    each view, with anchors of its own; the references, relative to each block, are the same
-    objects."""
-    converter = ExprConverter(hcl.source, path, keep_nodes=False)
-    body = hcl.body
-    attributes = {name: _copied_attribute(attr, converter) for name, attr in body.attributes.items()}
-    blocks = []
-    for block in body.blocks:
-        old = block._converter
-        conv = ExprConverter(old.source, path, keep_nodes=False)  # (a block taken over reads its own text)
-        conv.base, conv.end, conv.anchor, conv.owner = old.base, old.end, Anchor(path, old.anchor.start), converter
-        blocks.append(_copied_block(block, conv))
-    return HclFile(path, hcl.source, None, Body(attributes, blocks), [], hcl.tops)
-
-
-def _copied_attribute(attr: Attribute, conv: ExprConverter) -> Attribute:
-    copy = Attribute.__new__(Attribute)
-    copy.name, copy._node, copy._converter, copy._expr = attr.name, None, conv, None
-    copy._start, copy._end, copy._name_end = attr._start, attr._end, attr._name_end
-    copy._value_start, copy._value_end = attr._value_start, attr._value_end
-    return copy
-
-
-def _copied_block(block: Block, conv: ExprConverter) -> Block:
-    copy = Block.__new__(Block)
-    copy.type, copy.labels, copy._at = block.type, block.labels, block._at  # spans are made from ``conv`` when asked
-    copy._node, copy._converter, copy._reparse, copy._text, copy._verdicts = None, conv, True, block._text, block._verdicts
-    copy._broken = block._broken
-    copy._body = None
-    if block._body is not None:
-        copy._body = _settled(Body({name: _copied_attribute(a, conv) for name, a in block._body.attributes.items()},
-                                   [_copied_block(b, conv) for b in block._body.blocks]))
-    return copy
 
 
 def forget_derived(hcl: HclFile) -> None:
