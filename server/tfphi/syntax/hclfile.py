@@ -551,31 +551,23 @@ def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tr
 
 
 def forget_derived(hcl: HclFile) -> None:
-    """Drops what the views of a file read without its tree derived on demand, all of which they
-    derive again from its bytes when asked (a batch host's ``Snapshot.release``): the bodies of
-    top-level blocks read from a parse of their range but those every module build reads
-    (``_EAGER_BODIES``, which declarations hold), every attribute's expression, and the
-    references read for the undefined-reference check."""
-    if hcl.tree is not None or is_json_path(hcl.path):
-        return  # (views read from a tree's nodes, or from JSON)
-    _forget_expressions(hcl.body)
-    for block in hcl.body.blocks:
-        body = block._body
-        if body is None:
-            continue
-        _forget_expressions(body)
-        if block._reparse and block.type not in _EAGER_BODIES:
-            block._body = None
-    if hcl.tops:
+    """Drops what the views of a file read without its tree derived on demand and derive again
+    from its bytes (a batch host's ``Snapshot.release``): every attribute's expression, the bodies
+    of top-level blocks but those module builds read (``_EAGER_BODIES``: declarations hold them),
+    the references read for the undefined-reference check."""
+    if hcl.tree is None and not is_json_path(hcl.path):  # (else views read from a tree's nodes, or JSON)
+        _forget_expressions(hcl.body, top=True)
         hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
 
 
-def _forget_expressions(body: Body) -> None:
+def _forget_expressions(body: Body, top: bool = False) -> None:
     for attribute in body.attributes.values():
         attribute._expr = None
     for block in body.blocks:
         if block._body is not None:
             _forget_expressions(block._body)
+            if top and block._reparse and block.type not in _EAGER_BODIES:
+                block._body = None
 
 
 def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None,
