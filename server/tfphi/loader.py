@@ -30,7 +30,8 @@ from typing import Callable, Iterator, Union
 PathLike = Union[str, "os.PathLike[str]"]
 
 from .analysis import CONFIG_FILE, AnalysisHost, SetParsed, Snapshot, file_kind
-from .syntax.hclfile import HclFile, copy_under_path
+from .syntax.copies import copy_under_path
+from .syntax.hclfile import HclFile
 from .syntax import is_json_path
 from .config import Config
 from .records import record
@@ -276,7 +277,7 @@ class SameBytes:
     bench/README.md's eight module repositories; 15,868 of the 30,001 files of the generated
     10,000-module workspace). Only files read without their tree and without a syntax error are
     kept (a file with an error keeps its tree, and its errors name it): the copies share nothing
-    that is changed later (``hclfile.copy_under_path``). It lives as long as the load that made
+    that is changed later (``syntax.copies.copy_under_path``). It lives as long as the load that made
     it: nothing outlives the batch run, and the editor, which edits files, never uses one."""
 
     def __init__(self) -> None:

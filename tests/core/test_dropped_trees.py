@@ -120,7 +120,7 @@ def test_a_copy_for_the_same_bytes_reads_what_a_parse_of_them_reads():
     """A file the batch loader read before, copied for the same bytes at another path
     (``copy_under_path``, ``loader.SameBytes``): everything read from the copy is what a parse
     at that path gives, also after the first file's lazy bodies were read."""
-    from tfphi.syntax.hclfile import copy_under_path
+    from tfphi.syntax.copies import copy_under_path
 
     sources = [p.read_bytes() for p in EXAMPLES] + [EDGE]
     firsts = [parse_file("a/main.tf", source, keep_tree=False) for source in sources]

@@ -38,13 +38,20 @@ class Validation:
 @record(frozen=True, slots=True)
 class Variable:
     name: str
-    span: Span  # the whole block
-    label_span: Span
+    block: Block  # its spans are made from the block when asked (``Block``: no span objects kept)
     type_attr: Attribute | None
     default: Attribute | None
     validations: tuple[Validation, ...]
     nullable: bool
     body: Body
+
+    @property
+    def span(self) -> Span:  # the whole block
+        return self.block.span
+
+    @property
+    def label_span(self) -> Span:
+        return self.block.label_span(0)
 
     @property
     def address(self) -> str:
@@ -76,9 +83,15 @@ class Resource:
     mode: str
     type: str
     name: str
-    block: Block
-    span: Span
-    label_spans: tuple[Span, ...]
+    block: Block  # its spans are made from the block when asked (``Block``: no span objects kept)
+
+    @property
+    def span(self) -> Span:
+        return self.block.span
+
+    @property
+    def label_spans(self) -> tuple[Span, ...]:
+        return self.block.label_spans
 
     @property
     def body(self) -> Body:
@@ -105,9 +118,15 @@ META_ARGUMENTS = frozenset({"source", "version", "count", "for_each", "providers
 class ModuleCall:
     name: str
     source: str | None
-    block: Block
-    span: Span
-    label_span: Span
+    block: Block  # its spans are made from the block when asked (``Block``: no span objects kept)
+
+    @property
+    def span(self) -> Span:
+        return self.block.span
+
+    @property
+    def label_span(self) -> Span:
+        return self.block.label_span(0)
 
     @property
     def address(self) -> str:
@@ -140,8 +159,15 @@ class ModuleCall:
 class Output:
     name: str
     value: Attribute | None
-    span: Span
-    label_span: Span
+    block: Block  # its spans are made from the block when asked (``Block``: no span objects kept)
+
+    @property
+    def span(self) -> Span:
+        return self.block.span
+
+    @property
+    def label_span(self) -> Span:
+        return self.block.label_span(0)
 
     @property
     def address(self) -> str:
@@ -360,9 +386,9 @@ def _declared_names(block: Block):
             yield ("local", name), attr.name_span
         return
     count = _LABELLED.get(kind)
-    if count is None or len(labels) != count or not block.label_spans:
+    if count is None or len(labels) != count:
         return
-    yield (kind, *labels), block.label_spans[-1]
+    yield (kind, *labels), block.label_span(-1)
 
 
 def _describe(key: tuple) -> str:
@@ -396,8 +422,7 @@ def _add_block(block: Block, entries: list) -> None:
                 nullable = not (isinstance(nullable_attr.expr, LiteralExpr) and nullable_attr.expr.value is False)
         variable = Variable(
             name,
-            block.span,
-            block.label_spans[0],
+            block,
             type_attr,
             block.body.attributes.get("default"),
             tuple(validations),
@@ -409,12 +434,12 @@ def _add_block(block: Block, entries: list) -> None:
         for name, attr in block.body.attributes.items():
             entries.append((1, name, str(LocalValue(name)), Local(name, attr)))
     elif kind in ("resource", "data") and len(labels) == 2:
-        res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block, block.span, block.label_spans)
+        res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block)
         address = ResourceAddr(res.mode, labels[0], labels[1])
         entries.append((2 if kind == "resource" else 3, address.key, str(address), res))
     elif kind == "module" and len(labels) == 1:
-        call = ModuleCall(labels[0], block.literal_attribute("source"), block, block.span, block.label_spans[0])
+        call = ModuleCall(labels[0], block.literal_attribute("source"), block)
         entries.append((4, labels[0], str(ModuleCallAddr(labels[0])), call))
     elif kind == "output" and len(labels) == 1:
-        output = Output(labels[0], block.body.attributes.get("value"), block.span, block.label_spans[0])
+        output = Output(labels[0], block.body.attributes.get("value"), block)
         entries.append((5, labels[0], str(OutputValue(labels[0])), output))

@@ -234,27 +234,31 @@ _NUMBER_LITERAL = lazy_compile(r"[0-9]+(?:\.[0-9]*)?(?:[eE][+-]?[0-9]+)?")
 
 
 class ExprConverter:
-    """Converts tree-sitter ``expression`` nodes of one file to ``Expr`` values."""
+    """Converts tree-sitter ``expression`` nodes of one file to ``Expr`` values.
 
-    # Set by ``syntax.hclfile`` when reading the file's bodies met an argument set twice in one
-    # body (the offset of the second name): Terraform rejects the file.
-    set_twice: int | None = None
-    # Set by ``syntax.jsonfile``: the ``.tf.json`` file's own bytes, where the literal text of its
-    # strings is read with JSON's escapes (``source`` is their HCL spelling for tree-sitter).
-    json_source: bytes | None = None
+    ``set_twice``: set by ``syntax.hclfile`` when reading the file's bodies met an argument set
+    twice in one body (the offset of the second name): Terraform rejects the file.
+    ``json_source``: set by ``syntax.jsonfile``: the ``.tf.json`` file's own bytes, where the
+    literal text of its strings is read with JSON's escapes (``source`` is their HCL spelling
+    for tree-sitter).
 
-    # A top-level block's converter (``for_block``): ``source[base:end]`` is the block's text
-    # (offsets of ``source`` are the nodes'), spans are made relative to ``anchor``, and
-    # ``owner`` is the file's converter. A file's own converter has base 0 and no anchor.
-    base = 0
-    end = 0
-    anchor: "Anchor | None" = None
-    owner: "ExprConverter | None" = None
+    A top-level block's converter (``for_block``): ``source[base:end]`` is the block's text
+    (offsets of ``source`` are the nodes'), spans are made relative to ``anchor``, and
+    ``owner`` is the file's converter. A file's own converter has base 0 and no anchor.
+    Slots: there is one per top-level block of the workspace."""
+
+    __slots__ = ("source", "file", "keep_nodes", "base", "end", "anchor", "owner", "set_twice", "json_source")
 
     def __init__(self, source: bytes, file: str, keep_nodes: bool = True):
         self.source = source
         self.file = file
         self.keep_nodes = keep_nodes  # False: the file's tree is dropped; views keep byte ranges
+        self.base = 0
+        self.end = 0
+        self.anchor: Anchor | None = None
+        self.owner: ExprConverter | None = None
+        self.set_twice: int | None = None
+        self.json_source: bytes | None = None
 
     def for_block(self, start: int, end: int, anchor: "Anchor | None" = None) -> "ExprConverter":
         """A converter for the top-level block at ``[start, end)`` of this converter's source."""
@@ -262,8 +266,7 @@ class ExprConverter:
         conv.base, conv.end = start, end
         conv.anchor = anchor if anchor is not None else Anchor(self.file, start)
         conv.owner = self
-        if self.json_source is not None:
-            conv.json_source = self.json_source
+        conv.json_source = self.json_source
         return conv
 
     @property

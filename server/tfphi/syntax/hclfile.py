@@ -27,11 +27,11 @@ from tree_sitter import Node, Tree
 from ..records import record, field
 from . import is_json_path
 from .error_shapes import SyntaxProblem, suspicious, syntax_checker, terraform_placed
-from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
+from .expr import Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
 from .language import hcl_language
 from .references import block_references, top_level_nodes
 from .parsers import HclParser, exact_node, new_parser, node_of_range, reparser  # noqa: F401 - (new_parser, node_of_range: read from here)
-from .searches import searched
+from .searches import CleanSources, searched
 from .tree_errors import check_terraform_rules, collect_errors, parse_in_pieces, place_unclosed_block, rules_candidate
 
 BOM = b"\xef\xbb\xbf"
@@ -57,25 +57,26 @@ class Attribute:
     stays right when text above its block changes.
     """
 
-    # The value's range as two offsets (``_value_start`` -1: none), not a tuple: a tuple per
-    # attribute was a twentieth of a 10,000-module check's memory.
+    # ``_start`` from the converter's base, the others from ``_start``: small integers, which Python
+    # shares. The value's range as two offsets (``_value_start`` -1: none), not a tuple.
     __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value_start", "_value_end")
 
     def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
                  name_end: int | None = None):
         self.name = name
         self._node = node if keep_node else None  # None: parse the range again when asked
-        base = converter.base
-        self._start, self._end = node.start_byte - base, node.end_byte - base
+        at = node.start_byte
+        self._start = at - converter.base
+        self._end = node.end_byte - at
         self._converter = converter
         self._expr: Expr | None = None
         if name_end is None:
             first = node.child(0)
-            name_end = first.end_byte if first is not None else node.start_byte
-        self._name_end = name_end - base
+            name_end = first.end_byte if first is not None else at
+        self._name_end = name_end - at
         value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
         if value is not None and value.type == "expression":
-            self._value_start, self._value_end = value.start_byte - base, value.end_byte - base
+            self._value_start, self._value_end = value.start_byte - at, value.end_byte - at
         else:
             self._value_start = self._value_end = -1
 
@@ -86,14 +87,15 @@ class Attribute:
         # variable's type and default, and parsing the whole block for each cost more (a
         # recent parse of the block, e.g. for a resource's body, still answers first).
         conv = self._converter
-        node = reparser.node(conv.source, conv.base + self._start, conv.base + self._end, "attribute")
+        start = conv.base + self._start
+        node = reparser.node(conv.source, start, start + self._end, "attribute")
         assert node is not None, f"attribute {self.name!r} not found again at {self._start}-{self._end}"
         return node
 
     @property
     def span(self) -> Span:
         conv = self._converter
-        return Span(conv.file, self._start, self._end, conv.anchor)
+        return Span(conv.file, self._start, self._start + self._end, conv.anchor)
 
     @property
     def value_range(self) -> tuple[int, int] | None:
@@ -101,13 +103,13 @@ class Attribute:
         if self._value_start < 0:
             return None
         anchor = self._converter.anchor
-        shift = anchor.start if anchor is not None else 0
+        shift = self._start + (anchor.start if anchor is not None else 0)
         return self._value_start + shift, self._value_end + shift
 
     @property
     def name_span(self) -> Span:
         conv = self._converter
-        return Span(conv.file, self._start, self._name_end, conv.anchor)  # the name starts the attribute
+        return Span(conv.file, self._start, self._start + self._name_end, conv.anchor)  # the name starts the attribute
 
     @property
     def expr(self) -> Expr:
@@ -124,7 +126,8 @@ class Attribute:
 
     def _raw_value(self) -> bytes:
         conv = self._converter
-        return conv.source[conv.base + self._value_start : conv.base + self._value_end]
+        at = conv.base + self._start
+        return conv.source[at + self._value_start : at + self._value_end]
 
     def literal_bool(self) -> bool | None:
         """The value when it is the bare keyword ``true`` or ``false`` (read from the bytes:
@@ -162,50 +165,97 @@ class Body:
         return [b for b in self.blocks if b.type == block_type]
 
 
+def _settled(body: Body) -> Body:
+    """A block's body once read: without nested blocks, their list is the shared empty tuple
+    (an empty list per block body was 2.5 MiB at 2,000 modules). Only a file's own body, whose
+    blocks a later parse replaces (``take_over_blocks``), keeps a list."""
+    if not body.blocks:
+        body.blocks = ()
+    return body
+
+
 class Block:
     """A block; its body is read from the tree on first use (most nested bodies are never needed).
 
     A top-level block has a converter of its own (``ExprConverter.for_block``), whose anchor
     is the block's place in the file: its spans and those of everything in it are relative to
     that anchor, so the next parse of an edited file takes the block over as it is when its
-    text is unchanged (``_take_over``), wherever it now is."""
+    text is unchanged (``_take_over``), wherever it now is.
 
-    __slots__ = ("type", "labels", "label_spans", "type_span", "span", "_node", "_converter", "_body", "_reparse",
-                 "_text", "_verdicts", "_broken")
+    A block read from HCL keeps offsets in one tuple (``_at``: start and end from its converter's
+    ``base``, the type's length, each label's start and end from the block's start: small shared
+    integers) and makes ``span``, ``type_span`` and ``label_spans`` when asked (docs/positions.md).
+    A block built with its spans (``.tf.json``, no converter) keeps them: (type span, span, labels')."""
+
+    __slots__ = ("type", "labels", "_at", "_node", "_converter", "_body", "_reparse", "_text", "_verdicts",
+                 "_broken")
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
-                 body: Body | None, span: Span, node: Node | None = None, converter: ExprConverter | None = None,
-                 eager: bool = False, body_node: Node | None = None):
-        self.type = type
-        self.labels = labels
-        self.label_spans = label_spans
-        self.type_span = type_span
-        self.span = span
-        self._body = body
-        self._converter = converter
+                 body: Body | None, span: Span):
+        self.type, self.labels, self._at, self._body = type, labels, (type_span, span, label_spans), body
+        self._converter = self._node = self._text = self._verdicts = None
+        self._reparse = self._broken = False
+
+    @classmethod
+    def read(cls, type: str, labels: tuple[str, ...], at: tuple[int, ...], node: Node, converter: ExprConverter,
+             eager: bool = False, body_node: Node | None = None) -> "Block":
+        """A block read from ``node`` with ``converter`` (``at``: see the class)."""
+        self = cls.__new__(cls)
+        self.type, self.labels, self._at, self._body, self._converter = type, labels, at, None, converter
         # Without the file's tree, the body is read from a parse of the block's range alone.
-        self._reparse = node is not None and converter is not None and not converter.keep_nodes
+        self._reparse = not converter.keep_nodes
         self._node = None if self._reparse else node
         self._text: bytes | None = None  # a top-level block's text, once asked (``text``)
         self._verdicts: list | None = None  # the file-wide text searches' answers for this block (``syntax.searches``)
         # Read from a node with a syntax error inside: what its text parses to may depend on the
         # text around it, so no later parse takes it over.
-        self._broken = node is not None and node.has_error
-        if eager and self._reparse and body is None:
+        self._broken = node.has_error
+        if eager and self._reparse:
             # Read now, from the tree still at hand: every module build reads this body
             # (``body_node``: the node of the body, when the caller has it at hand).
             body = Body()
             for child in (body_node,) if body_node is not None else node.children:
                 if child.type == "body":
                     _read_body(child, body, converter, eager=True)
-            self._body = body
+            self._body = _settled(body)
+        return self
+
+    @property
+    def span(self) -> Span:
+        at, conv = self._at, self._converter
+        if conv is None:
+            return at[1]
+        return Span(conv.file, at[0], at[1], conv.anchor)
+
+    @property
+    def type_span(self) -> Span:
+        at, conv = self._at, self._converter
+        if conv is None:
+            return at[0]
+        return Span(conv.file, at[0], at[0] + at[2], conv.anchor)
+
+    def label_span(self, index: int) -> Span:
+        """``label_spans[index]``, made alone."""
+        at, conv = self._at, self._converter
+        if conv is None:
+            return at[2][index]
+        first, last = range(3, len(at), 2)[index], range(4, len(at), 2)[index]  # (IndexError as a tuple's)
+        return Span(conv.file, at[0] + at[first], at[0] + at[last], conv.anchor)
+
+    @property
+    def label_spans(self) -> tuple[Span, ...]:
+        at, conv = self._at, self._converter
+        if conv is None:
+            return at[2]
+        start, file, anchor = at[0], conv.file, conv.anchor
+        return tuple([Span(file, start + at[i], start + at[i + 1], anchor) for i in range(3, len(at), 2)])
 
     @property
     def text(self) -> bytes:
         """A top-level block's text (what its derived data is a function of, with its anchor)."""
         if self._text is None:
             conv = self._converter
-            self._text = conv.source[conv.base + self.span._start : conv.base + self.span._end]
+            self._text = conv.source[conv.base + self._at[0] : conv.base + self._at[1]]
         return self._text
 
     @property
@@ -215,13 +265,13 @@ class Block:
             node = self._node
             conv = self._converter
             if self._reparse:
-                node = reparser.node(conv.source, conv.base + self.span._start, conv.base + self.span._end, "block",
+                node = reparser.node(conv.source, conv.base + self._at[0], conv.base + self._at[1], "block",
                                       (conv.base, conv.end))
             if node is not None and conv is not None:
                 for child in node.children:
                     if child.type == "body":
                         _read_body(child, body, conv)
-            self._body, self._node = body, None
+            self._body, self._node = _settled(body), None
         return self._body
 
     def __repr__(self) -> str:
@@ -309,9 +359,10 @@ class HclFile:
     tree: Tree | None
     body: Body
     errors: list[SyntaxProblem]
-    # Without the tree: each top-level node's (type, start, end) and, when references were
-    # read before the tree was dropped, their relative references (syntax.references).
-    tops: tuple[tuple[str, int, int, list | None], ...] = ()
+    # Without the tree: each top-level node's type, start, end and, when references were read
+    # before the tree was dropped, their relative references (syntax.references), four items
+    # per node in one flat tuple (a tuple per node was 3 % of the server's memory; ``_tops``).
+    tops: tuple = ()
     moved: bool = False  # a top-level block taken over from the last parse is elsewhere now (its anchor moved)
     took_over: bool = False  # the blocks of the last parse whose text is unchanged were taken over (``take_over_blocks``)
     # A document's parse that took the last one's blocks over: every top-level item but comments
@@ -331,7 +382,7 @@ class HclFile:
     def top_ranges(self) -> list[tuple[str, int, int]]:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""
         if self.tops:
-            return [(kind, start, end) for kind, start, end, _ in self.tops]
+            return [(kind, start, end) for kind, start, end, _ in _tops(self.tops)]
         return [(top.type, top.start_byte, top.end_byte) for top in self.top_levels()]
 
     def top_levels(self) -> list["TopLevel"]:
@@ -343,11 +394,16 @@ class HclFile:
             if not self.tops:
                 return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
             tree = self.tree
-            return [TopLevel(self.source, kind, start, end, refs, None, tree) for kind, start, end, refs in self.tops]
-        return [TopLevel(self.source, kind, start, end, refs, None) for kind, start, end, refs in self.tops]
+            return [TopLevel(self.source, kind, start, end, refs, None, tree) for kind, start, end, refs in _tops(self.tops)]
+        return [TopLevel(self.source, kind, start, end, refs, None) for kind, start, end, refs in _tops(self.tops)]
 
     def text(self, span: Span) -> str:
         return self.source[span.start : span.end].decode("utf-8", "replace")
+
+
+def _tops(flat: tuple):
+    """``HclFile.tops`` as (type, start, end, references) per top-level node."""
+    return zip(flat[0::4], flat[1::4], flat[2::4], flat[3::4])
 
 
 class TopLevel:
@@ -417,45 +473,6 @@ def read_in_pieces(path: str, source: bytes, traced: frozenset = frozenset()) ->
     return HclFile(path, source, None, body, placed, nodes=tuple(tops))
 
 
-def copy_under_path(hcl: HclFile, path: str) -> HclFile:
-    """``hcl`` (read without a tree and without errors) as the same bytes at ``path`` (the batch
-    loader's files that repeat the bytes of one read before, ``loader.SameBytes``): a copy of
-    each view, with anchors of its own; the references, relative to each block, are the same
-    objects."""
-    converter = ExprConverter(hcl.source, path, keep_nodes=False)
-    body = hcl.body
-    attributes = {name: _copied_attribute(attr, converter) for name, attr in body.attributes.items()}
-    blocks = []
-    for block in body.blocks:
-        old = block._converter
-        conv = ExprConverter(old.source, path, keep_nodes=False)  # (a block taken over reads its own text)
-        conv.base, conv.end, conv.anchor, conv.owner = old.base, old.end, Anchor(path, old.anchor.start), converter
-        blocks.append(_copied_block(block, conv))
-    return HclFile(path, hcl.source, None, Body(attributes, blocks), [], hcl.tops)
-
-
-def _copied_attribute(attr: Attribute, conv: ExprConverter) -> Attribute:
-    copy = Attribute.__new__(Attribute)
-    copy.name, copy._node, copy._converter, copy._expr = attr.name, None, conv, None
-    copy._start, copy._end, copy._name_end = attr._start, attr._end, attr._name_end
-    copy._value_start, copy._value_end = attr._value_start, attr._value_end
-    return copy
-
-
-def _copied_block(block: Block, conv: ExprConverter) -> Block:
-    copy = Block.__new__(Block)
-    copy.type, copy.labels = block.type, block.labels
-    copy.label_spans = tuple([_rebased(s, conv) for s in block.label_spans])
-    copy.type_span, copy.span = _rebased(block.type_span, conv), _rebased(block.span, conv)
-    copy._node, copy._converter, copy._reparse, copy._text, copy._verdicts = None, conv, True, block._text, block._verdicts
-    copy._broken = block._broken
-    copy._body = None
-    if block._body is not None:
-        copy._body = Body({name: _copied_attribute(a, conv) for name, a in block._body.attributes.items()},
-                          [_copied_block(b, conv) for b in block._body.blocks])
-    return copy
-
-
 def forget_derived(hcl: HclFile) -> None:
     """Drops what the views of a file read without its tree derived on demand and derive again
     from its bytes (a batch host's ``Snapshot.release``): every attribute's expression, the bodies
@@ -463,7 +480,7 @@ def forget_derived(hcl: HclFile) -> None:
     the references read for the undefined-reference check."""
     if hcl.tree is None and not is_json_path(hcl.path):  # (else views read from a tree's nodes, or JSON)
         _forget_expressions(hcl.body, top=True)
-        hcl.tops = tuple([(kind, start, end, None) for kind, start, end, _ in hcl.tops])
+        hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
 
 
 def _forget_expressions(body: Body, top: bool = False) -> None:
@@ -474,10 +491,6 @@ def _forget_expressions(body: Body, top: bool = False) -> None:
             _forget_expressions(block._body)
             if top and block._reparse and block.type not in _EAGER_BODIES:
                 block._body = None
-
-
-def _rebased(span: Span, conv: ExprConverter) -> Span:
-    return Span(conv.file, span._start, span._end, conv.anchor)
 
 
 def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, refs_cache: dict | None = None,
@@ -535,33 +548,9 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     # Every file's references are read for the undefined-reference check: read them now,
     # while the tree is here, rather than parse the file a second time for them.
     cache = {} if refs_cache is None else refs_cache
-    tops = tuple((intern(n.type), n.start_byte, n.end_byte, block_references(n, source, cache)) for n in top_level_nodes(root))
+    tops = tuple(x for n in top_level_nodes(root)
+                 for x in (intern(n.type), n.start_byte, n.end_byte, block_references(n, source, cache)))
     return HclFile(path, source, None, body, errors, tops)
-
-
-class CleanSources:
-    """The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's,
-    the rules'), which ``build_file`` need not search again: the searches are a function of the
-    bytes, and a workspace repeats whole files (each example's ``versions.tf``). Its owner (the
-    analysis host) keeps one; bounded by the bytes held, as an editor adds each version of a
-    document it checks."""
-
-    MAX_BYTES = 16 << 20
-
-    def __init__(self) -> None:
-        self._sources: set[bytes] = set()
-        self._held = 0
-
-    def __contains__(self, source: bytes) -> bool:
-        return source in self._sources
-
-    def add(self, source: bytes) -> None:
-        if self._held + len(source) > self.MAX_BYTES:
-            self._sources.clear()
-            self._held = 0
-        if source not in self._sources:
-            self._sources.add(source)
-            self._held += len(source)
 
 
 # ---- an argument set twice in one body ------------------------------------------------------
@@ -733,8 +722,9 @@ def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bo
     if not nested:  # a top-level block: a converter (and an anchor) of its own
         conv = conv.for_block(start, end)
     labels: list[str] = []
-    label_spans: list[Span] = []
-    source, at = conv.source, conv.at
+    type_start, type_end = type_node.start_byte, type_node.end_byte
+    at = [start - conv.base, end - conv.base, type_end - type_start]  # see ``Block``
+    source = conv.source
     body_node = None
     for i in range(1, len(children)):
         child = children[i]
@@ -743,23 +733,21 @@ def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bo
             first, last = child.start_byte, child.end_byte
             raw = source[first:last]
             if len(raw) >= 2 and raw[0] == 0x22 and raw[-1] == 0x22 and b"{" not in raw and not child.has_error:
-                labels.append(raw[1:-1].decode("utf-8", "replace"))  # the common case: no template at all
+                labels.append(intern(raw[1:-1].decode("utf-8", "replace")))  # the common case: no template at all
             else:
                 labels.append("".join(p for p in conv.quoted_chunks(child) if isinstance(p, str)))
-            label_spans.append(at(first, last))
+            at += (first - start, last - start)
         elif kind == "identifier":
             first, last = child.start_byte, child.end_byte
-            labels.append(source[first:last].decode("utf-8", "replace"))
-            label_spans.append(at(first, last))
+            labels.append(intern(source[first:last].decode("utf-8", "replace")))
+            at += (first - start, last - start)
         elif kind == "block_start":
             body_node = next((c for c in children[i + 1 :] if c.type == "body"), None)
             break
-    type_start, type_end = type_node.start_byte, type_node.end_byte
     kind = intern(source[type_start:type_end].decode("utf-8", "replace"))
     if not nested:
         eager = kind in _EAGER_BODIES or (kind == "resource" and bool(labels) and labels[0] in traced)
-    return Block(kind, tuple(labels), tuple(label_spans), at(type_start, type_end), None, at(start, end),
-                 node, conv, eager, body_node)
+    return Block.read(kind, tuple(labels), tuple(at), node, conv, eager, body_node)
 
 
 # ---- taking over the blocks of the last parse ---------------------------------------------

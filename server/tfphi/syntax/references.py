@@ -32,8 +32,11 @@ NAME_ATTRIBUTES = frozenset({"type", "provider", "providers", "ignore_changes", 
 ADDRESS_BLOCKS = frozenset({"terraform", "moved", "import", "removed", "lifecycle"})
 
 
-# One reference relative to the start of its top-level block: root, names, start, end, name ends.
-Relative = tuple[str, tuple[str, ...], int, int, tuple[int, ...]]
+# One reference relative to the start of its top-level block: root, names, start, and where the
+# root and each name end, from ``start`` (``name_ends``). A workspace's references are all kept
+# for the undefined-reference check: the ends are None when the reference is written plainly,
+# ``root.name.name`` (almost all), and the offsets small integers, which Python shares, when not.
+Relative = tuple[str, tuple[str, ...], int, "tuple[int, ...] | None"]
 BlockCache = dict[bytes, list[Relative]]
 MAX_CACHED_BLOCKS = 50_000
 
@@ -162,7 +165,7 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
         if enclosing is not None and enclosing.binds(start, end, root):
             continue
         names: list[str] = []
-        ends = [end - base]
+        ends = [end - start]
         while at < size:
             step_end = step_at(at)
             if step_end is None:
@@ -178,12 +181,12 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
                         break  # no get_attr, or one without a name: the traversal ends before it
                     name, step_end = named
                     names.append(name)
-                ends.append(step_end - base)
+                ends.append(step_end - start)
             end = at = step_end
             if at < size and source[at] in _WHITE:
                 at = space(source, at).end()
         if names:
-            out.append(_reference(root, names, start - base, end - base, ends))
+            out.append(_reference(root, names, start - base, ends))
     return out if regions is None else Unbound(out)  # None: too many regions, nothing was left out
 
 
@@ -287,8 +290,7 @@ def _block_references_walk(top: Node, source: bytes) -> list[Relative]:
     for node in nodes:
         root = source[node.start_byte : node.end_byte].decode("utf-8", "replace")
         names: list[str] = []
-        ends = [node.end_byte - base]
-        end = node.end_byte
+        ends = [node.end_byte - node.start_byte]
         for sibling in _following_siblings(node, source, top, scopes):
             if sibling.type not in _POSTFIX:
                 break
@@ -297,25 +299,49 @@ def _block_references_walk(top: Node, source: bytes) -> list[Relative]:
                 if ident is None:
                     break
                 names.append(source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"))
-                ends.append(sibling.end_byte - base)
-            end = sibling.end_byte
+                ends.append(sibling.end_byte - node.start_byte)
         if names:
-            out.append(_reference(root, names, node.start_byte - base, end - base, ends))
+            out.append(_reference(root, names, node.start_byte - base, ends))
     return out
 
 
-def _reference(root: str, names: list[str], start: int, end: int, ends: list[int]) -> Relative:
+def _reference(root: str, names: list[str], start: int, ends: list[int]) -> Relative:
     """One reference; ``resource.<type>.<name>`` (Terraform 1.4+) is read as ``<type>.<name>``,
     the same resource, so it resolves and is reported as the plain form is."""
     if root == "resource" and len(names) >= 2:
-        return (names[0], tuple(names[1:]), start, end, tuple(ends[1:]))
-    return (root, tuple(names), start, end, tuple(ends))
+        return (names[0], tuple(names[1:]), start, tuple(ends[1:]))
+    at = len(root)
+    plain = ends[0] == at
+    if plain:
+        for i, name in enumerate(names, 1):
+            at += 1 + len(name)
+            if ends[i] != at:
+                plain = False
+                break
+    return (root, tuple(names), start, None if plain else tuple(ends))
+
+
+def _plain_ends(root: str, names) -> tuple[int, ...]:
+    """The ends of ``root.name.name...`` written without spaces or index steps (lengths in code
+    points: a non-ASCII name's ends, in bytes, differ, so they are kept)."""
+    at = len(root)
+    ends = [at]
+    for name in names:
+        at += 1 + len(name)
+        ends.append(at)
+    return tuple(ends)
+
+
+def name_ends(ref: Relative) -> tuple[int, ...]:
+    """Where the root and each name of ``ref`` end, from its start."""
+    ends = ref[3]
+    return ends if ends is not None else _plain_ends(ref[0], ref[1])
 
 
 def reference_is_bound(top: Node, ref: Relative) -> bool:
     """True when the reference's root is bound around it, or it stands where names are not references."""
-    root, _, start, _, ends = ref
-    target = top.descendant_for_byte_range(top.start_byte + start, top.start_byte + ends[0])
+    root, start = ref[0], ref[2]
+    target = top.descendant_for_byte_range(top.start_byte + start, top.start_byte + start + name_ends(ref)[0])
     if target is None:
         return False
     return Scopes().is_bound(top, target, root)

@@ -6,7 +6,7 @@ from ..records import record
 from .result import Result
 
 
-@record
+@record(slots=True)
 class MemoEntry:
     result: Result
     depth_needed: int
@@ -24,7 +24,9 @@ class MemoStore:
 
     def __init__(self, edits: bool = True) -> None:
         self.memo: dict[tuple, MemoEntry] = {}
-        self.readers: dict[tuple[str, str], set[tuple]] = {}  # (module dir, address) -> memo keys that read it
+        # (module dir, address) -> the memo key that read it, or a set of them when several did
+        # (most declarations are read by one entry: a set is 216 bytes; ``_readers_of``).
+        self.readers: dict[tuple[str, str], tuple | set[tuple]] = {}
         self.retired: list = []  # stores dropped whole, freed by ``release`` (outside the edit's time)
         # ``edits`` False (a batch host: nothing is edited, nothing is forgotten for a change): no
         # readers, only the keys of each module instance's dir, for ``drop_instances_of``.
@@ -40,10 +42,10 @@ class MemoStore:
             return
         readers = self.readers
         for read in entry.touched:
-            readers.setdefault(read, set()).add(key)
+            _add_reader(readers, read, key)
         own = _declaration_of(key)
         if own is not None:
-            readers.setdefault(own, set()).add(key)
+            _add_reader(readers, own, key)
 
     def forget(self, declarations) -> None:
         if not self.edits:  # no readers to tell which entries read them: everything goes
@@ -51,7 +53,7 @@ class MemoStore:
                 self.clear()
             return
         memo, readers = self.memo, self.readers
-        visits = sum(len(readers.get(declaration, ())) for declaration in declarations)
+        visits = sum(len(_readers_of(readers.get(declaration))) for declaration in declarations)
         if visits > 256 and visits * 4 > len(memo):
             # Most of it (an edit to a declaration that every trace read): start afresh, and
             # leave freeing the old entries for later.
@@ -59,7 +61,7 @@ class MemoStore:
             self.memo, self.readers = {}, {}
             return
         for declaration in declarations:
-            for key in readers.pop(declaration, ()):
+            for key in _readers_of(readers.pop(declaration, None)):
                 memo.pop(key, None)
 
     def clear(self) -> None:
@@ -77,6 +79,23 @@ class MemoStore:
     def release(self) -> None:
         """Frees what ``forget`` and ``clear`` dropped (background work calls it between two steps)."""
         self.retired.clear()
+
+
+def _add_reader(readers: dict, read: tuple[str, str], key: tuple) -> None:
+    have = readers.get(read)
+    if have is None:
+        readers[read] = key
+    elif have.__class__ is set:
+        have.add(key)
+    elif have != key:
+        readers[read] = {have, key}
+
+
+def _readers_of(found: "tuple | set[tuple] | None") -> "tuple | set[tuple]":
+    """The memo keys of one ``readers`` value."""
+    if found is None:
+        return ()
+    return found if found.__class__ is set else (found,)
 
 
 def _declaration_of(key: tuple) -> tuple[str, str] | None:
