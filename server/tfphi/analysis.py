@@ -38,7 +38,8 @@ from .stir.references import Finding, ModuleInterfaces, NameTable, check_module,
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import CleanSources, HclFile, forget_derived, new_parser, parse_file, take_over_blocks
+from .syntax.hclfile import HclFile, forget_derived, new_parser, parse_file, take_over_blocks
+from .syntax.searches import CleanSources
 from .text import LineIndex
 from .syntax.references import BlockCache
 from .trace.result import TraceResult

@@ -188,11 +188,11 @@ def test_bytes_found_clean_once_are_not_searched_again(monkeypatch):
     """A corpus repeats whole files: bytes found free of errors skip the searches next time,
     wherever they are (the host's ``CleanSources``); bytes with an error are checked each time
     (their errors name the file)."""
-    from tfphi.syntax import hclfile
+    from tfphi.syntax import hclfile, searches
 
     clean = b'variable "a" {\n  description = "set x = y here"\n}\n'  # suspicious, and fine
     broken = b'locals {\n  a = 1   b = 2\n}\n'
-    found = hclfile.CleanSources()
+    found = searches.CleanSources()
     assert parse_file("one/main.tf", clean, keep_tree=False, clean=found).errors == []
     assert clean in found
     monkeypatch.setattr(hclfile, "terraform_placed", None)  # not called again for these bytes
@@ -202,10 +202,10 @@ def test_bytes_found_clean_once_are_not_searched_again(monkeypatch):
     second = parse_file("two/main.tf", broken, clean=found).errors
     assert [(e.span.file, e.span.start) for e in first + second] == [("one/main.tf", 19), ("two/main.tf", 19)]
     assert broken not in found
-    assert clean not in hclfile.CleanSources()  # each owner its own (the analysis host's)
+    assert clean not in searches.CleanSources()  # each owner its own (the analysis host's)
     # bounded by the bytes held: past the bound it starts again
-    monkeypatch.setattr(hclfile.CleanSources, "MAX_BYTES", len(clean) + 10)
-    found = hclfile.CleanSources()
+    monkeypatch.setattr(searches.CleanSources, "MAX_BYTES", len(clean) + 10)
+    found = searches.CleanSources()
     parse_file("one/main.tf", clean, clean=found)
     parse_file("one/other.tf", clean + b"\n", clean=found)
     assert clean not in found and clean + b"\n" in found

@@ -20,7 +20,8 @@ from typing import Iterable
 from tree_sitter import Parser, Tree
 
 from ..records import record, field
-from ..syntax.hclfile import CleanSources, HclFile, new_parser, parse_file
+from ..syntax.hclfile import HclFile, new_parser, parse_file
+from ..syntax.searches import CleanSources
 from ..syntax.scanner import may_respell, may_respell_near
 from ..text import Encoding, LineIndex, byte_point
 

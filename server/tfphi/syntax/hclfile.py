@@ -32,7 +32,7 @@ from .expr import Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalE
 from .language import hcl_language
 from .references import block_references, top_level_nodes
 from .scanner import may_respell, tree_sitter_spelling
-from .searches import searched
+from .searches import CleanSources, searched
 from .tree_errors import check_terraform_rules, collect_errors, place_unclosed_block, recover_top_levels, rules_candidate
 
 BOM = b"\xef\xbb\xbf"
@@ -631,31 +631,6 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     tops = tuple(x for n in top_level_nodes(root)
                  for x in (intern(n.type), n.start_byte, n.end_byte, block_references(n, source, cache)))
     return HclFile(path, source, None, body, errors, tops)
-
-
-class CleanSources:
-    """The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's,
-    the rules'), which ``build_file`` need not search again: the searches are a function of the
-    bytes, and a workspace repeats whole files (each example's ``versions.tf``). Its owner (the
-    analysis host) keeps one; bounded by the bytes held, as an editor adds each version of a
-    document it checks."""
-
-    MAX_BYTES = 16 << 20
-
-    def __init__(self) -> None:
-        self._sources: set[bytes] = set()
-        self._held = 0
-
-    def __contains__(self, source: bytes) -> bool:
-        return source in self._sources
-
-    def add(self, source: bytes) -> None:
-        if self._held + len(source) > self.MAX_BYTES:
-            self._sources.clear()
-            self._held = 0
-        if source not in self._sources:
-            self._sources.add(source)
-            self._held += len(source)
 
 
 # ---- an argument set twice in one body ------------------------------------------------------

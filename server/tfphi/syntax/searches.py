@@ -1,7 +1,8 @@
 """The file-wide text searches of a parse (the syntax-error shapes, the rules' candidates),
 answered from what each top-level block keeps for its own text, so that a parse that took the
 last parse's blocks over searches what it read anew: the blocks of the edited region and the
-text between them (``hclfile._read_top_level_taking_over``)."""
+text between them (``hclfile._read_top_level_taking_over``); and the whole texts found clean,
+which need no search again (``CleanSources``)."""
 
 from __future__ import annotations
 
@@ -56,3 +57,28 @@ def search_blocks(which: int, search, source: bytes, items: list, begin: int = 0
         cursor = end
     gaps.append(source[cursor:stop])
     return bool(search(b"".join(gaps))) and search(source)
+
+
+class CleanSources:
+    """The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's,
+    the rules'), which ``build_file`` need not search again: the searches are a function of the
+    bytes, and a workspace repeats whole files (each example's ``versions.tf``). Its owner (the
+    analysis host) keeps one; bounded by the bytes held, as an editor adds each version of a
+    document it checks."""
+
+    MAX_BYTES = 16 << 20
+
+    def __init__(self) -> None:
+        self._sources: set[bytes] = set()
+        self._held = 0
+
+    def __contains__(self, source: bytes) -> bool:
+        return source in self._sources
+
+    def add(self, source: bytes) -> None:
+        if self._held + len(source) > self.MAX_BYTES:
+            self._sources.clear()
+            self._held = 0
+        if source not in self._sources:
+            self._sources.add(source)
+            self._held += len(source)
