@@ -166,9 +166,7 @@ class Body:
 
 
 def _settled(body: Body) -> Body:
-    """A block's body once read: without nested blocks, their list is the shared empty tuple
-    (an empty list per block body was 2.5 MiB at 2,000 modules). Only a file's own body, whose
-    blocks a later parse replaces (``take_over_blocks``), keeps a list."""
+    """A block's body once read: no nested blocks is the shared empty tuple (a file's body keeps a list)."""
     if not body.blocks:
         body.blocks = ()
     return body
@@ -187,8 +185,7 @@ class Block:
     integers) and makes ``span``, ``type_span`` and ``label_spans`` when asked (docs/positions.md).
     A block built with its spans (``.tf.json``, no converter) keeps them: (type span, span, labels')."""
 
-    __slots__ = ("type", "labels", "_at", "_node", "_converter", "_body", "_reparse", "_text", "_verdicts",
-                 "_broken")
+    __slots__ = ("type", "labels", "_at", "_node", "_converter", "_body", "_reparse", "_text", "_verdicts", "_broken")
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
                  body: Body | None, span: Span):
@@ -199,17 +196,14 @@ class Block:
     @classmethod
     def read(cls, type: str, labels: tuple[str, ...], at: tuple[int, ...], node: Node, converter: ExprConverter,
              eager: bool = False, body_node: Node | None = None) -> "Block":
-        """A block read from ``node`` with ``converter`` (``at``: see the class)."""
-        self = cls.__new__(cls)
+        self = cls.__new__(cls)  # a block read from ``node`` with ``converter`` (``at``: see the class)
         self.type, self.labels, self._at, self._body, self._converter = type, labels, at, None, converter
         # Without the file's tree, the body is read from a parse of the block's range alone.
         self._reparse = not converter.keep_nodes
         self._node = None if self._reparse else node
         self._text: bytes | None = None  # a top-level block's text, once asked (``text``)
         self._verdicts: list | None = None  # the file-wide text searches' answers for this block (``syntax.searches``)
-        # Read from a node with a syntax error inside: what its text parses to may depend on the
-        # text around it, so no later parse takes it over.
-        self._broken = node.has_error
+        self._broken = node.has_error  # what its text parses to may depend on the text around it: never taken over
         if eager and self._reparse:
             # Read now, from the tree still at hand: every module build reads this body
             # (``body_node``: the node of the body, when the caller has it at hand).
@@ -223,16 +217,12 @@ class Block:
     @property
     def span(self) -> Span:
         at, conv = self._at, self._converter
-        if conv is None:
-            return at[1]
-        return Span(conv.file, at[0], at[1], conv.anchor)
+        return at[1] if conv is None else Span(conv.file, at[0], at[1], conv.anchor)
 
     @property
     def type_span(self) -> Span:
         at, conv = self._at, self._converter
-        if conv is None:
-            return at[0]
-        return Span(conv.file, at[0], at[0] + at[2], conv.anchor)
+        return at[0] if conv is None else Span(conv.file, at[0], at[0] + at[2], conv.anchor)
 
     def label_span(self, index: int) -> Span:
         """``label_spans[index]``, made alone."""
@@ -245,10 +235,7 @@ class Block:
     @property
     def label_spans(self) -> tuple[Span, ...]:
         at, conv = self._at, self._converter
-        if conv is None:
-            return at[2]
-        start, file, anchor = at[0], conv.file, conv.anchor
-        return tuple([Span(file, start + at[i], start + at[i + 1], anchor) for i in range(3, len(at), 2)])
+        return at[2] if conv is None else tuple([self.label_span(i) for i in range((len(at) - 3) // 2)])
 
     @property
     def text(self) -> bytes:
