@@ -136,6 +136,10 @@ def _workspace(root: Path, encoding: str) -> LiveWorkspace:
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
 @example(seed=BASE, edits=[(0.90625, 0, "a", False)], encoding="utf-16")
+# A call renamed to a name Terraform rejects ("1cache"): its address did not parse back, and the
+# call was not resolved again (found by hypothesis in session 9).
+@example(seed=BASE, edits=[(0.0, 0, "}local.", False), (0.375, 0, "aaa", False), (0.0625, 6, "", True),
+                           (0.240234375, 0, "1", False), (0.0, 0, "a", False)], encoding="utf-16")
 @given(seed=st.sampled_from(SEEDS), edits=st.lists(edit, min_size=1, max_size=8),
        encoding=st.sampled_from(["utf-16", "utf-8"]))
 def test_incremental_edits_give_the_diagnostics_of_a_fresh_open(example_copy: Path, seed: str, edits, encoding: str):

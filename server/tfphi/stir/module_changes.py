@@ -58,8 +58,8 @@ def calls_differ(old: Module, new: Module, changed: list[str]) -> bool:
     for address in changed:
         try:
             declared = parse_referenceable(address)
-        except AddressError:
-            continue
+        except AddressError:  # a name Terraform rejects (`module "1cache"`) is still a call here: compare them all
+            return bool(changed_calls(old, new))
         if isinstance(declared, ModuleCallAddr):
             before, after = old.calls.get(declared.name), new.calls.get(declared.name)
             if (before is None) != (after is None) or (before is not None and before.source != after.source):
