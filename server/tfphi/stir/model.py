@@ -35,15 +35,12 @@ class Validation:
         return static_string(self.error_message_attr)
 
 
-@record(frozen=True, slots=True)
-class Variable:
-    name: str
-    block: Block  # its spans are made from the block when asked (``Block``: no span objects kept)
-    type_attr: Attribute | None
-    default: Attribute | None
-    validations: tuple[Validation, ...]
-    nullable: bool
-    body: Body
+class OneLabelBlock:
+    """A declaration of a block with one label (``variable``, ``module``, ``output``): its spans
+    are made from its ``block`` when asked (``Block`` keeps offsets, no span objects)."""
+
+    __slots__ = ()
+    block: Block
 
     @property
     def span(self) -> Span:  # the whole block
@@ -52,6 +49,17 @@ class Variable:
     @property
     def label_span(self) -> Span:
         return self.block.label_span(0)
+
+
+@record(frozen=True, slots=True)
+class Variable(OneLabelBlock):
+    name: str
+    block: Block  # its spans are made from the block when asked (``Block``: no span objects kept)
+    type_attr: Attribute | None
+    default: Attribute | None
+    validations: tuple[Validation, ...]
+    nullable: bool
+    body: Body
 
     @property
     def address(self) -> str:
@@ -115,18 +123,10 @@ META_ARGUMENTS = frozenset({"source", "version", "count", "for_each", "providers
 
 
 @record(frozen=True, slots=True)
-class ModuleCall:
+class ModuleCall(OneLabelBlock):
     name: str
     source: str | None
     block: Block  # its spans are made from the block when asked (``Block``: no span objects kept)
-
-    @property
-    def span(self) -> Span:
-        return self.block.span
-
-    @property
-    def label_span(self) -> Span:
-        return self.block.label_span(0)
 
     @property
     def address(self) -> str:
@@ -156,18 +156,10 @@ class ModuleCall:
 
 
 @record(frozen=True, slots=True)
-class Output:
+class Output(OneLabelBlock):
     name: str
     value: Attribute | None
     block: Block  # its spans are made from the block when asked (``Block``: no span objects kept)
-
-    @property
-    def span(self) -> Span:
-        return self.block.span
-
-    @property
-    def label_span(self) -> Span:
-        return self.block.label_span(0)
 
     @property
     def address(self) -> str:
