@@ -348,3 +348,16 @@ def test_soak_cli_restores_the_texts_and_reports_numbers(tmp_path):
     for key in ("rss_after_index_mb", "rss_warm_mb", "rss_end_mb", "growth_pct", "edit_p50_ms"):
         assert isinstance(soak[key], float), key
     assert "growth after the warm-up" in proc.stdout
+
+
+def test_soak_inprocess_prints_a_checkpoint_per_round(tmp_path):
+    """bench/soak_inprocess.py: the soak's stream without the protocol, a checkpoint (every edit
+    taken back) per round; hovers included."""
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "soak_inprocess.py"), "--modules", "10", "--rounds", "2", "--edits", "30",
+         "--hovers", "--workdir", str(tmp_path / "ws")],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert [line.split(" edits:")[0].strip() for line in lines] == ["0", "30", "60"]
+    assert all(re.search(r"RSS +[\d.]+ MiB, allocated blocks +[\d,]+, C heap in use +[\d.]+ MiB$", line) for line in lines)
