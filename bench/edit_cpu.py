@@ -88,6 +88,13 @@ def measure(ws_dir: Path, file: str, shape, edits: int, steady: bool,
                 results.append((t1 - t0, c1 - c0))
         loop.call_soon_threadsafe(lambda: setattr(scheduler, "stopped", True))
 
+    run_with_client(ws, ws_dir, scheduler, client)
+    return results
+
+
+def run_with_client(ws: LiveWorkspace, ws_dir: Path, scheduler: AnalysisScheduler, client) -> None:
+    """The folder ``ws_dir`` indexed on an asyncio loop while ``client(loop)`` runs on a thread of
+    its own (as the server's reader thread hands messages over); returns when the client does."""
     async def run() -> None:
         loop = asyncio.get_running_loop()
         ws.add_folder(ws_dir.as_uri(), ws_dir.name)
@@ -98,7 +105,6 @@ def measure(ws_dir: Path, file: str, shape, edits: int, steady: bool,
             await asyncio.sleep(0.01)
 
     asyncio.run(run())
-    return results
 
 
 def percentile(xs: list[float], p: float) -> float:

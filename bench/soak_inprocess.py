@@ -32,6 +32,7 @@ from tfphi.lsp.scheduler import AnalysisScheduler, Progress
 from tfphi.lsp.workspace import LiveWorkspace
 
 sys.path.insert(0, str(Path(__file__).parent))
+from edit_cpu import run_with_client  # noqa: E402
 from generate import generate  # noqa: E402
 from soak import ALPHABET  # noqa: E402
 
@@ -148,16 +149,7 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0) -> 
             checkpoint(done)
         loop.call_soon_threadsafe(lambda: setattr(scheduler, "stopped", True))
 
-    async def run() -> None:
-        loop = asyncio.get_running_loop()
-        ws.add_folder(ws_dir.as_uri(), ws_dir.name)
-        scheduler.schedule()
-        thread = threading.Thread(target=client, args=(loop,), daemon=True)
-        thread.start()
-        while thread.is_alive():
-            await asyncio.sleep(0.01)
-
-    asyncio.run(run())
+    run_with_client(ws, ws_dir, scheduler, client)
 
 
 def main(argv=None) -> int:
