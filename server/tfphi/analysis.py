@@ -290,7 +290,7 @@ class AnalysisHost:
         self._trace_memo = retention.memo_store()
         # path -> what the last answer for the file found (``stir.file_findings.FileFindings``)
         self._findings_of_files: dict[str, FileFindings] = {}
-        self._interfaces = ModuleInterfaces(keep=not batch)  # what callers check against each module (entries go with their module)
+        self._interfaces = ModuleInterfaces(keep=retention.keeps_edit_state)  # what callers check against each module (entries go with their module)
         self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
         # Work done, counted for tests that hold an edit to what it touches (not timed):
         # modules built, and (resource, field) units traced, since the host was made.

@@ -27,8 +27,9 @@ class Retention:
 
     ``keeps_edit_state``: what only an edit reads is kept: what each module's build read of
     each block (the next build takes the declarations over and compares them), each file's
-    undefined references by block (``stir.file_findings``), which declarations each field's
-    trace read (the fields an edit traces again) and which memoized values read each
+    undefined references by block (``stir.file_findings``), what the last check of each
+    module's calls found (``stir.references.ModuleInterfaces``), which declarations each
+    field's trace read (the fields an edit traces again) and which memoized values read each
     declaration (``MemoStore.readers``). Without it, the memo indexes its entries by module
     instance instead, and a change forgets them all.
 
