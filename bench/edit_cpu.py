@@ -19,6 +19,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import cProfile
+import pstats
 import sys
 import tempfile
 import threading
@@ -38,8 +40,9 @@ from shapes import LEAF_SHAPES, ROOT_SHAPES, end_of_insert, locate  # noqa: E402
 
 
 def measure(ws_dir: Path, file: str, shape, edits: int, steady: bool,
-            gap: float = 0.0002) -> list[tuple[float, float]]:
-    """(wall seconds, loop-thread CPU seconds) per edit: `shape` typed into `file` and taken back."""
+            gap: float = 0.0002, profile: cProfile.Profile | None = None) -> list[tuple[float, float]]:
+    """(wall seconds, loop-thread CPU seconds) per edit: `shape` typed into `file` and taken back;
+    `profile`, when given, profiles the loop thread from each edit's hand-over to its diagnostics."""
     published: dict = {}
     cond = threading.Condition()
     ws = LiveWorkspace()
@@ -49,6 +52,8 @@ def measure(ws_dir: Path, file: str, shape, edits: int, steady: bool,
             published.setdefault("any", None)
             if version is not None:
                 published[(uri, version)] = (time.perf_counter(), time.thread_time())
+                if profile is not None and uri == edited_uri:
+                    profile.disable()
             cond.notify_all()
 
     async def progress() -> Progress:
@@ -58,6 +63,7 @@ def measure(ws_dir: Path, file: str, shape, edits: int, steady: bool,
     scheduler.collect_when_quiet(QuietCollector())  # as the server does (lsp/main.py)
     path = ws_dir / file
     uri, text = path.as_uri(), path.read_text()
+    edited_uri = uri
     start = locate(shape, text)
     caret = (start["line"], start["character"])
     typed_end = end_of_insert(start, shape.insert)
@@ -83,7 +89,7 @@ def measure(ws_dir: Path, file: str, shape, edits: int, steady: bool,
             change = TextChange(shape.insert if insert else "", (caret, caret if insert else typed))
             t0, c0 = time.perf_counter(), time.clock_gettime(clock)
             scheduler.note_arrival()  # as the server's reader thread does when it reads a message (lsp/transport.py)
-            loop.call_soon_threadsafe(lambda v=version, c=change: (ws.change(uri, v, [c]), scheduler.schedule({uri}), scheduler.message_handled()))
+            loop.call_soon_threadsafe(lambda v=version, c=change: (profile and profile.enable(), ws.change(uri, v, [c]), scheduler.schedule({uri}), scheduler.message_handled()))
             t1, c1 = wait((uri, version))
             if i < edits:
                 results.append((t1 - t0, c1 - c0))
@@ -124,6 +130,8 @@ def main(argv=None) -> int:
     ap.add_argument("--edits", type=int, default=200)
     ap.add_argument("--steady", action="store_true", help="start editing once the first analysis is done")
     ap.add_argument("--workdir", type=Path, help="where to generate the workspace (default: a temporary directory)")
+    ap.add_argument("--profile", type=Path, help="write the loop thread's cProfile stats of the edits (hand-over to diagnostics) to this file "
+                    "(and print the top functions by cumulative and own time)")
     args = ap.parse_args(argv)
     ws_dir = args.workdir or Path(tempfile.mkdtemp(prefix="tfphi-edit-cpu-"))
     summary = generate(ws_dir, args.modules)
@@ -131,7 +139,13 @@ def main(argv=None) -> int:
     if shape is None:
         ap.error(f"no {args.edit} shape {args.shape!r}")
     file = "main.tf" if args.edit == "root" else summary["probes"]["leaf_edit"]["file"]
-    results = measure(ws_dir, file, shape, args.edits, args.steady)
+    profile = cProfile.Profile() if args.profile else None
+    results = measure(ws_dir, file, shape, args.edits, args.steady, profile=profile)
+    if profile is not None:
+        profile.dump_stats(args.profile)
+        stats = pstats.Stats(profile).strip_dirs()
+        stats.sort_stats("cumulative").print_stats(40)
+        stats.sort_stats("tottime").print_stats(30)
     wall, cpu = [w * 1000 for w, _ in results], [c * 1000 for _, c in results]
     print(f"{args.modules} modules, {args.edit} {shape.name} edit{' (steady)' if args.steady else ''}, "
           f"{len(results)} edits: "

@@ -290,7 +290,7 @@ class AnalysisHost:
         # path -> (parse, name table key, findings, block text -> its findings relative to its start,
         # block text -> its references)
         self._findings_of_files: dict[str, FileFindings] = {}
-        self._interfaces = ModuleInterfaces()  # what callers check against each module (entries go with their module)
+        self._interfaces = ModuleInterfaces(keep=not batch)  # what callers check against each module (entries go with their module)
         self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
         # Work done, counted for tests that hold an edit to what it touches (not timed):
         # modules built, and (resource, field) units traced, since the host was made.
@@ -579,6 +579,8 @@ class AnalysisHost:
                 call_dirs.add(dir)
             if interface(old) != interface(module):
                 interface_changed.add(dir)
+        if interface_changed or calls_changed:
+            self._interfaces.interfaces_changed()
         affected = set(dirty)
         moved: set[str] = set()
         if call_dirs and not calls_changed:
@@ -701,6 +703,7 @@ class Snapshot:
         self.modules: dict[str, Module] = dict(host._modules)
         assert host._tree is not None
         self.tree: ModuleTree = host._tree
+        self._interface_generation = host._interfaces.generation  # (the call checks it may reuse: ``stir.references.CallChecks``)
         self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
         # The tracer reads text through the snapshot's dicts and checks cancellation through
         # ``_Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
@@ -772,9 +775,10 @@ class Snapshot:
                     if _fault_injection is not None:
                         _fault_injection("findings", dir)
                     interfaces = self._host._interfaces
-                    table = name_table(module, self.modules, self.tree, interfaces)
+                    generation = self._interface_generation
+                    table = name_table(module, self.modules, self.tree, interfaces, generation)
                     cached = check_module(module, self.modules, self.tree, lambda path: self._host._file_findings(self.files, path, table),
-                                          interfaces)
+                                          interfaces, table, generation)
                 except Exception:  # noqa: BLE001 - isolate the module
                     derived.failures[f"findings:{dir}"] = _format_exc()
                     cached = []

@@ -57,3 +57,44 @@ def test_a_spliced_parse_equals_a_fresh_one(layout: str, edits, together: int):
                 assert not [b for b in hcl.body.blocks if b not in hcl.fresh and b._converter.owner is not None]
             for answer, search in zip(hcl.searched, (suspicious, rules_candidate)):
                 assert answer is None or answer == bool(search(hcl.source))
+
+
+def _position(source: bytes, offset: int) -> tuple[int, int]:
+    """(line, UTF-16 column) of a byte offset: where an editor reads it."""
+    line_start = source.rfind(b"\n", 0, offset) + 1
+    return source.count(b"\n", 0, offset), len(source[line_start:offset].decode("utf-8", "replace").encode("utf-16-le")) // 2
+
+
+def _positions(hcl) -> dict[int, tuple]:
+    """Each top-level block (by identity) -> the editor's positions of its spans."""
+    return {id(b): (b, [_position(hcl.source, o) for span in (b.span, b.type_span, *b.label_spans) for o in (span.start, span.end)])
+            for b in hcl.body.blocks}
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(edits=st.lists(edit(), min_size=1, max_size=12), together=st.integers(min_value=1, max_value=3))
+def test_a_parse_that_says_nothing_moved_keeps_every_taken_over_block_at_its_line_and_column(layout: str, edits, together: int):
+    """``HclFile.moved`` False (the host then republishes nothing about the blocks it took over):
+    every block taken over from the last parse is at the same lines and columns, though its bytes
+    may have moved (a keystroke above it that adds no line)."""
+    texts = {p: t for p, t in LAYOUTS[layout].items() if p.endswith(".tf")}
+    paths = sorted(texts)
+    parser = new_parser()
+    docs = {p: Document(p, 0, texts[p].encode()) for p in paths}
+    last = {p: _positions(docs[p].parse(p, parser)) for p in paths}
+    for n, (index, where, kind, inserted, length, _read, _opened) in enumerate(edits):
+        path = paths[index % len(paths)]
+        texts[path], change = apply(texts[path], where, kind, inserted, length)
+        docs[path].apply([change], n + 1)
+        if n % together:
+            continue
+        for p, doc in docs.items():
+            hcl = doc.parse(p, parser)
+            now = _positions(hcl)
+            if not hcl.moved:
+                for key, (block, places) in now.items():
+                    before = last[p].get(key)
+                    if before is not None and before[0] is block:
+                        assert places == before[1], (p, block.type, block.labels)
+            last[p] = now

@@ -6,8 +6,10 @@ Wraps ``LiveWorkspace.flush`` (feeding the documents' changes to the hosts) and
 ``AnalysisHost.snapshot`` when it builds (a revision no snapshot was taken of): each call made
 while the protocol handles a request message (deciding whether to hold it, or running its
 handler) counts. ``tfphiTest/requestBuilds`` answers the count, ``tfphiTest/focusAnswers``
-the requests answered from a focus; then serves over stdio exactly as
-``tfphi serve`` does. Requests read snapshots (ARCHITECTURE.md): the count stays 0.
+the requests answered from a focus, ``tfphiTest/inFlight`` the sizes of the protocol's maps of
+messages in flight (pygls' handler futures and the result types of the server's own requests);
+then serves over stdio exactly as ``tfphi serve`` does. Requests read snapshots
+(ARCHITECTURE.md): the count stays 0.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from tfphi.lsp.workspace import LiveWorkspace
 
 REQUEST_BUILDS = "tfphiTest/requestBuilds"
 FOCUS_ANSWERS = "tfphiTest/focusAnswers"  # requests answered from a focus snapshot (lsp/focus.py)
+IN_FLIGHT = "tfphiTest/inFlight"  # {"handlers": n, "result_types": n}: what the protocol keeps per message
 state = {"in_request": 0, "builds": 0}
 
 
@@ -66,6 +69,11 @@ def main() -> int:
         @server.feature(FOCUS_ANSWERS)
         def focus_answers(params) -> int:
             return server.scheduler.board.focus_answers
+
+        @server.feature(IN_FLIGHT)
+        def in_flight(params) -> dict:
+            protocol = server.protocol
+            return {"handlers": len(protocol._request_futures), "result_types": len(protocol._result_types)}
 
         return server
 

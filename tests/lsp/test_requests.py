@@ -229,3 +229,16 @@ async def test_an_edit_while_the_folder_is_indexed_reaches_the_first_answers(tmp
     assert '"9.6"' in edited.contents.value and '"9.6"' not in first.contents.value
     assert edited == complete
     assert builds == 0
+
+
+async def test_a_hover_right_after_a_settings_change_answers(session, workspace: Path):
+    """The settings a didChangeConfiguration pulls make the folder's snapshot old while a hover sent
+    after it is being released: it waits for the next one (it was answered null, "no complete
+    snapshot": the snapshot offered after the edit was old by the time the hover ran)."""
+    main = session.open(workspace / "main.tf")
+    at = session.pos(main, 'module "cache"')
+    for _ in range(10):
+        session.client.workspace_did_change_configuration(types.DidChangeConfigurationParams(settings={}))
+        session.change(main, types.Range(start=at, end=at), "x")
+        assert "customer_env" in await hover_at(session, main, "var.customer_env")
+        session.change(main, types.Range(start=at, end=types.Position(line=at.line, character=at.character + 1)), "")

@@ -75,18 +75,18 @@ def installed_dirs_reached(analysis: Analysis, dir: str) -> list[str]:
     if module is None:
         return []
     found: list[str] = []
-    stack = [analysis.tree.targets.get((dir, name)) for name in sorted(module.calls, reverse=True)]
-    targets = [t.dir for t in stack if t is not None and t.dir is not None and foreign(analysis, t.dir)]
+    tree = analysis.tree
+    # (only a call leading to an installed module or out of the folder can reach a foreign one)
+    targets = [d for _, d in reversed(tree.calls_beyond(dir, module.calls)) if foreign(analysis, d)]
     while targets:
         current = targets.pop()
         if current in found:
             continue
         found.append(current)
         child = analysis.modules.get(current)
-        for name in sorted(child.calls if child is not None else (), reverse=True):
-            target = analysis.tree.targets.get((current, name))
-            if target is not None and target.dir is not None and foreign(analysis, target.dir):
-                targets.append(target.dir)
+        for _, target in reversed(tree.calls_beyond(current, child.calls if child is not None else ())):
+            if foreign(analysis, target):
+                targets.append(target)
     return found
 
 

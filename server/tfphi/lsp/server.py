@@ -11,6 +11,7 @@ The server never executes anything, never touches the network and never writes f
 from __future__ import annotations
 
 import asyncio
+import functools
 import itertools
 import logging
 import os
@@ -71,6 +72,7 @@ class TfphiProtocol(LanguageServerProtocol):
       until the snapshot it reads is complete and holds its document's current text
       (``SnapshotBoard``: the scheduler offers it; the request never builds it): no answer ever
       comes from a half-built index, nor from a text older than the request.
+    - The map of handlers in flight (``_request_futures``) holds only those still running.
     """
 
     _seen_initialize = False
@@ -97,6 +99,26 @@ class TfphiProtocol(LanguageServerProtocol):
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
             yield handler, (params,), None
+
+    def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
+        """pygls' own, and the handler's future leaves the map of handlers in flight once it is done.
+
+        pygls records the future of every generator handler (its built-in didOpen, didChange,
+        didClose, initialized, ...), and of every coroutine or thread a generator yields to, under
+        the message's id or a fresh uuid, and removes it only when it answers a request: each
+        notification left one behind for good, a Future with its Condition (1.9 KiB). A 30-minute
+        soak of 170,444 edits kept 170,444 of them (bench/README.md, "Issue 23: soak, session 10").
+        """
+        super()._execute_handler(msg_id, handler, callback, args, kwargs)
+        future = self._request_futures.get(msg_id)
+        if future is not None:
+            future.add_done_callback(functools.partial(self._handler_done, msg_id))
+
+    def _handler_done(self, msg_id: Any, future: Any) -> None:
+        # A cancelled one stays: pygls' shutdown cancels the futures while it walks the map (a
+        # future's callbacks run inside ``cancel``), and the map goes with the server.
+        if not future.cancelled() and self._request_futures.get(msg_id) is future:  # (not a later message that reused the id)
+            self._request_futures.pop(msg_id, None)
 
     def handle_message(self, message):
         method = getattr(message, "method", None)
@@ -145,8 +167,12 @@ class TfphiProtocol(LanguageServerProtocol):
             message = self._held[0]
             if isinstance(message, RPCRequest) and not self._server.scheduler.stopped:
                 uri = request_uri(message)
+                deadline = asyncio.get_running_loop().time() + MAX_HOLD_SECONDS
                 try:
-                    await asyncio.wait_for(board.wait(uri), MAX_HOLD_SECONDS)
+                    # Again after each wake-up: a message handled meanwhile (the settings a
+                    # didChangeConfiguration pulled) may have made the offered snapshot old.
+                    while board.ready(uri) is None:
+                        await asyncio.wait_for(board.wait(uri), deadline - asyncio.get_running_loop().time())
                 except asyncio.TimeoutError:
                     logger.warning("no complete snapshot for %s after %s s; answering %s anyway", uri, MAX_HOLD_SECONDS,
                                    message.method)

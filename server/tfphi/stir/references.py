@@ -31,13 +31,21 @@ class Finding:
 
 
 def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree, file_findings: Callable[[str], list[Finding]],
-                 interfaces: "ModuleInterfaces") -> list[Finding]:
+                 interfaces: "ModuleInterfaces", table: "NameTable | None" = None, generation: int | None = None) -> list[Finding]:
     """Undefined references and missing arguments in one module (``file_findings(path)``: a file's references;
-    ``interfaces``: the host's table of what callers check against each module)."""
+    ``interfaces``: the host's table of what callers check against each module). With ``table`` (the
+    module's ``name_table``) and ``generation`` (``ModuleInterfaces.generation`` when the snapshot was
+    taken), the calls whose check found nothing last time, unchanged since, are not checked again
+    (``CallChecks``)."""
     findings: list[Finding] = []
     for path in module.files:
         findings.extend(file_findings(path))
-    findings.extend(_call_findings(module, modules, tree, interfaces))
+    last = interfaces.checks.get(module.dir) if generation is not None else None
+    clean_before = last.clean if last is not None and last.tree is tree and last.generation == generation else {}
+    clean: dict[str, object] = {}
+    findings.extend(_call_findings(module, modules, tree, interfaces, clean_before, clean))
+    if generation is not None and table is not None and interfaces.keep:
+        interfaces.checks[module.dir] = CallChecks(tree, generation, table, clean)
     findings.extend(_duplicates(module))
     findings.sort(key=lambda f: (f.span.file, f.span.start, f.span.end, f.code, f.message))
     return findings
@@ -65,7 +73,29 @@ class NameTable:
         return {call: (where, outputs) for call, where, outputs in self.outputs}
 
 
-def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces") -> NameTable:
+def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces",
+               generation: int | None = None) -> NameTable:
+    """What references in ``module`` can resolve to. With ``generation`` (see ``check_module``), the
+    last table of the module (``CallChecks``) is the answer while its names are the same, and its
+    calls' outputs while the module tree and the interfaces are: an edit of a root of 200 calls
+    does not ask each child's interface again, and the table stays the same object (what the file
+    findings compare it by)."""
+    last = interfaces.checks.get(module.dir) if generation is not None else None
+    if last is not None and (last.tree is not tree or last.generation != generation):
+        last = None
+    calls = _names(module.calls)
+    if last is not None and last.table.calls == calls:
+        outputs = last.table.outputs  # the same calls, targets (the tree) and children's interfaces
+    else:
+        outputs = _call_outputs(module, modules, tree, interfaces)
+    names = (_names(module.variables), _names(module.locals), _names(module.resources), _names(module.data), calls)
+    if last is not None and outputs is last.table.outputs and names == last.table.key[:5]:
+        return last.table
+    return NameTable(*names, outputs)
+
+
+def _call_outputs(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces") -> tuple:
+    """``NameTable.outputs``: each resolved call's target and the outputs of the module there."""
     outputs = []
     targets = tree.targets
     dir = module.dir
@@ -74,10 +104,7 @@ def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, 
         child = modules.get(target.dir) if target is not None and target.dir is not None else None
         if child is not None:
             outputs.append((call, target.dir, interfaces.of(child).outputs))
-    return NameTable(
-        _names(module.variables), _names(module.locals), _names(module.resources),
-        _names(module.data), _names(module.calls), tuple(outputs),
-    )
+    return tuple(outputs)
 
 
 _NO_NAMES: frozenset[str] = frozenset()
@@ -147,12 +174,25 @@ class ModuleInterfaces:
     """Each module's ``Interface``, remembered per module object (a root of 200 calls asked it of
     each child on every edit of the root). The host owns one; an entry goes when its module is
     freed (a weak reference, so that a module an edit replaced is neither kept alive nor
-    mistaken for the one that reuses its id)."""
+    mistaken for the one that reuses its id).
 
-    __slots__ = ("_known",)
+    It also keeps, per module directory, what the last check of the module's calls found
+    (``checks``, unless ``keep`` is off: a batch host checks each module once); ``generation``
+    counts the changes of any module's interface (``interfaces_changed``), so that a memo of
+    one generation is not read in another."""
 
-    def __init__(self) -> None:
+    __slots__ = ("_known", "checks", "generation", "keep")
+
+    def __init__(self, keep: bool = True) -> None:
         self._known: dict[int, tuple[weakref.ref, Interface]] = {}
+        self.checks: dict[str, CallChecks] = {}
+        self.generation = 0
+        self.keep = keep
+
+    def interfaces_changed(self) -> None:
+        """A module's interface changed: the call checks of every module may differ."""
+        self.generation += 1
+        self.checks.clear()
 
     def __len__(self) -> int:
         return len(self._known)
@@ -172,40 +212,67 @@ class ModuleInterfaces:
         return interface
 
 
-def _call_findings(module: Module, modules, tree: ModuleTree, interfaces: ModuleInterfaces) -> Iterator[Finding]:
+@record(frozen=True, slots=True)
+class CallChecks:
+    """What the last check of one module's calls found, for the next check of the module: its name
+    table and the calls whose check found nothing (name -> the call's declaration). Valid for one
+    module tree (the calls' targets, the call cycles) and one generation of interfaces: a call that
+    is the same declaration is then checked the same (its arguments are its block's)."""
+
+    tree: ModuleTree
+    generation: int
+    table: NameTable
+    clean: dict
+
+
+def _call_findings(module: Module, modules, tree: ModuleTree, interfaces: ModuleInterfaces,
+                   clean_before: Mapping[str, object], clean: dict[str, object]) -> Iterator[Finding]:
     """What is wrong with each module call, in one pass over the calls (a root has hundreds;
     the findings are sorted afterwards, and no two of them have the same sort key): a local
-    source that leads nowhere, a source not installed, a call cycle, a missing argument."""
-    targets = tree.targets
-    dir = module.dir
-    reaching: set[str] | None = None
+    source that leads nowhere, a source not installed, a call cycle, a missing argument.
+    A call in ``clean_before`` (the same declaration) found nothing then and finds nothing now;
+    each call that finds nothing is added to ``clean``."""
+    reaching: list[set[str]] = []  # found once, for the first call checked that needs it
     for name, call in module.calls.items():
-        target = targets.get((dir, name))
-        if target is None:
+        if clean_before.get(name) is call:
+            clean[name] = call
             continue
-        if target.dir is None:
-            source = call.source
-            if source is None:
-                continue
-            if source.startswith(("./", "../")):
-                if call.source_attr is not None:
-                    yield _unresolved_source(call, target)
-            else:
-                yield _not_installed(name, call, init_command(module.files))
-            continue
-        if reaching is None:
-            reaching = _reaching(module, tree)
-        if target.dir in reaching:
-            yield _call_cycle(name, call, target, module)
-        child = modules.get(target.dir)
-        if child is None:
-            continue
-        interface = interfaces.of(child)
-        required = interface.required
-        if required:
-            passed = call.block.attribute_names()  # (a call below an edit answers without copying its body)
-            if interface.meta or not passed >= interface.required_names:  # (else every required variable is set: a dict view compares as a set, in C)
-                yield from _missing_arguments(name, call, target, required, passed)
+        found = list(_check_call(name, call, module, modules, tree, interfaces, reaching))
+        if found:
+            yield from found
+        else:
+            clean[name] = call
+
+
+def _check_call(name: str, call, module: Module, modules, tree: ModuleTree, interfaces: ModuleInterfaces,
+                reaching: list[set[str]]) -> Iterator[Finding]:
+    """What is wrong with one module call (``reaching``: empty, or the modules from which this one can be reached)."""
+    target = tree.targets.get((module.dir, name))
+    if target is None:
+        return
+    if target.dir is None:
+        source = call.source
+        if source is None:
+            return
+        if source.startswith(("./", "../")):
+            if call.source_attr is not None:
+                yield _unresolved_source(call, target)
+        else:
+            yield _not_installed(name, call, init_command(module.files))
+        return
+    if not reaching:
+        reaching.append(_reaching(module, tree))
+    if target.dir in reaching[0]:
+        yield _call_cycle(name, call, target, module)
+    child = modules.get(target.dir)
+    if child is None:
+        return
+    interface = interfaces.of(child)
+    required = interface.required
+    if required:
+        passed = call.block.attribute_names()  # (a call below an edit answers without copying its body)
+        if interface.meta or not passed >= interface.required_names:  # (else every required variable is set: a dict view compares as a set, in C)
+            yield from _missing_arguments(name, call, target, required, passed)
 
 
 def _missing_arguments(name: str, call, target, required: tuple, passed) -> Iterator[Finding]:

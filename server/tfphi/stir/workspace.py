@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+from functools import cached_property
 from typing import Iterable, Mapping
 
 from ..addrs import ModuleCall
@@ -146,6 +147,24 @@ class ModuleTree:
     targets: Mapping[tuple[str, str], CallTarget]  # (module dir, call name) -> target
     callers: Mapping[str, tuple[tuple[str, str], ...]]  # module dir -> (caller dir, call name)
     roots: tuple[str, ...]
+
+    def calls_beyond(self, dir: str, calls: Iterable[str]) -> tuple[tuple[str, str], ...]:
+        """(call name, target dir), sorted by name, of the ``calls`` of the module in ``dir`` that lead
+        to an installed module or out of DIR: the only calls that can reach a module the user does
+        not own (``is_foreign_dir``). Remembered per directory for this tree (the calls are those
+        the tree was built from): an edit of a root of 200 calls that keeps its calls asks once."""
+        found = self._beyond.get(dir)
+        if found is None:
+            targets = self.targets
+            found = self._beyond[dir] = tuple(sorted(
+                (name, t.dir) for name in calls
+                if (t := targets.get((dir, name))) is not None and t.dir is not None
+                and (is_installed_dir(t.dir) or _outside(t.dir))))
+        return found
+
+    @cached_property
+    def _beyond(self) -> dict[str, tuple[tuple[str, str], ...]]:
+        return {}
 
     def call_paths(self, dir: str) -> list[CallPath]:
         """Every call path from a root to ``dir`` (at most MAX_CALL_PATHS, shortest first)."""

@@ -350,7 +350,10 @@ class HclFile:
     # before the tree was dropped, their relative references (syntax.references), four items
     # per node in one flat tuple (a tuple per node was 3 % of the server's memory; ``_tops``).
     tops: tuple = ()
-    moved: bool = False  # a top-level block taken over from the last parse is elsewhere now (its anchor moved)
+    # A top-level block taken over from the last parse is at another line or column now (a parse
+    # that splices the last one's items, ``_splice``), or its anchor moved (any other take-over):
+    # diagnostics published about it may be elsewhere.
+    moved: bool = False
     took_over: bool = False  # the blocks of the last parse whose text is unchanged were taken over (``take_over_blocks``)
     # A document's parse that took the last one's blocks over: every top-level item but comments
     # as (type, start, end, its block or None), for the next parse to splice (``_splice``), and
@@ -864,9 +867,22 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
         kept = [(kind, s + delta, e + delta, block) for kind, s, e, block in kept]
         for _, s, _, block in kept:
             block._converter.anchor.start = s
-        moved = True
+        moved = moved or _line_or_column_moved(previous.source, source, start, kept[0][1] - delta, kept[0][1])
     body.blocks = old_blocks[:first] + middle.blocks + old_blocks[last:]
     return fresh, old_items[:first] + items + kept, moved, (start, end, items, first, last, len(middle.blocks))
+
+
+def _line_or_column_moved(old: bytes, new: bytes, same_until: int, old_start: int, new_start: int) -> bool:
+    """Whether the first item after an edit, at ``old_start`` in ``old`` and ``new_start`` in
+    ``new`` (the texts equal before ``same_until``, and from each start on), is at another line
+    or column as an editor reads it. When it is not, neither is any item after it: their
+    positions are the same lines and line starts, only bytes moved (a keystroke that adds no
+    line moves no position below it)."""
+    old_line = old.rfind(b"\n", same_until, old_start) + 1 or same_until
+    new_line = new.rfind(b"\n", same_until, new_start) + 1 or same_until
+    # (the lines before ``same_until`` and the start of its line are the same in both texts)
+    return (old.count(b"\n", same_until, old_start) != new.count(b"\n", same_until, new_start)
+            or old[old_line:old_start] != new[new_line:new_start])
 
 
 def _item_end(item: tuple) -> int:
