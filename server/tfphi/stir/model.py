@@ -497,3 +497,63 @@ def _add_block(block: Block, entries: list) -> None:
     elif kind == "output" and len(labels) == 1:
         output = Output(labels[0], block.body.attributes.get("value"), block)
         entries.append((5, labels[0], str(OutputValue(labels[0])), output))
+
+
+# ---- what a build read, derived again from its module ----------------------------------------
+#
+# An editor's host keeps what each module's last build read of each block (``FileDecls``) and
+# the declaration of each address, for the next build of an edited module to take over and
+# compare. Most modules are never edited: the host keeps them only once a module is built again
+# (``retention``), and derives them from the module the first time (docs/memory.md).
+
+
+def declarations_by_address(module: Module) -> dict[str, object]:
+    """The declaration of each address of ``module`` (``assemble_module``'s second answer)."""
+    return {decl.address: decl for decl in module.declarations()}
+
+
+def kept_declarations(module: Module, bodies: Mapping[str, Body]) -> dict[str, FileDecls]:
+    """What the build of ``module`` read of the blocks of ``bodies`` (its files' current parses)
+    that it holds as they are: a block whose every declaration is in the module's tables as this
+    block's (the parse took it over) gets a ``BlockDecls`` with those objects, the same as
+    ``_block_decls`` would read but for their identity; any other block is left out, to be read
+    anew (a block declaring a name an earlier one took, or new). For ``read_declarations`` to
+    take those declarations over; the blocks this leaves out are not a complete answer for
+    ``assemble_module``'s ``previous``."""
+    tables = (module.variables, module.locals, module.resources, module.data, module.calls, module.outputs)
+    out: dict[str, FileDecls] = {}
+    for path, body in bodies.items():
+        blocks: list[BlockDecls] = []
+        for block in body.blocks:
+            entries = _held_entries(block, tables)
+            if entries is not None:
+                blocks.append(BlockDecls(block, entries))
+        out[path] = FileDecls(Body(), blocks)  # (not ``body``: ``read_declarations`` looks at each block)
+    return out
+
+
+def _held_entries(block: Block, tables: tuple) -> tuple[Entry, ...] | None:
+    """``_block_decls(block).entries`` with the declarations ``tables`` hold for ``block``; None
+    when one of them is not the one the tables hold."""
+    kind, labels = block.type, block.labels
+    if kind == "locals":
+        entries = []
+        for name, attr in block.body.attributes.items():
+            local = tables[1].get(name)
+            if local is None or local.attribute is not attr:
+                return None
+            entries.append((1, name, local.address, local))
+        return tuple(entries)
+    if kind in ("resource", "data") and len(labels) == 2:
+        table, key = (2 if kind == "resource" else 3), f"{labels[0]}.{labels[1]}"
+    elif kind in _ONE_LABEL and len(labels) == 1:
+        table, key = _ONE_LABEL[kind], labels[0]
+    else:
+        return ()
+    decl = tables[table].get(key)
+    if decl is None or decl.block is not block:
+        return None
+    return ((table, key, decl.address, decl),)
+
+
+_ONE_LABEL = {"variable": 0, "module": 4, "output": 5}
