@@ -170,9 +170,7 @@ def everything(snapshot: Snapshot) -> dict:
     for dir in snapshot.dirs():
         out[dir] = (
             declarations(snapshot.modules.get(dir)),
-            # (printed: a result's condition holds expression steps, which compare by identity
-            # (``syntax.expr.AttrStep``, eq=False), and its printed form has every field and absolute span)
-            [(t.resource.address, t.field_path, repr(t.result)) for t in snapshot.field_traces(dir)],
+            [(t.resource.address, t.field_path, t.result) for t in snapshot.field_traces(dir)],
             snapshot.findings(dir),
             dir_diagnostics(snapshot, dir),
         )
