@@ -140,6 +140,7 @@ LAYERS = (
     ("config_schema",),
     ("stir",),
     ("trace",),
+    ("retention",),
     ("analysis",),
     ("features",),
     ("specialize",),

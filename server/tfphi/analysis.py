@@ -29,7 +29,7 @@ from . import records
 from .addrs import AddressError, FieldAddress, parse_field_address
 from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
-from .stir.model import FileDecls, Module, Resource, assemble_module, read_declarations
+from .stir.model import FileDecls, Module, Resource, assemble_module, declarations_by_address, kept_declarations, read_declarations
 from .stir.module_changes import calls_differ, changed_calls, declared_addresses, interface, modules_below
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
 from .stir.roots import roots_reaching
@@ -38,7 +38,8 @@ from .stir.references import Finding, ModuleInterfaces, NameTable, check_module,
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
-from .syntax.hclfile import HclFile, forget_derived, new_parser, parse_file, take_over_blocks
+from .retention import EDITOR, Retention
+from .syntax.hclfile import HclFile, new_parser, parse_file, take_over_blocks
 from .syntax.searches import CleanSources
 from .text import LineIndex
 from .syntax.references import BlockCache
@@ -245,14 +246,12 @@ class AnalysisHost:
     Not thread-safe: one owner applies changes and takes snapshots.
     """
 
-    def __init__(self, config: Config | None = None, batch: bool = False):
-        # ``batch``: no change follows the queries (``tfphi check``: the loader's host, set by the
-        # command line). The host then keeps nothing whose only use is to redo less after an edit
-        # (what each module's build read of each block, each file's findings by block, which
-        # declarations each trace read, which memoized values read them), and
-        # ``Snapshot.release`` frees what was derived for a module once its diagnostics are
-        # taken: the same answers from less memory (docs/batch-check.md).
-        self.batch = batch
+    def __init__(self, config: Config | None = None, retention: Retention = EDITOR):
+        # ``retention``: what the host keeps of what it derives (``retention.Retention``): an
+        # editor's host keeps what the next edit reads; a batch host (``tfphi check``'s, set by
+        # the command line: nothing is edited) keeps none of it and lets each module's traces go
+        # once its diagnostics are taken. The same answers either way (docs/memory.md).
+        self.retention = retention
         self.base_config = config or Config()
         self.config = self.base_config
         self.config_problems: list[ConfigProblem] = []
@@ -275,7 +274,9 @@ class AnalysisHost:
         # derived state that outlives snapshots
         self._modules: dict[str, Module] = {}
         self._declared: dict[str, dict[str, object]] = {}  # module dir -> declaration address -> the declaration
-        self._decls: dict[str, dict[str, FileDecls]] = {}  # module dir -> what its last build read of each file
+        # module dir -> what its last build read of each file; with ``_declared``, kept once a module is
+        # built again (an edit), derived from its module the first time (``stir.model.kept_declarations``)
+        self._decls: dict[str, dict[str, FileDecls]] = {}
         self._moved_paths: set[str] = set()  # files whose blocks moved since the last snapshot
         self._tree: ModuleTree | None = None
         self._dirty: set[str] = set()
@@ -286,11 +287,10 @@ class AnalysisHost:
         self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
         self._traced: tuple[Config | None, frozenset[str]] = (None, frozenset())  # (config, its traced resource types)
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
-        self._trace_memo = MemoStore(edits=not batch)
-        # path -> (parse, name table key, findings, block text -> its findings relative to its start,
-        # block text -> its references)
+        self._trace_memo = retention.memo_store()
+        # path -> what the last answer for the file found (``stir.file_findings.FileFindings``)
         self._findings_of_files: dict[str, FileFindings] = {}
-        self._interfaces = ModuleInterfaces(keep=not batch)  # what callers check against each module (entries go with their module)
+        self._interfaces = ModuleInterfaces(keep=retention.keeps_edit_state)  # what callers check against each module (entries go with their module)
         self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
         # Work done, counted for tests that hold an edit to what it touches (not timed):
         # modules built, and (resource, field) units traced, since the host was made.
@@ -486,8 +486,9 @@ class AnalysisHost:
             self._log_floor = self._log.pop(0)[0]
         snap = Snapshot(self, derived)
         self._latest = snap
-        if self.batch:  # the files read so far share their blocks' references; the next ones need not
-            self._block_refs = {}
+        # The files read so far share their blocks' references; the next ones need not (the
+        # cache holds a copy of every block's text: 3.4 MiB at 1,000 modules, docs/memory.md).
+        self._block_refs = {}
         return snap
 
     def changed_since(self, revision: int) -> Changes | None:
@@ -536,20 +537,25 @@ class AnalysisHost:
         interface_changed: set[str] = set()
         call_dirs: set[str] = set()  # modules whose calls (names, sources) changed
         old_modules: dict[str, Module] = {}  # the dirty modules as the current tree read them
+        keeps = self.retention.keeps_edit_state
         for dir in dirty:
             old = self._modules.get(dir)
             if old is not None:
                 old_modules[dir] = old
             listed = self._dir_files.get(dir)
             paths = configuration_files(listed, self.config.engine) if listed else None  # OpenTofu's same-name rule
+            kept = dir in self._decls
             old_declared = self._declared.pop(dir, {})
             old_decls = self._decls.pop(dir, {})
-            previous = (old, old_declared, old_decls) if old is not None and dir not in self._build_failures and not self.batch else None
+            if old is not None and not kept:  # not kept (``retention``): derived from the last build's module
+                old_declared = declarations_by_address(old)
+                old_decls = kept_declarations(old, {path: self.files[path].body for path in old.files if path in self.files})
+            previous = (old, old_declared, old_decls) if old is not None and kept and dir not in self._build_failures else None
             built = self._build(dir, paths, old_decls, previous) if paths else None
             module, new_declared, new_decls = built if built is not None else (None, {}, {})
             if module is not None:
                 self._modules[dir] = module
-                if not self.batch:  # what the next build of an edited module takes over and compares
+                if keeps and old is not None:  # what the next build takes over and compares, once a module is built again
                     self._declared[dir] = new_declared
                     self._decls[dir] = new_decls
             else:
@@ -564,7 +570,7 @@ class AnalysisHost:
             # same while it is the same object (its block taken over by the parse).
             changed_here: list[str] = []
             old_get, new_get = old_declared.get, new_declared.get
-            for address in declared_addresses(old_decls, new_decls):
+            for address in declared_addresses(old_decls, new_decls) if kept else old_declared.keys() | new_declared.keys():
                 if old_get(address) is not new_get(address):
                     changed_here.append(address)
             changed_decls.update((dir, address) for address in changed_here)
@@ -666,7 +672,7 @@ class AnalysisHost:
         that block's references only. What is kept is the current parse's blocks, nothing of a
         text the file no longer has."""
         answer = file_findings(files[path], table, self._findings_of_files.get(path))
-        if not self.batch:  # (a batch host never reads a file again after an edit)
+        if self.retention.keeps_edit_state:  # (else no file is read again after an edit)
             self._findings_of_files[path] = answer
         return answer.findings
 
@@ -786,26 +792,22 @@ class Snapshot:
         return cached
 
     def release(self, dir: str) -> None:
-        """Frees what was derived for the module in ``dir`` when the host is a batch host
-        (``AnalysisHost(batch=True)``: nothing is edited): its field traces, the memoized values
-        of its instances, and what its files' views read on demand (bodies, expressions,
-        references; ``syntax.hclfile.forget_derived``). A later query derives them again, the
-        same. The caller releases a module once its diagnostics are taken and no module still to
-        be analysed is likely to read it (``check_scope.batch_schedule``). Nothing on another host."""
+        """Lets go what was derived for the module in ``dir``, as the host's ``Retention`` says,
+        once its diagnostics are taken: what its files' views read without their tree derived on
+        demand (bodies, expressions, references; ``syntax.hclfile.forget_derived``), and on a
+        batch host its field traces and the memoized values of its instances. A later query
+        derives them again, the same. The server releases a module once it has published its
+        diagnostics; a batch check once no module still to be analysed is likely to read it
+        (``check_scope.batch_schedule``)."""
         host = self._host
-        if not host.batch:
-            return
-        self._derived.drop_fields(dir)
-        host._trace_memo.drop_instances_of(dir)
-        for path in self._dir_files.get(dir, ()):
-            hcl = self.files.get(path)
-            if hcl is not None:
-                forget_derived(hcl)
+        files = self.files
+        host.retention.release(dir, self._derived.drop_fields, host._trace_memo,
+                               [files[path] for path in self._dir_files.get(dir, ()) if path in files])
 
     @property
-    def batch(self) -> bool:
-        """Whether the host is a batch host (``release`` frees what a module derived)."""
-        return self._host.batch
+    def retention(self) -> Retention:
+        """What the host keeps (``retention.Retention``)."""
+        return self._host.retention
 
     def field_traces(self, dir: str) -> list[FieldTrace]:
         """Every registered field of a module, traced once per call path (cached)."""
@@ -894,7 +896,7 @@ class Snapshot:
         """One field of one resource, in each call path of its module."""
         resource, field_path, spec = unit
         self._host.units_traced += 1
-        deps = self._derived.field_deps if not self._host.batch else None  # (what an edit re-traces)
+        deps = self._derived.field_deps if self._host.retention.keeps_edit_state else None  # (what an edit re-traces)
         traces: list[FieldTrace] = []
         for path in paths:
             result, touched = self.tracer.trace_field(path, resource, field_path, spec.universe)

@@ -126,7 +126,7 @@ def check_diagnostics(analysis: Analysis, roots: set[str] | None = None, shard: 
         dirs = [d for d in dirs if d not in analysis.modules or set(roots_reaching(analysis.tree, d)) & roots]
     places = {} if known_roots is None else known_roots
     found: list[Diagnostic] = []
-    if analysis.batch:
+    if analysis.retention.releases_traces:
         steps = batch_schedule(analysis, dirs)
     else:
         steps = [(dir, ()) for dir in dirs]

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Sequence
 from .addrs import FieldAddress, InputVariable
 from . import __version__
 from .analysis import Analysis
+from .retention import BATCH, EDITOR, Retention
 from .check_scope import RootsKey, ShardError, check_diagnostics, parse_shard, selected_roots
 from .features.diagnostics import SEVERITY_RANK, fix_texts, suggested_values
 from .features.locations import location
@@ -150,11 +151,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         return EXIT_OK
 
 
-def _load(dir: str, progress: Progress | None = None, batch: bool = False) -> Analysis:
+def _load(dir: str, progress: Progress | None = None, retention: Retention = EDITOR) -> Analysis:
     unreadable = not_a_directory(dir)
     if unreadable is not None:
         raise UsageError(unreadable)
-    analysis = load_workspace(dir, progress=progress.files if progress is not None else None, batch=batch)
+    analysis = load_workspace(dir, progress=progress.files if progress is not None else None, retention=retention)
     empty = nothing_to_analyse(analysis, dir)
     if empty is not None:
         raise UsageError(empty)
@@ -175,10 +176,10 @@ def run_check(args) -> int:
     # diagnostics are taken (check_scope.batch_schedule); the output is the same.
     if len(paths) == 1 and not os.path.isfile(paths[0]):  # one directory (or nothing there: _load says so)
         base, roots, files = paths[0], None, []
-        analysis = _load(base, progress, batch=True)
+        analysis = _load(base, progress, BATCH)
     else:
         base, selection = _check_scope(paths)
-        analysis = load_workspace(base, progress=progress.files, batch=True)
+        analysis = load_workspace(base, progress=progress.files, retention=BATCH)
         roots = selected_roots(analysis, selection)
         files = [rel for rel, is_file in selection if is_file]
         if not roots and not any(rel in analysis.files or rel in analysis.tfvars or rel in analysis.problems for rel in files):

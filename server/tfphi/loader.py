@@ -30,6 +30,7 @@ from typing import Callable, Iterator, Union
 PathLike = Union[str, "os.PathLike[str]"]
 
 from .analysis import CONFIG_FILE, AnalysisHost, SetParsed, Snapshot, file_kind
+from .retention import EDITOR, Retention
 from .syntax.copies import copy_under_path
 from .syntax.hclfile import HclFile
 from .syntax import is_json_path
@@ -248,14 +249,14 @@ def nothing_to_analyse(snapshot: Snapshot, dir: str) -> str | None:
 
 
 def load_workspace(root: PathLike, base: Config | None = None, progress: Callable[[int, int], None] | None = None,
-                   batch: bool = False) -> Snapshot:
+                   retention: Retention = EDITOR) -> Snapshot:
     """Reads the files under ``root`` into an analysis host and returns its snapshot (the CLI's batch mode).
     ``progress(done, total)`` is called after each file (``check``'s progress line on a terminal).
-    ``batch``: a batch host (``AnalysisHost(batch=True)``: ``tfphi check``, which releases each
+    ``retention``: what the host keeps (``retention.BATCH``: ``tfphi check``'s, which releases each
     module's derived data once its diagnostics are taken)."""
     root = os.fspath(root)
     analysis = AnalysisHost((base or Config()).with_overrides(repo_root=repository_root_of(root), location=location_of(root)),
-                            batch=batch)
+                            retention)
     config_path = os.path.join(root, CONFIG_FILE)
     if os.path.isfile(config_path):
         analysis.set_source(CONFIG_FILE, read_bytes(config_path, analysis.config.max_file_size))

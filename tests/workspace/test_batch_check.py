@@ -1,6 +1,6 @@
 """A batch check reports exactly what a host that keeps everything reports.
 
-``tfphi check`` loads its workspace into a batch host (``AnalysisHost(batch=True)``): it keeps
+``tfphi check`` loads its workspace into a batch host (``retention.BATCH``): it keeps
 none of the state an edit would reuse, analyses the modules depth first from the roots
 (``check_scope.batch_schedule``) and releases each module's traces, memoized values and
 on-demand views once its subtree's diagnostics are taken (``Snapshot.release``), the roots of each
@@ -22,8 +22,10 @@ import pytest
 
 from tfphi.check_scope import batch_schedule, check_diagnostics
 from tfphi.cli import main
+from tfphi.features.diagnostics import dir_diagnostics
 from tfphi.loader import load_workspace
 from tfphi.output import CheckReport, formatter
+from tfphi.retention import BATCH, EDITOR, Retention
 
 REPO = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).parent
@@ -37,12 +39,12 @@ def _generate():
     return module.generate
 
 
-def _reports(root: Path, batch: bool) -> dict[str, str]:
+def _reports(root: Path, retention: Retention) -> dict[str, str]:
     """Every format's report of a check of ``root``: on a batch host as ``tfphi check`` runs it
     (roots recorded as the check goes), else on a host that keeps everything (roots worked out
     when the report is written, from the traces it kept)."""
-    analysis = load_workspace(root, batch=batch)
-    known: dict | None = {} if batch else None
+    analysis = load_workspace(root, retention=retention)
+    known: dict | None = {} if retention.releases_traces else None
     diagnostics = check_diagnostics(analysis, known_roots=known)
     return {fmt: formatter(fmt)(CheckReport(analysis, diagnostics, str(root), None, known)) for fmt in FORMATS}
 
@@ -70,11 +72,27 @@ def test_a_batch_check_of_a_generated_workspace_equals_a_check_that_keeps_everyt
     _generate()(root, 40, seed=seed)
     if seed:
         _with_defects(root, seed)
-    kept = _reports(root, batch=False)
-    assert _reports(root, batch=True) == kept
+    kept = _reports(root, EDITOR)
+    assert _reports(root, BATCH) == kept
     if seed:  # (the defects are reported: the comparison covers findings, syntax errors, variable files)
         codes = kept["json"]
         assert all(code in codes for code in ("undefined-reference", "missing-argument", "syntax-error", "undeclared-variable"))
+
+
+def test_an_editor_host_releasing_each_module_as_the_server_does_reports_the_same(tmp_path):
+    """The server releases each module once its diagnostics are published (``Snapshot.release`` on
+    an editor's host: the on-demand views of the files not open); the reports do not change."""
+    root = tmp_path / "ws"
+    _generate()(root, 30, seed=2)
+    _with_defects(root, 2)
+    analysis = load_workspace(root)
+    for dir in analysis.dirs():
+        dir_diagnostics(analysis, dir)
+        analysis.release(dir)
+    assert analysis._derived.fields and analysis._host._findings_of_files  # (kept for the next edit)
+    diagnostics = check_diagnostics(analysis)
+    released = {fmt: formatter(fmt)(CheckReport(analysis, diagnostics, str(root), None, None)) for fmt in FORMATS}
+    assert released == _reports(root, EDITOR) == _reports(root, BATCH)
 
 
 WORKSPACES = [REPO / "examples" / "vendor-stack"] + sorted(
@@ -83,7 +101,7 @@ WORKSPACES = [REPO / "examples" / "vendor-stack"] + sorted(
 
 @pytest.mark.parametrize("root", WORKSPACES, ids=lambda p: p.name)
 def test_a_batch_check_of_the_test_workspaces_equals_a_check_that_keeps_everything(root):
-    assert _reports(root, batch=True) == _reports(root, batch=False)
+    assert _reports(root, BATCH) == _reports(root, EDITOR)
 
 
 def test_the_command_line_checks_on_a_batch_host_with_the_same_output(tmp_path, monkeypatch):
@@ -94,21 +112,21 @@ def test_the_command_line_checks_on_a_batch_host_with_the_same_output(tmp_path, 
     real = load_workspace
 
     def spy(*args, **kwargs):
-        hosts.append(kwargs.get("batch", False))
+        hosts.append(kwargs.get("retention", EDITOR))
         return real(*args, **kwargs)
 
     monkeypatch.setattr("tfphi.cli.load_workspace", spy)
     out = io.StringIO()
     with redirect_stdout(out):
         assert main(["check", str(root), "--format", "json", "--fail-on", "never"]) == 0
-    assert hosts == [True]
-    assert out.getvalue() == _reports(root, batch=False)["json"]
+    assert hosts == [BATCH]
+    assert out.getvalue() == _reports(root, EDITOR)["json"]
 
 
 def test_a_batch_check_releases_every_module_and_keeps_no_edit_state(tmp_path):
     root = tmp_path / "ws"
     _generate()(root, 30, seed=0)
-    kept, batch = load_workspace(root), load_workspace(root, batch=True)
+    kept, batch = load_workspace(root), load_workspace(root, retention=BATCH)
     for analysis in (kept, batch):
         check_diagnostics(analysis, known_roots={})
     # a host that keeps everything: every module's traces, the memoized values, what each trace read
@@ -121,7 +139,7 @@ def test_a_batch_check_releases_every_module_and_keeps_no_edit_state(tmp_path):
 def test_the_batch_schedule_analyses_each_directory_once_and_releases_each_after_its_subtree(tmp_path):
     root = tmp_path / "ws"
     _generate()(root, 30, seed=1)
-    analysis = load_workspace(root, batch=True)
+    analysis = load_workspace(root, retention=BATCH)
     dirs = analysis.dirs()
     steps = batch_schedule(analysis, dirs)
     order = [dir for dir, _ in steps]

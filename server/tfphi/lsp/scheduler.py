@@ -201,6 +201,7 @@ class AnalysisScheduler:
             folder.pending_dirs.discard(dir)
             if diags is not None:
                 self.publisher.publish_dir(folder, dir, diags, self._forced)
+                snapshot.release(dir)  # what the host's retention lets go once they are out (docs/memory.md)
             self._report_failures(folder, snapshot)
             if edited or self._due(folder):
                 if not await self._pause(generation, folder, snapshot):

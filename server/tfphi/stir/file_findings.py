@@ -27,14 +27,41 @@ class FileFindings:
     """What one parse of a file found: its findings against one name table, and per block of its
     body, in order, the block, its relative findings, references and the names they look up."""
 
-    __slots__ = ("hcl", "table", "findings", "blocks", "texts")
+    __slots__ = ("hcl", "table", "findings", "blocks", "_texts")
 
-    def __init__(self, hcl: HclFile, table: NameTable, findings: list[Finding], blocks: list, texts: dict):
+    def __init__(self, hcl: HclFile, table: NameTable, findings: list[Finding], blocks: list, texts: dict | None):
         self.hcl = hcl
         self.table = table
         self.findings = findings
         self.blocks = blocks  # per block of ``hcl.body``: (block, relative findings, references, names looked up)
-        self.texts = texts  # hash(text) -> (start, end, relative findings, references, names looked up): files read per text
+        self._texts = texts  # see ``texts``; None: worked out from ``hcl`` and ``findings`` when asked
+
+    @property
+    def texts(self) -> dict:
+        """hash(text) -> (start, end, relative findings, references) of each top-level item of a
+        file read per text. Kept only for a file whose parse does not hold every item's
+        references (``HclFile.tops``); else made again when the next answer asks, from those
+        references and ``findings``: a dictionary per file not open in an editor was a tenth of
+        the server's memory (docs/memory.md)."""
+        if self._texts is not None:
+            return self._texts
+        hcl, findings = self.hcl, self.findings
+        source = hcl.source
+        by_text: dict[int, tuple] = {}
+        at = 0
+        for top in hcl.top_levels():
+            base, end = top.start_byte, top.end_byte
+            relative: list[RelativeFinding] = []
+            while at < len(findings) and findings[at].span.start < end:  # (in the order of the items)
+                span = findings[at].span
+                relative.append((span.start - base, span.end - base, findings[at].message))
+                at += 1
+            text = source[base:end]
+            digest = hash(text)
+            entry = by_text.get(digest)
+            if entry is None or source[entry[0] : entry[1]] != text:
+                by_text[digest] = (base, end, tuple(relative), top.refs)
+        return by_text
 
 
 def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) -> FileFindings:
@@ -124,11 +151,13 @@ def changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]:
 
 
 def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> FileFindings:
-    """Each top-level item by the hash of its text: (start, end, findings, references, names
-    looked up), the text read again from its parse's source when matched; keyed by the text
-    itself, the copies were as large as the files. On a hash collision the later item is kept
-    (the other misses). Findings carry over against the same names, or when none of the names
-    the item looks up changed; references, a function of the text alone, always."""
+    """Each top-level item by the hash of its text: (start, end, findings, references), the
+    text read again from its parse's source when matched; keyed by the text itself, the copies
+    were as large as the files. On a hash collision the later item is kept (the other misses).
+    Findings carry over against the same names, or when none of the names the item looks up
+    changed; references, a function of the text alone, always. The names an item looks up are
+    worked out from its references when the names changed, not kept: these are the files not
+    open in an editor, and their sets of names were a tenth of the server's memory (docs/memory.md)."""
     source, path = hcl.source, hcl.path
     old_source = known.hcl.source if known is not None else b""
     before = known.texts if known is not None else {}
@@ -136,7 +165,9 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
     changed = changed_names(known.table, table) if known is not None and not same_names else None
     by_text: dict[int, tuple] = {}
     findings: list[Finding] = []
+    held = bool(hcl.tops)  # every item's references are in ``hcl.tops``: ``texts`` can be made again
     for top in hcl.top_levels():  # nodes found (or parsed again) on demand
+        held = held and top.refs is not None
         base, end = top.start_byte, top.end_byte
         text = source[base:end]
         digest = hash(text)
@@ -150,13 +181,12 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
             refs = top.refs if top.refs is not None else (entry[3] if entry is not None else None)
             if refs is None:
                 refs = block_references(top.node(), top.source, {})
-            names = entry[4] if entry is not None else looked_up(refs)
             relative = None
-            if entry is not None and (same_names or changed.isdisjoint(names)):
+            if entry is not None and (same_names or changed.isdisjoint(looked_up(refs))):
                 relative = entry[2]  # (the names it looks up resolve as before)
             if relative is None:
                 relative = block_findings(refs, table, is_bound_check(refs, top.node))
-            by_text[digest] = (base, end, relative, refs, names)
+            by_text[digest] = (base, end, relative, refs)
         for start, stop, message in relative:
             findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
-    return FileFindings(hcl, table, findings, {}, by_text)
+    return FileFindings(hcl, table, findings, {}, None if held else by_text)

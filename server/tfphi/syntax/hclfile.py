@@ -463,14 +463,17 @@ def read_in_pieces(path: str, source: bytes, traced: frozenset = frozenset()) ->
     return HclFile(path, source, None, body, placed, nodes=tuple(tops))
 
 
-def forget_derived(hcl: HclFile) -> None:
-    """Drops what the views of a file read without its tree derived on demand and derive again
-    from its bytes (a batch host's ``Snapshot.release``): every attribute's expression, the bodies
-    of top-level blocks but those module builds read (``_EAGER_BODIES``: declarations hold them),
-    the references read for the undefined-reference check."""
+def forget_derived(hcl: HclFile, references: bool = True) -> None:
+    """Drops what the views of a file read without its tree (not open in an editor) derived on
+    demand and derive again from its bytes (``Snapshot.release``, as the host's
+    ``retention.Retention`` says): every attribute's expression, the bodies of top-level blocks
+    but those module builds read (``_EAGER_BODIES``: declarations hold them), and with
+    ``references`` the references read for the undefined-reference check (an editor's host keeps
+    them: the next answer for the file reads them, ``stir.file_findings``)."""
     if hcl.tree is None and not is_json_path(hcl.path):  # (else views read from a tree's nodes, or JSON)
         _forget_expressions(hcl.body, top=True)
-        hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
+        if references and any(hcl.tops[3::4]):
+            hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
 
 
 def _forget_expressions(body: Body, top: bool = False) -> None:
