@@ -2,12 +2,16 @@
 
     python bench/edit_trace.py --modules 1000 [--edit leaf|root] [--edits 200] [--runs 3] [--steady]
 
-A fresh ``tfphi serve`` per run, started through this file (``--serve``), which adds four
-timestamps to the server without changing what it does: when the transport's reader thread
+A fresh ``tfphi serve`` per run, started through this file (``--serve``), which wraps four
+of the server's functions, unchanged otherwise, to write timestamps: when the transport's reader thread
 notes a message's bytes (``AnalysisScheduler.note_arrival``), when the loop's didChange handler
 runs (``schedule`` with the edited URI), when the versioned diagnostics are written
 (``_send_diagnostics``), and every loop step (asyncio handle) longer than ``--step-ms`` after
-the first diagnostics, with its CPU time and the loop thread's involuntary context switches.
+the first diagnostics, with the loop thread's CPU time, the process's, and the loop thread's
+voluntary and involuntary context switches (a step long in wall time with little CPU and no
+voluntary switch is time the process was not run). While such a step runs, a watcher thread
+samples every thread's stack each 5 ms into the log (it wakes the interpreter that often: a
+small perturbation, the price of seeing what held the loop).
 ``time.perf_counter`` is CLOCK_MONOTONIC on Linux: the client's and the server's clocks are one.
 As bench/run.py, the edits start as soon as the first diagnostics are out (``--steady``: once
 the first analysis is over) and type the ``value`` shape of bench/shapes.py and take it back.
