@@ -344,9 +344,9 @@ def _updated(dir: str, files: Mapping[str, FileDecls], module: Module, winners: 
     if not removed and not added:
         return module, winners
     keys = {(entry[0], entry[1]) for entry in added}
-    if len(keys) != len(added) or len(removed) != len(added) or keys != {(entry[0], entry[1]) for entry in removed}:
-        return None
     tables = [module.variables, module.locals, module.resources, module.data, module.calls, module.outputs]
+    if len(keys) != len(added) or len(removed) != len(added) or keys != {(entry[0], entry[1]) for entry in removed}:
+        return _renamed(dir, module, winners, tables, files, old_files)
     for table, key, address, decl in removed:  # each was its name's only declaration
         if tables[table].get(key) is not decl or winners.get(address) is not decl:
             return None
@@ -359,6 +359,68 @@ def _updated(dir: str, files: Mapping[str, FileDecls], module: Module, winners: 
         tables[table][key] = decl
         winners[address] = decl
     return Module(dir, module.files, *tables, ()), winners
+
+
+def _renamed(dir: str, module: Module, winners: dict[str, object], tables: list[dict],
+             files: Mapping[str, FileDecls], old_files: Mapping[str, FileDecls]) -> tuple[Module, dict[str, object]] | None:
+    """``_updated`` when blocks were replaced where they were (a spliced parse, ``FileDecls.changes``)
+    and each declares as many names as the block it replaced, in the same tables: what a letter
+    typed into a label does. Each new name takes its old one's place in its table, which is where
+    a build from scratch puts it. None when the changes are of another kind, or a new name is
+    already declared (a duplicate: the module is assembled again)."""
+    pairs: list[tuple[Entry, Entry]] = []
+    for path, new in files.items():
+        old = old_files.get(path)
+        if old is new:
+            continue
+        replaced = _replaced_in_place(old, new)
+        if replaced is None:
+            return None
+        for before, after in replaced:
+            if len(before.entries) != len(after.entries):
+                return None
+            pairs.extend(zip(before.entries, after.entries))
+    renames: dict[int, dict] = {}
+    for (table, key, address, decl), new_entry in pairs:
+        if new_entry[0] != table or tables[table].get(key) is not decl or winners.get(address) is not decl:
+            return None
+        renames.setdefault(table, {})[key] = (new_entry[1], new_entry[3])
+    tables = list(tables)
+    for table, renamed in renames.items():
+        old_table = tables[table]
+        new_keys = {key for key, _ in renamed.values()}
+        if len(new_keys) != len(renamed) or any(key in old_table and key not in renamed for key in new_keys):
+            return None
+        rebuilt = {}
+        for key, decl in old_table.items():
+            if key in renamed:
+                key, decl = renamed[key]
+            rebuilt[key] = decl
+        tables[table] = rebuilt
+    winners = dict(winners)
+    for before, _ in pairs:
+        del winners[before[2]]
+    for _, after in pairs:
+        winners[after[2]] = after[3]
+    return Module(dir, module.files, *tables, ()), winners
+
+
+def _replaced_in_place(old: FileDecls | None, new: FileDecls) -> list[tuple[BlockDecls, BlockDecls]] | None:
+    """(old block, new block) for each block of ``new`` that replaced one of ``old`` at the same
+    place, when ``new`` is ``old`` spliced that way and no other; None otherwise."""
+    if old is None or new.changes is None or new.changes[0] != id(old):
+        return None
+    _, first, last, count, kept = new.changes
+    if count != last - first:
+        return None
+    out = []
+    for before, after in zip(old.blocks[first:last], new.blocks[first : first + count]):
+        if before is after:
+            continue
+        if id(before) in kept or id(after) in kept:  # a block taken over elsewhere in the region
+            return None
+        out.append((before, after))
+    return out
 
 
 def _block_decls(block: Block) -> BlockDecls:

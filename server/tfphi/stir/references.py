@@ -41,8 +41,8 @@ def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree
     for path in module.files:
         findings.extend(file_findings(path))
     last = interfaces.checks.get(module.dir) if generation is not None else None
-    clean_before = last.clean if last is not None and last.tree is tree and last.generation == generation else {}
-    clean: dict[str, object] = {}
+    clean_before = last.clean if last is not None and last.generation == generation else {}
+    clean: dict[str, tuple] = {}
     findings.extend(_call_findings(module, modules, tree, interfaces, clean_before, clean))
     if generation is not None and table is not None and interfaces.keep:
         interfaces.checks[module.dir] = CallChecks(tree, generation, table, clean)
@@ -81,27 +81,36 @@ def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, 
     does not ask each child's interface again, and the table stays the same object (what the file
     findings compare it by)."""
     last = interfaces.checks.get(module.dir) if generation is not None else None
-    if last is not None and (last.tree is not tree or last.generation != generation):
+    if last is not None and last.generation != generation:
         last = None
     calls = _names(module.calls)
-    if last is not None and last.table.calls == calls:
+    if last is not None and last.tree is tree and last.table.calls == calls:
         outputs = last.table.outputs  # the same calls, targets (the tree) and children's interfaces
     else:
-        outputs = _call_outputs(module, modules, tree, interfaces)
+        outputs = _call_outputs(module, modules, tree, interfaces, last.table.outputs_by_call if last is not None else {})
     names = (_names(module.variables), _names(module.locals), _names(module.resources), _names(module.data), calls)
     if last is not None and outputs is last.table.outputs and names == last.table.key[:5]:
         return last.table
     return NameTable(*names, outputs)
 
 
-def _call_outputs(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces") -> tuple:
-    """``NameTable.outputs``: each resolved call's target and the outputs of the module there."""
+def _call_outputs(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces",
+                  known: Mapping[str, tuple[str, frozenset[str]]]) -> tuple:
+    """``NameTable.outputs``: each resolved call's target and the outputs of the module there
+    (``known``: the last table's of this generation of interfaces, by call: the same while the call
+    leads to the same directory)."""
     outputs = []
     targets = tree.targets
     dir = module.dir
     for call in sorted(module.calls):
         target = targets.get((dir, call))
-        child = modules.get(target.dir) if target is not None and target.dir is not None else None
+        if target is None or target.dir is None:
+            continue
+        last = known.get(call)
+        if last is not None and last[0] == target.dir:
+            outputs.append((call, target.dir, last[1]))
+            continue
+        child = modules.get(target.dir)
         if child is not None:
             outputs.append((call, target.dir, interfaces.of(child).outputs))
     return tuple(outputs)
@@ -215,9 +224,11 @@ class ModuleInterfaces:
 @record(frozen=True, slots=True)
 class CallChecks:
     """What the last check of one module's calls found, for the next check of the module: its name
-    table and the calls whose check found nothing (name -> the call's declaration). Valid for one
-    module tree (the calls' targets, the call cycles) and one generation of interfaces: a call that
-    is the same declaration is then checked the same (its arguments are its block's)."""
+    table (and the module tree it was made with) and the calls whose check found nothing (name ->
+    the call's declaration and its target). Valid for one generation of interfaces: a call that is
+    the same declaration with the same target (a ``CallTarget`` object the module tree keeps while
+    the call's source is the same) is then checked the same (its arguments are its block's), unless
+    it now leads back to its module (a call cycle: checked on every check)."""
 
     tree: ModuleTree
     generation: int
@@ -233,15 +244,22 @@ def _call_findings(module: Module, modules, tree: ModuleTree, interfaces: Module
     A call in ``clean_before`` (the same declaration) found nothing then and finds nothing now;
     each call that finds nothing is added to ``clean``."""
     reaching: list[set[str]] = []  # found once, for the first call checked that needs it
+    targets = tree.targets
+    dir = module.dir
     for name, call in module.calls.items():
-        if clean_before.get(name) is call:
-            clean[name] = call
-            continue
+        target = targets.get((dir, name))
+        last = clean_before.get(name)
+        if last is not None and last[0] is call and last[1] is target:
+            if target is not None and target.dir is not None and not reaching:
+                reaching.append(_reaching(module, tree))
+            if target is None or target.dir is None or target.dir not in reaching[0]:  # (another call may have made this one a cycle since)
+                clean[name] = last
+                continue
         found = list(_check_call(name, call, module, modules, tree, interfaces, reaching))
         if found:
             yield from found
         else:
-            clean[name] = call
+            clean[name] = (call, target)
 
 
 def _check_call(name: str, call, module: Module, modules, tree: ModuleTree, interfaces: ModuleInterfaces,

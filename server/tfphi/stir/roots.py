@@ -50,10 +50,12 @@ def missing_local_targets(modules: Mapping[str, Module], attempted: Iterable[str
 def _outside_targets(dir: str, module: Module) -> tuple[str, ...]:
     """The directories outside DIR that the local sources of ``module`` call."""
     out = []
+    inside = not is_outside(dir)
     for call in module.calls.values():
-        if call.source is None or not is_local_source(call.source):
-            continue
-        target = local_target(dir, call.source)
+        source = call.source
+        if source is None or not is_local_source(source) or (inside and ".." not in source):
+            continue  # (``./x`` from inside DIR stays inside: a root's 200 calls need no path worked out)
+        target = local_target(dir, source)
         if target is not None and is_outside(target):
             out.append(target)
     return tuple(out)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Union
 
-from ..records import record
+from ..records import field, record
 from ..syntax.expr import Span
 from .conditions import Cond, TrueCond, atoms, Eq, Existing
 from ..values.value import Value
@@ -32,7 +32,9 @@ class Unbounded:
     variable: tuple[str, str] | None = None  # (module dir, variable name)
     # When a conditional's selector is what blocks: the condition expression (its ``span`` is
     # ``span``); ``blocker`` is the innermost expression that blocks it (``aws_db_instance.x.arn``).
-    condition: object = None
+    # Not compared: expressions are equal only to themselves, and this one is already told by
+    # ``span`` and quoted in ``reason`` (two analyses of the same text give equal results).
+    condition: object = field(default=None, compare=False)
     blocker: Span | None = None
     # An apply-time value reached through a module output: that output as referenced, and where.
     through: tuple[str, Span] | None = None

@@ -1,0 +1,248 @@
+"""Where a keystroke's time goes in the real server: the edit's path cut at the server's own clock.
+
+    python bench/edit_trace.py --modules 1000 [--edit leaf|root] [--edits 200] [--runs 3] [--steady]
+
+A fresh ``tfphi serve`` per run, started through this file (``--serve``), which wraps four
+of the server's functions, unchanged otherwise, to write timestamps: when the transport's reader thread
+notes a message's bytes (``AnalysisScheduler.note_arrival``), when the loop's didChange handler
+runs (``schedule`` with the edited URI), when the versioned diagnostics are written
+(``_send_diagnostics``), and every loop step (asyncio handle) longer than ``--step-ms`` after
+the first diagnostics, with the loop thread's CPU time, the process's, and the loop thread's
+voluntary and involuntary context switches (a step long in wall time with little CPU and no
+voluntary switch is time the process was not run). While such a step runs, a watcher thread
+samples every thread's stack each 5 ms into the log (it wakes the interpreter that often: a
+small perturbation, the price of seeing what held the loop).
+``time.perf_counter`` is CLOCK_MONOTONIC on Linux: the client's and the server's clocks are one.
+As bench/run.py, the edits start as soon as the first diagnostics are out (``--steady``: once
+the first analysis is over) and type the ``value`` shape of bench/shapes.py and take it back.
+
+Per edit: send -> arrival (the pipe, then the reader thread waiting for the interpreter lock
+while the loop thread holds it), arrival -> handled (the loop reaching the message: the rest of
+the background step under way), handled -> published (the edit's own analysis), published ->
+client (encoding, the pipe, the client's parse). Linux only (``/proc`` for the switches).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import bisect
+import json
+import os
+import sys
+import tempfile
+import threading
+import time
+from pathlib import Path
+
+BENCH = Path(__file__).resolve().parent
+sys.path.insert(0, str(BENCH))
+
+PARTS = ("send->arrival", "arrival->handled", "handled->published", "published->client")
+
+
+# ---- the server side (``--serve``) -------------------------------------------------------------
+
+def _switches() -> tuple[int, int]:
+    """The calling thread's voluntary and involuntary context switches so far (0 where /proc has none)."""
+    found = {}
+    try:
+        with open(f"/proc/self/task/{threading.get_native_id()}/status") as status:
+            for line in status:
+                if "ctxt_switches" in line:
+                    name, value = line.split(":")
+                    found[name] = int(value)
+    except OSError:
+        pass
+    return found.get("voluntary_ctxt_switches", 0), found.get("nonvoluntary_ctxt_switches", 0)
+
+
+def serve_traced(log_path: str, step_ms: float) -> None:
+    """``tfphi serve`` with the timestamps of the module's docstring written to ``log_path``."""
+    from tfphi.cli import entry
+    from tfphi.lsp import scheduler, server
+
+    log = open(log_path, "a", buffering=1)
+    published = threading.Event()
+    run_handle = asyncio.events.Handle._run
+
+    def timed_run(handle) -> None:
+        if not published.is_set():
+            return run_handle(handle)
+        t, cpu, process, (voluntary, involuntary) = time.perf_counter(), time.thread_time(), time.process_time(), _switches()
+        running[0] = t
+        try:
+            return run_handle(handle)
+        finally:
+            running[0] = None
+            wall = time.perf_counter() - t
+            if wall * 1000 > step_ms:
+                now_voluntary, now_involuntary = _switches()
+                log.write(f"step {t:.6f} {wall * 1000:.2f} {(time.thread_time() - cpu) * 1000:.2f} "
+                          f"{(time.process_time() - process) * 1000:.2f} {now_voluntary - voluntary} {now_involuntary - involuntary}\n")
+                for sample in samples:
+                    log.write(f"  {sample}\n")
+            samples.clear()
+
+    running: list = [None]
+    samples: list[str] = []
+    loop_thread = threading.get_ident()
+
+    def watch() -> None:
+        """While a loop step runs long, what every other thread of the server is doing."""
+        while True:
+            time.sleep(0.005)
+            start = running[0]
+            if start is not None and time.perf_counter() - start > step_ms / 1000:
+                for ident, frame in sys._current_frames().items():
+                    if ident != threading.get_ident():
+                        where = []
+                        while frame is not None and len(where) < 6:
+                            where.append(f"{Path(frame.f_code.co_filename).name}:{frame.f_code.co_name}:{frame.f_lineno}")
+                            frame = frame.f_back
+                        samples.append(("loop " if ident == loop_thread else "other ") + " < ".join(where))
+
+    threading.Thread(target=watch, daemon=True).start()
+
+    note_arrival, schedule, send = (scheduler.AnalysisScheduler.note_arrival, scheduler.AnalysisScheduler.schedule,
+                                    server.TfphiServer._send_diagnostics)
+
+    def timed_note_arrival(self) -> None:
+        log.write(f"arrival {time.perf_counter():.6f}\n")
+        note_arrival(self)
+
+    def timed_schedule(self, forced=()) -> None:
+        if forced:
+            log.write(f"handled {time.perf_counter():.6f}\n")
+        schedule(self, forced)
+
+    def timed_send(self, uri, version, items) -> None:
+        published.set()
+        if version is not None:
+            log.write(f"published {time.perf_counter():.6f} {version}\n")
+        send(self, uri, version, items)
+
+    asyncio.events.Handle._run = timed_run
+    scheduler.AnalysisScheduler.note_arrival = timed_note_arrival
+    scheduler.AnalysisScheduler.schedule = timed_schedule
+    server.TfphiServer._send_diagnostics = timed_send
+    sys.argv = ["tfphi", "serve"]
+    entry()
+
+
+# ---- the client side ---------------------------------------------------------------------------
+
+def edit_run(ws: Path, file: str, edits: int, steady: bool, log_path: Path, step_ms: float) -> list[tuple]:
+    """One fresh server; returns (version, sent, received) per edit."""
+    import lspsession
+    from run import open_document
+    from shapes import LEAF_SHAPES, ROOT_SHAPES, end_of_insert, locate
+
+    lspsession.TFPHI[:] = [sys.executable, str(Path(__file__).resolve()), "--serve", str(log_path), str(step_ms)]
+    client, _, t_init = lspsession.start_server(ws, log_path.parent, "trace", 300)
+    try:
+        if steady:
+            lspsession.wait_indexed(client, t_init, 300)
+        else:
+            lspsession.wait_first_diagnostics(client, t_init, 300)
+        uri, _, _ = open_document(client, ws / file, 300)
+        client.drain()
+        text = (ws / file).read_text(encoding="utf-8")
+        shape = (ROOT_SHAPES if file == "main.tf" else LEAF_SHAPES)[0]
+        start = locate(shape, text)
+        typed = end_of_insert(start, shape.insert)
+        rows = []
+        for i in range(edits + edits % 2):
+            version, insert = i + 2, i % 2 == 0
+            future = client.expect_diagnostics(uri, version)
+            sent = client.notify("textDocument/didChange", {
+                "textDocument": {"uri": uri, "version": version},
+                "contentChanges": [{"range": {"start": start, "end": start if insert else typed},
+                                    "text": shape.insert if insert else ""}]})
+            received, _ = future.result(300)
+            rows.append((version, sent, received))
+            client.drain()
+        return rows
+    finally:
+        client.close()
+
+
+def split(rows: list[tuple], log_path: Path) -> tuple[list[tuple], list[tuple]]:
+    """Per edit its four parts in ms (from the server's log), and the long loop steps during the edits."""
+    arrivals, handled, published, steps = [], [], {}, []
+    for line in log_path.read_text().splitlines():
+        kind, stamp, *rest = line.split()
+        if kind == "arrival":
+            arrivals.append(float(stamp))
+        elif kind == "handled":
+            handled.append(float(stamp))
+        elif kind == "published":
+            published[int(rest[0])] = float(stamp)
+        elif kind.startswith(("loop", "other")):
+            continue
+        elif kind == "step":
+            steps.append((float(stamp), *map(float, rest)))
+    parts = []
+    for version, sent, received in rows:
+        arrival = arrivals[bisect.bisect(arrivals, sent)]  # the first note after the write
+        handle = handled[bisect.bisect(handled, arrival)]
+        out = published[version]
+        parts.append(tuple(round(x * 1000, 2) for x in (arrival - sent, handle - arrival, out - handle, received - out)))
+    first, last = rows[0][1], rows[-1][2]
+    return parts, [s for s in steps if first <= s[0] <= last]
+
+
+def pct(xs: list[float], p: float) -> float:
+    ordered = sorted(xs)
+    return ordered[max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))]
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("--modules", type=int, default=1000)
+    ap.add_argument("--edit", choices=["leaf", "root"], default="leaf")
+    ap.add_argument("--edits", type=int, default=200)
+    ap.add_argument("--runs", type=int, default=3)
+    ap.add_argument("--steady", action="store_true", help="start editing once the first analysis is done")
+    ap.add_argument("--step-ms", type=float, default=10.0, help="loop steps longer than this are listed")
+    ap.add_argument("--workdir", type=Path)
+    args = ap.parse_args(argv)
+    from generate import generate
+
+    workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tfphi-edit-trace-"))
+    ws = workdir / f"ws{args.modules}"
+    summary = generate(ws, args.modules)
+    file = "main.tf" if args.edit == "root" else summary["probes"]["leaf_edit"]["file"]
+    for run in range(args.runs):
+        log_path = workdir / f"trace{run}.log"
+        log_path.unlink(missing_ok=True)
+        rows = edit_run(ws, file, args.edits, args.steady, log_path, args.step_ms)
+        parts, steps = split(rows, log_path)
+        total = [sum(p) for p in parts]
+        print(f"run {run + 1}: {args.edit} edits{' (steady)' if args.steady else ''}, ms: first ten "
+              f"{[round(t, 1) for t in total[:10]]}, p50 {pct(total, 50):.1f}, p99 {pct(total, 99):.1f}, max {max(total):.1f}")
+        for i, name in enumerate(PARTS):
+            xs = [p[i] for p in parts]
+            print(f"    {name:<19} p50 {pct(xs, 50):6.2f}  p95 {pct(xs, 95):6.2f}  max {max(xs):7.2f}")
+        worst = sorted(range(len(parts)), key=lambda k: -total[k])[:3]
+        print("    slowest: " + "; ".join(f"edit {k + 1}: {total[k]:.1f} = " + " + ".join(f"{x:.1f}" for x in parts[k])
+                                        for k in worst))
+        if steps:
+            longest = max(steps, key=lambda s: s[2])
+            slowest = max(steps, key=lambda s: s[1])
+            print(f"    loop steps over {args.step_ms:g} ms during the edits: {len(steps)}; the most CPU: "
+                  f"{longest[2]:.1f} ms CPU in {longest[1]:.1f} ms; the longest: {slowest[1]:.1f} ms, loop thread CPU "
+                  f"{slowest[2]:.1f} ms, process CPU {slowest[3]:.1f} ms, switches {int(slowest[4])} voluntary, "
+                  f"{int(slowest[5])} involuntary")
+        else:
+            print(f"    loop steps over {args.step_ms:g} ms during the edits: none")
+        sys.stdout.flush()
+        (workdir / f"edits{run}.json").write_text(json.dumps({"rows": rows, "parts": parts, "steps": steps}))
+    return 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) >= 4 and sys.argv[1] == "--serve":  # (lspsession appends ``serve``)
+        serve_traced(sys.argv[2], float(sys.argv[3]))
+    else:
+        sys.exit(main())
