@@ -17,8 +17,8 @@ from test_host_property import EXAMPLES, apply, edit
 
 from tfphi.lsp.documents import Document
 from tfphi.stir.model import assemble_module, read_declarations
-from tfphi.stir.module_changes import declared_addresses
-from tfphi.stir.workspace import module_dir_of
+from tfphi.stir.module_changes import changed_calls, declared_addresses
+from tfphi.stir.workspace import build_module_tree, module_dir_of
 from tfphi.syntax.hclfile import new_parser, parse_file
 
 
@@ -52,3 +52,35 @@ def test_updated_tables_equal_fresh_ones(layout: str, edits):
         differs = {a for a in winners.keys() | new_winners.keys() if winners.get(a) is not new_winners.get(a)}
         assert differs <= named
         module, winners, decls = new_module, new_winners, new_decls
+
+
+# ---- the module tree's calls that can reach a module the user does not own -------------------
+
+_DIRS = ["", "a", "b", ".terraform/modules/x", "../outside"]
+_SOURCES = ["./a", "./b", "./.terraform/modules/x", "../outside", "./missing", "../../far"]
+
+
+def _module(dir: str, calls: dict[str, str]):
+    path = f"{dir}/main.tf" if dir else "main.tf"
+    text = "".join(f'module "{name}" {{\n  source = "{source}"\n}}\n' for name, source in sorted(calls.items()))
+    return assemble_module(dir, {path: read_declarations(parse_file(path, text.encode()).body)})[0]
+
+
+_CALLS = st.dictionaries(st.sampled_from(["m1", "m2", "m3", "m4"]), st.sampled_from(_SOURCES), max_size=4)
+
+
+@settings(max_examples=EXAMPLES * 5, deadline=None)
+@given(before=st.fixed_dictionaries({d: _CALLS for d in _DIRS}), edited=st.sampled_from(_DIRS), after=_CALLS)
+def test_a_rebuilt_module_tree_names_the_calls_beyond_as_a_fresh_one(before, edited, after):
+    """``ModuleTree.calls_beyond`` of a tree rebuilt for some changed calls (which carries the
+    last tree's answers over) equals a fresh tree's, for every module."""
+    modules = {d: _module(d, calls) for d, calls in before.items()}
+    old = build_module_tree(modules, {})
+    for d, module in modules.items():
+        old.calls_beyond(d, module.calls)  # asked before the edit, as the diagnostics do
+    modules[edited] = _module(edited, after)
+    changed = changed_calls(_module(edited, before[edited]), modules[edited])
+    rebuilt = build_module_tree(modules, {}, (), (old, {(edited, name) for name in changed}))
+    fresh = build_module_tree(modules, {})
+    for d, module in modules.items():
+        assert rebuilt.calls_beyond(d, module.calls) == fresh.calls_beyond(d, module.calls), d

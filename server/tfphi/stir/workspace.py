@@ -241,7 +241,20 @@ def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple
             callers[target] = tuple(lists[target])
         else:
             callers.pop(target, None)
-    return ModuleTree(targets, callers, old.roots)
+    tree = ModuleTree(targets, callers, old.roots)
+    dirs_changed = {dir for dir, _ in changed}
+    beyond = tree._beyond
+    for dir, found in old._beyond.items():  # (what ``calls_beyond`` found: the same for the calls that did not change)
+        if dir not in dirs_changed:
+            beyond[dir] = found
+        else:
+            kept = [(name, target) for name, target in found if (dir, name) not in changed]
+            for name in [name for d, name in changed if d == dir]:
+                target = targets.get((dir, name))
+                if target is not None and target.dir is not None and (is_installed_dir(target.dir) or _outside(target.dir)):
+                    kept.append((name, target.dir))
+            beyond[dir] = tuple(sorted(kept))
+    return tree
 
 
 def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:
