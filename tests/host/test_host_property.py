@@ -60,7 +60,7 @@ def _shape_at(text: str, where: int, kind: str) -> int:
 def edit(draw):
     path = draw(st.integers(min_value=0, max_value=100))  # an index into the layout's files
     where = draw(st.floats(min_value=0, max_value=1))
-    kind = draw(st.sampled_from(["insert", "insert_line", "delete", "retype", "same_label", *SHAPES]))
+    kind = draw(st.sampled_from(["insert", "insert_line", "delete", "replace", "retype", "same_label", *SHAPES]))
     text = draw(st.sampled_from(INSERTS))
     length = draw(st.integers(min_value=1, max_value=12))
     read = draw(st.sampled_from(["all", "some", "partial", "none"]))
@@ -83,6 +83,8 @@ def apply(text: str, where: float, kind: str, inserted: str, length: int) -> tup
         pass
     elif kind == "delete":
         inserted, end = "", min(len(text), at + length)
+    elif kind == "replace":  # characters typed over (a line break for a character: no byte moves, the lines below do)
+        end = min(len(text), at + len(inserted))
     else:  # retype: delete then type the same characters back (the text returns; trees and caches churn)
         inserted, end = text[at : at + length], min(len(text), at + length)
     return text[:at] + inserted + text[end:], TextChange(inserted, (_position(text, at), _position(text, end)))
