@@ -205,6 +205,9 @@ def _names_changed(hcl: HclFile, table: NameTable, known: FileFindings) -> FileF
     again: set[int] = set()
     for _, name in changed_names(known.table, table):
         word = name.rpartition(".")[2].encode()
+        if not word:  # (an empty label: every item)
+            again.update(range(len(starts)))
+            continue
         at = source.find(word)
         while at >= 0:
             i = bisect_right(starts, at) - 1
@@ -213,7 +216,7 @@ def _names_changed(hcl: HclFile, table: NameTable, known: FileFindings) -> FileF
             at = source.find(word, at + 1)
     if not again:
         return FileFindings(hcl, table, known.findings, {}, None)
-    findings = [f for f in known.findings if not any(flat[4 * i + 1] <= f.span.start < flat[4 * i + 2] for i in again)]
+    findings = [f for f in known.findings if bisect_right(starts, f.span.start) - 1 not in again]  # (each in its item)
     tree, path = hcl.tree, hcl.path
     for i in again:
         kind, base, end, refs = flat[4 * i : 4 * i + 4]
