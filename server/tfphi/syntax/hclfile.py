@@ -368,6 +368,7 @@ class HclFile:
     # A file with a syntax error, read piece by piece (``tree_errors.parse_in_pieces``): its
     # top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
     nodes: tuple[Node | tuple[str, int, int], ...] | None = None
+    forgotten: bool = False  # what its views derived on demand was forgotten once (``forget_derived``)
 
     def top_ranges(self) -> list[tuple[str, int, int]]:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""
@@ -476,6 +477,7 @@ def forget_derived(hcl: HclFile, references: bool = True) -> None:
     ``references`` the references read for the undefined-reference check (an editor's host keeps
     them: the next answer for the file reads them, ``stir.file_findings``)."""
     if hcl.tree is None and not is_json_path(hcl.path):  # (else views read from a tree's nodes, or JSON)
+        hcl.forgotten = True
         _forget_expressions(hcl.body, top=True)
         if references and any(hcl.tops[3::4]):
             hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
