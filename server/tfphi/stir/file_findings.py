@@ -15,6 +15,7 @@ read references from.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Iterable
 
 from ..syntax import is_json_path
@@ -161,6 +162,8 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
     are the files not open in an editor, most never read again, and their sets of names were a
     tenth of the server's memory (docs/memory.md). An answer after an edit (``known``) keeps both,
     so that the next change of names costs the items that look one of them up."""
+    if known is not None and known.hcl is hcl and known._texts is None and not is_json_path(hcl.path):
+        return _names_changed(hcl, table, known)  # (the same parse, every item's references held)
     source, path = hcl.source, hcl.path
     old_source = known.hcl.source if known is not None else b""
     before = known.texts if known is not None else {}
@@ -197,3 +200,36 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
         for start, stop, message in relative:
             findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
     return FileFindings(hcl, table, findings, {}, None if held and not edited else by_text)
+
+
+def _names_changed(hcl: HclFile, table: NameTable, known: FileFindings) -> FileFindings:
+    """The same parse (every item's references held, ``HclFile.tops``) against other names: only
+    the items whose text holds a changed name's identifier (an identifier is written as it is
+    in native syntax, never escaped) can look it up; those are resolved again, found in C
+    (``bytes.find``) and by bisection, and every other item keeps its findings. A label typed in
+    the root renames one call, and ``outputs.tf``'s 200 outputs are not looked at one by one."""
+    source, flat = hcl.source, hcl.tops
+    starts = flat[1::4]
+    again: set[int] = set()
+    for _, name in changed_names(known.table, table):
+        word = name.rpartition(".")[2].encode()
+        if not word:  # (an empty label: every item)
+            again.update(range(len(starts)))
+            continue
+        at = source.find(word)
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            if i >= 0 and at < flat[4 * i + 2]:
+                again.add(i)
+            at = source.find(word, at + 1)
+    if not again:
+        return FileFindings(hcl, table, known.findings, {}, None)
+    findings = [f for f in known.findings if bisect_right(starts, f.span.start) - 1 not in again]  # (each in its item)
+    tree, path = hcl.tree, hcl.path
+    for i in again:
+        kind, base, end, refs = flat[4 * i : 4 * i + 4]
+        top = TopLevel(source, kind, base, end, refs, None, tree)
+        for start, stop, message in block_findings(refs, table, is_bound_check(refs, top.node)):
+            findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
+    findings.sort(key=lambda f: bisect_right(starts, f.span.start))  # in the items' order (stable within one)
+    return FileFindings(hcl, table, findings, {}, None)
