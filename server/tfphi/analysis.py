@@ -224,8 +224,12 @@ class Changes:
     """What changed between two snapshots, for whoever republishes diagnostics."""
 
     dirs: frozenset[str]  # module dirs whose diagnostics may differ (re-traced, rebuilt, findings redone)
-    moved: frozenset[str]  # module dirs whose kept traces read declarations that moved (their positions are new)
-    moved_files: frozenset[str]  # the files where declarations moved
+    # The files where text moved (lines or columns, ``HclFile.moved``): any other module's kept
+    # diagnostics that point into one of them may now print other positions. Which ones is the
+    # publisher's to say (it knows the files each module's diagnostics point into); the host
+    # does not look for them among the dependants of every declaration that moved (a new line
+    # in the root moves ~200 declarations read by all 1,000 modules).
+    moved_files: frozenset[str]
 
 
 def fields_by_type(config: Config) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:
@@ -504,15 +508,13 @@ class AnalysisHost:
             self._log = [entry for entry in self._log if entry[0] > revision]
             self._log_floor = revision
         dirs: set[str] = set()
-        moved: set[str] = set()
         files: set[str] = set()
         for rev, changes in reversed(self._log):
             if rev <= revision:
                 break
             dirs |= changes.dirs
-            moved |= changes.moved
             files |= changes.moved_files
-        return Changes(frozenset(dirs), frozenset(moved), frozenset(files))
+        return Changes(frozenset(dirs), frozenset(files))
 
     def _advance(self, derived: _Derived) -> Changes:
         """Brings the derived state to the current revision; returns what may have changed.
@@ -532,7 +534,6 @@ class AnalysisHost:
             self._everything = False
         calls_changed = self._tree is None
         changed_decls: set[tuple[str, str]] = set()
-        moved_decls: set[tuple[str, str]] = set()
         moved_files: set[str] = set()
         interface_changed: set[str] = set()
         call_dirs: set[str] = set()  # modules whose calls (names, sources) changed
@@ -574,11 +575,7 @@ class AnalysisHost:
                 if old_get(address) is not new_get(address):
                     changed_here.append(address)
             changed_decls.update((dir, address) for address in changed_here)
-            for path in new_decls.keys() & moved_paths:
-                moved_files.add(path)
-                for info in new_decls[path].blocks:
-                    for entry in info.entries:
-                        moved_decls.add((dir, entry[2]))
+            moved_files |= new_decls.keys() & moved_paths
             # The calls (names and sources) are the same unless a call's text changed, or a call
             # was added or removed: its address is among the changed ones.
             if calls_differ(old, module, changed_here):
@@ -588,7 +585,6 @@ class AnalysisHost:
         if interface_changed or calls_changed:
             self._interfaces.interfaces_changed()
         affected = set(dirty)
-        moved: set[str] = set()
         if call_dirs and not calls_changed:
             # Calls renamed, added, removed or pointed elsewhere in modules that are all still
             # there: only the calls of those modules are resolved again, and only the modules
@@ -623,12 +619,6 @@ class AnalysisHost:
                 affected |= {caller for caller, _ in self._tree.callers.get(dir, ())}
             for dir in affected:
                 derived.drop_fields(dir)
-            deps_of = derived.field_deps.get
-            for decl in moved_decls - changed_decls:
-                deps = deps_of(decl)
-                if deps:
-                    moved |= deps
-            moved -= affected  # traced again anyway
             findings_stale = dirty | interface_changed
             for dir in dirty:  # a caller's findings may point into the edited module
                 findings_stale |= {caller for caller, _ in self._tree.callers.get(dir, ())}
@@ -644,7 +634,7 @@ class AnalysisHost:
                 self._listing[dir] = tuple(paths)
             else:
                 self._listing.pop(dir, None)
-        return Changes(frozenset(affected), frozenset(moved), frozenset(moved_files) if moved else frozenset())
+        return Changes(frozenset(affected), frozenset(moved_files))
 
     def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls],
                last: tuple[Module, dict[str, object], Mapping[str, FileDecls]] | None = None,

@@ -5,8 +5,9 @@ reads, so that a keystroke costs what it touches; a batch host (``BATCH``, ``tfp
 nothing is edited after the load) keeps none of it and lets each module's traces go once its
 subtree's diagnostics are taken. Both let the views of a file read without its tree (a file
 on disk, not open in an editor) forget what they derived on demand once their module's
-diagnostics are out: converted expressions, the bodies of blocks no module build reads, the
-references of the undefined-reference check (``syntax.hclfile.forget_derived``). Whatever a
+diagnostics are out: converted expressions, the bodies of blocks no module build reads, and on
+a batch host the references of the undefined-reference check (``syntax.hclfile.forget_derived``;
+an editor's host forgets once per parse of a file, after its module's first analysis). Whatever a
 host lets go is derived again, the same, from the file's bytes when read: retention decides
 what is held when, never what is reported (``tests/workspace/test_batch_check.py``,
 ``tests/host/test_host_property.py``).
@@ -53,8 +54,13 @@ class Retention:
         if self.releases_traces:
             drop_fields(dir)
             memo.drop_instances_of(dir)
-        for hcl in files:  # (an editor's host keeps the references: the next findings read them)
-            forget_derived(hcl, references=not self.keeps_edit_state)
+        for hcl in files:
+            # An editor's host forgets once, after a module's first analysis: a module analysed
+            # again after an edit keeps what it derived, as the next keystroke will likely read it
+            # again (the edit state is kept once a module is edited, docs/memory.md); and it keeps
+            # the references, which the next findings read.
+            if self.releases_traces or not hcl.forgotten:
+                forget_derived(hcl, references=not self.keeps_edit_state)
 
 
 EDITOR = Retention("editor", keeps_edit_state=True, releases_traces=False)

@@ -6,8 +6,8 @@ A file is edited either as the disk's bytes (``SetSource``: the host parses it a
 tree) or as an open document (``SetParsed`` of an incremental parse that keeps its tree, as
 the server feeds it: blocks the edit did not touch keep what the previous parse read).
 
-Snapshots are read at random points (all modules, all of them released once their diagnostics
-are out as the server does, some, part of some, or none), so cached
+Snapshots are read at random points (all modules, every other time released once their
+diagnostics are out as the server does, some, part of some, or none), so cached
 traces cross several revisions whose edits moved their blocks before they are read, and tracing left half
 done (the server's background work stops between two fields when an edit arrives) goes on
 in a later revision.
@@ -27,6 +27,7 @@ from host_support import LAYOUTS, everything, fresh
 
 from tfphi.analysis import AnalysisHost, SetParsed, SetSource
 from tfphi.features.diagnostics import dir_diagnostics
+from tfphi.lsp import convert
 from tfphi.lsp.documents import Document, TextChange
 from tfphi.syntax.hclfile import new_parser
 
@@ -60,10 +61,10 @@ def _shape_at(text: str, where: int, kind: str) -> int:
 def edit(draw):
     path = draw(st.integers(min_value=0, max_value=100))  # an index into the layout's files
     where = draw(st.floats(min_value=0, max_value=1))
-    kind = draw(st.sampled_from(["insert", "insert_line", "delete", "retype", "same_label", *SHAPES]))
+    kind = draw(st.sampled_from(["insert", "insert_line", "delete", "replace", "retype", "same_label", *SHAPES]))
     text = draw(st.sampled_from(INSERTS))
     length = draw(st.integers(min_value=1, max_value=12))
-    read = draw(st.sampled_from(["all", "released", "some", "partial", "none"]))
+    read = draw(st.sampled_from(["all", "some", "partial", "none"]))
     opened = draw(st.booleans())
     return path, where, kind, text, length, read, opened
 
@@ -83,6 +84,8 @@ def apply(text: str, where: float, kind: str, inserted: str, length: int) -> tup
         pass
     elif kind == "delete":
         inserted, end = "", min(len(text), at + length)
+    elif kind == "replace":  # characters typed over (a line break for a character: no byte moves, the lines below do)
+        end = min(len(text), at + len(inserted))
     else:  # retype: delete then type the same characters back (the text returns; trees and caches churn)
         inserted, end = text[at : at + length], min(len(text), at + length)
     return text[:at] + inserted + text[end:], TextChange(inserted, (_position(text, at), _position(text, end)))
@@ -144,10 +147,10 @@ def test_random_edits_equal_a_fresh_analysis(layout: str, edits):
         snapshot = host.snapshot()
         if read == "all":
             everything(snapshot)
-        elif read == "released":  # as the server does: each module released once its diagnostics are out
-            for dir in snapshot.dirs():
-                dir_diagnostics(snapshot, dir)
-                snapshot.release(dir)
+            if n % 2:  # as the server does: each module released once its diagnostics are out
+                for dir in snapshot.dirs():
+                    dir_diagnostics(snapshot, dir)
+                    snapshot.release(dir)
         elif read == "some":
             for dir in snapshot.dirs()[n % 2 :: 2]:
                 snapshot.field_traces(dir)
@@ -155,3 +158,56 @@ def test_random_edits_equal_a_fresh_analysis(layout: str, edits):
             for dir in snapshot.dirs():
                 next(iter(snapshot.field_steps(dir)), None)
     assert everything(host.snapshot()) == everything(fresh(texts))
+
+
+def _published(snapshot, dir: str) -> tuple[list, frozenset[str]]:
+    """What the server sends for ``dir``: its diagnostics at the positions an editor reads, and
+    the files they point into (the publisher's ``mentions``)."""
+    diags = dir_diagnostics(snapshot, dir)
+    mentions = frozenset({d.file for d in diags} | {r.span.file for d in diags for r in d.related})
+    return [convert.diagnostic(d, snapshot.line_index, str, "utf-16") for d in diags], mentions
+
+
+@pytest.mark.parametrize("layout", sorted(LAYOUTS))
+@settings(max_examples=EXAMPLES, deadline=None)
+@given(edits=st.lists(edit(), min_size=1, max_size=10))
+# Found by hypothesis (300 examples) with no file reported moved: a line above a root's call
+# moves the related location of a child's diagnostic, and the child is not in ``Changes.dirs``.
+@example(edits=[(1, 0.0, "insert", "\n", 1, "all", False)])
+@example(edits=[(44, 0.0, "insert", "\n", 1, "all", True)])
+def test_what_an_edit_reports_covers_every_diagnostic_it_moves(layout: str, edits):
+    """The server republishes after an edit the modules the host reports changed and those whose
+    last published diagnostics point into a file where text moved (``Changes.moved_files``, the
+    publisher's ``dirs_pointing_into``); every other module's diagnostics, as an editor reads
+    them (lines and columns), must be what it published last."""
+    texts = dict(LAYOUTS[layout])
+    paths = sorted(texts)
+    host = AnalysisHost()
+    host.apply_change([SetSource(path, text.encode()) for path, text in texts.items()])
+    snapshot = host.snapshot()
+    published = {dir: _published(snapshot, dir) for dir in snapshot.dirs()}
+    documents: dict[str, Document] = {}
+    parser = new_parser()
+    for n, (index, where, kind, inserted, length, _read, opened) in enumerate(edits):
+        path = paths[index % len(paths)]
+        texts[path], change = apply(texts[path], where, kind, inserted, length)
+        if opened or path in documents:
+            if path not in documents:
+                documents[path] = Document(path, 0, host.files[path].source if path in host.files else b"")
+                documents[path].parse(path, parser)
+            documents[path].apply([change], n + 1)
+            host.apply_change(SetParsed(documents[path].parse(path, parser)))
+        else:
+            host.apply_change(SetSource(path, texts[path].encode()))
+        seen, snapshot = snapshot.revision, host.snapshot()
+        changes = host.changed_since(seen)
+        dirs = set(snapshot.dirs()) | set(published)
+        if changes is None:
+            again = dirs
+        else:
+            again = set(changes.dirs) | {dir for dir, (_, mentions) in published.items() if mentions & changes.moved_files}
+        for dir in sorted(dirs):
+            now = _published(snapshot, dir) if dir in snapshot.dirs() else ([], frozenset())
+            if dir not in again:
+                assert now[0] == published.get(dir, ([], None))[0], (dir, n)
+            published[dir] = now

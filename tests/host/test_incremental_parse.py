@@ -6,7 +6,7 @@ the syntax errors, the text searches' answers; and no kept block holds an old pa
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pytest
@@ -74,6 +74,12 @@ def _positions(hcl) -> dict[int, tuple]:
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(edits=st.lists(edit(), min_size=1, max_size=12), together=st.integers(min_value=1, max_value=3))
+# Three changes in one parse: a `#` taken away and a line added above a block leave its bytes
+# where they were, a line lower (the block is in the spliced region, taken over by its text).
+@example(edits=[(0, 0.0, "insert", "# note\n", 1, "all", False), (0, 0.0, "delete", "\n", 1, "all", False),
+                (0, 1.0, "insert", "\n", 1, "all", False), (0, 0.0, "insert", "\n", 1, "all", False)], together=3)
+# A character replaced by a line break: no byte moves, every line below it does.
+@example(edits=[(0, 0.3, "replace", "\n", 1, "all", False)], together=1)
 def test_a_parse_that_says_nothing_moved_keeps_every_taken_over_block_at_its_line_and_column(layout: str, edits, together: int):
     """``HclFile.moved`` False (the host then republishes nothing about the blocks it took over):
     every block taken over from the last parse is at the same lines and columns, though its bytes

@@ -81,3 +81,26 @@ def test_the_two_policies():
     assert EDITOR.keeps_edit_state and not EDITOR.releases_traces
     assert not BATCH.keeps_edit_state and BATCH.releases_traces
     assert EDITOR.memo_store().edits and not BATCH.memo_store().edits
+
+
+def test_an_editor_host_forgets_the_views_of_a_parse_once_and_a_batch_host_each_time():
+    host = _loaded(MANY_CALLS)
+    snapshot = host.snapshot()
+    for dir in snapshot.dirs():
+        dir_diagnostics(snapshot, dir)
+        snapshot.release(dir)
+    hcl = snapshot.files["modules/db/main.tf"]
+    assert hcl.forgotten and hcl.body.blocks[0]._body is None  # (a resource's body: read again when asked)
+    attribute = hcl.body.blocks[0].body.attributes["engine"]
+    expr = attribute.expr  # read again (an edit's trace, a hover): converted again
+    snapshot.release("modules/db")
+    # a module analysed again after its first analysis keeps what it derived
+    assert hcl.body.blocks[0].body.attributes["engine"] is attribute and attribute._expr is expr
+    batch = AnalysisHost(retention=BATCH)
+    batch.apply_change([SetSource(path, text.encode()) for path, text in MANY_CALLS.items()])
+    snapshot = batch.snapshot()
+    hcl = snapshot.files["modules/db/main.tf"]
+    for _ in range(2):
+        hcl.body.blocks[0].body.attributes["engine"].expr
+        snapshot.release("modules/db")
+        assert hcl.body.blocks[0]._body is None

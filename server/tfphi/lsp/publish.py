@@ -33,8 +33,10 @@ class DiagnosticPublisher:
         self._files: dict[Folder, set[str]] = {}  # relative paths with a non-empty last list, per folder
         self._tf_files: dict[Folder, dict[str, set[str]]] = {}  # the ``.tf`` ones among them, by module directory
         # Per folder and module directory, the files its last published diagnostics point into
-        # (their own and their related locations): an edit that moves text there republishes it.
+        # (their own and their related locations), and per file the directories pointing into
+        # it: an edit that moves text there republishes those, found without a look at the others.
         self._mentions: dict[Folder, dict[str, frozenset[str]]] = {}
+        self._pointing_into: dict[Folder, dict[str, set[str]]] = {}
 
     def last(self, uri: str) -> list[types.Diagnostic]:
         return self._last.get(uri, [])
@@ -43,11 +45,7 @@ class DiagnosticPublisher:
         """Publishes the ``.tf`` files of one module directory."""
         diags = list(diags)
         mentions = frozenset({d.file for d in diags} | {r.span.file for d in diags for r in d.related})
-        by_dir = self._mentions.setdefault(folder, {})
-        if mentions:
-            by_dir[dir] = mentions
-        else:
-            by_dir.pop(dir, None)
+        self._remember_mentions(folder, dir, mentions)
         groups = self._group(d for d in diags if file_kind(d.file) == "tf")
         known = set(self._tf_files.get(folder, {}).get(dir, ()))
         for doc, rel in self.ws.open_documents_in(folder):
@@ -55,18 +53,34 @@ class DiagnosticPublisher:
                 known.add(rel)
         self._publish_files(folder, groups, known, forced)
 
+    def _remember_mentions(self, folder: Folder, dir: str, mentions: frozenset[str]) -> None:
+        by_dir = self._mentions.setdefault(folder, {})
+        by_file = self._pointing_into.setdefault(folder, {})
+        old = by_dir.get(dir, frozenset())
+        if old == mentions:
+            return
+        for file in old - mentions:
+            dirs = by_file[file]
+            dirs.discard(dir)
+            if not dirs:
+                del by_file[file]
+        for file in mentions - old:
+            by_file.setdefault(file, set()).add(dir)
+        if mentions:
+            by_dir[dir] = mentions
+        else:
+            by_dir.pop(dir, None)
+
     def published_dirs(self, folder: Folder) -> set[str]:
         """Module directories of the ``.tf`` files this folder has non-empty diagnostics on."""
         return {dir for dir, rels in self._tf_files.get(folder, {}).items() if rels}
 
-    def dirs_pointing_into(self, folder: Folder, dirs: Iterable[str], files: Iterable[str]) -> set[str]:
-        """Those of ``dirs`` whose last published diagnostics point into one of ``files``."""
-        files = set(files)
-        if not files:
-            return set()
-        get = self._mentions.get(folder, {}).get
-        # (an edit in a root moves the traces of hundreds of modules, most of which published nothing)
-        return {dir for dir in dirs if (mentions := get(dir)) is not None and not mentions.isdisjoint(files)}
+    def dirs_pointing_into(self, folder: Folder, files: Iterable[str]) -> set[str]:
+        """The module directories whose last published diagnostics point into one of ``files``
+        (what an edit that moved text in them may have moved): as many steps as there are such
+        directories, not as many as the modules that read what moved."""
+        by_file = self._pointing_into.get(folder, {})
+        return set().union(*(by_file.get(file, ()) for file in files))
 
     def publish_config(self, folder: Folder, snapshot: Snapshot, forced: set[str]) -> None:
         """Publishes the folder's non-``.tf`` files and the LSP settings problems (on the folder URI)."""
@@ -106,6 +120,7 @@ class DiagnosticPublisher:
     def forget_folder(self, folder: Folder) -> None:
         """A folder went away: clear what it published."""
         self._mentions.pop(folder, None)
+        self._pointing_into.pop(folder, None)
         self._tf_files.pop(folder, None)
         for rel in sorted(self._files.pop(folder, set())):
             self._publish(self.ws.uri_for(folder, rel), None, [], force=False)

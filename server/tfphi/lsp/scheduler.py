@@ -291,7 +291,7 @@ class AnalysisScheduler:
         else:
             self._add_pending(folder, changes.dirs)
             # Traces that only moved keep their results; their published positions may not.
-            self._add_pending(folder, self.publisher.dirs_pointing_into(folder, changes.moved, changes.moved_files))
+            self._add_pending(folder, self.publisher.dirs_pointing_into(folder, changes.moved_files))
         folder.seen_revision = snapshot.revision
         self._report_failures(folder, snapshot)
         return snapshot

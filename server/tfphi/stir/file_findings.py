@@ -15,6 +15,7 @@ read references from.
 
 from __future__ import annotations
 
+from bisect import bisect_right
 from typing import Iterable
 
 from ..syntax import is_json_path
@@ -38,8 +39,8 @@ class FileFindings:
 
     @property
     def texts(self) -> dict:
-        """hash(text) -> (start, end, relative findings, references) of each top-level item of a
-        file read per text. Kept only for a file whose parse does not hold every item's
+        """hash(text) -> (start, end, relative findings, references[, names looked up]) of each
+        top-level item of a file read per text. Kept only for a file whose parse does not hold every item's
         references (``HclFile.tops``); else made again when the next answer asks, from those
         references and ``findings``: a dictionary per file not open in an editor was a tenth of
         the server's memory (docs/memory.md)."""
@@ -150,13 +151,19 @@ def changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]:
 
 
 def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> FileFindings:
-    """Each top-level item by the hash of its text: (start, end, findings, references), the
+    """Each top-level item by the hash of its text: (start, end, findings, references[, names]), the
     text read again from its parse's source when matched; keyed by the text itself, the copies
     were as large as the files. On a hash collision the later item is kept (the other misses).
     Findings carry over against the same names, or when none of the names the item looks up
-    changed; references, a function of the text alone, always. The names an item looks up are
-    worked out from its references when the names changed, not kept: these are the files not
-    open in an editor, and their sets of names were a tenth of the server's memory (docs/memory.md)."""
+    changed; references, a function of the text alone, always.
+
+    The first answer for a file keeps neither the names each item looks up nor, when the parse
+    holds every item's references, the dictionary (``FileFindings.texts`` makes it again): these
+    are the files not open in an editor, most never read again, and their sets of names were a
+    tenth of the server's memory (docs/memory.md). An answer after an edit (``known``) keeps both,
+    so that the next change of names costs the items that look one of them up."""
+    if known is not None and known.hcl is hcl and known._texts is None and not is_json_path(hcl.path):
+        return _names_changed(hcl, table, known)  # (the same parse, every item's references held)
     source, path = hcl.source, hcl.path
     old_source = known.hcl.source if known is not None else b""
     before = known.texts if known is not None else {}
@@ -164,6 +171,7 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
     changed = changed_names(known.table, table) if known is not None and not same_names else None
     by_text: dict[int, tuple] = {}
     findings: list[Finding] = []
+    edited = known is not None
     held = bool(hcl.tops)  # every item's references are in ``hcl.tops``: ``texts`` can be made again
     for top in hcl.top_levels():  # nodes found (or parsed again) on demand
         held = held and top.refs is not None
@@ -180,12 +188,48 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
             refs = top.refs if top.refs is not None else (entry[3] if entry is not None else None)
             if refs is None:
                 refs = block_references(top.node(), top.source, {})
+            names = entry[4] if entry is not None and len(entry) > 4 else None
+            if names is None and edited:
+                names = looked_up(refs)
             relative = None
-            if entry is not None and (same_names or changed.isdisjoint(looked_up(refs))):
+            if entry is not None and (same_names or changed.isdisjoint(names)):
                 relative = entry[2]  # (the names it looks up resolve as before)
             if relative is None:
                 relative = block_findings(refs, table, is_bound_check(refs, top.node))
-            by_text[digest] = (base, end, relative, refs)
+            by_text[digest] = (base, end, relative, refs, names) if edited else (base, end, relative, refs)
         for start, stop, message in relative:
             findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
-    return FileFindings(hcl, table, findings, {}, None if held else by_text)
+    return FileFindings(hcl, table, findings, {}, None if held and not edited else by_text)
+
+
+def _names_changed(hcl: HclFile, table: NameTable, known: FileFindings) -> FileFindings:
+    """The same parse (every item's references held, ``HclFile.tops``) against other names: only
+    the items whose text holds a changed name's identifier (an identifier is written as it is
+    in native syntax, never escaped) can look it up; those are resolved again, found in C
+    (``bytes.find``) and by bisection, and every other item keeps its findings. A label typed in
+    the root renames one call, and ``outputs.tf``'s 200 outputs are not looked at one by one."""
+    source, flat = hcl.source, hcl.tops
+    starts = flat[1::4]
+    again: set[int] = set()
+    for _, name in changed_names(known.table, table):
+        word = name.rpartition(".")[2].encode()
+        if not word:  # (an empty label: every item)
+            again.update(range(len(starts)))
+            continue
+        at = source.find(word)
+        while at >= 0:
+            i = bisect_right(starts, at) - 1
+            if i >= 0 and at < flat[4 * i + 2]:
+                again.add(i)
+            at = source.find(word, at + 1)
+    if not again:
+        return FileFindings(hcl, table, known.findings, {}, None)
+    findings = [f for f in known.findings if bisect_right(starts, f.span.start) - 1 not in again]  # (each in its item)
+    tree, path = hcl.tree, hcl.path
+    for i in again:
+        kind, base, end, refs = flat[4 * i : 4 * i + 4]
+        top = TopLevel(source, kind, base, end, refs, None, tree)
+        for start, stop, message in block_findings(refs, table, is_bound_check(refs, top.node)):
+            findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
+    findings.sort(key=lambda f: bisect_right(starts, f.span.start))  # in the items' order (stable within one)
+    return FileFindings(hcl, table, findings, {}, None)

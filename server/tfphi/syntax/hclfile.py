@@ -368,6 +368,7 @@ class HclFile:
     # A file with a syntax error, read piece by piece (``tree_errors.parse_in_pieces``): its
     # top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
     nodes: tuple[Node | tuple[str, int, int], ...] | None = None
+    forgotten: bool = False  # what its views derived on demand was forgotten once (``forget_derived``)
 
     def top_ranges(self) -> list[tuple[str, int, int]]:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""
@@ -476,6 +477,7 @@ def forget_derived(hcl: HclFile, references: bool = True) -> None:
     ``references`` the references read for the undefined-reference check (an editor's host keeps
     them: the next answer for the file reads them, ``stir.file_findings``)."""
     if hcl.tree is None and not is_json_path(hcl.path):  # (else views read from a tree's nodes, or JSON)
+        hcl.forgotten = True
         _forget_expressions(hcl.body, top=True)
         if references and any(hcl.tops[3::4]):
             hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
@@ -781,7 +783,7 @@ def _read_top_level_taking_over(top: Node, body: Body, converter: ExprConverter,
             return spliced
     fresh: list[Block] = []
     items: list[tuple[str, int, int, Block | None]] = []  # every item but comments
-    moved = _take_items(top.children, body, converter, _blocks_by_text(previous.body.blocks), fresh, items)
+    moved = _take_items(top.children, body, converter, _blocks_by_text(previous.body.blocks), fresh, items, previous.source)
     return fresh, items, moved, None
 
 
@@ -793,9 +795,13 @@ def _blocks_by_text(blocks) -> dict[bytes, Block]:
     return before
 
 
-def _take_items(children, body: Body, converter: ExprConverter, before: dict[bytes, Block], fresh: list, items: list) -> bool:
+def _take_items(children, body: Body, converter: ExprConverter, before: dict[bytes, Block], fresh: list, items: list,
+                last_source: bytes, same_until: int | None = None) -> bool:
     """Reads top-level ``children`` into ``body`` and ``items``, taking over the blocks of
-    ``before`` (by text) and adding the others to ``fresh``; whether a block taken over moved."""
+    ``before`` (by text) and adding the others to ``fresh``; whether a block taken over is at
+    another line or column than in ``last_source`` (the last parse's text, equal to this one
+    before ``same_until``; when that is not known, a block after the first changed byte counts
+    as moved, as its lines may have)."""
     source = converter.source
     moved = False
     for child in children:
@@ -809,8 +815,16 @@ def _take_items(children, body: Body, converter: ExprConverter, before: dict[byt
                 if block is not None:
                     block._text = text
                     fresh.append(block)
-            elif _take_over(block, start, text):
-                moved = True
+            else:
+                # (the same bytes can be at another line: a line added above and a character taken away)
+                old_start = block._converter.anchor.start
+                shifted = _take_over(block, start, text)
+                if not moved:
+                    if same_until is None:
+                        same_until = _same_prefix(last_source, source)
+                        moved = shifted or start > same_until
+                    else:
+                        moved = _line_or_column_moved(last_source, source, same_until, old_start, start)
             if block is not None:
                 body.blocks.append(block)
             items.append((kind, start, end, block))
@@ -867,7 +881,7 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
     fresh: list[Block] = []
     items: list[tuple[str, int, int, Block | None]] = []
     middle = Body()
-    moved = _take_items(region, middle, converter, _blocks_by_text(old_blocks[first:last]), fresh, items)
+    moved = _take_items(region, middle, converter, _blocks_by_text(old_blocks[first:last]), fresh, items, previous.source, start)
     if middle.attributes:
         return None  # an attribute at the top level (its span is absolute): the whole body is read
     kept = old_items[last:]
@@ -875,9 +889,22 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
         kept = [(kind, s + delta, e + delta, block) for kind, s, e, block in kept]
         for _, s, _, block in kept:
             block._converter.anchor.start = s
-        moved = moved or _line_or_column_moved(previous.source, source, start, kept[0][1] - delta, kept[0][1])
+    # (even when no byte moved: a character replaced by a line break moves the lines below)
+    moved = moved or bool(kept) and _line_or_column_moved(previous.source, source, start, kept[0][1] - delta, kept[0][1])
     body.blocks = old_blocks[:first] + middle.blocks + old_blocks[last:]
     return fresh, old_items[:first] + items + kept, moved, (start, end, items, first, last, len(middle.blocks))
+
+
+def _same_prefix(a: bytes, b: bytes) -> int:
+    """How many bytes at the start of ``a`` and ``b`` are the same (halving: each step one memcmp)."""
+    low, high = 0, min(len(a), len(b))
+    while low < high:
+        mid = (low + high + 1) // 2
+        if a[low:mid] == b[low:mid]:
+            low = mid
+        else:
+            high = mid - 1
+    return low
 
 
 def _line_or_column_moved(old: bytes, new: bytes, same_until: int, old_start: int, new_start: int) -> bool:
