@@ -18,6 +18,7 @@ from __future__ import annotations
 from bisect import bisect_right
 from typing import Iterable
 
+from ..addrs import AddressError, parse_referenceable
 from ..syntax import is_json_path
 from ..syntax.expr import Span
 from ..syntax.hclfile import HclFile, TopLevel
@@ -202,6 +203,18 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
     return FileFindings(hcl, table, findings, {}, None if held and not edited else by_text)
 
 
+def _last_identifier(kind: str, name: str) -> bytes | None:
+    """The identifier a reference to the table's ``name`` ends with: the name itself, or a
+    resource's or data source's own name (the table knows them as ``type.name``, read back
+    through ``addrs``); None when ``name`` is no address."""
+    if kind not in ("resource", "data"):
+        return name.encode()
+    try:
+        return parse_referenceable(name).name.encode()
+    except AddressError:
+        return None
+
+
 def _names_changed(hcl: HclFile, table: NameTable, known: FileFindings) -> FileFindings:
     """The same parse (every item's references held, ``HclFile.tops``) against other names: only
     the items whose text holds a changed name's identifier (an identifier is written as it is
@@ -211,9 +224,9 @@ def _names_changed(hcl: HclFile, table: NameTable, known: FileFindings) -> FileF
     source, flat = hcl.source, hcl.tops
     starts = flat[1::4]
     again: set[int] = set()
-    for _, name in changed_names(known.table, table):
-        word = name.rpartition(".")[2].encode()
-        if not word:  # (an empty label: every item)
+    for kind, name in changed_names(known.table, table):
+        word = _last_identifier(kind, name)
+        if not word:  # (a name that is no address, an empty label: every item)
             again.update(range(len(starts)))
             continue
         at = source.find(word)
