@@ -292,6 +292,7 @@ class AnalysisHost:
         self._traced: tuple[Config | None, frozenset[str]] = (None, frozenset())  # (config, its traced resource types)
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
         self._trace_memo = retention.memo_store()
+        self._reread_views = retention.reread_views(self.files.get)  # views of files not open read again, bounded
         # path -> what the last answer for the file found (``stir.file_findings.FileFindings``)
         self._findings_of_files: dict[str, FileFindings] = {}
         self._interfaces = ModuleInterfaces(keep=retention.keeps_edit_state)  # what callers check against each module (entries go with their module)
@@ -792,7 +793,7 @@ class Snapshot:
         host = self._host
         files = self.files
         host.retention.release(dir, self._derived.drop_fields, host._trace_memo,
-                               [files[path] for path in self._dir_files.get(dir, ()) if path in files])
+                               [files[path] for path in self._dir_files.get(dir, ()) if path in files], host._reread_views)
 
     @property
     def retention(self) -> Retention:

@@ -7,14 +7,16 @@ subtree's diagnostics are taken. Both let the views of a file read without its t
 on disk, not open in an editor) forget what they derived on demand once their module's
 diagnostics are out: converted expressions, the bodies of blocks no module build reads, and on
 a batch host the references of the undefined-reference check (``syntax.hclfile.forget_derived``;
-an editor's host forgets once per parse of a file, after its module's first analysis). Whatever a
-host lets go is derived again, the same, from the file's bytes when read: retention decides
+an editor's host forgets once per parse of a file, after its module's first analysis, and keeps
+what is read again later, an edit's re-trace or a hover, for a bounded number of modules:
+``RereadViews``). Whatever a host lets go is derived again, the same, from the file's bytes when read: retention decides
 what is held when, never what is reported (``tests/workspace/test_batch_check.py``,
 ``tests/host/test_host_property.py``).
 """
 
 from __future__ import annotations
 
+from functools import partial
 from typing import Callable, Iterable
 
 from .records import record
@@ -34,6 +36,9 @@ class Retention:
     declaration (``MemoStore.readers``). Without it, the memo indexes its entries by module
     instance instead, and a change forgets them all.
 
+    ``reread_modules``: how many modules' views read again after they were forgotten the
+    host keeps (``RereadViews``); 0 on a batch host, whose releases forget each time.
+
     ``releases_traces``: once a module's diagnostics are taken and no module still to be
     analysed is likely to read it (``check_scope.batch_schedule``), its field traces and the
     memoized values of its instances go (read again, they are traced again).
@@ -42,12 +47,19 @@ class Retention:
     name: str
     keeps_edit_state: bool
     releases_traces: bool
+    reread_modules: int = 0
 
     def memo_store(self) -> MemoStore:
         """The trace memo a host with this policy keeps."""
         return MemoStore(edits=self.keeps_edit_state)
 
-    def release(self, dir: str, drop_fields: Callable[[str], None], memo: MemoStore, files: Iterable[HclFile]) -> None:
+    def reread_views(self, current: Callable[[str], HclFile | None]) -> "RereadViews":
+        """What a host with this policy keeps of the views read again (``RereadViews``;
+        ``current``: the host's file at a path)."""
+        return RereadViews(self.reread_modules, not self.keeps_edit_state, current)
+
+    def release(self, dir: str, drop_fields: Callable[[str], None], memo: MemoStore, files: Iterable[HclFile],
+                reread: "RereadViews") -> None:
         """Lets go what the module in ``dir`` derived, its diagnostics taken: its traces
         (``drop_fields``) and its instances' memoized values when the policy releases traces,
         and what the views of its files read without their tree derived on demand."""
@@ -58,10 +70,58 @@ class Retention:
             # An editor's host forgets once, after a module's first analysis: a module analysed
             # again after an edit keeps what it derived, as the next keystroke will likely read it
             # again (the edit state is kept once a module is edited, docs/memory.md); and it keeps
-            # the references, which the next findings read.
+            # the references, which the next findings read. What is read again later is bounded
+            # by ``reread``, not by this call (a hover or a caller's re-trace releases nothing).
             if self.releases_traces or not hcl.forgotten:
-                forget_derived(hcl, references=not self.keeps_edit_state)
+                reread.forget(dir, hcl)
 
 
-EDITOR = Retention("editor", keeps_edit_state=True, releases_traces=False)
+class RereadViews:
+    """The views of files not open that were read again after they were forgotten, kept for the
+    ``bound`` modules read again most recently (in the order their first re-read came).
+
+    An edit of a caller re-traces its callees, a hover reads expressions anywhere: each converts
+    the expressions of files whose views were forgotten again, and nothing releases those
+    modules again (their diagnostics are not published again). Kept for good, they added up to
+    the views of the whole workspace (bench/README.md, "Issue 23: soak, session 10"). A file's
+    views tell this cache once, when they first read its bytes again
+    (``syntax.hclfile.forget_derived``'s ``on_reread``); past the bound, the module read again
+    longest ago forgets them again. The bound is large enough that the modules a root's keystrokes
+    re-trace again and again stay (docs/memory.md). With bound 0 nothing is kept (a batch host:
+    it forgets at each release)."""
+
+    def __init__(self, bound: int, references: bool, current: Callable[[str], HclFile | None]):
+        self.bound = bound
+        self.references = references  # (forget the undefined-reference check's references too)
+        self._current = current  # path -> the host's file now
+        self._modules: dict[str, list[str]] = {}  # dir -> the paths of its files read again, oldest first
+
+    def forget(self, dir: str, hcl: HclFile) -> None:
+        """Forgets what ``hcl``'s views derived, to be told when they read its bytes again."""
+        # (the notice names the file by path: holding the file itself, its views would hold a
+        # cycle through their converter, freed only by a full collection once the file is gone)
+        notice = partial(self._read_again, dir, hcl.path) if self.bound else None
+        forget_derived(hcl, references=self.references, on_reread=notice)
+
+    def _read_again(self, dir: str, path: str) -> None:
+        modules = self._modules
+        paths = modules.get(dir)
+        if paths is None:
+            modules[dir] = paths = []
+        paths.append(path)
+        while len(modules) > self.bound:
+            oldest = next(iter(modules))
+            for forgotten in modules.pop(oldest):
+                hcl = self._current(forgotten)
+                if hcl is not None:  # (a file parsed anew since: forgotten early, derived again the same)
+                    self.forget(oldest, hcl)
+
+    def modules(self) -> list[str]:
+        """The modules whose views read again are kept, read again longest ago first."""
+        return list(self._modules)
+
+
+# 64 modules: a root label keystroke at 1,000 modules re-traces the renamed call's subtree from
+# kept views (bench/README.md, "Issue 23: soak, session 10").
+EDITOR = Retention("editor", keeps_edit_state=True, releases_traces=False, reread_modules=64)
 BATCH = Retention("batch", keeps_edit_state=False, releases_traces=True)

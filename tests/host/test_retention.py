@@ -5,12 +5,14 @@ edit or a query sees (``test_host_property.py`` mixes releases into random edits
 
 from __future__ import annotations
 
+import gc
+
 from host_support import MANY_CALLS, everything, fresh
 
 from tfphi.analysis import AnalysisHost, SetSource
 from tfphi.features.diagnostics import dir_diagnostics
-from tfphi.retention import BATCH, EDITOR
-from tfphi.syntax.hclfile import Body
+from tfphi.retention import BATCH, EDITOR, Retention
+from tfphi.syntax.hclfile import Body, HclFile
 
 
 def _loaded(texts: dict[str, str]) -> AnalysisHost:
@@ -104,3 +106,59 @@ def test_an_editor_host_forgets_the_views_of_a_parse_once_and_a_batch_host_each_
         hcl.body.blocks[0].body.attributes["engine"].expr
         snapshot.release("modules/db")
         assert hcl.body.blocks[0]._body is None
+
+
+def _held_modules(snapshot) -> set[str]:
+    """The modules with a file not open whose views hold a converted expression."""
+    return {path.rpartition("/")[0] for path, hcl in snapshot.files.items()
+            if hcl.tree is None and any(a._expr is not None for a in _attributes(hcl.body))}
+
+
+def test_the_views_read_again_are_kept_for_a_bounded_number_of_modules():
+    # A hover or a caller's re-trace reads the views of modules already released, and nothing
+    # releases those again: the host keeps them for its bound of modules, no more.
+    leaves = {f"modules/m{i}/main.tf": f'variable "size" {{\n  default = {i}\n}}\n\n'
+              f'resource "aws_instance" "this" {{\n  ami   = "ami-{i}"\n  count = var.size + 1\n}}\n'
+              for i in range(6)}
+    root = "".join(f'module "m{i}" {{\n  source = "./modules/m{i}"\n  size   = {i}\n}}\n\n' for i in range(6))
+    texts = {"main.tf": root, **leaves}
+    host = AnalysisHost(retention=Retention("editor", keeps_edit_state=True, releases_traces=False, reread_modules=2))
+    host.apply_change([SetSource(path, text.encode()) for path, text in texts.items()])
+    snapshot = host.snapshot()
+    before = everything(snapshot)
+    for dir in snapshot.dirs():
+        dir_diagnostics(snapshot, dir)
+        snapshot.release(dir)
+    assert _held_modules(snapshot) == set()
+    for i in range(6):  # read again, module after module (a hover's read of the resource's arguments)
+        for attribute in snapshot.files[f"modules/m{i}/main.tf"].body.blocks[1].body.attributes.values():
+            attribute.expr
+        assert _held_modules(snapshot) == {f"modules/m{j}" for j in range(max(0, i - 1), i + 1)}
+        assert host._reread_views.modules() == sorted(_held_modules(snapshot))
+    assert everything(snapshot) == before == everything(fresh(texts))
+    # released again, a module whose views were forgotten past the bound is told again
+    snapshot.files["modules/m0/main.tf"].body.blocks[1].body.attributes["ami"].expr
+    assert host._reread_views.modules() == ["modules/m5", "modules/m0"]
+
+
+def test_a_forgotten_file_parsed_anew_is_freed_without_the_cycle_collector():
+    # The re-read notice names the file by path: were it to hold the file, the file's views would
+    # hold a cycle through their converter, and each file replaced would wait for a full collection.
+    texts = {"main.tf": 'module "m" {\n  source = "./m"\n}\n',
+             "m/main.tf": 'resource "aws_instance" "this" {\n  ami = "ami-1"\n}\n'}
+    host = _loaded(texts)
+    snapshot = host.snapshot()
+    for dir in snapshot.dirs():
+        dir_diagnostics(snapshot, dir)
+        snapshot.release(dir)
+    assert snapshot.files["m/main.tf"].forgotten
+    del snapshot
+    gc.collect()
+    gc.disable()
+    try:
+        before = sum(type(o) is HclFile for o in gc.get_objects())
+        host.apply_change(SetSource("m/main.tf", b'resource "aws_instance" "this" {\n  ami = "ami-2"\n}\n'))
+        everything(host.snapshot())
+        assert sum(type(o) is HclFile for o in gc.get_objects()) == before
+    finally:
+        gc.enable()

@@ -7,7 +7,7 @@ cannot understand becomes an ``InvalidExpr`` carrying the reason, and nesting de
 
 from __future__ import annotations
 
-from typing import Union
+from typing import Callable, Union
 
 from tree_sitter import Node
 
@@ -247,7 +247,7 @@ class ExprConverter:
     ``owner`` is the file's converter. A file's own converter has base 0 and no anchor.
     Slots: there is one per top-level block of the workspace."""
 
-    __slots__ = ("source", "file", "keep_nodes", "base", "end", "anchor", "owner", "set_twice", "json_source")
+    __slots__ = ("source", "file", "keep_nodes", "base", "end", "anchor", "owner", "set_twice", "json_source", "on_reread")
 
     def __init__(self, source: bytes, file: str, keep_nodes: bool = True):
         self.source = source
@@ -259,6 +259,9 @@ class ExprConverter:
         self.owner: ExprConverter | None = None
         self.set_twice: int | None = None
         self.json_source: bytes | None = None
+        # A file's converter: called once when a view of the file reads its bytes again after
+        # ``hclfile.forget_derived`` (the host's bound on what is read again, ``retention``).
+        self.on_reread: Callable[[], None] | None = None
 
     def for_block(self, start: int, end: int, anchor: "Anchor | None" = None) -> "ExprConverter":
         """A converter for the top-level block at ``[start, end)`` of this converter's source."""

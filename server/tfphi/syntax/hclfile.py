@@ -20,6 +20,7 @@ from __future__ import annotations
 import re
 from bisect import bisect_left
 from functools import lru_cache
+from typing import Callable
 from sys import intern
 
 from tree_sitter import Node, Tree
@@ -87,6 +88,7 @@ class Attribute:
         # variable's type and default, and parsing the whole block for each cost more (a
         # recent parse of the block, e.g. for a resource's body, still answers first).
         conv = self._converter
+        _reread(conv)
         start = conv.base + self._start
         node = reparser.node(conv.source, start, start + self._end, "attribute")
         assert node is not None, f"attribute {self.name!r} not found again at {self._start}-{self._end}"
@@ -252,6 +254,7 @@ class Block:
             node = self._node
             conv = self._converter
             if self._reparse:
+                _reread(conv)
                 node = reparser.node(conv.source, conv.base + self._at[0], conv.base + self._at[1], "block",
                                       (conv.base, conv.end))
             if node is not None and conv is not None:
@@ -469,18 +472,31 @@ def read_in_pieces(path: str, source: bytes, traced: frozenset = frozenset()) ->
     return HclFile(path, source, None, body, placed, nodes=tuple(tops))
 
 
-def forget_derived(hcl: HclFile, references: bool = True) -> None:
+def forget_derived(hcl: HclFile, references: bool = True, on_reread: Callable[[], None] | None = None) -> None:
     """Drops what the views of a file read without its tree (not open in an editor) derived on
     demand and derive again from its bytes (``Snapshot.release``, as the host's
     ``retention.Retention`` says): every attribute's expression, the bodies of top-level blocks
     but those module builds read (``_EAGER_BODIES``: declarations hold them), and with
     ``references`` the references read for the undefined-reference check (an editor's host keeps
-    them: the next answer for the file reads them, ``stir.file_findings``)."""
+    them: the next answer for the file reads them, ``stir.file_findings``). ``on_reread`` is
+    called once, when a view first reads the file's bytes again (``retention.RereadViews``)."""
     if hcl.tree is None and not is_json_path(hcl.path):  # (else views read from a tree's nodes, or JSON)
         hcl.forgotten = True
+        for item in (*hcl.body.blocks, *hcl.body.attributes.values()):
+            conv = item._converter
+            if conv is not None:
+                (conv.owner or conv).on_reread = on_reread
         _forget_expressions(hcl.body, top=True)
         if references and any(hcl.tops[3::4]):
             hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
+
+
+def _reread(conv: ExprConverter | None) -> None:
+    """Tells the file's host, once, that a view reads its bytes again (``forget_derived``)."""
+    owner = conv and (conv.owner or conv)
+    if owner is not None and owner.on_reread is not None:
+        notify, owner.on_reread = owner.on_reread, None
+        notify()
 
 
 def _forget_expressions(body: Body, top: bool = False) -> None:
