@@ -347,7 +347,7 @@ def load_outside_modules(root: PathLike, analysis: AnalysisHost, attempted: set[
     while True:
         snapshot = analysis.snapshot()
         deployed = deployed_dirs(snapshot.units)
-        missing = missing_local_targets(snapshot.modules, attempted, deployed)
+        missing = missing_local_targets(snapshot.modules, snapshot.tree, attempted, deployed)
         # the files Terragrunt units include (``find_in_parent_folders``: each candidate once)
         parents = [p for p in wanted_paths(snapshot.terragrunt, attempted, place_of(analysis.config))
                    if not is_ignored(p, analysis.config.ignore)]

@@ -7,7 +7,7 @@ anywhere, the keystroke shapes among them), typed into every file of a module as
 
 from __future__ import annotations
 
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import pytest
@@ -18,7 +18,8 @@ from test_host_property import EXAMPLES, apply, edit
 from tfphi.lsp.documents import Document
 from tfphi.stir.model import assemble_module, read_declarations
 from tfphi.stir.module_changes import changed_calls, declared_addresses
-from tfphi.stir.workspace import build_module_tree, module_dir_of
+from tfphi.stir.roots import is_outside, missing_local_targets
+from tfphi.stir.workspace import build_module_tree, local_target, module_dir_of
 from tfphi.syntax.hclfile import new_parser, parse_file
 
 
@@ -84,3 +85,34 @@ def test_a_rebuilt_module_tree_names_the_calls_beyond_as_a_fresh_one(before, edi
     fresh = build_module_tree(modules, {})
     for d, module in modules.items():
         assert rebuilt.calls_beyond(d, module.calls) == fresh.calls_beyond(d, module.calls), d
+
+
+def _outside_walk(modules) -> list[str]:
+    """What ``missing_local_targets`` names, by its definition: every module's local sources
+    that lead outside DIR to a directory with no module."""
+    wanted = set()
+    for dir, module in modules.items():
+        for call in module.calls.values():
+            if call.source is not None and call.source.startswith(("./", "../")):
+                target = local_target(dir, call.source)
+                if target is not None and is_outside(target) and target not in modules:
+                    wanted.add(target)
+    return sorted(wanted)
+
+
+@settings(max_examples=EXAMPLES * 5, deadline=None)
+@given(before=st.fixed_dictionaries({d: _CALLS for d in _DIRS}), edited=st.sampled_from(_DIRS), after=_CALLS)
+@example(before={d: {} for d in _DIRS}, edited="", after={"m1": "../../far"})
+@example(before={**{d: {} for d in _DIRS}, "": {"m1": "../../far"}}, edited="", after={"m1": "./a"})
+def test_a_rebuilt_module_tree_misses_the_directories_a_walk_of_every_module_does(before, edited, after):
+    """``missing_local_targets`` reads the calls the module tree keeps as leading outside DIR
+    (``ModuleTree.outside``, updated for the changed calls when a tree is rebuilt): it names the
+    directories a walk of every module's calls names, after the edit of one module's calls."""
+    modules = {d: _module(d, calls) for d, calls in before.items()}
+    old = build_module_tree(modules, {})
+    assert missing_local_targets(modules, old) == _outside_walk(modules)
+    modules[edited] = _module(edited, after)
+    changed = changed_calls(_module(edited, before[edited]), modules[edited])
+    rebuilt = build_module_tree(modules, {}, (), (old, {(edited, name) for name in changed}))
+    assert missing_local_targets(modules, rebuilt) == _outside_walk(modules)
+    assert missing_local_targets(modules, rebuilt, ["../../far"]) == [d for d in _outside_walk(modules) if d != "../../far"]

@@ -30,7 +30,7 @@ def test_sources_outside_dir_are_read_with_paths_relative_to_dir():
         "../../modules/db_instance/main.tf", "../../modules/db_instance/outputs.tf", "../../modules/db_instance/variables.tf",
     ]
     assert analysis.tree.roots == ("",)
-    assert missing_local_targets(analysis.modules) == []
+    assert missing_local_targets(analysis.modules, analysis.tree) == []
     assert analysis.tree.call_paths("../../modules/db_instance") == [
         (("", ""), ("db", "../.."), ("db_instance", "../../modules/db_instance")),
     ]

@@ -60,7 +60,6 @@ class Folder:
     outside: dict[str, str] = field(default_factory=dict)  # module dirs read from outside the folder -> real path
     outside_tried: set[str] = field(default_factory=set)  # outside module dirs already looked for
     outside_checked: object | None = None  # the module tree whose calls were last followed out
-    outside_targets: dict = field(default_factory=dict)  # module dir -> (module, its targets outside the folder)
     reported_failures: set[str] = field(default_factory=set)  # module failures already logged
     repo_root: str | None = None  # the git work tree around the folder, relative to it (Config.repo_root)
     generated: dict[str, bytes] = field(default_factory=dict)  # files Terragrunt generate blocks write (not on disk)
@@ -245,7 +244,7 @@ class LiveWorkspace:
             folder.outside_checked = snapshot.tree
             tried = folder.outside_tried | set(folder.outside)
             deployed = deployed_dirs(snapshot.units)
-            missing = missing_local_targets(snapshot.modules, tried, deployed, folder.outside_targets)
+            missing = missing_local_targets(snapshot.modules, snapshot.tree, tried, deployed)
             parents = [p for p in wanted_paths(snapshot.terragrunt, tried, place_of(folder.host.config))
                        if not is_ignored(p, folder.host.config.ignore)]
             for path in parents:  # the files Terragrunt units include: each candidate tried once

@@ -15,50 +15,29 @@ from typing import Iterable, Mapping
 
 from ..addrs import ModuleCall
 from .model import Module
-from .workspace import CallPath, ModuleTree, is_local_source, local_target
+from .workspace import CallPath, ModuleTree, local_target  # (local_target: also read from here, lsp.focus)
 
 def is_outside(dir: str) -> bool:
     """True when a module directory lies outside DIR (reached through a ``../`` source)."""
     return dir == ".." or dir.startswith("../")
 
 
-def missing_local_targets(modules: Mapping[str, Module], attempted: Iterable[str] = (),
-                          deployed: Iterable[str] = (), known: dict | None = None) -> list[str]:
+def missing_local_targets(modules: Mapping[str, Module], tree: ModuleTree, attempted: Iterable[str] = (),
+                          deployed: Iterable[str] = ()) -> list[str]:
     """Directories outside DIR that a local module source calls, or a Terragrunt unit deploys
     (``deployed``), not loaded nor tried yet.
 
     Directories inside DIR are the walker's: it has read every module there it may read.
-    ``known``: the caller's memo of each module's targets outside DIR, by module object (an
-    edit that renames a call of the root asks again: only the modules rebuilt are looked at).
+    ``tree``: the module tree of ``modules``, which keeps the calls leading outside DIR
+    (``ModuleTree.outside``): a keystroke that renames a call of a root of 200 calls looks at
+    those calls, not at the 1,000 modules' calls.
     """
     done = set(attempted)
     wanted: set[str] = {d for d in deployed if is_outside(d) and d not in modules and d not in done}
-    memo = {} if known is None else known
-    for dir, module in modules.items():
-        entry = memo.get(dir)
-        if entry is None or entry[0] is not module:
-            entry = memo[dir] = (module, _outside_targets(dir, module))
-        for target in entry[1]:
-            if target not in modules and target not in done:
-                wanted.add(target)
-    if known is not None and len(known) > len(modules):
-        for dir in [d for d in known if d not in modules]:
-            del known[dir]
+    for target in tree.outside.values():
+        if target not in modules and target not in done:
+            wanted.add(target)
     return sorted(wanted)
-
-
-def _outside_targets(dir: str, module: Module) -> tuple[str, ...]:
-    """The directories outside DIR that the local sources of ``module`` call."""
-    out = []
-    inside = not is_outside(dir)
-    for call in module.calls.values():
-        source = call.source
-        if source is None or not is_local_source(source) or (inside and ".." not in source):
-            continue  # (``./x`` from inside DIR stays inside: a root's 200 calls need no path worked out)
-        target = local_target(dir, source)
-        if target is not None and is_outside(target):
-            out.append(target)
-    return tuple(out)
 
 
 def display_dir(dir: str) -> str:

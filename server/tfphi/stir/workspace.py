@@ -11,7 +11,7 @@ from functools import cached_property
 from typing import Iterable, Mapping
 
 from ..addrs import ModuleCall
-from ..records import record
+from ..records import field, record
 from .model import Module
 
 MODULES_JSON = ".terraform/modules/modules.json"
@@ -147,6 +147,10 @@ class ModuleTree:
     targets: Mapping[tuple[str, str], CallTarget]  # (module dir, call name) -> target
     callers: Mapping[str, tuple[tuple[str, str], ...]]  # module dir -> (caller dir, call name)
     roots: tuple[str, ...]
+    # (module dir, call name) -> the directory outside DIR its local source leads to, loaded or not:
+    # the calls that can ask for a module directory the walker never reads (``roots.missing_local_targets``
+    # looks at these instead of every module's calls; a rebuilt tree updates the changed calls only).
+    outside: Mapping[tuple[str, str], str] = field(default_factory=dict)
 
     def calls_beyond(self, dir: str, calls: Iterable[str]) -> tuple[tuple[str, str], ...]:
         """(call name, target dir), sorted by name, of the ``calls`` of the module in ``dir`` that lead
@@ -194,6 +198,7 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
         return _rebuilt_module_tree(modules, manifests, known[0], known[1]) or build_module_tree(modules, manifests, deployed)
     targets: dict[tuple[str, str], CallTarget] = {}
     callers: dict[str, list[tuple[str, str]]] = {}
+    outside: dict[tuple[str, str], str] = {}
     keys = _manifest_keys(modules, manifests)
     for dir in sorted(modules):
         for name, call in modules[dir].calls.items():
@@ -201,11 +206,23 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
             targets[(dir, name)] = target
             if target.dir is not None:
                 callers.setdefault(target.dir, []).append((dir, name))
+            if (leads := outside_target(dir, call.source)) is not None:
+                outside[(dir, name)] = leads
     # A module outside DIR is only ever loaded because a local source calls it: never a root.
     roots = [d for d in sorted(modules) if d not in callers and not is_installed_dir(d) and not _outside(d)]
     roots.extend(d for d in deployed if d in modules and d not in roots)
     roots.extend(_cycle_roots(modules, callers, roots))
-    return ModuleTree(targets, {k: tuple(v) for k, v in callers.items()}, tuple(sorted(roots)))
+    return ModuleTree(targets, {k: tuple(v) for k, v in callers.items()}, tuple(sorted(roots)), outside)
+
+
+def outside_target(dir: str, source: str | None) -> str | None:
+    """The directory outside DIR that a local ``source`` of the module in ``dir`` leads to; None
+    for any other source. (``./x`` from inside DIR stays inside: a root's 200 calls need no path
+    worked out.)"""
+    if source is None or not is_local_source(source) or (".." not in source and not _outside(dir)):
+        return None
+    target = local_target(dir, source)
+    return target if target is not None and _outside(target) else None
 
 
 def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple[str, str]]) -> ModuleTree | None:
@@ -213,6 +230,7 @@ def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple
     modules than before (the roots must be found again)."""
     keys = _manifest_keys(modules, manifests)
     targets = dict(old.targets)
+    outside = dict(old.outside)
     before: dict[tuple[str, str], int] = {}  # (caller dir, target dir) -> calls linking them, before minus after
     for dir, name in changed:
         was = targets.pop((dir, name), None)
@@ -220,6 +238,9 @@ def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple
             before[(dir, was.dir)] = before.get((dir, was.dir), 0) + 1
         module = modules.get(dir)
         call = module.calls.get(name) if module is not None else None
+        outside.pop((dir, name), None)
+        if call is not None and (leads := outside_target(dir, call.source)) is not None:
+            outside[(dir, name)] = leads
         if call is not None:
             target = targets[(dir, name)] = _resolve_call(dir, name, call.source, modules, manifests, keys)
             if target.dir is not None:
@@ -241,7 +262,7 @@ def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple
             callers[target] = tuple(lists[target])
         else:
             callers.pop(target, None)
-    tree = ModuleTree(targets, callers, old.roots)
+    tree = ModuleTree(targets, callers, old.roots, outside)
     dirs_changed = {dir for dir, _ in changed}
     beyond = tree._beyond
     for dir, found in old._beyond.items():  # (what ``calls_beyond`` found: the same for the calls that did not change)
