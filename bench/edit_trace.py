@@ -38,6 +38,8 @@ from pathlib import Path
 BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
+from edit_cpu import percentile  # noqa: E402
+
 PARTS = ("send->arrival", "arrival->handled", "handled->published", "published->client")
 
 
@@ -192,11 +194,6 @@ def split(rows: list[tuple], log_path: Path) -> tuple[list[tuple], list[tuple]]:
     return parts, [s for s in steps if first <= s[0] <= last]
 
 
-def pct(xs: list[float], p: float) -> float:
-    ordered = sorted(xs)
-    return ordered[max(0, min(len(ordered) - 1, round(p / 100 * len(ordered) + 0.5) - 1))]
-
-
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--modules", type=int, default=1000)
@@ -220,10 +217,10 @@ def main(argv=None) -> int:
         parts, steps = split(rows, log_path)
         total = [sum(p) for p in parts]
         print(f"run {run + 1}: {args.edit} edits{' (steady)' if args.steady else ''}, ms: first ten "
-              f"{[round(t, 1) for t in total[:10]]}, p50 {pct(total, 50):.1f}, p99 {pct(total, 99):.1f}, max {max(total):.1f}")
+              f"{[round(t, 1) for t in total[:10]]}, p50 {percentile(total, 50):.1f}, p99 {percentile(total, 99):.1f}, max {max(total):.1f}")
         for i, name in enumerate(PARTS):
             xs = [p[i] for p in parts]
-            print(f"    {name:<19} p50 {pct(xs, 50):6.2f}  p95 {pct(xs, 95):6.2f}  max {max(xs):7.2f}")
+            print(f"    {name:<19} p50 {percentile(xs, 50):6.2f}  p95 {percentile(xs, 95):6.2f}  max {max(xs):7.2f}")
         worst = sorted(range(len(parts)), key=lambda k: -total[k])[:3]
         print("    slowest: " + "; ".join(f"edit {k + 1}: {total[k]:.1f} = " + " + ".join(f"{x:.1f}" for x in parts[k])
                                         for k in worst))
