@@ -28,7 +28,6 @@ import argparse
 import asyncio
 import bisect
 import json
-import os
 import sys
 import tempfile
 import threading

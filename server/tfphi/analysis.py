@@ -45,7 +45,6 @@ from .text import LineIndex
 from .syntax.references import BlockCache
 from .trace.result import TraceResult
 from .trace.env import Env, SourceView, block_iterators
-from .trace.memo import MemoStore
 from .trace.tracer import Tracer
 
 CONFIG_FILE = ".tfphi.toml"

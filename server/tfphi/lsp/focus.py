@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..analysis import AnalysisHost, Snapshot, file_kind
 from ..records import record
-from ..stir.roots import local_target
+from ..stir.workspace import local_target
 from ..stir.workspace import is_installed_dir, is_local_source, module_dir_of
 from ..syntax import is_json_path
 from .workspace import parseable

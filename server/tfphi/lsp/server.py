@@ -15,7 +15,6 @@ import functools
 import itertools
 import logging
 import os
-import sys
 from collections.abc import Mapping
 from typing import Any
 

@@ -15,7 +15,7 @@ from typing import Iterable, Mapping
 
 from ..addrs import ModuleCall
 from .model import Module
-from .workspace import CallPath, ModuleTree, local_target  # (local_target: also read from here, lsp.focus)
+from .workspace import CallPath, ModuleTree
 
 def is_outside(dir: str) -> bool:
     """True when a module directory lies outside DIR (reached through a ``../`` source)."""
