@@ -259,12 +259,12 @@ class Block:
     attributes and nested blocks read theirs through (their ``_converter``): no converter per
     block is kept, one is made when an expression is converted (``converter``).
 
-    A block read from HCL keeps offsets in one tuple (``_at``: a top-level block's start and end
-    in its converter's source (from ``base`` to ``end``: the same integers as its file's
-    ``HclFile.tops``); a nested block's start and end from its top-level block's ``base``; then the type's length, each label's start and end from the block's start:
+    A block read from HCL keeps offsets in one tuple (``_at``: its start and end from its top-level
+    block's ``base``, 0 and its length for a top-level block; then the type's length, each label's start and end from the block's start:
     small shared integers) and makes ``span``, ``type_span`` and ``label_spans`` when asked
-    (docs/positions.md). A block built with its spans (``.tf.json``, no converter) keeps them:
-    (type span, span, labels')."""
+    (docs/positions.md). The files read together share equal tuples of offsets and of labels
+    (``ExprConverter.shared``: a workspace's blocks have a few hundred of each). A block built
+    with its spans (``.tf.json``, no converter) keeps them: (type span, span, labels')."""
 
     __slots__ = ("type", "labels", "_at", "_node", "_converter", "_anchor", "_body", "_reparse", "_text", "_verdicts", "_broken")
 
@@ -303,28 +303,28 @@ class Block:
 
     # ---- where it is: its spans, made from its anchor when asked
 
-    def _where(self) -> tuple[str, int, Anchor]:
-        """(its file, its start from its anchor, the anchor): a top-level block starts at its anchor."""
+    def _where(self) -> tuple[str, Anchor]:
+        """(its file, the anchor its offsets are from: its own, or its top-level block's)."""
         if self._anchor is not None:
-            return self._converter.file, 0, self._anchor
+            return self._converter.file, self._anchor
         top = self._converter
-        return top._converter.file, self._at[0], top._anchor
+        return top._converter.file, top._anchor
 
     @property
     def span(self) -> Span:
         at = self._at
         if self._converter is None:
             return at[1]
-        file, start, anchor = self._where()
-        return Span(file, start, at[1] - at[0] if self._anchor is not None else at[1], anchor)
+        file, anchor = self._where()
+        return Span(file, at[0], at[1], anchor)
 
     @property
     def type_span(self) -> Span:
         at = self._at
         if self._converter is None:
             return at[0]
-        file, start, anchor = self._where()
-        return Span(file, start, start + at[2], anchor)
+        file, anchor = self._where()
+        return Span(file, at[0], at[0] + at[2], anchor)
 
     def label_span(self, index: int) -> Span:
         """``label_spans[index]``, made alone."""
@@ -332,8 +332,8 @@ class Block:
         if self._converter is None:
             return at[2][index]
         first, last = range(3, len(at), 2)[index], range(4, len(at), 2)[index]  # (IndexError as a tuple's)
-        file, start, anchor = self._where()
-        return Span(file, start + at[first], start + at[last], anchor)
+        file, anchor = self._where()
+        return Span(file, at[0] + at[first], at[0] + at[last], anchor)
 
     @property
     def label_spans(self) -> tuple[Span, ...]:
@@ -353,8 +353,10 @@ class Block:
 
     @property
     def base(self) -> int:
-        """Where it starts in ``source`` (the offsets of what it holds are from there)."""
-        return self._at[0]
+        """Where it starts in ``source`` (the offsets of what it holds are from there): where its
+        anchor is while it reads the parse that read it (only a block taken over moves, and it
+        is detached first: ``_take_over``), 0 once it reads its own text."""
+        return self._anchor.start if self._converter.anchor is None else 0
 
     @property
     def anchor(self) -> Anchor | None:
@@ -367,15 +369,15 @@ class Block:
 
     def converter(self) -> ExprConverter:
         """A converter for its expressions (made when asked: none is kept per block)."""
-        at = self._at
-        return self._converter.for_block(at[0], at[1], self._anchor)
+        base = self.base
+        return self._converter.for_block(base, base + self._at[1], self._anchor)
 
     @property
     def text(self) -> bytes:
         """A top-level block's text (what its derived data is a function of, with its anchor)."""
         if self._text is None:
-            at = self._at
-            self._text = self._converter.source[at[0] : at[1]]
+            base = self.base
+            self._text = self._converter.source[base : base + self._at[1]]
         return self._text
 
     @property
@@ -430,8 +432,7 @@ def _detach(block: Block, text: bytes) -> None:
     conv = ExprConverter(text, block._converter.file, keep_nodes=False)
     conv.anchor = block._anchor  # (the mark of a converter of one block's text: ``_reads_its_parse``)
     block._text = text
-    block._at = (0, len(text), *block._at[2:])  # base 0: the source is the block's text
-    block._converter = conv
+    block._converter = conv  # (its ``base`` is 0 from now on)
     _drop_nodes(block)
 
 
@@ -659,6 +660,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     root = tree.root_node
     keep_tree = keep_tree or root.has_error
     converter = ExprConverter(source, path, keep_nodes=keep_tree)
+    converter.shared = refs_cache  # while its views are read (``Block``), then None: it outlives the cache
     errors = collect_errors(root, path)
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
@@ -693,6 +695,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         candidate = rules_candidate if taken is None else lambda text: searched(1, rules_candidate, text, taken, previous.searched, answers)
         check_terraform_rules(root, source, path, errors, candidate)
     errors = placed
+    converter.shared = None
     if native and previous is None and not errors and not known_clean and clean is not None:
         clean.add(source)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
@@ -709,16 +712,13 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
 
 def _tops_of(nodes, blocks, source: bytes, cache: dict) -> tuple:
     """``HclFile.tops`` of a file's top-level ``nodes`` (its ``blocks`` read from them): a block's
-    start and end are its own offsets' integer objects, not new ones (an integer over 256 is an
-    object of 28 bytes, and a workspace has two per top-level block)."""
-    ranges = {block._at[0]: block._at for block in blocks if block._anchor is not None}
+    start is its anchor's integer object, not a new one (an integer over 256 is an object of 28
+    bytes)."""
+    starts = {block._anchor.start: block._anchor.start for block in blocks if block._anchor is not None}
     tops = []
     for node in nodes:
-        start, end = node.start_byte, node.end_byte
-        at = ranges.get(start)
-        if at is not None and at[1] == end:
-            start, end = at[0], at[1]
-        tops += (intern(node.type), start, end, block_references(node, source, cache))
+        start = node.start_byte
+        tops += (intern(node.type), starts.get(start, start), node.end_byte, block_references(node, source, cache))
     return tuple(tops)
 
 
@@ -777,9 +777,7 @@ def _read_block(node: Node, conv: ExprConverter, top: Block | None = None, eager
     start, end = node.start_byte, node.end_byte
     if top is None:  # a top-level block: an anchor of its own; its body is read with a converter made for it
         conv = conv.for_block(start, end)
-        at = [start, end]  # see ``Block``
-    else:
-        at = [start - conv.base, end - conv.base]
+    at = [start - conv.base, end - conv.base]
     labels: list[str] = []
     type_start, type_end = type_node.start_byte, type_node.end_byte
     at.append(type_end - type_start)
@@ -806,7 +804,11 @@ def _read_block(node: Node, conv: ExprConverter, top: Block | None = None, eager
     kind = intern(source[type_start:type_end].decode("utf-8", "replace"))
     if top is None:
         eager = kind in _EAGER_BODIES or (kind == "resource" and bool(labels) and labels[0] in traced)
-    return Block.read(kind, tuple(labels), tuple(at), node, conv, eager, body_node, top)
+    shared = conv.shared
+    at, labels = tuple(at), tuple(labels)
+    if shared is not None:  # (the files read together share equal tuples: ``Block``)
+        at, labels = shared.setdefault(at, at), shared.setdefault(labels, labels)
+    return Block.read(kind, labels, at, node, conv, eager, body_node, top)
 
 
 def _argument_set_twice(source: bytes, tree: Tree, blocks: list[Block], conv: ExprConverter) -> int | None:
@@ -815,7 +817,7 @@ def _argument_set_twice(source: bytes, tree: Tree, blocks: list[Block], conv: Ex
     anyway say so as they are read: ``ExprConverter.set_twice``), or None when none is."""
     if conv.set_twice is not None:
         return conv.set_twice
-    return first_set_twice(source, tree, [(b._at[0], b._at[1]) for b in blocks
+    return first_set_twice(source, tree, [(b.base, b.base + b._at[1]) for b in blocks
                                           if b._body is None or b._converter is not conv])  # (read with ``conv``: it says so)
 
 
