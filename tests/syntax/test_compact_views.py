@@ -19,7 +19,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tfphi.syntax.copies import copy_under_path
-from tfphi.syntax.hclfile import Attribute, SpelledAttribute, TreeAttribute, forget_derived, parse_file, take_over_blocks
+from tfphi.syntax.attributes import Attribute, SpelledAttribute, TreeAttribute
+from tfphi.syntax.hclfile import forget_derived, parse_file, take_over_blocks
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
 from generate import generate  # noqa: E402

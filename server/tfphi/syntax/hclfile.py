@@ -17,7 +17,6 @@ and keeps no tree of the whole text (``read_in_pieces``).
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from typing import Callable
 from sys import intern
@@ -27,9 +26,10 @@ from tree_sitter import Node, Tree
 from ..records import record, field
 from . import is_json_path
 from .error_shapes import SyntaxProblem, suspicious, terraform_placed
-from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
+from .expr import Anchor, ExprConverter, ScopeTraversalExpr, Span
 from .references import block_references, top_level_nodes
 from .parsers import HclParser, exact_node, new_parser, node_of_range, reparser  # noqa: F401 - (new_parser, node_of_range: read from here)
+from .attributes import Attribute, reread
 from .searches import CleanSources, searched
 from .set_twice import first_set_twice, redefined_errors
 from .tree_errors import check_terraform_rules, collect_errors, parse_in_pieces, place_unclosed_block, rules_candidate
@@ -40,196 +40,6 @@ BOM = b"\xef\xbb\xbf"
 def read_block(node: Node, source: bytes, path: str) -> "Block | None":
     """The top-level block of a ``block`` node of ``source``, read as a parse of ``path`` reads it."""
     return _read_block(node, ExprConverter(source, path))
-
-
-# A quoted string with nothing to unescape or interpolate: its value is the text between the quotes.
-_PLAIN_STRING = re.compile(rb'"[^"\\$%\n]*"')
-
-
-class Attribute:
-    """``name = expression``; spans and the expression are worked out on first use.
-
-    Building a module reads every attribute of its variable, module and output blocks, and
-    most are never asked about again: only the name is read eagerly, with the ranges of the
-    name and of the value, so that ``name_span`` and a plain string's ``literal_string``
-    (what every module build reads) need no parse again once the file's tree is gone.
-    Offsets are kept relative to the top-level block (its place's ``base``): an attribute
-    stays right when text above its block changes. Its place (``_converter``) is its top-level
-    ``Block`` (one per block, no converter of its own: ``Block.converter``), or the file's
-    converter for an argument of the file's own body (``.tfvars``, JSON).
-
-    An argument written as almost all are (its name, spaces, ``=``, spaces, a value that ends it:
-    ``_regular``) keeps only its start and end: where its name ends and its value starts are read
-    from its bytes when asked. Any other keeps them (``SpelledAttribute``), as does an argument of
-    a file whose tree is kept (``TreeAttribute``: its node too). Attributes are most of what a
-    workspace's views hold (bench/README.md, "Issue 23: server memory at 10,000 modules, session 11").
-    """
-
-    # ``_start`` from the place's base, ``_end`` from ``_start``: small integers, which Python shares.
-    __slots__ = ("name", "_converter", "_expr", "_start", "_end")
-    _node: Node | None = None  # (``TreeAttribute``: the node while its file's tree is kept)
-
-    def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 name_end: int | None = None, place: "Block | None" = None):
-        """(``keep_node`` and ``name_end``: for the classes that keep them; ``Attribute.read`` picks the class.)"""
-        self.name = name
-        at = node.start_byte
-        self._start = at - converter.base
-        self._end = node.end_byte - at
-        self._converter = converter if place is None else place  # (see the class)
-        self._expr: Expr | None = None
-
-    @staticmethod
-    def read(name: str, node: Node, converter: ExprConverter, name_end: int, place: "Block | None") -> "Attribute":
-        """The attribute of ``node`` (read with ``converter``; ``place``: its top-level block, None
-        for an argument of the file's own body), of the class that keeps what its bytes do not say."""
-        if converter.keep_nodes:
-            return TreeAttribute(name, node, converter, True, name_end, place)
-        at = node.start_byte
-        value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
-        if (value is not None and value.type == "expression" and value.end_byte == node.end_byte
-                and _regular(converter.source, name, at, name_end, value.start_byte)):
-            return Attribute(name, node, converter, False, name_end, place)
-        return SpelledAttribute(name, node, converter, False, name_end, place)
-
-    # Where the name ends and the value starts and ends, from the start (-1: no value). Read from
-    # the bytes here; kept by the classes below, whose slots of the same names come first.
-
-    @property
-    def _name_end(self) -> int:
-        return len(self.name.encode("utf-8"))
-
-    @property
-    def _value_start(self) -> int:
-        conv = self._converter
-        at = conv.base + self._start
-        return _EQUALS.match(conv.source, at + len(self.name.encode("utf-8"))).end() - at
-
-    @property
-    def _value_end(self) -> int:
-        return self._end
-
-    def _tree_node(self) -> Node:
-        if self._node is not None:
-            return self._node
-        # The attribute's own range: a trace reads a few arguments of a module call or a
-        # variable's type and default, and parsing the whole block for each cost more (a
-        # recent parse of the block, e.g. for a resource's body, still answers first).
-        conv = self._converter
-        _reread(conv.owner or conv)
-        start = conv.base + self._start
-        node = reparser.node(conv.source, start, start + self._end, "attribute")
-        assert node is not None, f"attribute {self.name!r} not found again at {self._start}-{self._end}"
-        return node
-
-    @property
-    def span(self) -> Span:
-        conv = self._converter
-        return Span(conv.file, self._start, self._start + self._end, conv.anchor)
-
-    @property
-    def value_range(self) -> tuple[int, int] | None:
-        """The absolute byte range of the value in the file's current text (None when the parse recovered without one)."""
-        if self._value_start < 0:
-            return None
-        anchor = self._converter.anchor
-        shift = self._start + (anchor.start if anchor is not None else 0)
-        return self._value_start + shift, self._value_end + shift
-
-    @property
-    def name_span(self) -> Span:
-        conv = self._converter
-        return Span(conv.file, self._start, self._start + self._name_end, conv.anchor)  # the name starts the attribute
-
-    @property
-    def expr(self) -> Expr:
-        if self._expr is None:
-            node = self._tree_node()
-            expr_node = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
-            if expr_node is None or expr_node.type != "expression":
-                expr_node = next((c for c in node.children if c.type == "expression"), None)
-            if expr_node is None:
-                self._expr = InvalidExpr(self.span, "missing value")
-            else:
-                self._expr = self._converter.converter().convert(expr_node)
-        return self._expr
-
-    def _raw_value(self) -> bytes:
-        conv = self._converter
-        at = conv.base + self._start
-        return conv.source[at + self._value_start : at + self._value_end]
-
-    def literal_bool(self) -> bool | None:
-        """The value when it is the bare keyword ``true`` or ``false`` (read from the bytes:
-        no parse again once the file's tree is gone); None for anything else."""
-        if self._value_start < 0:
-            return None
-        raw = self._raw_value()
-        return True if raw == b"true" else False if raw == b"false" else None
-
-    def literal_string(self) -> str | None:
-        """The value when it is a plain quoted string without escapes or templates (fast path)."""
-        if self._value_start >= 0:
-            raw = self._raw_value()
-        else:  # no value, or recovered oddly: read the last child as before
-            node = self._tree_node()
-            expr_node = node.child(node.child_count - 1)
-            raw = self._converter.source[expr_node.start_byte : expr_node.end_byte] if expr_node is not None else b""
-        if _PLAIN_STRING.fullmatch(raw):
-            return raw[1:-1].decode("utf-8", "replace")
-        if self._expr is None and raw[:1] != b'"':
-            return None
-        expr = self.expr
-        return expr.value if isinstance(expr, LiteralExpr) and isinstance(expr.value, str) else None
-
-    def __repr__(self) -> str:
-        return f"Attribute({self.name!r})"
-
-
-# Between a regular argument's name and its value: spaces, ``=``, spaces (``Attribute._regular``).
-_EQUALS = re.compile(rb"[ \t]*=[ \t]*")
-
-
-def _regular(source: bytes, name: str, at: int, name_end: int, value_start: int) -> bool:
-    """Whether an argument at ``at`` of ``source`` whose name ends at ``name_end`` and whose value
-    starts at ``value_start`` lies as ``Attribute``'s properties read it."""
-    if name_end - at != len(name.encode("utf-8")):
-        return False  # (a name with bytes that are not UTF-8: its text is not its bytes)
-    found = _EQUALS.match(source, name_end)
-    return found is not None and found.end() == value_start
-
-
-class SpelledAttribute(Attribute):
-    """An argument whose name or value does not lie as a regular one's (``_regular``: a comment or
-    a line break around its ``=``, no value, a value that does not end it): its offsets are kept."""
-
-    __slots__ = ("_name_end", "_value_start", "_value_end")
-
-    def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 name_end: int | None = None, place: "Block | None" = None):
-        super().__init__(name, node, converter, keep_node, name_end, place)
-        at = node.start_byte
-        if name_end is None:
-            first = node.child(0)
-            name_end = first.end_byte if first is not None else at
-        self._name_end = name_end - at
-        value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
-        if value is not None and value.type == "expression":
-            self._value_start, self._value_end = value.start_byte - at, value.end_byte - at
-        else:
-            self._value_start = self._value_end = -1
-
-
-class TreeAttribute(SpelledAttribute):
-    """An argument of a file whose tree is kept (an open document): its node, until the file's
-    next parse takes its block over (``_drop_nodes``)."""
-
-    __slots__ = ("_node",)
-
-    def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 name_end: int | None = None, place: "Block | None" = None):
-        super().__init__(name, node, converter, keep_node, name_end, place)
-        self._node = node if keep_node else None  # None: parse the range again when asked
 
 
 @record(slots=True)
@@ -264,33 +74,39 @@ class Block:
     small shared integers) and makes ``span``, ``type_span`` and ``label_spans`` when asked
     (docs/positions.md). The files read together share equal tuples of offsets and of labels
     (``ExprConverter.shared``: a workspace's blocks have a few hundred of each). A block built
-    with its spans (``.tf.json``, no converter) keeps them: (type span, span, labels')."""
+    with its spans (``.tf.json``, no converter) keeps them: (type span, span, labels').
 
-    __slots__ = ("type", "labels", "_at", "_node", "_converter", "_anchor", "_body", "_reparse", "_text", "_verdicts", "_broken")
+    A block of a file read without its tree keeps no node (``TreeBlock`` does)."""
+
+    __slots__ = ("type", "labels", "_at", "_converter", "_anchor", "_body", "_text", "_verdicts")
+    _node: Node | None = None
+    _reparse = True  # its body is read from a parse of its range alone (its file's tree is gone)
+    _broken = False  # what its text parses to may depend on the text around it: never taken over
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
                  body: Body | None, span: Span):
         self.type, self.labels, self._at, self._body = type, labels, (type_span, span, label_spans), body
-        self._converter = self._anchor = self._node = self._text = self._verdicts = None
-        self._reparse = self._broken = False
+        self._converter = self._anchor = self._text = self._verdicts = None
 
     @classmethod
     def read(cls, type: str, labels: tuple[str, ...], at: tuple[int, ...], node: Node, converter: ExprConverter,
              eager: bool = False, body_node: Node | None = None, top: "Block | None" = None) -> "Block":
         """A block read from ``node`` with ``converter`` (its top-level block's: ``for_block``;
         ``at``: see the class), nested in ``top``, or a top-level block when None."""
-        self = cls.__new__(cls)
+        with_node = converter.keep_nodes or node.has_error
+        self = TreeBlock.__new__(TreeBlock) if with_node else cls.__new__(cls)
         self.type, self.labels, self._at, self._body = type, labels, at, None
         if top is None:
             self._converter, self._anchor = converter.owner, converter.anchor
         else:
             self._converter, self._anchor = top, None
-        # Without the file's tree, the body is read from a parse of the block's range alone.
-        self._reparse = not converter.keep_nodes
-        self._node = None if self._reparse else node
         self._text: bytes | None = None  # a top-level block's text, once asked (``text``)
         self._verdicts: list | None = None  # the file-wide text searches' answers for this block (``syntax.searches``)
-        self._broken = node.has_error  # what its text parses to may depend on the text around it: never taken over
+        if with_node:
+            # Without the file's tree, the body is read from a parse of the block's range alone.
+            self._reparse = not converter.keep_nodes
+            self._node = None if self._reparse else node
+            self._broken = node.has_error
         if eager and self._reparse:
             # Read now, from the tree still at hand: every module build reads this body
             # (``body_node``: the node of the body, when the caller has it at hand).
@@ -389,14 +205,16 @@ class Block:
             if top is not None:
                 conv = top.converter()
                 if self._reparse:
-                    _reread(top._converter)
+                    reread(top._converter)
                     start, end = (conv.base, conv.end) if top is self else (conv.base + self._at[0], conv.base + self._at[1])
                     node = reparser.node(conv.source, start, end, "block", (conv.base, conv.end))
                 if node is not None:
                     for child in node.children:
                         if child.type == "body":
                             _read_body(child, body, conv, top)
-            self._body, self._node = _settled(body), None
+            self._body = _settled(body)
+            if self._node is not None:
+                self._node = None
         return self._body
 
     def __repr__(self) -> str:
@@ -423,6 +241,13 @@ def _reads_its_parse(block: Block) -> bool:
     """Whether a top-level block reads the source of the parse that read it (else its own text:
     ``_detach``, whose converter carries the block's anchor; a file's converter has none)."""
     return block._converter.anchor is None
+
+
+class TreeBlock(Block):
+    """A block of a file whose tree is kept (an open document), or with a syntax error inside:
+    its node until its body is read, and whether it is read again from a parse of its range."""
+
+    __slots__ = ("_node", "_reparse", "_broken")
 
 
 def _detach(block: Block, text: bytes) -> None:
@@ -630,14 +455,6 @@ def forget_derived(hcl: HclFile, references: bool = True, on_reread: Callable[[]
         _forget_expressions(hcl.body, top=True)
         if references and any(hcl.tops[3::4]):
             hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
-
-
-def _reread(owner: ExprConverter) -> None:
-    """Tells the file's host, once, that a view reads its bytes again (``forget_derived``;
-    ``owner``: the converter of the file, or of a block's own text, the view reads through)."""
-    if owner.on_reread is not None:
-        notify, owner.on_reread = owner.on_reread, None
-        notify()
 
 
 def _forget_expressions(body: Body, top: bool = False) -> None:
