@@ -398,6 +398,8 @@ def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tr
     (``_read_top_level_taking_over``; ``unchanged``: how many bytes at the start and at the end
     of its text the edits since left alone, where the edited blocks are found). ``clean``: bytes
     already found free of syntax errors (``CleanSources``). ``traced``: see ``_EAGER_BODIES``."""
+    if refs_cache is not None:  # the files read together share equal bytes: a workspace repeats whole files
+        source = refs_cache.setdefault((source,), source)
     parser = parser or new_parser()
     tree = parser.parse(source, old_tree, may_respell_source)
     if tree.root_node.has_error:  # a syntax error: the file is read piece by piece (tree_errors.parse_in_pieces)

@@ -38,9 +38,9 @@ ADDRESS_BLOCKS = frozenset({"terraform", "moved", "import", "removed", "lifecycl
 # ``root.name.name`` (almost all), and the offsets small integers, which Python shares, when not.
 Relative = tuple[str, tuple[str, ...], int, "tuple[int, ...] | None"]
 # What the files one host reads together share (``AnalysisHost``: one snapshot's): each block
-# text's references (keyed by the text), and equal tuples of blocks' offsets and labels (a tuple
-# is its own key: ``hclfile.Block``).
-BlockCache = dict[bytes | tuple, list[Relative] | tuple]
+# text's references (keyed by the text), equal tuples of blocks' offsets and labels (a tuple is
+# its own key: ``hclfile.Block``) and equal files' bytes (keyed by a tuple of the bytes: ``parse_file``).
+BlockCache = dict[bytes | tuple, list[Relative] | tuple | bytes]
 MAX_CACHED_BLOCKS = 50_000
 
 
