@@ -93,7 +93,7 @@ class LineIndex:
     # ``_starts[i]`` is where line ``i`` starts, except from line ``_from`` on, where it is that
     # start minus ``_shift``: the lines below an edit are moved lazily (``edited``). An index never
     # changes ``_starts`` in place: an edited index may share the list with the one it came from.
-    __slots__ = ("_source", "_starts", "_from", "_shift", "_bom", "_skip_bom", "_tables", "_ascii")
+    __slots__ = ("_source", "_starts", "_from", "_shift", "_bom", "_skip_bom", "_tables", "_ascii", "_cr")
 
     def __init__(self, source: bytes, skip_bom: bool = True):
         """``skip_bom=False`` for an editor's text, where a leading U+FEFF is a character like any other."""
@@ -114,6 +114,7 @@ class LineIndex:
         self._from, self._shift = len(starts), 0
         self._tables: dict[int, _LineTable | None] = {}
         self._ascii = source.isascii()  # every column is a byte delta: no line layout is ever read
+        self._cr = b"\r" in source  # (may hold a \r: tree-sitter's rows are then not the lines, see ``point``)
 
     @property
     def source(self) -> bytes:
@@ -167,6 +168,7 @@ class LineIndex:
         index._starts = new_starts
         index._from, index._shift = new_from, new_shift
         index._ascii = self._ascii and new_source[start:new_end].isascii()
+        index._cr = self._cr or b"\r" in new_source[start:new_end]
         # Non-ASCII line layouts of the lines above the edit stay right; the others are read again.
         first_changed = keep - 1
         index._tables = {} if index._ascii else {line: table for line, table in self._tables.items() if line < first_changed}
@@ -232,6 +234,16 @@ class LineIndex:
         table = None if content.isascii() else _LineTable(content)
         self._tables[line] = table
         return table
+
+    def point(self, offset: int) -> tuple[int, int]:
+        """``byte_point(self.source, offset)`` (tree-sitter's row and byte column), found from the line
+        starts when every line ends at a ``\\n`` (no ``\\r``, no byte-order mark skipped) instead of
+        counting the line breaks before ``offset``: an edit at the end of a long file costs its line."""
+        if self._cr or self._bom:
+            return byte_point(self._source, offset)
+        offset = min(max(offset, 0), len(self._source))
+        line = self._line_at(offset)
+        return line, offset - self._start(line)
 
     def line_of(self, offset: int) -> int:
         """0-based line containing byte `offset` (clamped)."""

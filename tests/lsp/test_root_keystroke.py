@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 from lsprotocol import types
 
 from lsp_helpers import start_session, stop_session, uri
-from tfphi.text import LineIndex
+from tfphi.text import LineIndex, byte_point
 
 ENCODINGS = ("utf-8", "utf-16", "utf-32")
 
@@ -105,3 +105,20 @@ def test_every_index_of_a_chain_of_keystrokes_stays_right(text: str, edits):
         chain.append((index.edited(start, old_end, new_source), new_source))
     for index, source in chain:
         assert _answers(index) == _answers(LineIndex(source, skip_bom=False))
+
+
+@settings(max_examples=200, deadline=None)
+@given(st.text(alphabet="ab\n\r é\ufeff", max_size=40),
+       st.lists(st.tuples(st.floats(0, 1), st.integers(0, 3), st.text(alphabet="xy\n\r é", max_size=3)), max_size=6),
+       st.booleans())
+def test_an_index_gives_tree_sitters_points(text: str, edits, skip_bom: bool):
+    """``LineIndex.point`` (from the line starts) is ``byte_point`` (counting the line breaks), after edits too."""
+    source = text.encode("utf-8")
+    index = LineIndex(source, skip_bom=skip_bom)
+    for where, removed, inserted in [(0.0, 0, "")] + edits:
+        start = int(where * len(source))
+        old_end = min(start + removed, len(source))
+        new_source = source[:start] + inserted.encode("utf-8") + source[old_end:]
+        index, source = index.edited(start, old_end, new_source), new_source
+        assert [index.point(offset) for offset in range(-1, len(source) + 2)] == \
+            [byte_point(source, offset) for offset in range(-1, len(source) + 2)]
