@@ -65,8 +65,8 @@ def _switches() -> tuple[int, int]:
 
 
 def time_calls(names: list[str], log) -> None:
-    """Wraps each ``module:Qualified.name`` to add up its wall time once the edits have begun (``timing``);
-    the totals and call counts go to the log at exit as ``calls NAME COUNT MS``."""
+    """Wraps each ``module:Qualified.name`` to add up its wall and thread CPU time once the edits have begun
+    (``timing``); the totals and call counts go to the log at exit as ``calls NAME COUNT WALL_MS CPU_MS``."""
     import atexit
     import importlib
 
@@ -78,20 +78,22 @@ def time_calls(names: list[str], log) -> None:
         for part in path:
             owner = getattr(owner, part)
         original = getattr(owner, attr)
-        total = totals[name] = [0, 0.0]
+        total = totals[name] = [0, 0.0, 0.0]
 
         def timed(*args, _original=original, _total=total, **kwargs):
             if not timing:
                 return _original(*args, **kwargs)
-            t = time.perf_counter()
+            t, cpu = time.perf_counter(), time.thread_time()
             try:
                 return _original(*args, **kwargs)
             finally:
                 _total[0] += 1
                 _total[1] += time.perf_counter() - t
+                _total[2] += time.thread_time() - cpu
 
         setattr(owner, attr, staticmethod(timed) if isinstance(owner.__dict__.get(attr), staticmethod) else timed)
-    atexit.register(lambda: [log.write(f"calls {name} {n} {s * 1000:.3f}\n") for name, (n, s) in totals.items()])
+    atexit.register(lambda: [log.write(f"calls {name} {n} {wall * 1000:.3f} {cpu * 1000:.3f}\n")
+                             for name, (n, wall, cpu) in totals.items()])
 
 
 timing: list = []  # non-empty once the first keystroke's diagnostics are out
@@ -326,8 +328,9 @@ def main(argv=None) -> int:
                                         for k in worst))
         for line in log_path.read_text().splitlines():
             if line.startswith("calls "):
-                _, name, count, ms = line.split()
-                print(f"    {name}: {int(count)} calls, {float(ms) / len(rows):.3f} ms per edit")
+                _, name, count, wall, cpu = line.split()
+                print(f"    {name}: {int(count)} calls, per edit {float(wall) / len(rows):.3f} ms wall, "
+                      f"{float(cpu) / len(rows):.3f} ms CPU")
         if steps:
             longest = max(steps, key=lambda s: s[2])
             slowest = max(steps, key=lambda s: s[1])
