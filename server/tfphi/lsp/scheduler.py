@@ -18,6 +18,13 @@ rest of the pass is dropped and a new pass starts from the newest snapshot, the 
 document first (the directories not yet published are kept for it, and the fields already
 traced of a module left halfway are kept by the analysis as long as nothing they read
 changed). A module whose analysis raises is logged once and skipped; the others are published.
+
+A folder's index is background work too, given in steps (``lsp.workspace.Steps``): the walk a
+file found a step, the focus (``lsp/focus.py``) a file read or a module built a step, the files
+a file read a step, then the folder's modules a module built a step (``AnalysisHost.build_steps``),
+so that the folder's first snapshot assembles only their tree. ``_in_steps`` runs them and gives
+way between two steps by the test above (a client message waits, or the slice is over): no step
+is longer than one file's parse or one module's build, however many files the folder has.
 """
 
 from __future__ import annotations
