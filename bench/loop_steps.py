@@ -127,7 +127,8 @@ def main(argv=None) -> int:
         for name, part in (("before the first diagnostics", before), ("after them", after)):
             if part:
                 top = max(part, key=lambda s: s[2])
-                print(f"    {name}: {len(part)} steps, the most CPU {top[2] * 1000:.1f} ms ({top[1] * 1000:.1f} ms wall): {top[3]}")
+                print(f"    {name}: {len(part)} steps, {sum(s[2] for s in part):.2f} s of CPU, the most CPU "
+                      f"{top[2] * 1000:.1f} ms ({top[1] * 1000:.1f} ms wall): {top[3]}")
         long = [s for s in steps if s[2] * 1000 > args.over]
         print(f"    steps over {args.over:g} ms of CPU: {len(long)}; the {min(len(long), 20)} with the most CPU:")
         for start, wall, cpu, what, _ in sorted(sorted(long, key=lambda s: -s[2])[:20]):
