@@ -419,12 +419,12 @@ def _renamed(dir: str, module: Module, winners: dict[str, object], tables: list[
         new_keys = {key for key, _ in renamed.values()}
         if len(new_keys) != len(renamed) or any(key in old_table and key not in renamed for key in new_keys):
             return None
-        rebuilt = {}
-        for key, decl in old_table.items():
-            if key in renamed:
-                key, decl = renamed[key]
-            rebuilt[key] = decl
-        tables[table] = rebuilt
+        # Each renamed entry at its old one's place; the others' keys and declarations carried over in C.
+        keys, decls = list(old_table), list(old_table.values())
+        for old_key, (key, decl) in renamed.items():
+            at = keys.index(old_key)
+            keys[at], decls[at] = key, decl
+        tables[table] = dict(zip(keys, decls))
     winners = dict(winners)
     for before, _ in pairs:
         del winners[before[2]]
