@@ -31,7 +31,7 @@ class Anchor:
     changes: the next parse of the file finds the block's text again, takes the block over and
     sets ``start`` to where it now is (``hclfile``). Absolute offsets are worked out when a span
     is read, as a result leaves the analysis. Only the parse that takes a block over moves its
-    anchor; snapshots made before it are cancelled by then (``analysis.Cancelled``)."""
+    anchor; snapshots made before it are cancelled by then (``cancellation.Cancelled``)."""
 
     __slots__ = ("file", "start")
 
@@ -271,6 +271,10 @@ class ExprConverter:
         conv.owner = self
         conv.json_source = self.json_source
         return conv
+
+    def converter(self) -> "ExprConverter":
+        """Itself (what an argument of a file's own body converts with; ``hclfile.Block.converter``)."""
+        return self
 
     @property
     def text_of_block(self) -> bytes:
