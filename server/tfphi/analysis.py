@@ -192,19 +192,41 @@ class _Derived:
     # traced to its end, so that the analysis cannot starve
     interrupted: set[str] = field(default_factory=set)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
+    # module dir -> the declarations its traces read: ``field_deps`` read the other way, so that a
+    # module's traces dropped take it from under what they read (a name a keystroke made up,
+    # declared nowhere, stayed in ``field_deps`` for good: bench/README.md, "soak, session 11")
+    field_reads: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)  # module dir -> what raised (stage and traceback)
+
+    def note_reads(self, dir: str, touched: Iterable[tuple[str, str]]) -> None:
+        """Notes that the traces of ``dir`` read the declarations ``touched`` (what an edit re-traces)."""
+        deps = self.field_deps
+        reads = self.field_reads.get(dir)
+        if reads is None:
+            reads = self.field_reads[dir] = set()
+        for read in touched:
+            deps.setdefault(read, set()).add(dir)
+            reads.add(read)
 
     def drop_fields(self, dir: str) -> None:
         self.fields.pop(dir, None)
         self.partial.pop(dir, None)
         self.interrupted.discard(dir)
+        deps = self.field_deps
+        for read in self.field_reads.pop(dir, ()):
+            dirs = deps.get(read)
+            if dirs is not None:  # (None: popped by the change under way)
+                dirs.discard(dir)
+                if not dirs:
+                    del deps[read]
 
     def clear(self) -> None:
         self.fields.clear()
         self.partial.clear()
         self.interrupted.clear()
         self.field_deps.clear()
+        self.field_reads.clear()
         self.findings.clear()
         self.failures.clear()
 
@@ -902,16 +924,15 @@ class Snapshot:
         """One field of one resource, in each call path of its module."""
         resource, field_path, spec = unit
         self._host.units_traced += 1
-        deps = self._derived.field_deps if self._host.retention.keeps_edit_state else None  # (what an edit re-traces)
+        keeps_deps = self._host.retention.keeps_edit_state  # (what an edit re-traces)
         traces: list[FieldTrace] = []
         for path in paths:
             result, touched = self.tracer.trace_field(path, resource, field_path, spec.universe)
             if result.expr_span is None:
                 break  # the field is not set on this resource
             traces.append(FieldTrace(resource, field_path, spec, result))
-            if deps is not None:
-                for read in touched:
-                    deps.setdefault(read, set()).add(dir)
+            if keeps_deps:
+                self._derived.note_reads(dir, touched)
         return traces
 
     def registered_fields(self) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:

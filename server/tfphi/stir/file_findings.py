@@ -147,7 +147,7 @@ def changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]:
         if before != after:
             out.update((kind, name) for name in before ^ after)
     if old.outputs != new.outputs:  # (the calls whose target or outputs differ, found in C: a root has hundreds)
-        out.update(("module", call) for call, _ in old.outputs_by_call.items() ^ new.outputs_by_call.items())
+        out.update(("module", entry[0]) for entry in set(old.outputs).symmetric_difference(new.outputs))
     return frozenset(out)
 
 

@@ -5,7 +5,7 @@ converters and anchors of its own."""
 from __future__ import annotations
 
 from .expr import Anchor, ExprConverter
-from .hclfile import Attribute, Block, Body, HclFile
+from .hclfile import Attribute, Block, Body, HclFile, SpelledAttribute
 
 
 def copy_under_path(hcl: HclFile, path: str) -> HclFile:
@@ -19,29 +19,38 @@ def copy_under_path(hcl: HclFile, path: str) -> HclFile:
     blocks = []
     for block in body.blocks:
         old = block._converter
-        conv = ExprConverter(old.source, path, keep_nodes=False)  # (a block taken over reads its own text)
-        conv.base, conv.end, conv.anchor, conv.owner = old.base, old.end, Anchor(path, old.anchor.start), converter
-        blocks.append(_copied_block(block, conv))
+        conv = converter
+        if old.source is not hcl.source:  # a block taken over reads its own text
+            conv = ExprConverter(old.source, path, keep_nodes=False)
+            conv.anchor = Anchor(path, block._anchor.start)
+        blocks.append(_copied_block(block, conv, Anchor(path, block._anchor.start) if conv is converter else conv.anchor))
     return HclFile(path, hcl.source, None, Body(attributes, blocks), [], hcl.tops)
 
 
-def _copied_attribute(attr: Attribute, conv: ExprConverter) -> Attribute:
-    copy = Attribute.__new__(Attribute)
-    copy.name, copy._node, copy._converter, copy._expr = attr.name, None, conv, None
-    copy._start, copy._end, copy._name_end = attr._start, attr._end, attr._name_end
-    copy._value_start, copy._value_end = attr._value_start, attr._value_end
+def _copied_attribute(attr: Attribute, place) -> Attribute:
+    if type(attr) is Attribute:  # (its other offsets are read from its bytes, the same in the copy)
+        copy = Attribute.__new__(Attribute)
+    else:
+        copy = SpelledAttribute.__new__(SpelledAttribute)
+        copy._name_end, copy._value_start, copy._value_end = attr._name_end, attr._value_start, attr._value_end
+    copy.name, copy._converter, copy._expr = attr.name, place, None
+    copy._start, copy._end = attr._start, attr._end
     return copy
 
 
-def _copied_block(block: Block, conv: ExprConverter) -> Block:
+def _copied_block(block: Block, conv, anchor: Anchor | None) -> Block:
+    """A copy of ``block``: a top-level block reading through ``conv`` at ``anchor``, or with
+    None a block nested in the copied top-level block ``conv``."""
     copy = Block.__new__(Block)
-    copy.type, copy.labels, copy._at = block.type, block.labels, block._at  # spans are made from ``conv`` when asked
-    copy._node, copy._converter, copy._reparse, copy._text, copy._verdicts = None, conv, True, block._text, block._verdicts
+    copy.type, copy.labels, copy._at = block.type, block.labels, block._at  # spans are made from its anchor when asked
+    copy._node, copy._converter, copy._anchor, copy._reparse = None, conv, anchor, True
+    copy._text, copy._verdicts = block._text, block._verdicts
     copy._broken = block._broken
     copy._body = None
     if block._body is not None:
-        copy._body = _without_empty(Body({name: _copied_attribute(a, conv) for name, a in block._body.attributes.items()},
-                                         [_copied_block(b, conv) for b in block._body.blocks]))
+        top = copy if anchor is not None else conv
+        copy._body = _without_empty(Body({name: _copied_attribute(a, top) for name, a in block._body.attributes.items()},
+                                         [_copied_block(b, top, None) for b in block._body.blocks]))
     return copy
 
 

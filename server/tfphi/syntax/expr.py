@@ -272,6 +272,10 @@ class ExprConverter:
         conv.json_source = self.json_source
         return conv
 
+    def converter(self) -> "ExprConverter":
+        """Itself (what an argument of a file's own body converts with; ``hclfile.Block.converter``)."""
+        return self
+
     @property
     def text_of_block(self) -> bytes:
         """The text of the top-level block this converter reads (``for_block``)."""

@@ -19,7 +19,6 @@ from __future__ import annotations
 
 import re
 from bisect import bisect_left
-from functools import lru_cache
 from typing import Callable
 from sys import intern
 
@@ -27,12 +26,12 @@ from tree_sitter import Node, Tree
 
 from ..records import record, field
 from . import is_json_path
-from .error_shapes import SyntaxProblem, suspicious, syntax_checker, terraform_placed
-from .expr import Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
-from .language import hcl_language
+from .error_shapes import SyntaxProblem, suspicious, terraform_placed
+from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
 from .references import block_references, top_level_nodes
 from .parsers import HclParser, exact_node, new_parser, node_of_range, reparser  # noqa: F401 - (new_parser, node_of_range: read from here)
 from .searches import CleanSources, searched
+from .set_twice import first_set_twice, redefined_errors
 from .tree_errors import check_terraform_rules, collect_errors, parse_in_pieces, place_unclosed_block, rules_candidate
 
 BOM = b"\xef\xbb\xbf"
@@ -54,32 +53,61 @@ class Attribute:
     most are never asked about again: only the name is read eagerly, with the ranges of the
     name and of the value, so that ``name_span`` and a plain string's ``literal_string``
     (what every module build reads) need no parse again once the file's tree is gone.
-    Offsets are kept relative to the top-level block (its converter's ``base``): an attribute
-    stays right when text above its block changes.
+    Offsets are kept relative to the top-level block (its place's ``base``): an attribute
+    stays right when text above its block changes. Its place (``_converter``) is its top-level
+    ``Block`` (one per block, no converter of its own: ``Block.converter``), or the file's
+    converter for an argument of the file's own body (``.tfvars``, JSON).
+
+    An argument written as almost all are (its name, spaces, ``=``, spaces, a value that ends it:
+    ``_regular``) keeps only its start and end: where its name ends and its value starts are read
+    from its bytes when asked. Any other keeps them (``SpelledAttribute``), as does an argument of
+    a file whose tree is kept (``TreeAttribute``: its node too). Attributes are most of what a
+    workspace's views hold (bench/README.md, "Issue 23: server memory at 10,000 modules, session 11").
     """
 
-    # ``_start`` from the converter's base, the others from ``_start``: small integers, which Python
-    # shares. The value's range as two offsets (``_value_start`` -1: none), not a tuple.
-    __slots__ = ("name", "_node", "_converter", "_expr", "_start", "_end", "_name_end", "_value_start", "_value_end")
+    # ``_start`` from the place's base, ``_end`` from ``_start``: small integers, which Python shares.
+    __slots__ = ("name", "_converter", "_expr", "_start", "_end")
+    _node: Node | None = None  # (``TreeAttribute``: the node while its file's tree is kept)
 
     def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 name_end: int | None = None):
+                 name_end: int | None = None, place: "Block | None" = None):
+        """(``keep_node`` and ``name_end``: for the classes that keep them; ``Attribute.read`` picks the class.)"""
         self.name = name
-        self._node = node if keep_node else None  # None: parse the range again when asked
         at = node.start_byte
         self._start = at - converter.base
         self._end = node.end_byte - at
-        self._converter = converter
+        self._converter = converter if place is None else place  # (see the class)
         self._expr: Expr | None = None
-        if name_end is None:
-            first = node.child(0)
-            name_end = first.end_byte if first is not None else at
-        self._name_end = name_end - at
+
+    @staticmethod
+    def read(name: str, node: Node, converter: ExprConverter, name_end: int, place: "Block | None") -> "Attribute":
+        """The attribute of ``node`` (read with ``converter``; ``place``: its top-level block, None
+        for an argument of the file's own body), of the class that keeps what its bytes do not say."""
+        if converter.keep_nodes:
+            return TreeAttribute(name, node, converter, True, name_end, place)
+        at = node.start_byte
         value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
-        if value is not None and value.type == "expression":
-            self._value_start, self._value_end = value.start_byte - at, value.end_byte - at
-        else:
-            self._value_start = self._value_end = -1
+        if (value is not None and value.type == "expression" and value.end_byte == node.end_byte
+                and _regular(converter.source, name, at, name_end, value.start_byte)):
+            return Attribute(name, node, converter, False, name_end, place)
+        return SpelledAttribute(name, node, converter, False, name_end, place)
+
+    # Where the name ends and the value starts and ends, from the start (-1: no value). Read from
+    # the bytes here; kept by the classes below, whose slots of the same names come first.
+
+    @property
+    def _name_end(self) -> int:
+        return len(self.name.encode("utf-8"))
+
+    @property
+    def _value_start(self) -> int:
+        conv = self._converter
+        at = conv.base + self._start
+        return _EQUALS.match(conv.source, at + len(self.name.encode("utf-8"))).end() - at
+
+    @property
+    def _value_end(self) -> int:
+        return self._end
 
     def _tree_node(self) -> Node:
         if self._node is not None:
@@ -88,7 +116,7 @@ class Attribute:
         # variable's type and default, and parsing the whole block for each cost more (a
         # recent parse of the block, e.g. for a resource's body, still answers first).
         conv = self._converter
-        _reread(conv)
+        _reread(conv.owner or conv)
         start = conv.base + self._start
         node = reparser.node(conv.source, start, start + self._end, "attribute")
         assert node is not None, f"attribute {self.name!r} not found again at {self._start}-{self._end}"
@@ -123,7 +151,7 @@ class Attribute:
             if expr_node is None:
                 self._expr = InvalidExpr(self.span, "missing value")
             else:
-                self._expr = self._converter.convert(expr_node)
+                self._expr = self._converter.converter().convert(expr_node)
         return self._expr
 
     def _raw_value(self) -> bytes:
@@ -158,6 +186,52 @@ class Attribute:
         return f"Attribute({self.name!r})"
 
 
+# Between a regular argument's name and its value: spaces, ``=``, spaces (``Attribute._regular``).
+_EQUALS = re.compile(rb"[ \t]*=[ \t]*")
+
+
+def _regular(source: bytes, name: str, at: int, name_end: int, value_start: int) -> bool:
+    """Whether an argument at ``at`` of ``source`` whose name ends at ``name_end`` and whose value
+    starts at ``value_start`` lies as ``Attribute``'s properties read it."""
+    if name_end - at != len(name.encode("utf-8")):
+        return False  # (a name with bytes that are not UTF-8: its text is not its bytes)
+    found = _EQUALS.match(source, name_end)
+    return found is not None and found.end() == value_start
+
+
+class SpelledAttribute(Attribute):
+    """An argument whose name or value does not lie as a regular one's (``_regular``: a comment or
+    a line break around its ``=``, no value, a value that does not end it): its offsets are kept."""
+
+    __slots__ = ("_name_end", "_value_start", "_value_end")
+
+    def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
+                 name_end: int | None = None, place: "Block | None" = None):
+        super().__init__(name, node, converter, keep_node, name_end, place)
+        at = node.start_byte
+        if name_end is None:
+            first = node.child(0)
+            name_end = first.end_byte if first is not None else at
+        self._name_end = name_end - at
+        value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
+        if value is not None and value.type == "expression":
+            self._value_start, self._value_end = value.start_byte - at, value.end_byte - at
+        else:
+            self._value_start = self._value_end = -1
+
+
+class TreeAttribute(SpelledAttribute):
+    """An argument of a file whose tree is kept (an open document): its node, until the file's
+    next parse takes its block over (``_drop_nodes``)."""
+
+    __slots__ = ("_node",)
+
+    def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
+                 name_end: int | None = None, place: "Block | None" = None):
+        super().__init__(name, node, converter, keep_node, name_end, place)
+        self._node = node if keep_node else None  # None: parse the range again when asked
+
+
 @record(slots=True)
 class Body:
     attributes: dict[str, Attribute] = field(default_factory=dict)
@@ -177,29 +251,40 @@ def _settled(body: Body) -> Body:
 class Block:
     """A block; its body is read from the tree on first use (most nested bodies are never needed).
 
-    A top-level block has a converter of its own (``ExprConverter.for_block``), whose anchor
-    is the block's place in the file: its spans and those of everything in it are relative to
-    that anchor, so the next parse of an edited file takes the block over as it is when its
-    text is unchanged (``_take_over``), wherever it now is.
+    A top-level block has an anchor of its own (``_anchor``), its place in the file: its spans
+    and those of everything in it are relative to that anchor, so the next parse of an edited
+    file takes the block over as it is when its text is unchanged (``_take_over``), wherever it
+    now is. It reads its bytes through its file's converter (``_converter``, one per file; once
+    taken over, a converter of its own text: ``_detach``) from ``base`` on, and is the place its
+    attributes and nested blocks read theirs through (their ``_converter``): no converter per
+    block is kept, one is made when an expression is converted (``converter``).
 
-    A block read from HCL keeps offsets in one tuple (``_at``: start and end from its converter's
-    ``base``, the type's length, each label's start and end from the block's start: small shared
-    integers) and makes ``span``, ``type_span`` and ``label_spans`` when asked (docs/positions.md).
-    A block built with its spans (``.tf.json``, no converter) keeps them: (type span, span, labels')."""
+    A block read from HCL keeps offsets in one tuple (``_at``: a top-level block's start and end
+    in its converter's source (from ``base`` to ``end``: the same integers as its file's
+    ``HclFile.tops``); a nested block's start and end from its top-level block's ``base``; then the type's length, each label's start and end from the block's start:
+    small shared integers) and makes ``span``, ``type_span`` and ``label_spans`` when asked
+    (docs/positions.md). A block built with its spans (``.tf.json``, no converter) keeps them:
+    (type span, span, labels')."""
 
-    __slots__ = ("type", "labels", "_at", "_node", "_converter", "_body", "_reparse", "_text", "_verdicts", "_broken")
+    __slots__ = ("type", "labels", "_at", "_node", "_converter", "_anchor", "_body", "_reparse", "_text", "_verdicts", "_broken")
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
                  body: Body | None, span: Span):
         self.type, self.labels, self._at, self._body = type, labels, (type_span, span, label_spans), body
-        self._converter = self._node = self._text = self._verdicts = None
+        self._converter = self._anchor = self._node = self._text = self._verdicts = None
         self._reparse = self._broken = False
 
     @classmethod
     def read(cls, type: str, labels: tuple[str, ...], at: tuple[int, ...], node: Node, converter: ExprConverter,
-             eager: bool = False, body_node: Node | None = None) -> "Block":
-        self = cls.__new__(cls)  # a block read from ``node`` with ``converter`` (``at``: see the class)
-        self.type, self.labels, self._at, self._body, self._converter = type, labels, at, None, converter
+             eager: bool = False, body_node: Node | None = None, top: "Block | None" = None) -> "Block":
+        """A block read from ``node`` with ``converter`` (its top-level block's: ``for_block``;
+        ``at``: see the class), nested in ``top``, or a top-level block when None."""
+        self = cls.__new__(cls)
+        self.type, self.labels, self._at, self._body = type, labels, at, None
+        if top is None:
+            self._converter, self._anchor = converter.owner, converter.anchor
+        else:
+            self._converter, self._anchor = top, None
         # Without the file's tree, the body is read from a parse of the block's range alone.
         self._reparse = not converter.keep_nodes
         self._node = None if self._reparse else node
@@ -212,39 +297,85 @@ class Block:
             body = Body()
             for child in (body_node,) if body_node is not None else node.children:
                 if child.type == "body":
-                    _read_body(child, body, converter, eager=True)
+                    _read_body(child, body, converter, top or self, eager=True)
             self._body = _settled(body)
         return self
 
+    # ---- where it is: its spans, made from its anchor when asked
+
+    def _where(self) -> tuple[str, int, Anchor]:
+        """(its file, its start from its anchor, the anchor): a top-level block starts at its anchor."""
+        if self._anchor is not None:
+            return self._converter.file, 0, self._anchor
+        top = self._converter
+        return top._converter.file, self._at[0], top._anchor
+
     @property
     def span(self) -> Span:
-        at, conv = self._at, self._converter
-        return at[1] if conv is None else Span(conv.file, at[0], at[1], conv.anchor)
+        at = self._at
+        if self._converter is None:
+            return at[1]
+        file, start, anchor = self._where()
+        return Span(file, start, at[1] - at[0] if self._anchor is not None else at[1], anchor)
 
     @property
     def type_span(self) -> Span:
-        at, conv = self._at, self._converter
-        return at[0] if conv is None else Span(conv.file, at[0], at[0] + at[2], conv.anchor)
+        at = self._at
+        if self._converter is None:
+            return at[0]
+        file, start, anchor = self._where()
+        return Span(file, start, start + at[2], anchor)
 
     def label_span(self, index: int) -> Span:
         """``label_spans[index]``, made alone."""
-        at, conv = self._at, self._converter
-        if conv is None:
+        at = self._at
+        if self._converter is None:
             return at[2][index]
         first, last = range(3, len(at), 2)[index], range(4, len(at), 2)[index]  # (IndexError as a tuple's)
-        return Span(conv.file, at[0] + at[first], at[0] + at[last], conv.anchor)
+        file, start, anchor = self._where()
+        return Span(file, start + at[first], start + at[last], anchor)
 
     @property
     def label_spans(self) -> tuple[Span, ...]:
-        at, conv = self._at, self._converter
-        return at[2] if conv is None else tuple([self.label_span(i) for i in range((len(at) - 3) // 2)])
+        at = self._at
+        return at[2] if self._converter is None else tuple([self.label_span(i) for i in range((len(at) - 3) // 2)])
+
+    # ---- a top-level block as the place its attributes and nested blocks read from (``Attribute``)
+
+    @property
+    def file(self) -> str:
+        return self._converter.file
+
+    @property
+    def source(self) -> bytes:
+        """The bytes it reads: its file's, or its own text once taken over (``_detach``)."""
+        return self._converter.source
+
+    @property
+    def base(self) -> int:
+        """Where it starts in ``source`` (the offsets of what it holds are from there)."""
+        return self._at[0]
+
+    @property
+    def anchor(self) -> Anchor | None:
+        return self._anchor
+
+    @property
+    def owner(self) -> ExprConverter:
+        """The converter of the file (or of its own text) it reads through."""
+        return self._converter
+
+    def converter(self) -> ExprConverter:
+        """A converter for its expressions (made when asked: none is kept per block)."""
+        at = self._at
+        return self._converter.for_block(at[0], at[1], self._anchor)
 
     @property
     def text(self) -> bytes:
         """A top-level block's text (what its derived data is a function of, with its anchor)."""
         if self._text is None:
-            conv = self._converter
-            self._text = conv.source[conv.base + self._at[0] : conv.base + self._at[1]]
+            at = self._at
+            self._text = self._converter.source[at[0] : at[1]]
         return self._text
 
     @property
@@ -252,15 +383,17 @@ class Block:
         if self._body is None:
             body = Body()
             node = self._node
-            conv = self._converter
-            if self._reparse:
-                _reread(conv)
-                node = reparser.node(conv.source, conv.base + self._at[0], conv.base + self._at[1], "block",
-                                      (conv.base, conv.end))
-            if node is not None and conv is not None:
-                for child in node.children:
-                    if child.type == "body":
-                        _read_body(child, body, conv)
+            top = self if self._anchor is not None else self._converter
+            if top is not None:
+                conv = top.converter()
+                if self._reparse:
+                    _reread(top._converter)
+                    start, end = (conv.base, conv.end) if top is self else (conv.base + self._at[0], conv.base + self._at[1])
+                    node = reparser.node(conv.source, start, end, "block", (conv.base, conv.end))
+                if node is not None:
+                    for child in node.children:
+                        if child.type == "body":
+                            _read_body(child, body, conv, top)
             self._body, self._node = _settled(body), None
         return self._body
 
@@ -284,35 +417,42 @@ class Block:
         return self.labels[0] if self.labels else "dynamic"
 
 
+def _reads_its_parse(block: Block) -> bool:
+    """Whether a top-level block reads the source of the parse that read it (else its own text:
+    ``_detach``, whose converter carries the block's anchor; a file's converter has none)."""
+    return block._converter.anchor is None
+
+
 def _detach(block: Block, text: bytes) -> None:
     """Lets a top-level block taken over by a later parse read its own ``text`` from then on:
     the nodes and the source of the parse that read it are dropped (they would keep that
     text's tree and bytes alive); what was read and converted stays, its offsets relative."""
-    old = block._converter
-    conv = ExprConverter(text, old.file, keep_nodes=False)
-    conv.end, conv.anchor = len(text), old.anchor  # base 0: the source is the block's text
+    conv = ExprConverter(text, block._converter.file, keep_nodes=False)
+    conv.anchor = block._anchor  # (the mark of a converter of one block's text: ``_reads_its_parse``)
     block._text = text
-    _rebind(block, old, conv)
-
-
-def _rebind(block: Block, old: ExprConverter, conv: ExprConverter) -> None:
+    block._at = (0, len(text), *block._at[2:])  # base 0: the source is the block's text
     block._converter = conv
+    _drop_nodes(block)
+
+
+def _drop_nodes(block: Block) -> None:
     if block._node is not None:
         block._node, block._reparse = None, True
     body = block._body
     if body is not None:
         for attr in body.attributes.values():
-            attr._node, attr._converter = None, conv
+            if attr._node is not None:
+                attr._node = None
         for nested in body.blocks:
-            _rebind(nested, old, conv)
+            _drop_nodes(nested)
 
 
 def _take_over(old: Block, start: int, text: bytes) -> bool:
     """``old`` (a top-level block of an earlier parse of the same file, whose text was ``text``)
     as the block that now starts at ``start``; whether it moved."""
-    if old._converter.owner is not None:
+    if _reads_its_parse(old):
         _detach(old, text)
-    anchor = old._converter.anchor
+    anchor = old._anchor
     if anchor.start == start:
         return False
     anchor.start = start
@@ -328,11 +468,11 @@ def take_over_blocks(hcl: "HclFile", previous: "HclFile") -> None:
         return
     before: dict[bytes, Block] = {}
     for block in previous.body.blocks:
-        if block._converter is not None and block._converter.anchor is not None and not block._broken:
+        if block._anchor is not None and not block._broken:
             before.setdefault(block.text, block)
     blocks = hcl.body.blocks
     for i, block in enumerate(blocks):
-        usable = block._converter is not None and block._converter.anchor is not None and not block._broken
+        usable = block._anchor is not None and not block._broken
         old = before.pop(block.text, None) if usable else None
         if old is not None and old.type == block.type:
             hcl.moved |= _take_over(old, block.span.start, block.text)
@@ -483,18 +623,18 @@ def forget_derived(hcl: HclFile, references: bool = True, on_reread: Callable[[]
     if hcl.tree is None and not is_json_path(hcl.path):  # (else views read from a tree's nodes, or JSON)
         hcl.forgotten = True
         for item in (*hcl.body.blocks, *hcl.body.attributes.values()):
-            conv = item._converter
+            conv = item._converter  # (a block's: its file's, or its own text's; an argument's: the file's)
             if conv is not None:
-                (conv.owner or conv).on_reread = on_reread
+                conv.on_reread = on_reread
         _forget_expressions(hcl.body, top=True)
         if references and any(hcl.tops[3::4]):
             hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
 
 
-def _reread(conv: ExprConverter | None) -> None:
-    """Tells the file's host, once, that a view reads its bytes again (``forget_derived``)."""
-    owner = conv and (conv.owner or conv)
-    if owner is not None and owner.on_reread is not None:
+def _reread(owner: ExprConverter) -> None:
+    """Tells the file's host, once, that a view reads its bytes again (``forget_derived``;
+    ``owner``: the converter of the file, or of a block's own text, the view reads through)."""
+    if owner.on_reread is not None:
         notify, owner.on_reread = owner.on_reread, None
         notify()
 
@@ -548,7 +688,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     if native and not placed and not known_clean and not root.has_error:
         twice = _argument_set_twice(source, tree, unchecked, converter)
         if twice is not None:
-            placed = _redefined_errors(path, source, root, twice)
+            placed = redefined_errors(path, source, root, twice)
     if placed is errors and not known_clean:  # (Terraform's own errors, when placed, already cover the rules)
         candidate = rules_candidate if taken is None else lambda text: searched(1, rules_candidate, text, taken, previous.searched, answers)
         check_terraform_rules(root, source, path, errors, candidate)
@@ -564,128 +704,22 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     # Every file's references are read for the undefined-reference check: read them now,
     # while the tree is here, rather than parse the file a second time for them.
     cache = {} if refs_cache is None else refs_cache
-    tops = tuple(x for n in top_level_nodes(root)
-                 for x in (intern(n.type), n.start_byte, n.end_byte, block_references(n, source, cache)))
-    return HclFile(path, source, None, body, errors, tops)
+    return HclFile(path, source, None, body, errors, _tops_of(top_level_nodes(root), body.blocks, source, cache))
 
 
-# ---- an argument set twice in one body ------------------------------------------------------
-#
-# Terraform rejects a file that sets an argument twice in one body ("Attribute redefined"), and
-# tree-sitter-hcl reads it without an error. The bodies this module reads anyway (the top-level
-# body; variable, locals, module and output bodies of files read without their tree) say so as
-# they are read (``ExprConverter.set_twice``); the bodies of other blocks are looked at here,
-# while the tree is at hand. In a body that Terraform and tree-sitter both read without an error
-# (the only files asked), an argument of a body with two or more items starts a line: a body's
-# first item follows its "{" on the next line (on the same line, the body holds one argument),
-# and each item ends with a newline. So a block with no name written twice at the start of a line
-# before "=" sets nothing twice, unless a "/* */" comment comes before a name on its line. A block
-# that has one (nested blocks repeat their arguments' names, as do objects' keys, and heredoc
-# lines may look like arguments) is walked in the tree. The answer is a function of the block's
-# text: the texts found clean are remembered (a generated workspace repeats its blocks).
-_ARGUMENT_LINE = re.compile(rb"\n[ \t]*+([\w\-\x80-\xff]++)[ \t]*+=(?![=>])")
-_checked_blocks: set[bytes] = set()
-_checked_held = 0
-MAX_CHECKED_BYTES = 8 << 20
-
-
-def _argument_set_twice(source: bytes, tree: Tree, blocks: list["Block"], conv: ExprConverter) -> int | None:
-    """The offset of the second name of an argument set twice in one body of ``blocks`` (top-level
-    blocks of ``tree``) or in the bodies already read with ``conv``, or None when none is."""
-    global _checked_held
-    if conv.set_twice is not None:
-        return conv.set_twice
-    find, checked = _ARGUMENT_LINE.findall, _checked_blocks
-    for block in blocks:
-        if block._body is not None and block._converter.owner is conv:
-            continue  # read with ``conv`` (which says so)
-        span = block.span
-        text = source[span.start : span.end]
-        if text in checked:
-            continue
-        names = find(text)
-        comments = b"/*" in text
-        if (len(names) > 1 and len(set(names)) < len(names)) or comments:
-            node = exact_node(tree, span.start, span.end, "block")
-            twice = _set_twice_in(node, source, comments) if node is not None else None
-            if twice is not None:
-                return twice
-        if _checked_held + len(text) > MAX_CHECKED_BYTES:
-            checked.clear()
-            _checked_held = 0
-        checked.add(text)
-        _checked_held += len(text)
-    return None
-
-
-@lru_cache(maxsize=1)
-def _item_kinds() -> tuple[int, int, int]:
-    language = hcl_language()
-    return tuple(language.id_for_node_kind(kind, True) for kind in ("body", "attribute", "block"))
-
-
-def _set_twice_in(block: Node, source: bytes, comments: bool) -> int | None:
-    """The offset of the second name of an argument set twice in one body in ``block``. Without
-    ``/*`` in the block (``comments``), only the arguments on the lines whose name repeats can be,
-    and a nested block with fewer than two of those lines is not entered (found by bisection:
-    linear in the block, however deep it nests). Kinds are compared by number: a node's type is a
-    new string each time it is asked."""
-    body_kind, attribute_kind, block_kind = _item_kinds()
-    lines: dict[int, bytes] | None = None
-    starts: list[int] = []
-    if not comments:
-        where: dict[bytes, list[int]] = {}
-        for found in _ARGUMENT_LINE.finditer(source, block.start_byte, block.end_byte):
-            where.setdefault(found.group(1), []).append(found.start(1))
-        lines = {at: name for name, ats in where.items() if len(ats) > 1 for at in ats}
-        starts = sorted(lines)
-    stack = [block]
-    while stack:
-        node = stack.pop()
-        body = node.child(node.child_count - 2)  # before the closing brace, unless a comment is
-        if body is None or body.kind_id != body_kind:
-            body = next((c for c in node.children if c.kind_id == body_kind), None)
-            if body is None:
-                continue  # an empty block
-        seen: set[bytes] = set()
-        for item in body.children:
-            kind = item.kind_id
-            if kind == attribute_kind:
-                at = item.start_byte
-                if lines is None:
-                    name = source[at : item.child(0).end_byte]
-                else:
-                    name = lines.get(at)
-                    if name is None:
-                        continue  # its name is on no other argument line
-                if name in seen:
-                    return at
-                seen.add(name)
-            elif kind == block_kind and (lines is None or bisect_left(starts, item.end_byte) - bisect_left(starts, item.start_byte) > 1):
-                stack.append(item)
-    return None
-
-
-def argument_set_twice_in(block: Node, source: bytes) -> int | None:
-    """The offset of the second name of an argument set twice in one body of ``block`` (a block
-    node read without an error), or None."""
-    return _set_twice_in(block, source, b"/*" in source[block.start_byte : block.end_byte])
-
-
-def _redefined_errors(path: str, source: bytes, root: Node, twice: int) -> list[SyntaxProblem]:
-    """Terraform's errors for a file that sets an argument twice (the second name at ``twice``):
-    the whole check's (``terraform_placed``), or that error alone when the check cannot say."""
-    placed = terraform_placed(path, source, [], root, force=True)
-    if placed:
-        return placed
-    name = _NAME_AT.match(source, twice)
-    end = name.end() if name is not None else twice
-    checker = syntax_checker()
-    error = checker.HclError(*checker.attribute_redefined(source[twice:end].decode("utf-8", "replace"), twice, end))
-    return [SyntaxProblem(Span(path, twice, end), error.message)]
-
-
-_NAME_AT = re.compile(rb"[\w\-\x80-\xff]++")
+def _tops_of(nodes, blocks, source: bytes, cache: dict) -> tuple:
+    """``HclFile.tops`` of a file's top-level ``nodes`` (its ``blocks`` read from them): a block's
+    start and end are its own offsets' integer objects, not new ones (an integer over 256 is an
+    object of 28 bytes, and a workspace has two per top-level block)."""
+    ranges = {block._at[0]: block._at for block in blocks if block._anchor is not None}
+    tops = []
+    for node in nodes:
+        start, end = node.start_byte, node.end_byte
+        at = ranges.get(start)
+        if at is not None and at[1] == end:
+            start, end = at[0], at[1]
+        tops += (intern(node.type), start, end, block_references(node, source, cache))
+    return tuple(tops)
 
 
 # Blocks whose bodies every module build reads (stir.model.read_declarations): without the file's
@@ -694,23 +728,26 @@ _NAME_AT = re.compile(rb"[\w\-\x80-\xff]++")
 _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 
 
-def _read_body(node: Node, body: Body, conv: ExprConverter, eager: bool = False, traced: frozenset = frozenset()) -> None:
-    _read_items(node.children, body, conv, eager, traced)
+def _read_body(node: Node, body: Body, conv: ExprConverter, top: Block | None = None, eager: bool = False,
+               traced: frozenset = frozenset()) -> None:
+    _read_items(node.children, body, conv, top, eager, traced)
 
 
-def _read_items(nodes, body: Body, conv: ExprConverter, eager: bool = False, traced: frozenset = frozenset()) -> None:
-    """Reads ``nodes`` (a body's children) into ``body``."""
-    nested = conv.anchor is not None  # (a file's own converter reads its top-level body)
+def _read_items(nodes, body: Body, conv: ExprConverter, top: Block | None = None, eager: bool = False,
+                traced: frozenset = frozenset()) -> None:
+    """Reads ``nodes`` (a body's children) into ``body``: the body of the top-level block ``top``
+    (or of a block nested in it) with ``top``'s converter, or with None the file's own body with
+    the file's converter."""
     for child in nodes:
         kind = child.type
         if kind == "attribute":
-            _add_attribute(body, _read_attribute(child, conv), conv)
+            _add_attribute(body, _read_attribute(child, conv, top), conv)
         elif kind == "block":
-            block = _read_block(child, conv, nested, eager, traced)
+            block = _read_block(child, conv, top, eager, traced)
             if block is not None:
                 body.blocks.append(block)
         elif kind == "ERROR" or kind == "body":
-            _read_body(child, body, conv, eager, traced)
+            _read_body(child, body, conv, top, eager, traced)
 
 
 def _add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> None:
@@ -722,24 +759,30 @@ def _add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> N
         body.attributes[attr.name] = attr
 
 
-def _read_attribute(node: Node, conv: ExprConverter) -> Attribute | None:
+def _read_attribute(node: Node, conv: ExprConverter, top: Block | None = None) -> Attribute | None:
     name_node = node.child(0)
     if name_node is None or name_node.type != "identifier":
         return None
-    return Attribute(intern(conv.text(name_node)), node, conv, conv.keep_nodes, name_node.end_byte)
+    return Attribute.read(intern(conv.text(name_node)), node, conv, name_node.end_byte, top)
 
 
-def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bool = False, traced: frozenset = frozenset()) -> Block | None:
+def _read_block(node: Node, conv: ExprConverter, top: Block | None = None, eager: bool = False,
+                traced: frozenset = frozenset()) -> Block | None:
+    """The block of ``node``: nested in ``top`` (read with its converter), or with None a
+    top-level block (``conv``: its file's converter)."""
     children = node.children  # once: the type, the labels and the body are all among them
     type_node = children[0] if children else None
     if type_node is None or type_node.type != "identifier":
         return None
     start, end = node.start_byte, node.end_byte
-    if not nested:  # a top-level block: a converter (and an anchor) of its own
+    if top is None:  # a top-level block: an anchor of its own; its body is read with a converter made for it
         conv = conv.for_block(start, end)
+        at = [start, end]  # see ``Block``
+    else:
+        at = [start - conv.base, end - conv.base]
     labels: list[str] = []
     type_start, type_end = type_node.start_byte, type_node.end_byte
-    at = [start - conv.base, end - conv.base, type_end - type_start]  # see ``Block``
+    at.append(type_end - type_start)
     source = conv.source
     body_node = None
     for i in range(1, len(children)):
@@ -761,9 +804,19 @@ def _read_block(node: Node, conv: ExprConverter, nested: bool = False, eager: bo
             body_node = next((c for c in children[i + 1 :] if c.type == "body"), None)
             break
     kind = intern(source[type_start:type_end].decode("utf-8", "replace"))
-    if not nested:
+    if top is None:
         eager = kind in _EAGER_BODIES or (kind == "resource" and bool(labels) and labels[0] in traced)
-    return Block.read(kind, tuple(labels), tuple(at), node, conv, eager, body_node)
+    return Block.read(kind, tuple(labels), tuple(at), node, conv, eager, body_node, top)
+
+
+def _argument_set_twice(source: bytes, tree: Tree, blocks: list[Block], conv: ExprConverter) -> int | None:
+    """The offset of the second name of an argument set twice in one body of ``blocks`` (top-level
+    blocks of ``tree``) or in the bodies already read with ``conv`` (the bodies this module reads
+    anyway say so as they are read: ``ExprConverter.set_twice``), or None when none is."""
+    if conv.set_twice is not None:
+        return conv.set_twice
+    return first_set_twice(source, tree, [(b._at[0], b._at[1]) for b in blocks
+                                          if b._body is None or b._converter is not conv])  # (read with ``conv``: it says so)
 
 
 # ---- taking over the blocks of the last parse ---------------------------------------------
@@ -833,7 +886,7 @@ def _take_items(children, body: Body, converter: ExprConverter, before: dict[byt
                     fresh.append(block)
             else:
                 # (the same bytes can be at another line: a line added above and a character taken away)
-                old_start = block._converter.anchor.start
+                old_start = block._anchor.start
                 shifted = _take_over(block, start, text)
                 if not moved:
                     if same_until is None:
@@ -892,7 +945,7 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
         return None
     # The blocks the last parse read anew still hold its tree and text: they read their own text from now on.
     for block in previous.fresh:
-        if block._converter.owner is not None:
+        if _reads_its_parse(block):
             _detach(block, block.text)
     fresh: list[Block] = []
     items: list[tuple[str, int, int, Block | None]] = []
@@ -904,7 +957,7 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
     if delta and kept:
         kept = [(kind, s + delta, e + delta, block) for kind, s, e, block in kept]
         for _, s, _, block in kept:
-            block._converter.anchor.start = s
+            block._anchor.start = s
     # (even when no byte moved: a character replaced by a line break moves the lines below)
     moved = moved or bool(kept) and _line_or_column_moved(previous.source, source, start, kept[0][1] - delta, kept[0][1])
     body.blocks = old_blocks[:first] + middle.blocks + old_blocks[last:]

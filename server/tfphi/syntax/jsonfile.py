@@ -37,7 +37,7 @@ from ..records import record, field
 from ..values.numbers import parse_number
 from ..values.value import nfc
 from .expr import Expr, ExprConverter, LiteralExpr, ObjectExpr, Span, TemplateExpr, TupleExpr
-from .hclfile import BOM, Attribute, Block, Body, HclFile, SyntaxProblem, build_file, new_parser
+from .hclfile import BOM, Attribute, Block, Body, HclFile, SyntaxProblem, TreeAttribute, build_file, new_parser
 
 MAX_DEPTH = 100  # JSON nesting; written by people it stays far below
 
@@ -182,7 +182,7 @@ class _Scanner:
 # ---- attributes ---------------------------------------------------------------------------
 
 
-class JsonAttribute(Attribute):
+class JsonAttribute(TreeAttribute):
     """An expression argument of a JSON file: its value parsed as HCL at its own byte offsets."""
 
     __slots__ = ("_key_span", "_whole")
