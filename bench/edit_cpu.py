@@ -9,7 +9,7 @@ asyncio loop, without JSON-RPC. Edits are the ones
 keystroke typed and taken back again), and, as there, they start as soon as the first diagnostics of the folder are out,
 while the rest of the first analysis runs (``--steady``: after it). A second thread plays the
 server's reader thread: it notes each change's arrival (``AnalysisScheduler.note_arrival``, which
-interrupts background tracing: ``analysis.Interrupt``), hands it to the loop with ``call_soon_threadsafe`` and waits for the versioned diagnostics of that document. Per edit it records the loop thread's
+interrupts background tracing: ``cancellation.Interrupt``), hands it to the loop with ``call_soon_threadsafe`` and waits for the versioned diagnostics of that document. Per edit it records the loop thread's
 CPU time from the hand-over to the publication (what the latency is on an idle machine: the
 background work the edit waited for, and its own) and the wall time. What it leaves out:
 JSON encoding and the pipe (about 1 ms at these sizes).

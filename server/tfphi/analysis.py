@@ -38,6 +38,7 @@ from .stir.references import Finding, ModuleInterfaces, NameTable, check_module,
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
+from .cancellation import Cancellation, Cancelled, Interrupt, Revision
 from .retention import EDITOR, Retention
 from .syntax.hclfile import HclFile, new_parser, parse_file, take_over_blocks
 from .syntax.searches import CleanSources
@@ -54,46 +55,6 @@ CHANGE_LOG_LIMIT = 512  # revisions whose changed directories the host remembers
 # ("build") and before its findings or traces are computed ("findings", "fields"). Nothing
 # reachable from a workspace or a client sets it; tests assign it in-process.
 _fault_injection: Callable[[str, str], None] | None = None
-
-
-class Cancelled(Exception):
-    """Work on a snapshot stops: the host took a change after the snapshot was made (the work
-    is stale), or a client message waits while the work was to give way (``Interrupt``)."""
-
-
-class Interrupt:
-    """A client message waits for the thread that runs the analysis (the server's loop).
-
-    The host owns one; the server sets ``waiting`` from the thread that reads the client, as
-    bytes come in, and clears it once the loop has read them. Work that is to give way to the
-    client (the server's background analysis: ``Snapshot.field_steps``) raises ``Cancelled``
-    at its next check while it is set; requests, which the loop runs one at a time, do not.
-    """
-
-    __slots__ = ("waiting", "armed")
-
-    def __init__(self) -> None:
-        self.waiting = False
-        self.armed = False  # background work is under way (``Snapshot.field_steps``)
-
-
-class _Cancellation:
-    """What a snapshot checks, and its tracer at every reference: its revision against the host's,
-    and the host's interrupt. Apart from the snapshot, so the tracer does not point back at it."""
-
-    __slots__ = ("revision", "host_revision", "interrupt")
-
-    def __init__(self, revision: int, host_revision: "_Revision", interrupt: Interrupt):
-        self.revision = revision
-        self.host_revision = host_revision
-        self.interrupt = interrupt
-
-    def check(self) -> None:
-        if self.host_revision.value != self.revision:
-            raise Cancelled(f"revision {self.revision} was superseded by {self.host_revision.value}")
-        interrupt = self.interrupt
-        if interrupt.armed and interrupt.waiting:
-            raise Cancelled("a client message is waiting")
 
 
 @record(frozen=True, slots=True)
@@ -231,15 +192,6 @@ class _Derived:
         self.failures.clear()
 
 
-class _Revision:
-    """The host's revision counter, shared with its snapshots so they know when they are stale."""
-
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value = 0
-
-
 @record(frozen=True, slots=True)
 class Changes:
     """What changed between two snapshots, for whoever republishes diagnostics."""
@@ -291,7 +243,7 @@ class AnalysisHost:
         self._parser: Parser = new_parser()
         self._dir_files: dict[str, set[str]] = {}
         self._listing: dict[str, tuple[str, ...]] = {}  # module dir -> its files, sorted (as of the last snapshot)
-        self._revision = _Revision()
+        self._revision = Revision()
         self.interrupt = Interrupt()
         self._latest: Snapshot | None = None
         self._log: list[tuple[int, Changes]] = []
@@ -717,7 +669,7 @@ class Snapshot:
 
     def __init__(self, host: AnalysisHost, derived: _Derived):
         self.revision = host.revision
-        self._cancellation = _Cancellation(host.revision, host._revision, host.interrupt)
+        self._cancellation = Cancellation(host.revision, host._revision, host.interrupt)
         self._host = host
         self._derived = derived
         self.base_config = host.base_config
@@ -736,7 +688,7 @@ class Snapshot:
         self._interface_generation = host._interfaces.generation  # (the call checks it may reuse: ``stir.references.CallChecks``)
         self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
         # The tracer reads text through the snapshot's dicts and checks cancellation through
-        # ``_Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
+        # ``Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
         # counting as soon as nothing reads it (tests/lsp/test_scheduler.py).
         self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
                              self.config.limits, store=host._trace_memo, check=self._cancellation.check)

@@ -36,7 +36,8 @@ import logging
 import time
 from typing import Awaitable, Callable, Iterable, Iterator, TypeVar
 
-from ..analysis import Cancelled, Snapshot
+from ..analysis import Snapshot
+from ..cancellation import Cancelled
 from ..features.diagnostics import dir_diagnostics
 from ..stir.workspace import module_dir_of
 from .collector import QuietCollector
@@ -104,7 +105,7 @@ class AnalysisScheduler:
 
     def note_arrival(self) -> None:
         """Client bytes came in (called by the transport's reader thread, not the loop's): background
-        work stops at its next check (``analysis.Interrupt``) and lets the loop read them."""
+        work stops at its next check (``cancellation.Interrupt``) and lets the loop read them."""
         for folder in list(self.ws.folders):
             folder.host.interrupt.waiting = True
         if self._collector is not None:
