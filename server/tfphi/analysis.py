@@ -472,9 +472,12 @@ class AnalysisHost:
         return snap
 
     def build_steps(self) -> Iterator[None]:
-        """Builds, one a step, the new modules the next snapshot would build, as it would: it then derives only the tree."""
+        """Builds the new modules the next snapshot would build, one a step (a folder's first index:
+        a thousand modules, 0.1 s in one step otherwise), so that it assembles only the module tree.
+        Built as that snapshot would build them, and, as there, the tree is derived again."""
         for dir in sorted(self._dirty - self._modules.keys()):
-            paths = configuration_files(self._dir_files.get(dir) or (), self.config.engine)
+            listed = self._dir_files.get(dir)
+            paths = configuration_files(listed, self.config.engine) if listed else None
             if dir in self._dirty and dir not in self._modules and paths and (built := self._build(dir, paths, {})):
                 self._modules[dir], self._listing[dir], self._tree = built[0], tuple(paths), None
                 self._dirty.discard(dir)
@@ -511,13 +514,14 @@ class AnalysisHost:
         is the same object wherever it now is, and so is every trace that read it: nothing is
         moved or copied. The module tree is rebuilt only when module calls change.
         """
-        dirty, self._dirty, ahead, self._built_ahead = self._dirty, set(), self._built_ahead, set()
+        dirty, self._dirty = self._dirty, set()
         moved_paths, self._moved_paths = self._moved_paths, set()
         if self._everything:
-            dirty |= set(self._dir_files) - ahead  # (what ``build_steps`` built is not built again)
+            dirty |= set(self._dir_files) - self._built_ahead
             self._tree = None
             derived.clear()
             self._everything = False
+        self._built_ahead.clear()
         calls_changed = self._tree is None
         changed_decls: set[tuple[str, str]] = set()
         moved_files: set[str] = set()
