@@ -9,7 +9,7 @@ asyncio loop, without JSON-RPC. Edits are the ones
 keystroke typed and taken back again), and, as there, they start as soon as the first diagnostics of the folder are out,
 while the rest of the first analysis runs (``--steady``: after it). A second thread plays the
 server's reader thread: it notes each change's arrival (``AnalysisScheduler.note_arrival``, which
-interrupts background tracing: ``analysis.Interrupt``), hands it to the loop with ``call_soon_threadsafe`` and waits for the versioned diagnostics of that document. Per edit it records the loop thread's
+interrupts background tracing: ``cancellation.Interrupt``), hands it to the loop with ``call_soon_threadsafe`` and waits for the versioned diagnostics of that document. Per edit it records the loop thread's
 CPU time from the hand-over to the publication (what the latency is on an idle machine: the
 background work the edit waited for, and its own) and the wall time. What it leaves out:
 JSON encoding and the pipe (about 1 ms at these sizes).
@@ -20,6 +20,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 import cProfile
+import functools
+import importlib
 import pstats
 import sys
 import tempfile
@@ -39,10 +41,57 @@ from generate import generate  # noqa: E402
 from shapes import LEAF_SHAPES, ROOT_SHAPES, end_of_insert, locate  # noqa: E402
 
 
+# The steps of a keystroke's path whose loop-thread CPU ``--phases`` prints (inclusive: a step's
+# figure holds the steps it calls), as (module, qualified name).
+PHASES = (
+    ("tfphi.lsp.documents", "Document.apply"),  # the text, its line index and the tree edited
+    ("tfphi.lsp.documents", "Document.parse"),  # tree-sitter's incremental parse, the splice of the items
+    ("tfphi.analysis", "AnalysisHost.snapshot"),  # the host's pass over what changed, and the snapshot
+    ("tfphi.analysis", "AnalysisHost._advance"),  # modules built again, the module tree, what is stale
+    ("tfphi.analysis", "Snapshot.__init__"),  # the snapshot's copies of the host's tables
+    ("tfphi.analysis", "Snapshot.findings"),  # a module's name table, file findings and call checks
+    ("tfphi.stir.references", "name_table"),
+    ("tfphi.stir.file_findings", "file_findings"),
+    ("tfphi.stir.workspace", "build_module_tree"),
+    ("tfphi.lsp.snapshots", "SnapshotBoard.offer"),
+    ("tfphi.lsp.publish", "DiagnosticPublisher.publish_dir"),  # the diagnostics converted and sent
+)
+
+
+def time_phases(totals: dict[str, float]) -> None:
+    """Wraps each step of ``PHASES`` to add its loop-thread CPU seconds to ``totals`` (outermost
+    calls only); a bench's instrument, never the server's."""
+    for module_name, qualified in PHASES:
+        owner = importlib.import_module(module_name)
+        *path, name = qualified.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        original = getattr(owner, name)
+        key = f"{module_name.rsplit('.', 1)[-1]}.{qualified}"
+
+        def timed(*args, _original=original, _key=key, _depth=[0], **kwargs):
+            if _depth[0]:
+                return _original(*args, **kwargs)
+            _depth[0] += 1
+            start = time.thread_time()
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                _depth[0] -= 1
+                totals[_key] = totals.get(_key, 0.0) + time.thread_time() - start
+
+        setattr(owner, name, functools.wraps(original)(timed))
+        for module in list(sys.modules.values()):  # (the modules that imported a function by name)
+            if not path and getattr(module, name, None) is original:
+                setattr(module, name, getattr(owner, name))
+
+
 def measure(ws_dir: Path, file: str, shape, edits: int, steady: bool,
-            gap: float = 0.0002, profile: cProfile.Profile | None = None) -> list[tuple[float, float]]:
+            gap: float = 0.0002, profile: cProfile.Profile | None = None,
+            phases: dict[str, float] | None = None) -> list[tuple[float, float]]:
     """(wall seconds, loop-thread CPU seconds) per edit: `shape` typed into `file` and taken back;
-    `profile`, when given, profiles the loop thread from each edit's hand-over to its diagnostics."""
+    `profile`, when given, profiles the loop thread from each edit's hand-over to its diagnostics;
+    `phases` (filled by ``time_phases``' wrappers) is emptied when the first edit is sent."""
     published: dict = {}
     cond = threading.Condition()
     ws = LiveWorkspace()
@@ -83,6 +132,8 @@ def measure(ws_dir: Path, file: str, shape, edits: int, steady: bool,
             asyncio.run_coroutine_threadsafe(scheduler.idle(), loop).result()
         loop.call_soon_threadsafe(lambda: (ws.open(uri, 1, text, "terraform"), scheduler.schedule({uri})))
         wait((uri, 1))
+        if phases is not None:
+            phases.clear()  # (what the first analysis and the open cost is not an edit's)
         for i in range(edits + edits % 2):
             time.sleep(gap)
             version, insert = i + 2, i % 2 == 0
@@ -130,6 +181,7 @@ def main(argv=None) -> int:
     ap.add_argument("--edits", type=int, default=200)
     ap.add_argument("--steady", action="store_true", help="start editing once the first analysis is done")
     ap.add_argument("--workdir", type=Path, help="where to generate the workspace (default: a temporary directory)")
+    ap.add_argument("--phases", action="store_true", help="print the loop-thread CPU per edit of each step of PHASES (inclusive)")
     ap.add_argument("--profile", type=Path, help="write the loop thread's cProfile stats of the edits (hand-over to diagnostics) to this file "
                     "(and print the top functions by cumulative and own time)")
     args = ap.parse_args(argv)
@@ -140,7 +192,14 @@ def main(argv=None) -> int:
         ap.error(f"no {args.edit} shape {args.shape!r}")
     file = "main.tf" if args.edit == "root" else summary["probes"]["leaf_edit"]["file"]
     profile = cProfile.Profile(time.thread_time) if args.profile else None  # CPU time, as the figures
-    results = measure(ws_dir, file, shape, args.edits, args.steady, profile=profile)
+    phases: dict[str, float] | None = {} if args.phases else None
+    if phases is not None:
+        import_analysis_modules()
+        time_phases(phases)
+    results = measure(ws_dir, file, shape, args.edits, args.steady, profile=profile, phases=phases)
+    if phases is not None:
+        for key, seconds in sorted(phases.items(), key=lambda kv: -kv[1]):
+            print(f"  {key:45s} {seconds / args.edits * 1000:7.3f} ms per edit")
     if profile is not None:
         profile.dump_stats(args.profile)
         stats = pstats.Stats(profile).strip_dirs()

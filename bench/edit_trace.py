@@ -1,6 +1,7 @@
 """Where a keystroke's time goes in the real server: the edit's path cut at the server's own clock.
 
-    python bench/edit_trace.py --modules 1000 [--edit leaf|root] [--edits 200] [--runs 3] [--steady]
+    python bench/edit_trace.py --modules 1000 [--edit leaf|root] [--shape value] [--edits 200] [--runs 3] [--steady]
+        [--profile FILE] [--time-calls module:Qualified.name,...]
 
 A fresh ``tfphi serve`` per run, started through this file (``--serve``), which wraps four
 of the server's functions, unchanged otherwise, to write timestamps: when the transport's reader thread
@@ -14,7 +15,15 @@ samples every thread's stack each 5 ms into the log (it wakes the interpreter th
 small perturbation, the price of seeing what held the loop).
 ``time.perf_counter`` is CLOCK_MONOTONIC on Linux: the client's and the server's clocks are one.
 As bench/run.py, the edits start as soon as the first diagnostics are out (``--steady``: once
-the first analysis is over) and type the ``value`` shape of bench/shapes.py and take it back.
+the first analysis is over) and type a shape of bench/shapes.py (``--shape``, ``value`` by
+default) and take it back. Every publishDiagnostics the server sends is logged too (its list's
+length, its bytes, the time its encoding and write took), so that each keystroke says how many
+files it republished and what writing them cost; ``--profile FILE`` writes a cProfile (CPU time)
+of the server's loop thread from the first keystroke's diagnostics to the end (pstats format, one
+file per run: FILE.N); ``--time-calls`` adds up the wall and loop thread CPU time of the functions
+named (``tfphi.lsp.documents:Document.parse``, ``tfphi.syntax.parsers:HclParser.parse``, ...) and
+prints them per keystroke (from the first keystroke's diagnostics on: over the edits after it). Without ``--steady`` it says how many keystrokes were typed before
+the first analysis ended (the client sees its work-done progress end).
 
 Per edit: send -> arrival (the pipe, then the reader thread waiting for the interpreter lock
 while the loop thread holds it), arrival -> handled (the loop reaching the message: the rest of
@@ -58,8 +67,46 @@ def _switches() -> tuple[int, int]:
     return found.get("voluntary_ctxt_switches", 0), found.get("nonvoluntary_ctxt_switches", 0)
 
 
-def serve_traced(log_path: str, step_ms: float) -> None:
+def time_calls(names: list[str], log) -> None:
+    """Wraps each ``module:Qualified.name`` to add up its wall and thread CPU time once the edits have begun
+    (``timing``); the totals and call counts go to the log at exit as ``calls NAME COUNT WALL_MS CPU_MS``."""
+    import atexit
+    import importlib
+
+    totals: dict[str, list] = {}
+    for name in names:
+        module_name, _, qualified = name.partition(":")
+        owner = importlib.import_module(module_name)
+        *path, attr = qualified.split(".")
+        for part in path:
+            owner = getattr(owner, part)
+        original = getattr(owner, attr)
+        total = totals[name] = [0, 0.0, 0.0]
+
+        def timed(*args, _original=original, _total=total, **kwargs):
+            if not timing:
+                return _original(*args, **kwargs)
+            t, cpu = time.perf_counter(), time.thread_time()
+            try:
+                return _original(*args, **kwargs)
+            finally:
+                _total[0] += 1
+                _total[1] += time.perf_counter() - t
+                _total[2] += time.thread_time() - cpu
+
+        setattr(owner, attr, staticmethod(timed) if isinstance(owner.__dict__.get(attr), staticmethod) else timed)
+    atexit.register(lambda: [log.write(f"calls {name} {n} {wall * 1000:.3f} {cpu * 1000:.3f}\n")
+                             for name, (n, wall, cpu) in totals.items()])
+
+
+timing: list = []  # non-empty once the first keystroke's diagnostics are out
+
+
+def serve_traced(log_path: str, step_ms: float, profile_path: str = "", timed: str = "") -> None:
     """``tfphi serve`` with the timestamps of the module's docstring written to ``log_path``."""
+    import atexit
+    import cProfile
+
     from tfphi.cli import entry
     from tfphi.lsp import scheduler, server
 
@@ -112,16 +159,41 @@ def serve_traced(log_path: str, step_ms: float) -> None:
         log.write(f"arrival {time.perf_counter():.6f}\n")
         note_arrival(self)
 
+    profiler = cProfile.Profile(time.thread_time) if profile_path else None
+
     def timed_schedule(self, forced=()) -> None:
         if forced:
             log.write(f"handled {time.perf_counter():.6f}\n")
         schedule(self, forced)
 
+    if timed:
+        time_calls(timed.split(","), log)
+
     def timed_send(self, uri, version, items) -> None:
         published.set()
+        if version is not None and version >= 2 and not timing:
+            timing.append(True)
+        if profiler is not None and version is not None and version >= 2 and not profiling:
+            profiling.append(True)  # the first keystroke's diagnostics: from now on (the loop thread)
+            profiler.enable()
+            atexit.register(lambda: (profiler.disable(), profiler.dump_stats(profile_path)))
+        t = time.perf_counter()
         if version is not None:
-            log.write(f"published {time.perf_counter():.6f} {version}\n")
+            log.write(f"published {t:.6f} {version}\n")
+        writes.clear()
         send(self, uri, version, items)
+        log.write(f"sent {t:.6f} {(time.perf_counter() - t) * 1000:.3f} {len(items)} {sum(writes)} {version}\n")
+
+    profiling: list = []
+    writes: list[int] = []
+    from pygls.io_ import StdoutWriter
+    write = StdoutWriter.write
+
+    def counted_write(self, data: bytes) -> None:
+        writes.append(len(data))
+        write(self, data)
+
+    StdoutWriter.write = counted_write
 
     asyncio.events.Handle._run = timed_run
     scheduler.AnalysisScheduler.note_arrival = timed_note_arrival
@@ -133,13 +205,15 @@ def serve_traced(log_path: str, step_ms: float) -> None:
 
 # ---- the client side ---------------------------------------------------------------------------
 
-def edit_run(ws: Path, file: str, edits: int, steady: bool, log_path: Path, step_ms: float) -> list[tuple]:
+def edit_run(ws: Path, file: str, edits: int, steady: bool, log_path: Path, step_ms: float, shape_name: str = "value",
+             profile_path: str = "", timed: str = "") -> list[tuple]:
     """One fresh server; returns (version, sent, received) per edit."""
     import lspsession
     from run import open_document
     from shapes import LEAF_SHAPES, ROOT_SHAPES, end_of_insert, locate
 
-    lspsession.TFPHI[:] = [sys.executable, str(Path(__file__).resolve()), "--serve", str(log_path), str(step_ms)]
+    lspsession.TFPHI[:] = [sys.executable, str(Path(__file__).resolve()), "--serve", str(log_path), str(step_ms), profile_path,
+                            timed]
     client, _, t_init = lspsession.start_server(ws, log_path.parent, "trace", 300)
     try:
         if steady:
@@ -149,10 +223,17 @@ def edit_run(ws: Path, file: str, edits: int, steady: bool, log_path: Path, step
         uri, _, _ = open_document(client, ws / file, 300)
         client.drain()
         text = (ws / file).read_text(encoding="utf-8")
-        shape = (ROOT_SHAPES if file == "main.tf" else LEAF_SHAPES)[0]
+        shape = next(s for s in (ROOT_SHAPES if file == "main.tf" else LEAF_SHAPES) if s.name == shape_name)
         start = locate(shape, text)
         typed = end_of_insert(start, shape.insert)
         rows = []
+        indexed = [None if not steady else 0.0]
+
+        def note_index_end(messages) -> None:
+            for t, msg in messages:
+                if (msg.get("method") == "$/progress" and ((msg.get("params") or {}).get("value") or {}).get("kind") == "end"
+                        and indexed[0] is None):
+                    indexed[0] = t
         for i in range(edits + edits % 2):
             version, insert = i + 2, i % 2 == 0
             future = client.expect_diagnostics(uri, version)
@@ -162,15 +243,18 @@ def edit_run(ws: Path, file: str, edits: int, steady: bool, log_path: Path, step
                                     "text": shape.insert if insert else ""}]})
             received, _ = future.result(300)
             rows.append((version, sent, received))
-            client.drain()
-        return rows
+            note_index_end(client.drain())
+        if indexed[0] is None:  # still indexing after the last edit
+            indexed[0] = float("inf")
+        return rows, indexed[0]
     finally:
         client.close()
 
 
-def split(rows: list[tuple], log_path: Path) -> tuple[list[tuple], list[tuple]]:
-    """Per edit its four parts in ms (from the server's log), and the long loop steps during the edits."""
-    arrivals, handled, published, steps = [], [], {}, []
+def split(rows: list[tuple], log_path: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:
+    """Per edit its four parts in ms (from the server's log), the long loop steps during the edits, and
+    per edit the publishDiagnostics sent from its arrival to the next edit's: (count, items, bytes, ms)."""
+    arrivals, handled, published, steps, sent = [], [], {}, [], []
     for line in log_path.read_text().splitlines():
         kind, stamp, *rest = line.split()
         if kind == "arrival":
@@ -183,20 +267,33 @@ def split(rows: list[tuple], log_path: Path) -> tuple[list[tuple], list[tuple]]:
             continue
         elif kind == "step":
             steps.append((float(stamp), *map(float, rest)))
-    parts = []
+        elif kind == "calls":
+            continue
+        elif kind == "sent":
+            sent.append((float(stamp), float(rest[0]), int(rest[1]), int(rest[2])))
+    parts, publishes = [], []
+    for k, (version, _, _) in enumerate(rows):
+        begin = rows[k][1]
+        end = rows[k + 1][1] if k + 1 < len(rows) else float("inf")
+        mine = [x for x in sent if begin <= x[0] < end]
+        publishes.append((len(mine), sum(x[2] for x in mine), sum(x[3] for x in mine), round(sum(x[1] for x in mine), 3)))
     for version, sent, received in rows:
         arrival = arrivals[bisect.bisect(arrivals, sent)]  # the first note after the write
         handle = handled[bisect.bisect(handled, arrival)]
         out = published[version]
         parts.append(tuple(round(x * 1000, 2) for x in (arrival - sent, handle - arrival, out - handle, received - out)))
     first, last = rows[0][1], rows[-1][2]
-    return parts, [s for s in steps if first <= s[0] <= last]
+    return parts, [s for s in steps if first <= s[0] <= last], publishes
 
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--modules", type=int, default=1000)
     ap.add_argument("--edit", choices=["leaf", "root"], default="leaf")
+    ap.add_argument("--shape", default="value", help="a shape of bench/shapes.py (root: value, newline, comment, label, space)")
+    ap.add_argument("--profile", default="", help="cProfile of the loop thread during the edits, to FILE.<run>")
+    ap.add_argument("--time-calls", default="", help="comma-separated module:Qualified.name whose wall time per edit "
+                    "is added up (e.g. tfphi.lsp.publish:DiagnosticPublisher.publish_config)")
     ap.add_argument("--edits", type=int, default=200)
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--steady", action="store_true", help="start editing once the first analysis is done")
@@ -212,17 +309,33 @@ def main(argv=None) -> int:
     for run in range(args.runs):
         log_path = workdir / f"trace{run}.log"
         log_path.unlink(missing_ok=True)
-        rows = edit_run(ws, file, args.edits, args.steady, log_path, args.step_ms)
-        parts, steps = split(rows, log_path)
+        rows, indexed = edit_run(ws, file, args.edits, args.steady, log_path, args.step_ms, args.shape,
+                        f"{args.profile}.{run}" if args.profile else "", args.time_calls)
+        parts, steps, publishes = split(rows, log_path)
         total = [sum(p) for p in parts]
-        print(f"run {run + 1}: {args.edit} edits{' (steady)' if args.steady else ''}, ms: first ten "
+        print(f"run {run + 1}: {args.edit} {args.shape} edits{' (steady)' if args.steady else ''}, ms: first ten "
               f"{[round(t, 1) for t in total[:10]]}, p50 {percentile(total, 50):.1f}, p99 {percentile(total, 99):.1f}, max {max(total):.1f}")
         for i, name in enumerate(PARTS):
             xs = [p[i] for p in parts]
             print(f"    {name:<19} p50 {percentile(xs, 50):6.2f}  p95 {percentile(xs, 95):6.2f}  max {max(xs):7.2f}")
+        if not args.steady:
+            during = [t for t, (_, sent, _) in zip(total, rows) if sent < indexed]
+            after = [t for t, (_, sent, _) in zip(total, rows) if sent >= indexed]
+            print(f"    typed during the first analysis: {len(during)} of {len(total)} edits"
+                  + (f", p50 {percentile(during, 50):.2f}" if during else "")
+                  + (f"; after it p50 {percentile(after, 50):.2f}" if after else ""))
+        for i, name in enumerate(("publishes", "their items", "their bytes", "their encode+write ms")):
+            xs = [p[i] for p in publishes]
+            print(f"    {name:<21} p50 {percentile(xs, 50):8.2f}  p95 {percentile(xs, 95):8.2f}  max {max(xs):8.2f}")
         worst = sorted(range(len(parts)), key=lambda k: -total[k])[:3]
         print("    slowest: " + "; ".join(f"edit {k + 1}: {total[k]:.1f} = " + " + ".join(f"{x:.1f}" for x in parts[k])
                                         for k in worst))
+        for line in log_path.read_text().splitlines():
+            if line.startswith("calls "):
+                _, name, count, wall, cpu = line.split()
+                timed = max(len(rows) - 1, 1)  # (from the first keystroke's diagnostics on: the edits after it)
+                print(f"    {name}: {int(count)} calls, per edit {float(wall) / timed:.3f} ms wall, "
+                      f"{float(cpu) / timed:.3f} ms CPU")
         if steps:
             longest = max(steps, key=lambda s: s[2])
             slowest = max(steps, key=lambda s: s[1])
@@ -233,12 +346,12 @@ def main(argv=None) -> int:
         else:
             print(f"    loop steps over {args.step_ms:g} ms during the edits: none")
         sys.stdout.flush()
-        (workdir / f"edits{run}.json").write_text(json.dumps({"rows": rows, "parts": parts, "steps": steps}))
+        (workdir / f"edits{run}.json").write_text(json.dumps({"rows": rows, "parts": parts, "steps": steps, "publishes": publishes}))
     return 0
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 4 and sys.argv[1] == "--serve":  # (lspsession appends ``serve``)
-        serve_traced(sys.argv[2], float(sys.argv[3]))
+    if len(sys.argv) >= 6 and sys.argv[1] == "--serve":  # (lspsession appends ``serve``)
+        serve_traced(sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5])
     else:
         sys.exit(main())

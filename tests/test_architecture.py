@@ -140,7 +140,7 @@ LAYERS = (
     ("config_schema",),
     ("stir",),
     ("trace",),
-    ("retention",),
+    ("retention", "cancellation"),
     ("analysis",),
     ("features",),
     ("specialize",),

@@ -38,6 +38,7 @@ from .stir.references import Finding, ModuleInterfaces, NameTable, check_module,
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
 from .syntax.expr import Span
+from .cancellation import Cancellation, Cancelled, Interrupt, Revision
 from .retention import EDITOR, Retention
 from .syntax.hclfile import HclFile, new_parser, parse_file, take_over_blocks
 from .syntax.searches import CleanSources
@@ -54,46 +55,6 @@ CHANGE_LOG_LIMIT = 512  # revisions whose changed directories the host remembers
 # ("build") and before its findings or traces are computed ("findings", "fields"). Nothing
 # reachable from a workspace or a client sets it; tests assign it in-process.
 _fault_injection: Callable[[str, str], None] | None = None
-
-
-class Cancelled(Exception):
-    """Work on a snapshot stops: the host took a change after the snapshot was made (the work
-    is stale), or a client message waits while the work was to give way (``Interrupt``)."""
-
-
-class Interrupt:
-    """A client message waits for the thread that runs the analysis (the server's loop).
-
-    The host owns one; the server sets ``waiting`` from the thread that reads the client, as
-    bytes come in, and clears it once the loop has read them. Work that is to give way to the
-    client (the server's background analysis: ``Snapshot.field_steps``) raises ``Cancelled``
-    at its next check while it is set; requests, which the loop runs one at a time, do not.
-    """
-
-    __slots__ = ("waiting", "armed")
-
-    def __init__(self) -> None:
-        self.waiting = False
-        self.armed = False  # background work is under way (``Snapshot.field_steps``)
-
-
-class _Cancellation:
-    """What a snapshot checks, and its tracer at every reference: its revision against the host's,
-    and the host's interrupt. Apart from the snapshot, so the tracer does not point back at it."""
-
-    __slots__ = ("revision", "host_revision", "interrupt")
-
-    def __init__(self, revision: int, host_revision: "_Revision", interrupt: Interrupt):
-        self.revision = revision
-        self.host_revision = host_revision
-        self.interrupt = interrupt
-
-    def check(self) -> None:
-        if self.host_revision.value != self.revision:
-            raise Cancelled(f"revision {self.revision} was superseded by {self.host_revision.value}")
-        interrupt = self.interrupt
-        if interrupt.armed and interrupt.waiting:
-            raise Cancelled("a client message is waiting")
 
 
 @record(frozen=True, slots=True)
@@ -192,30 +153,43 @@ class _Derived:
     # traced to its end, so that the analysis cannot starve
     interrupted: set[str] = field(default_factory=set)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
+    # module dir -> the declarations its traces read: ``field_deps`` read the other way, so that a
+    # module's traces dropped take it from under what they read (a name a keystroke made up,
+    # declared nowhere, stayed in ``field_deps`` for good: bench/README.md, "soak, session 11")
+    field_reads: dict[str, set[tuple[str, str]]] = field(default_factory=dict)
     findings: dict[str, list[Finding]] = field(default_factory=dict)
     failures: dict[str, str] = field(default_factory=dict)  # module dir -> what raised (stage and traceback)
+
+    def note_reads(self, dir: str, touched: Iterable[tuple[str, str]]) -> None:
+        """Notes that the traces of ``dir`` read the declarations ``touched`` (what an edit re-traces)."""
+        deps = self.field_deps
+        reads = self.field_reads.get(dir)
+        if reads is None:
+            reads = self.field_reads[dir] = set()
+        for read in touched:
+            deps.setdefault(read, set()).add(dir)
+            reads.add(read)
 
     def drop_fields(self, dir: str) -> None:
         self.fields.pop(dir, None)
         self.partial.pop(dir, None)
         self.interrupted.discard(dir)
+        deps = self.field_deps
+        for read in self.field_reads.pop(dir, ()):
+            dirs = deps.get(read)
+            if dirs is not None:  # (None: popped by the change under way)
+                dirs.discard(dir)
+                if not dirs:
+                    del deps[read]
 
     def clear(self) -> None:
         self.fields.clear()
         self.partial.clear()
         self.interrupted.clear()
         self.field_deps.clear()
+        self.field_reads.clear()
         self.findings.clear()
         self.failures.clear()
-
-
-class _Revision:
-    """The host's revision counter, shared with its snapshots so they know when they are stale."""
-
-    __slots__ = ("value",)
-
-    def __init__(self) -> None:
-        self.value = 0
 
 
 @record(frozen=True, slots=True)
@@ -269,7 +243,7 @@ class AnalysisHost:
         self._parser: Parser = new_parser()
         self._dir_files: dict[str, set[str]] = {}
         self._listing: dict[str, tuple[str, ...]] = {}  # module dir -> its files, sorted (as of the last snapshot)
-        self._revision = _Revision()
+        self._revision = Revision()
         self.interrupt = Interrupt()
         self._latest: Snapshot | None = None
         self._log: list[tuple[int, Changes]] = []
@@ -283,6 +257,7 @@ class AnalysisHost:
         self._moved_paths: set[str] = set()  # files whose blocks moved since the last snapshot
         self._tree: ModuleTree | None = None
         self._dirty: set[str] = set()
+        self._built_ahead: set[str] = set()  # new modules ``build_steps`` built under the current settings
         self._everything = True  # the next snapshot re-derives everything (config, manifests)
         self._build_failures: dict[str, str] = {}
         # content-addressed caches (safe to share between snapshots)
@@ -433,6 +408,7 @@ class AnalysisHost:
         if base is not None:
             self.base_config = base
         self.config_text = text
+        self._built_ahead.clear()  # built under the old settings (their files may differ: ``engine``)
         if problem is not None:
             self.config, self.config_problems = self.base_config, [ConfigProblem(problem)]
         elif text is None:
@@ -495,6 +471,19 @@ class AnalysisHost:
         self._block_refs = {}
         return snap
 
+    def build_steps(self) -> Iterator[None]:
+        """Builds the new modules the next snapshot would build, one a step (a folder's first index:
+        a thousand modules, 0.1 s in one step otherwise), so that it assembles only the module tree.
+        Built as that snapshot would build them, and, as there, the tree is derived again."""
+        for dir in sorted(self._dirty - self._modules.keys()):
+            listed = self._dir_files.get(dir)
+            paths = configuration_files(listed, self.config.engine) if listed else None
+            if dir in self._dirty and dir not in self._modules and paths and (built := self._build(dir, paths, {})):
+                self._modules[dir], self._listing[dir], self._tree = built[0], tuple(paths), None
+                self._dirty.discard(dir)
+                self._built_ahead.add(dir)
+            yield  # (a module that fails is built again, and recorded, by the snapshot)
+
     def changed_since(self, revision: int) -> Changes | None:
         """What changed in the snapshots after ``revision``; None when it is too old to tell (assume everything).
 
@@ -528,10 +517,11 @@ class AnalysisHost:
         dirty, self._dirty = self._dirty, set()
         moved_paths, self._moved_paths = self._moved_paths, set()
         if self._everything:
-            dirty |= set(self._dir_files)
+            dirty |= set(self._dir_files) - self._built_ahead
             self._tree = None
             derived.clear()
             self._everything = False
+        self._built_ahead.clear()
         calls_changed = self._tree is None
         changed_decls: set[tuple[str, str]] = set()
         moved_files: set[str] = set()
@@ -683,7 +673,7 @@ class Snapshot:
 
     def __init__(self, host: AnalysisHost, derived: _Derived):
         self.revision = host.revision
-        self._cancellation = _Cancellation(host.revision, host._revision, host.interrupt)
+        self._cancellation = Cancellation(host.revision, host._revision, host.interrupt)
         self._host = host
         self._derived = derived
         self.base_config = host.base_config
@@ -702,7 +692,7 @@ class Snapshot:
         self._interface_generation = host._interfaces.generation  # (the call checks it may reuse: ``stir.references.CallChecks``)
         self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
         # The tracer reads text through the snapshot's dicts and checks cancellation through
-        # ``_Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
+        # ``Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
         # counting as soon as nothing reads it (tests/lsp/test_scheduler.py).
         self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
                              self.config.limits, store=host._trace_memo, check=self._cancellation.check)
@@ -886,16 +876,15 @@ class Snapshot:
         """One field of one resource, in each call path of its module."""
         resource, field_path, spec = unit
         self._host.units_traced += 1
-        deps = self._derived.field_deps if self._host.retention.keeps_edit_state else None  # (what an edit re-traces)
+        keeps_deps = self._host.retention.keeps_edit_state  # (what an edit re-traces)
         traces: list[FieldTrace] = []
         for path in paths:
             result, touched = self.tracer.trace_field(path, resource, field_path, spec.universe)
             if result.expr_span is None:
                 break  # the field is not set on this resource
             traces.append(FieldTrace(resource, field_path, spec, result))
-            if deps is not None:
-                for read in touched:
-                    deps.setdefault(read, set()).add(dir)
+            if keeps_deps:
+                self._derived.note_reads(dir, touched)
         return traces
 
     def registered_fields(self) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:

@@ -8,7 +8,8 @@ import pytest
 import tfphi.analysis as analysis_module
 from host_support import WORKSPACE, everything, fresh
 
-from tfphi.analysis import AnalysisHost, Cancelled, Remove, SetSource
+from tfphi.analysis import AnalysisHost, Remove, SetSource
+from tfphi.cancellation import Cancelled
 from tfphi.features.diagnostics import dir_diagnostics, workspace_diagnostics
 
 

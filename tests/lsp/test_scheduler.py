@@ -133,7 +133,7 @@ def _messages_while_tracing(monkeypatch, every: int) -> list[int]:
     """Makes a client message "arrive" (``Interrupt.waiting``, as the transport's reader thread sets
     it) at every ``every``-th reference a background trace follows; returns [interruptions]."""
     import tfphi.trace.tracer as tracer_module
-    from tfphi.analysis import Cancelled
+    from tfphi.cancellation import Cancelled
 
     hop, hops, interrupted = tracer_module.Tracer.hop, [0], [0]
 

@@ -23,7 +23,7 @@ from ..records import record, field
 from ..syntax.hclfile import HclFile, new_parser, parse_file
 from ..syntax.searches import CleanSources
 from ..syntax.scanner import may_respell, may_respell_near
-from ..text import Encoding, LineIndex, byte_point
+from ..text import Encoding, LineIndex
 
 __all__ = ["TextChange", "Document", "DocumentStore", "StaleVersion", "encode_text"]
 
@@ -113,24 +113,26 @@ class Document:
         if old_end < start:  # a reversed range; LSP forbids it, be lenient
             start, old_end = old_end, start
         old = self.source
-        new = old[:start] + inserted + old[old_end:]
+        with memoryview(old) as view:  # one copy of the text, not three
+            new = b"".join((view[:start], inserted, view[old_end:]))
         new_end = start + len(inserted)
         head, tail = self._unchanged or (len(old), len(old))
         self._unchanged = (min(head, start), min(tail, len(old) - old_end))
+        new_index = index.edited(start, old_end, new)
         tree = self._tree_for_edit()
         if tree is not None:
             tree.edit(
                 start_byte=start,
                 old_end_byte=old_end,
                 new_end_byte=new_end,
-                start_point=byte_point(old, start),
-                old_end_point=byte_point(old, old_end),
-                new_end_point=byte_point(new, new_end),
+                start_point=index.point(start),
+                old_end_point=index.point(old_end),
+                new_end_point=new_index.point(new_end),
             )
         self.source = new
         if self._may_respell is False:  # none in the text before: one now only where the edit wrote
             self._may_respell = may_respell_near(new, start, new_end)
-        self._index = index.edited(start, old_end, new)
+        self._index = new_index
         self.dirty = True
 
     def _tree_for_edit(self) -> Tree | None:

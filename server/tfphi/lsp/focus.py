@@ -32,7 +32,7 @@ from ..records import record
 from ..stir.workspace import local_target
 from ..stir.workspace import is_installed_dir, is_local_source, module_dir_of
 from ..syntax import is_json_path
-from .workspace import parseable
+from .workspace import Steps, parseable, run_steps
 
 if TYPE_CHECKING:
     from .workspace import Folder, LiveWorkspace
@@ -85,6 +85,13 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
     """A focus on the modules ``dirs`` of ``folder`` (whose files are ``rels``), or None when none is
     worth making (more than ``max_share`` of the files to read). ``read`` receives the bytes it
     read from disk (the index reads them from there)."""
+    return run_steps(focus_steps(ws, folder, rels, dirs, read, max_share))
+
+
+def focus_steps(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: frozenset[str],
+                read: dict[str, bytes] | None = None, max_share: float = MAX_SHARE) -> Steps[Focus | None]:
+    """``build_focus`` in steps of one file read or one module built (the scheduler's loop reads
+    client messages between them: ``AnalysisScheduler._in_steps``)."""
     if folder.loose or not dirs or any(d.startswith("../") for d in dirs):
         return None
     opened = {rel: doc for doc, rel in ws.open_in(folder)}
@@ -111,6 +118,7 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
             read[rel] = data
         if MODULE_BLOCK.search(data):
             calls.append((rel, data))
+        yield
     for rel, doc in opened.items():
         if file_kind(rel) == "tf" and MODULE_BLOCK.search(doc.source):
             calls.append((rel, doc.source))
@@ -134,11 +142,13 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
 
     for rel in first:
         load(rel)
+        yield
     needed, path, searched = set(dirs), set(dirs), set()
     while True:
         for dir in needed:
             for rel in by_dir.get(dir, ()):
                 load(rel)
+                yield
         for rel in opened:
             if module_dir_of(rel) in needed:
                 load(rel)
@@ -147,8 +157,10 @@ def build_focus(ws: "LiveWorkspace", folder: "Folder", rels: list[str], dirs: fr
             for rel, data in calls:
                 if rel not in loaded and _may_call(rel, data, target):
                     load(rel)
+                yield  # (10,000 files searched for each target: 10-20 ms)
         if len(loaded) > max_share * max(len(rels), 1):
             return None
+        yield from host.build_steps()
         snapshot = host.snapshot()
         grown, path = _needed(snapshot, dirs, needed, installed)
         if any(d.startswith("../") for d in grown):

@@ -30,8 +30,12 @@ class DiagnosticPublisher:
         self.ws = ws
         self._send = send
         self._last: dict[str, list[types.Diagnostic]] = {}
-        self._files: dict[Folder, set[str]] = {}  # relative paths with a non-empty last list, per folder
-        self._tf_files: dict[Folder, dict[str, set[str]]] = {}  # the ``.tf`` ones among them, by module directory
+        # Relative paths with a non-empty last list, per folder: the ``.tf`` ones by module directory,
+        # the others (what the config pass publishes, which runs every pass) apart, so that neither
+        # pass looks at the other's files (at 1,000 modules the config pass walked the 78 ``.tf``
+        # files with a warning to find the none that are its own).
+        self._tf_files: dict[Folder, dict[str, set[str]]] = {}
+        self._other_files: dict[Folder, set[str]] = {}
         # Per folder and module directory, the files its last published diagnostics point into
         # (their own and their related locations), and per file the directories pointing into
         # it: an edit that moves text there republishes those, found without a look at the others.
@@ -89,7 +93,7 @@ class DiagnosticPublisher:
             if file_kind(path) != "tf":
                 diags.append(Diagnostic(path, Span(path, 0, 0), "error", problem.code, problem.message))
         groups = self._group(diags)
-        known = {rel for rel in self._files.get(folder, ()) if file_kind(rel) != "tf"}
+        known = set(self._other_files.get(folder, ()))
         for doc, rel in self.ws.open_documents_in(folder):
             if file_kind(rel) != "tf":
                 known.add(rel)
@@ -121,8 +125,8 @@ class DiagnosticPublisher:
         """A folder went away: clear what it published."""
         self._mentions.pop(folder, None)
         self._pointing_into.pop(folder, None)
-        self._tf_files.pop(folder, None)
-        for rel in sorted(self._files.pop(folder, set())):
+        published = set().union(self._other_files.pop(folder, set()), *self._tf_files.pop(folder, {}).values())
+        for rel in sorted(published):
             self._publish(self.ws.uri_for(folder, rel), None, [], force=False)
         self._publish(folder.uri, None, [], force=False)
 
@@ -138,13 +142,24 @@ class DiagnosticPublisher:
         ws = self.ws
         index_for = lambda rel: ws.line_index(folder, rel)  # noqa: E731
         uri_for = lambda rel: ws.uri_for(folder, rel)  # noqa: E731
-        with_diags = self._files.setdefault(folder, set())
         tf_files = self._tf_files.setdefault(folder, {})
+        other_files = self._other_files.setdefault(folder, set())
+
+        def held(rel: str) -> set[str]:
+            """The set that holds ``rel`` while its last list is not empty (a ``.tf`` file's directory's, or the others')."""
+            return tf_files.get(module_dir_of(rel), set()) if file_kind(rel) == "tf" else other_files
+
+        def keep(rel: str) -> None:
+            if file_kind(rel) == "tf":
+                tf_files.setdefault(module_dir_of(rel), set()).add(rel)
+            else:
+                other_files.add(rel)
 
         def drop(rel: str) -> None:
-            with_diags.discard(rel)
-            if file_kind(rel) == "tf":
-                tf_files.get(module_dir_of(rel), set()).discard(rel)
+            rels = held(rel)
+            rels.discard(rel)
+            if not rels and rels is not other_files:
+                tf_files.pop(module_dir_of(rel), None)
 
         for rel in sorted(set(groups) | known):
             if not folder.owns(rel):  # a deeper folder publishes it now
@@ -152,7 +167,7 @@ class DiagnosticPublisher:
                 continue
             uri = uri_for(rel)
             if not ws.publishes(folder, rel):  # outside every folder and not open, or another folder's
-                if rel in with_diags:  # published while it was open: cleared now
+                if rel in held(rel):  # published while it was open: cleared now
                     self._publish(uri, None, [], force=False)
                     drop(rel)
                 continue
@@ -162,9 +177,7 @@ class DiagnosticPublisher:
             forced.discard(uri)
             self._publish(uri, doc.version if doc else None, items, force)
             if items:
-                with_diags.add(rel)
-                if file_kind(rel) == "tf":
-                    tf_files.setdefault(module_dir_of(rel), set()).add(rel)
+                keep(rel)
             else:
                 drop(rel)
 

@@ -18,6 +18,13 @@ rest of the pass is dropped and a new pass starts from the newest snapshot, the 
 document first (the directories not yet published are kept for it, and the fields already
 traced of a module left halfway are kept by the analysis as long as nothing they read
 changed). A module whose analysis raises is logged once and skipped; the others are published.
+
+A folder's index is background work too, given in steps (``lsp.workspace.Steps``): the walk a
+file found a step, the focus (``lsp/focus.py``) a file read or a module built a step, the files
+a file read a step, then the folder's modules a module built a step (``AnalysisHost.build_steps``),
+so that the folder's first snapshot assembles only their tree. ``_in_steps`` runs them and gives
+way between two steps by the test above (a client message waits, or the slice is over): no step
+is longer than one file's parse or one module's build, however many files the folder has.
 """
 
 from __future__ import annotations
@@ -27,20 +34,22 @@ import heapq
 import itertools
 import logging
 import time
-from typing import Awaitable, Callable, Iterable, Iterator
+from typing import Awaitable, Callable, Iterable, Iterator, TypeVar
 
-from ..analysis import Cancelled, Snapshot
+from ..analysis import Snapshot
+from ..cancellation import Cancelled
 from ..features.diagnostics import dir_diagnostics
 from ..stir.workspace import module_dir_of
 from .collector import QuietCollector
-from .focus import build_focus, open_dirs
+from .focus import focus_steps, open_dirs
 from .publish import DiagnosticPublisher
 from .snapshots import SnapshotBoard
-from .workspace import Folder, LiveWorkspace
+from .workspace import Folder, LiveWorkspace, Steps
 
 logger = logging.getLogger(__name__)
+T = TypeVar("T")
 
-INDEX_REPORT_EVERY = 25  # files between two progress reports (and two yields to the loop)
+INDEX_REPORT_EVERY = 25  # files between two progress reports (the loop reads messages between any two files)
 # Loop iterations a held request takes to run once its snapshot is offered (the waiter's future,
 # the task awaiting it, the protocol's release task): with one yield, the first hover waited for
 # three more batches of files to be read (~0.1-0.25 s at 1,000 modules, loaded machine).
@@ -96,7 +105,7 @@ class AnalysisScheduler:
 
     def note_arrival(self) -> None:
         """Client bytes came in (called by the transport's reader thread, not the loop's): background
-        work stops at its next check (``analysis.Interrupt``) and lets the loop read them."""
+        work stops at its next check (``cancellation.Interrupt``) and lets the loop read them."""
         for folder in list(self.ws.folders):
             folder.host.interrupt.waiting = True
         if self._collector is not None:
@@ -312,6 +321,26 @@ class AnalysisScheduler:
 
     # ---- indexing --------------------------------------------------------------------------
 
+    async def _in_steps(self, folder: Folder, steps: Steps[T]) -> T:
+        """Runs background work given in steps (``lsp.workspace.Steps``: a file read, a module built)
+        on the loop, which reads what arrived between two steps: the indexing's one way to give
+        way, by the test a pass's background work gives way by (``_due``: a client message waits,
+        or its slice is over). Returns the work's result."""
+        slice_end = time.perf_counter() + SLICE_SECONDS
+        while True:
+            try:
+                next(steps)
+            except StopIteration as done:
+                return done.value
+            if folder.host.interrupt.waiting:
+                await self._give_way()
+                self._read_all()
+            elif time.perf_counter() >= slice_end:
+                await asyncio.sleep(0)  # (a message whose bytes come in meanwhile sets ``waiting``)
+            else:
+                continue
+            slice_end = time.perf_counter() + SLICE_SECONDS
+
     async def _focus(self, folder: Folder, rels: list[str], focused: frozenset[str], read: dict[str, bytes]) -> frozenset[str]:
         """Before the rest of the folder, the open documents' root configurations (``lsp/focus.py``),
         made again when a document of another module was opened; returns the modules it covers."""
@@ -319,10 +348,16 @@ class AnalysisScheduler:
         if dirs <= focused:
             return focused
         try:
-            focus = build_focus(self.ws, folder, rels, dirs, read)
+            focus = await self._in_steps(folder, focus_steps(self.ws, folder, rels, dirs, read))
+            # Made in steps, between which a pass may have fed the open documents' changes to the
+            # folder: the focus takes them too (a change not fed yet: the pass that feeds it does).
+            if focus is not None and not self.ws.has_pending() and not focus.follow(self.ws, folder):
+                focus = None
         except Exception:  # noqa: BLE001 - requests wait for the folder's index instead
             logger.exception("reading the open documents' modules of %s first failed", folder.root)
             focus = None
+        if folder not in self.ws.folders:
+            return dirs
         self.board.offer_focus(folder, focus)
         for _ in range(FOCUS_HANDOVER_ITERATIONS):  # the requests waiting for it run now, not after the next files
             await asyncio.sleep(0)
@@ -339,7 +374,7 @@ class AnalysisScheduler:
         try:
             await progress.begin(f"tfphi: indexing {folder.name}", "reading files")
             ws.read_config(folder)
-            rels = ws.scan(folder)
+            rels = await self._in_steps(folder, ws.scan_steps(folder))
             host = folder.host
             keep = set(rels) | {rel for _, rel in ws.open_documents_in(folder)} | {p for p in host.files if p.startswith("../")} \
                 | set(folder.generated)
@@ -348,14 +383,16 @@ class AnalysisScheduler:
             total = len(rels)
             read: dict[str, bytes] = {}  # what the focus read from disk
             focused = await self._focus(folder, rels, frozenset(), read)
-            for n, rel in enumerate(rels, 1):
+            for start in range(0, total, INDEX_REPORT_EVERY):
+                await self._in_steps(folder, ws.load_steps(folder, rels[start:start + INDEX_REPORT_EVERY], read))
                 if folder not in ws.folders:
                     return
-                ws.load(folder, rel, read.pop(rel, None))
-                if n % INDEX_REPORT_EVERY == 0:
-                    progress.report(f"{n}/{total} files", int(100 * n / max(total, 1)))
-                    await asyncio.sleep(0)
-                    focused = await self._focus(folder, rels, focused, read)
+                n = min(start + INDEX_REPORT_EVERY, total)
+                progress.report(f"{n}/{total} files", int(100 * n / max(total, 1)))
+                await asyncio.sleep(0)
+                focused = await self._focus(folder, rels, focused, read)
+            # The folder's modules, built one a step: its first snapshot then assembles only their tree.
+            await self._in_steps(folder, host.build_steps())
             if ws.load_outside(folder):  # modules outside the folder that its sources reach: part of the index
                 self._watch_outside()
             progress.report(f"{total}/{total} files: analysing", 100)

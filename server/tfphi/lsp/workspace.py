@@ -23,7 +23,7 @@ import codecs
 import os
 import posixpath
 from pathlib import Path
-from typing import Iterable, Iterator
+from typing import Generator, Iterable, Iterator, TypeVar
 
 from pygls.uris import from_fs_path, to_fs_path
 
@@ -38,6 +38,13 @@ from ..stir.terragrunt import deployed_dirs, generated_files, is_unit_file, plac
 from ..stir.workspace import module_dir_of
 from ..text import Encoding, LineIndex
 from .documents import Document, DocumentStore, TextChange
+
+T = TypeVar("T")
+
+# Background work in steps: a generator that yields between two pieces of work (a file read, a
+# module built) and returns its result; the scheduler runs it on the loop, reading client messages
+# between two steps (``AnalysisScheduler._in_steps``), ``run_steps`` at once.
+Steps = Generator[None, None, T]
 
 LOOSE_FOLDER_LIMIT = 500  # files read for a loose folder (and for one outside module directory)
 MAX_OUTSIDE_ROUNDS = 32  # chains of ``../`` modules calling further ``../`` modules, followed this deep
@@ -304,6 +311,10 @@ class LiveWorkspace:
 
     def scan(self, folder: Folder) -> list[str]:
         """Relative paths of the files to read from disk for ``folder`` (after its config is read)."""
+        return run_steps(self.scan_steps(folder))
+
+    def scan_steps(self, folder: Folder) -> Steps[list[str]]:
+        """``scan`` in steps of one file found (the walk of a folder of 30,000 files takes a second)."""
         root = Path(folder.root)
         if folder.loose:
             try:
@@ -317,6 +328,7 @@ class LiveWorkspace:
         for rel in walk_workspace(root, folder.host.config, skipped):
             if folder.owns(rel):
                 rels.append(rel)
+            yield
         rels.extend(rel for rel, _ in skipped if folder.owns(rel))  # ``_load`` reports them
         return rels
 
@@ -332,6 +344,15 @@ class LiveWorkspace:
         if self._is_open(folder.fs_path(rel)):
             return False
         return self._load(folder, rel, data=data)
+
+    def load_steps(self, folder: Folder, rels: list[str], read: dict[str, bytes]) -> Steps[None]:
+        """``load`` of each of ``rels`` (``read``: bytes read already, taken out as they are used),
+        a file a step; stops when the folder goes."""
+        for rel in rels:
+            if folder not in self.folders:
+                return
+            self.load(folder, rel, read.pop(rel, None))
+            yield
 
     def load_into(self, folder: Folder, rel: str, host: AnalysisHost, data: bytes | None = None) -> bool:
         """Reads one file of ``folder`` from disk (``data``: its bytes, read already) into another host
@@ -631,6 +652,15 @@ class LiveWorkspace:
                 yield doc, where[1]
 
 
+def run_steps(steps: Steps[T]) -> T:
+    """Runs background work given in steps to its end, at once; returns its result."""
+    while True:
+        try:
+            next(steps)
+        except StopIteration as done:
+            return done.value
+
+
 def parseable(data: bytes, limit: int) -> bool:
     """True when the host can parse these bytes (size, no NUL, valid UTF-8); else it reports why."""
     if len(data) > limit or b"\x00" in data:
@@ -651,4 +681,4 @@ def _config_text(data: bytes, limit: int) -> tuple[str | None, str | None]:
         return None, f"{CONFIG_FILE} is not valid UTF-8 (byte {exc.start}); using the defaults"
 
 
-__all__ = ["Folder", "LiveWorkspace", "normalize_fs_path", "uri_to_fs"]
+__all__ = ["Folder", "LiveWorkspace", "Steps", "normalize_fs_path", "run_steps", "uri_to_fs"]

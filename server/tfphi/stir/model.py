@@ -12,6 +12,7 @@ queries are plan-time. The tracer only recurses through plan-time nodes.
 
 from __future__ import annotations
 
+import weakref
 from typing import Mapping
 
 from ..addrs import InputVariable, LocalValue, ModuleCall as ModuleCallAddr, OutputValue, Resource as ResourceAddr
@@ -181,6 +182,11 @@ class Module:
     # Declarations whose name an earlier one (files in lexical order, as Terraform loads them)
     # already took: (what, the second one's label span, the first one's label span).
     duplicates: tuple["Duplicate", ...] = ()
+    # Built from an earlier build of the module by replacing some declarations (``assemble_module``'s
+    # ``previous``): (a weak reference to that module, the names of the calls whose declaration is
+    # not that module's: replaced, added or removed). What a module's call checks and call outputs
+    # take over from their last answer (``calls_changed_since``); not part of what the module is.
+    calls_changed: tuple | None = field(default=None, compare=False, repr=False)
 
     def declarations(self):
         """Every declaration, in a stable order."""
@@ -199,6 +205,27 @@ class Duplicate:
     what: str  # ``variable "region"``, ``local.name``, ``resource "aws_db_instance" "this"``
     span: Span  # the second declaration's label
     first: Span  # the first declaration's label
+
+
+def calls_changed_since(module: Module, earlier: Module) -> frozenset[str] | None:
+    """The names of the calls of ``module`` whose declaration is not ``earlier``'s (replaced,
+    added or removed), when ``module`` is ``earlier`` or was built from it by replacing
+    declarations; None when that is not known (a module assembled afresh, or built from another
+    one): the caller compares the calls themselves."""
+    if module is earlier:
+        return frozenset()
+    changes = module.calls_changed
+    if earlier is None:
+        return None
+    if changes is None or changes[0]() is not earlier:
+        return None
+    return changes[1]
+
+
+def _calls_replaced(previous: Module, names) -> tuple:
+    """``Module.calls_changed`` of a module built from ``previous`` with the calls ``names`` replaced
+    (a weak reference: a module never keeps the earlier builds alive)."""
+    return (weakref.ref(previous), frozenset(names))
 
 
 def static_string(attribute: Attribute | None) -> str | None:
@@ -358,7 +385,8 @@ def _updated(dir: str, files: Mapping[str, FileDecls], module: Module, winners: 
             copied.add(table)
         tables[table][key] = decl
         winners[address] = decl
-    return Module(dir, module.files, *tables, ()), winners
+    calls = _calls_replaced(module, [key for table, key, _, _ in added if table == 4])
+    return Module(dir, module.files, *tables, (), calls), winners
 
 
 def _renamed(dir: str, module: Module, winners: dict[str, object], tables: list[dict],
@@ -391,18 +419,19 @@ def _renamed(dir: str, module: Module, winners: dict[str, object], tables: list[
         new_keys = {key for key, _ in renamed.values()}
         if len(new_keys) != len(renamed) or any(key in old_table and key not in renamed for key in new_keys):
             return None
-        rebuilt = {}
-        for key, decl in old_table.items():
-            if key in renamed:
-                key, decl = renamed[key]
-            rebuilt[key] = decl
-        tables[table] = rebuilt
+        # Each renamed entry at its old one's place; the others' keys and declarations carried over in C.
+        keys, decls = list(old_table), list(old_table.values())
+        for old_key, (key, decl) in renamed.items():
+            at = keys.index(old_key)
+            keys[at], decls[at] = key, decl
+        tables[table] = dict(zip(keys, decls))
     winners = dict(winners)
     for before, _ in pairs:
         del winners[before[2]]
     for _, after in pairs:
         winners[after[2]] = after[3]
-    return Module(dir, module.files, *tables, ()), winners
+    calls = _calls_replaced(module, [name for old, (new, _) in renames.get(4, {}).items() for name in (old, new)])
+    return Module(dir, module.files, *tables, (), calls), winners
 
 
 def _replaced_in_place(old: FileDecls | None, new: FileDecls) -> list[tuple[BlockDecls, BlockDecls]] | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from typing import Mapping
 
 from ..addrs import AddressError, ModuleCall as ModuleCallAddr, parse_referenceable
-from .model import FileDecls, Module, block_changes
+from .model import FileDecls, Module, block_changes, calls_changed_since
 from .workspace import ModuleTree
 
 
@@ -46,9 +46,11 @@ def modules_below(dirs: set[str], tree: ModuleTree, modules: Mapping[str, Module
 
 
 def changed_calls(old: Module, new: Module) -> set[str]:
-    """The names of the calls added, removed or given another source between two builds of a module."""
+    """The names of the calls added, removed or given another source between two builds of a module
+    (among the calls the build replaced, when it says which: ``calls_changed_since``)."""
     before, after = old.calls, new.calls
-    return {name for name in before.keys() | after.keys()
+    replaced = calls_changed_since(new, old)
+    return {name for name in (before.keys() | after.keys() if replaced is None else replaced)
             if name not in before or name not in after or before[name].source != after[name].source}
 
 

@@ -7,15 +7,17 @@ Results are plain ``Finding`` records, sorted by position, so two runs report th
 from __future__ import annotations
 
 import weakref
+from bisect import bisect_left
 from functools import cached_property
+from operator import itemgetter
 from typing import Callable, Iterator, Mapping
 
 from ..addrs import InputVariable, LocalValue, ModuleCall, ModuleCallOutput, Resource
-from ..records import record
+from ..records import field, record
 from ..syntax.expr import Span
 from ..syntax.references import name_ends
-from .model import META_ARGUMENTS, Module
-from .workspace import ModuleTree, init_command
+from .model import META_ARGUMENTS, Module, calls_changed_since
+from .workspace import ModuleTree, init_command, targets_changed_since
 
 # Roots that name no declaration of the module.
 BUILTIN_ROOTS = frozenset({"each", "count", "self", "path", "terraform"})
@@ -40,15 +42,51 @@ def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree
     findings: list[Finding] = []
     for path in module.files:
         findings.extend(file_findings(path))
-    last = interfaces.checks.get(module.dir) if generation is not None else None
-    clean_before = last.clean if last is not None and last.generation == generation else {}
+    last = _last_checks(module, interfaces, generation)
     clean: dict[str, tuple] = {}
-    findings.extend(_call_findings(module, modules, tree, interfaces, clean_before, clean))
+    found: dict[str, list[Finding]] = {}
+    changed = _calls_changed(module, tree, last) if last is not None else None
+    if changed is not None:  # the last check's clean calls carried over whole, the others checked again
+        clean = dict(last.clean)
+        for name in changed:
+            clean.pop(name, None)
+        reaching: list[set[str]] = []
+        for name in changed | last.found.keys():  # (a call that found something is checked again: its spans may have moved)
+            call = module.calls.get(name)
+            if call is not None:
+                _check_one(name, call, module, modules, tree, interfaces, clean, found, reaching)
+    else:
+        _call_findings(module, modules, tree, interfaces, last.clean if last is not None else {}, clean, found)
+    for each in found.values():
+        findings.extend(each)
     if generation is not None and table is not None and interfaces.keep:
-        interfaces.checks[module.dir] = CallChecks(tree, generation, table, clean)
+        interfaces.checks[module.dir] = CallChecks(tree, generation, table, clean, module, found)
     findings.extend(_duplicates(module))
     findings.sort(key=lambda f: (f.span.file, f.span.start, f.span.end, f.code, f.message))
     return findings
+
+
+def _last_checks(module: Module, interfaces: "ModuleInterfaces", generation: int | None) -> "CallChecks | None":
+    """The last ``CallChecks`` of the module, when made in this generation of interfaces."""
+    last = interfaces.checks.get(module.dir) if generation is not None else None
+    return last if last is not None and last.generation == generation else None
+
+
+def _calls_changed(module: Module, tree: ModuleTree, last: "CallChecks") -> frozenset[str] | None:
+    """The calls of ``module`` that may check otherwise than at ``last``: those whose declaration
+    the module build replaced since, and those whose target the module tree resolved again; None
+    when either is not known (the calls are then compared one by one). A call in neither keeps its
+    declaration, its ``CallTarget`` and, the callers graph being the same, whether it is a cycle."""
+    calls = calls_changed_since(module, last.module)
+    if calls is None:
+        return None
+    if last.tree is tree:
+        return calls
+    targets = targets_changed_since(tree, last.tree)
+    if targets is None:
+        return None
+    dir = module.dir
+    return calls | {name for d, name in targets if d == dir} if targets else calls
 
 
 @record(frozen=True)
@@ -70,28 +108,58 @@ class NameTable:
     def outputs_by_call(self) -> dict[str, tuple[str, frozenset[str]]]:
         """``outputs`` by call: a root of 10,000 calls resolves each ``module.x.y`` in one look-up
         (a scan of every call per reference was a tenth of a 10,000-module check)."""
-        return {call: (where, outputs) for call, where, outputs in self.outputs}
+        return dict(zip(map(_first, self.outputs), map(_target_and_outputs, self.outputs)))  # (made in C)
 
 
 def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces",
                generation: int | None = None) -> NameTable:
     """What references in ``module`` can resolve to. With ``generation`` (see ``check_module``), the
     last table of the module (``CallChecks``) is the answer while its names are the same, and its
-    calls' outputs while the module tree and the interfaces are: an edit of a root of 200 calls
-    does not ask each child's interface again, and the table stays the same object (what the file
-    findings compare it by)."""
-    last = interfaces.checks.get(module.dir) if generation is not None else None
-    if last is not None and last.generation != generation:
-        last = None
-    calls = _names(module.calls)
-    if last is not None and last.tree is tree and last.table.calls == calls:
-        outputs = last.table.outputs  # the same calls, targets (the tree) and children's interfaces
+    calls' outputs while the module tree and the interfaces are, but for the calls the module
+    build or the tree says changed (``_calls_changed``): an edit of a root of 200 calls does not
+    ask each child's interface again, and the table stays the same object (what the file findings
+    compare it by)."""
+    last = _last_checks(module, interfaces, generation)
+    changed = _calls_changed(module, tree, last) if last is not None else None
+    if changed is not None and not changed:
+        calls = last.table.calls
+        outputs = last.table.outputs  # the same calls, targets and children's interfaces
     else:
-        outputs = _call_outputs(module, modules, tree, interfaces, last.table.outputs_by_call if last is not None else {})
+        calls = _names(module.calls)
+        if last is not None and last.tree is tree and last.table.calls == calls:
+            outputs = last.table.outputs
+        elif changed is not None:
+            outputs = _outputs_replaced(last.table, changed, module, modules, tree, interfaces)
+        else:
+            outputs = _call_outputs(module, modules, tree, interfaces, last.table.outputs_by_call if last is not None else {})
     names = (_names(module.variables), _names(module.locals), _names(module.resources), _names(module.data), calls)
     if last is not None and outputs is last.table.outputs and names == last.table.key[:5]:
         return last.table
     return NameTable(*names, outputs)
+
+
+def _outputs_replaced(table: "NameTable", changed: frozenset[str], module: Module, modules: Mapping[str, Module],
+                      tree: ModuleTree, interfaces: "ModuleInterfaces") -> tuple:
+    """``NameTable.outputs`` from the last ``table``'s, with the ``changed`` calls' entries taken out
+    and found again (their place in the sorted tuple found by bisection: the other calls' entries
+    are carried over in C)."""
+    outputs = table.outputs
+    targets = tree.targets
+    for name in sorted(changed):
+        at = bisect_left(outputs, name, key=_first)
+        if at < len(outputs) and outputs[at][0] == name:
+            outputs = outputs[:at] + outputs[at + 1 :]
+        if name not in module.calls:
+            continue
+        target = targets.get((module.dir, name))
+        child = modules.get(target.dir) if target is not None and target.dir is not None else None
+        if child is not None:
+            outputs = outputs[:at] + ((name, target.dir, interfaces.of(child).outputs),) + outputs[at:]
+    return outputs
+
+
+_first = itemgetter(0)
+_target_and_outputs = itemgetter(1, 2)
 
 
 def _call_outputs(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces",
@@ -234,15 +302,17 @@ class CallChecks:
     generation: int
     table: NameTable
     clean: dict
+    module: Module | None = None  # the module checked (what ``Module.calls_changed`` of a later build refers to)
+    found: dict = field(default_factory=dict)  # name -> findings of each call whose check found something
 
 
 def _call_findings(module: Module, modules, tree: ModuleTree, interfaces: ModuleInterfaces,
-                   clean_before: Mapping[str, object], clean: dict[str, object]) -> Iterator[Finding]:
+                   clean_before: Mapping[str, object], clean: dict[str, object], found: dict[str, list[Finding]]) -> None:
     """What is wrong with each module call, in one pass over the calls (a root has hundreds;
     the findings are sorted afterwards, and no two of them have the same sort key): a local
     source that leads nowhere, a source not installed, a call cycle, a missing argument.
     A call in ``clean_before`` (the same declaration) found nothing then and finds nothing now;
-    each call that finds nothing is added to ``clean``."""
+    each call that finds nothing is added to ``clean``, each other one to ``found``."""
     reaching: list[set[str]] = []  # found once, for the first call checked that needs it
     targets = tree.targets
     dir = module.dir
@@ -255,11 +325,17 @@ def _call_findings(module: Module, modules, tree: ModuleTree, interfaces: Module
             if target is None or target.dir is None or target.dir not in reaching[0]:  # (another call may have made this one a cycle since)
                 clean[name] = last
                 continue
-        found = list(_check_call(name, call, module, modules, tree, interfaces, reaching))
-        if found:
-            yield from found
-        else:
-            clean[name] = (call, target)
+        _check_one(name, call, module, modules, tree, interfaces, clean, found, reaching)
+
+
+def _check_one(name: str, call, module: Module, modules, tree: ModuleTree, interfaces: ModuleInterfaces,
+               clean: dict[str, object], found: dict[str, list[Finding]], reaching: list[set[str]]) -> None:
+    """Checks one call: into ``found`` when it finds something, else into ``clean``."""
+    result = list(_check_call(name, call, module, modules, tree, interfaces, reaching))
+    if result:
+        found[name] = result
+    else:
+        clean[name] = (call, tree.targets.get((module.dir, name)))
 
 
 def _check_call(name: str, call, module: Module, modules, tree: ModuleTree, interfaces: ModuleInterfaces,

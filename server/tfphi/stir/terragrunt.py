@@ -155,6 +155,8 @@ def place_of(config) -> Place:
 def read_units(files: Mapping[str, HclFile], module_dirs: Iterable[str], place: Place = Place()) -> tuple[Unit, ...]:
     """Every unit among ``files`` (the Terragrunt files read), sorted by path: each ``terragrunt.hcl``
     inside DIR that no other one includes (an included one is a parent configuration)."""
+    if not any(is_unit_file(path) for path in files):  # (the module directories are not looked at: a workspace without Terragrunt pays nothing per module)
+        return ()
     dirs = set(module_dirs)
     included: list[str] = []
     for path in sorted(files):

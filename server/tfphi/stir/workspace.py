@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import weakref
 from functools import cached_property
 from typing import Iterable, Mapping
 
@@ -151,6 +152,9 @@ class ModuleTree:
     # the calls that can ask for a module directory the walker never reads (``roots.missing_local_targets``
     # looks at these instead of every module's calls; a rebuilt tree updates the changed calls only).
     outside: Mapping[tuple[str, str], str] = field(default_factory=dict)
+    # Rebuilt from an earlier tree for some changed calls: (a weak reference to that tree, those
+    # calls); see ``targets_changed_since``. Not part of what the tree is.
+    rebuilt: tuple | None = field(default=None, compare=False, repr=False)
 
     def calls_beyond(self, dir: str, calls: Iterable[str]) -> tuple[tuple[str, str], ...]:
         """(call name, target dir), sorted by name, of the ``calls`` of the module in ``dir`` that lead
@@ -227,7 +231,8 @@ def outside_target(dir: str, source: str | None) -> str | None:
 
 def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple[str, str]]) -> ModuleTree | None:
     """``old`` with the ``changed`` calls resolved again; None when a call now links other
-    modules than before (the roots must be found again)."""
+    modules than before (the roots must be found again). What is not about a changed call is
+    carried over whole (copied in C): the work is the changed calls', not the workspace's."""
     keys = _manifest_keys(modules, manifests)
     targets = dict(old.targets)
     outside = dict(old.outside)
@@ -247,35 +252,54 @@ def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple
                 before[(dir, target.dir)] = before.get((dir, target.dir), 0) - 1
     if any(before.values()):
         return None
-    touched = {target for _, target in before}  # the modules whose callers changed
-    dirs = {dir for target in touched for dir, _ in old.callers.get(target, ())} | {dir for dir, _ in changed}
-    lists: dict[str, list[tuple[str, str]]] = {}
-    for dir in sorted(dirs):  # in the order a whole build lists them
-        module = modules.get(dir)
-        for name in module.calls if module is not None else ():
-            target = targets[(dir, name)].dir
-            if target in touched:
-                lists.setdefault(target, []).append((dir, name))
+    # Every call still links the same two modules: the callers of a module whose callers changed
+    # differ by the changed calls' names alone, listed in the order a whole build lists them (by
+    # caller directory, then in the caller's call order).
     callers = dict(old.callers)
-    for target in touched:
-        if target in lists:
-            callers[target] = tuple(lists[target])
+    orders: dict[str, dict[str, int]] = {}
+    for target in {target for _, target in before}:
+        kept = [entry for entry in old.callers.get(target, ()) if entry not in changed]
+        kept.extend(key for key in changed if (t := targets.get(key)) is not None and t.dir == target)
+        if kept:
+            callers[target] = tuple(sorted(kept, key=lambda entry: (entry[0], _call_order(modules, entry[0], orders).get(entry[1], -1))))
         else:
             callers.pop(target, None)
-    tree = ModuleTree(targets, callers, old.roots, outside)
-    dirs_changed = {dir for dir, _ in changed}
+    tree = ModuleTree(targets, callers, old.roots, outside, (weakref.ref(old), frozenset(changed)))
     beyond = tree._beyond
-    for dir, found in old._beyond.items():  # (what ``calls_beyond`` found: the same for the calls that did not change)
-        if dir not in dirs_changed:
-            beyond[dir] = found
-        else:
-            kept = [(name, target) for name, target in found if (dir, name) not in changed]
-            for name in [name for d, name in changed if d == dir]:
-                target = targets.get((dir, name))
-                if target is not None and target.dir is not None and (is_installed_dir(target.dir) or _outside(target.dir)):
-                    kept.append((name, target.dir))
-            beyond[dir] = tuple(sorted(kept))
+    beyond.update(old._beyond)  # (what ``calls_beyond`` found: the same for the calls that did not change)
+    for dir in {dir for dir, _ in changed}:
+        found = beyond.get(dir)
+        if found is None:
+            continue
+        kept = [(name, target) for name, target in found if (dir, name) not in changed]
+        for name in [name for d, name in changed if d == dir]:
+            target = targets.get((dir, name))
+            if target is not None and target.dir is not None and (is_installed_dir(target.dir) or _outside(target.dir)):
+                kept.append((name, target.dir))
+        beyond[dir] = tuple(sorted(kept))
     return tree
+
+
+def _call_order(modules, dir: str, orders: dict[str, dict[str, int]]) -> dict[str, int]:
+    """Each call name of the module in ``dir`` -> its place among the module's calls (made in C, once per directory)."""
+    order = orders.get(dir)
+    if order is None:
+        calls = modules[dir].calls if dir in modules else {}
+        order = orders[dir] = dict(zip(calls, range(len(calls))))
+    return order
+
+
+def targets_changed_since(tree: ModuleTree, earlier: ModuleTree) -> frozenset[tuple[str, str]] | None:
+    """The calls (module dir, name) whose target in ``tree`` may not be ``earlier``'s, when ``tree``
+    is ``earlier`` or was rebuilt from it for some changed calls (``build_module_tree``'s ``known``):
+    then every other call keeps its ``CallTarget`` object, and every call links the same two
+    modules as before (the same callers graph, roots and call cycles). None when not known."""
+    if tree is earlier:
+        return frozenset()
+    rebuilt = tree.rebuilt
+    if earlier is None or rebuilt is None or rebuilt[0]() is not earlier:
+        return None
+    return rebuilt[1]
 
 
 def _resolve_call(dir, name, source, modules, manifests, keys) -> CallTarget:

@@ -31,7 +31,7 @@ class Anchor:
     changes: the next parse of the file finds the block's text again, takes the block over and
     sets ``start`` to where it now is (``hclfile``). Absolute offsets are worked out when a span
     is read, as a result leaves the analysis. Only the parse that takes a block over moves its
-    anchor; snapshots made before it are cancelled by then (``analysis.Cancelled``)."""
+    anchor; snapshots made before it are cancelled by then (``cancellation.Cancelled``)."""
 
     __slots__ = ("file", "start")
 

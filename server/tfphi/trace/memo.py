@@ -18,7 +18,14 @@ class MemoStore:
     """Hop results kept from one snapshot to the next (``AnalysisHost``): an entry is dropped when a
     declaration it read, or the declaration it is the value of, changes (``forget``). A declaration
     that only moved is the same object, and the spans of a result are relative to their blocks
-    (``syntax.expr.Anchor``): the entry stays right where the text now is."""
+    (``syntax.expr.Anchor``): the entry stays right where the text now is.
+
+    ``readers`` is the exact inverse of the entries kept: a key stands under a declaration while
+    its entry, which read that declaration, is in ``memo``; dropping an entry takes its key from
+    under every declaration it read. Kept past its entry, a key stayed for good under the
+    declarations that never change again, and so did the names a keystroke made up
+    (``var.enxgine`` read while typed, declared nowhere): the index grew with the number of
+    edits (bench/README.md, "Issue 23: soak, session 11")."""
 
     MAX_ENTRIES = 200_000
 
@@ -36,11 +43,14 @@ class MemoStore:
     def keep(self, key: tuple, entry: MemoEntry) -> None:
         if len(self.memo) >= self.MAX_ENTRIES:
             self.clear()
+        replaced = self.memo.get(key)
         self.memo[key] = entry
         if not self.edits:
             self.by_dir.setdefault(key[1][-1][1], []).append(key)  # (kind, call path, ...): the instance's dir
             return
         readers = self.readers
+        if replaced is not None:  # (traced again deeper: what the old entry read may differ)
+            _remove_reader(readers, replaced.touched, _declaration_of(key), key)
         for read in entry.touched:
             _add_reader(readers, read, key)
         own = _declaration_of(key)
@@ -62,7 +72,9 @@ class MemoStore:
             return
         for declaration in declarations:
             for key in _readers_of(readers.pop(declaration, None)):
-                memo.pop(key, None)
+                entry = memo.pop(key, None)
+                if entry is not None:  # its key goes from under the other declarations it read
+                    _remove_reader(readers, entry.touched, _declaration_of(key), key)
 
     def clear(self) -> None:
         self.retired.append((self.memo, self.readers))
@@ -89,6 +101,22 @@ def _add_reader(readers: dict, read: tuple[str, str], key: tuple) -> None:
         have.add(key)
     elif have != key:
         readers[read] = {have, key}
+
+
+def _remove_reader(readers: dict, touched: frozenset, own: tuple[str, str] | None, key: tuple) -> None:
+    """Takes ``key`` from under the declarations its entry read (``touched``) and its own."""
+    for read in (*touched, own) if own is not None else touched:
+        have = readers.get(read)
+        if have is None:
+            continue  # (popped by the ``forget`` under way)
+        if have.__class__ is set:
+            have.discard(key)
+            if len(have) == 1:
+                readers[read] = next(iter(have))
+            elif not have:
+                del readers[read]
+        elif have == key:
+            del readers[read]
 
 
 def _readers_of(found: "tuple | set[tuple] | None") -> "tuple | set[tuple]":

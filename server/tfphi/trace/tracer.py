@@ -87,7 +87,7 @@ class Tracer(ModuleReferences):
         self._memo: dict[tuple, MemoEntry] = store.memo if store is not None else {}
         self._local_memo: dict[tuple, MemoEntry] = {}
         # Called at every reference the trace follows: the snapshot's cancellation check, which
-        # raises when the work is stale or must give way (``analysis.Cancelled``); the trace is
+        # raises when the work is stale or must give way (``cancellation.Cancelled``); the trace is
         # abandoned then, the declarations it finished stay memoized.
         self.check = check
         self._deepest = 0

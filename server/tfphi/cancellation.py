@@ -1,0 +1,53 @@
+"""How work on a snapshot stops: ``Cancelled``, raised when the host has moved on or a client
+message waits (the one cancellation mechanism; ARCHITECTURE.md)."""
+
+from __future__ import annotations
+
+
+class Revision:
+    """The host's revision counter, shared with its snapshots so they know when they are stale."""
+
+    __slots__ = ("value",)
+
+    def __init__(self) -> None:
+        self.value = 0
+
+
+class Cancelled(Exception):
+    """Work on a snapshot stops: the host took a change after the snapshot was made (the work
+    is stale), or a client message waits while the work was to give way (``Interrupt``)."""
+
+
+class Interrupt:
+    """A client message waits for the thread that runs the analysis (the server's loop).
+
+    The host owns one; the server sets ``waiting`` from the thread that reads the client, as
+    bytes come in, and clears it once the loop has read them. Work that is to give way to the
+    client (the server's background analysis: ``Snapshot.field_steps``) raises ``Cancelled``
+    at its next check while it is set; requests, which the loop runs one at a time, do not.
+    """
+
+    __slots__ = ("waiting", "armed")
+
+    def __init__(self) -> None:
+        self.waiting = False
+        self.armed = False  # background work is under way (``Snapshot.field_steps``)
+
+
+class Cancellation:
+    """What a snapshot checks, and its tracer at every reference: its revision against the host's,
+    and the host's interrupt. Apart from the snapshot, so the tracer does not point back at it."""
+
+    __slots__ = ("revision", "host_revision", "interrupt")
+
+    def __init__(self, revision: int, host_revision: Revision, interrupt: Interrupt):
+        self.revision = revision
+        self.host_revision = host_revision
+        self.interrupt = interrupt
+
+    def check(self) -> None:
+        if self.host_revision.value != self.revision:
+            raise Cancelled(f"revision {self.revision} was superseded by {self.host_revision.value}")
+        interrupt = self.interrupt
+        if interrupt.armed and interrupt.waiting:
+            raise Cancelled("a client message is waiting")
