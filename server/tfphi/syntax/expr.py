@@ -245,7 +245,8 @@ class ExprConverter:
     A top-level block's converter (``for_block``): ``source[base:end]`` is the block's text
     (offsets of ``source`` are the nodes'), spans are made relative to ``anchor``, and
     ``owner`` is the file's converter. A file's own converter has base 0 and no anchor.
-    Slots: there is one per top-level block of the workspace."""
+    One per file is kept (``hclfile.Block`` reads through it); a block's is made when an
+    expression of the block is converted (``hclfile.Block.converter``)."""
 
     __slots__ = ("source", "file", "keep_nodes", "base", "end", "anchor", "owner", "set_twice", "json_source", "on_reread",
                  "shared")
