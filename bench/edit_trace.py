@@ -1,7 +1,7 @@
 """Where a keystroke's time goes in the real server: the edit's path cut at the server's own clock.
 
     python bench/edit_trace.py --modules 1000 [--edit leaf|root] [--shape value] [--edits 200] [--runs 3] [--steady]
-        [--profile FILE]
+        [--profile FILE] [--time-calls module:Qualified.name,...]
 
 A fresh ``tfphi serve`` per run, started through this file (``--serve``), which wraps four
 of the server's functions, unchanged otherwise, to write timestamps: when the transport's reader thread
@@ -19,8 +19,11 @@ the first analysis is over) and type a shape of bench/shapes.py (``--shape``, ``
 default) and take it back. Every publishDiagnostics the server sends is logged too (its list's
 length, its bytes, the time its encoding and write took), so that each keystroke says how many
 files it republished and what writing them cost; ``--profile FILE`` writes a cProfile (CPU time)
-of the server's loop thread from the first keystroke's arrival to the end (pstats format, one
-file per run: FILE.N).
+of the server's loop thread from the first keystroke's diagnostics to the end (pstats format, one
+file per run: FILE.N); ``--time-calls`` adds up the wall and loop thread CPU time of the functions
+named (``tfphi.lsp.documents:Document.parse``, ``tfphi.syntax.parsers:HclParser.parse``, ...) and
+prints them per keystroke (from the first keystroke's diagnostics on: over the edits after it). Without ``--steady`` it says how many keystrokes were typed before
+the first analysis ended (the client sees its work-done progress end).
 
 Per edit: send -> arrival (the pipe, then the reader thread waiting for the interpreter lock
 while the loop thread holds it), arrival -> handled (the loop reaching the message: the rest of
@@ -315,11 +318,12 @@ def main(argv=None) -> int:
         for i, name in enumerate(PARTS):
             xs = [p[i] for p in parts]
             print(f"    {name:<19} p50 {percentile(xs, 50):6.2f}  p95 {percentile(xs, 95):6.2f}  max {max(xs):7.2f}")
-        during = [t for t, (_, sent, _) in zip(total, rows) if sent < indexed]
-        after = [t for t, (_, sent, _) in zip(total, rows) if sent >= indexed]
-        if during:
-            print(f"    during the first analysis: {len(during)} edits, p50 {percentile(during, 50):.2f}; after it: "
-                  f"{len(after)} edits" + (f", p50 {percentile(after, 50):.2f}" if after else ""))
+        if not args.steady:
+            during = [t for t, (_, sent, _) in zip(total, rows) if sent < indexed]
+            after = [t for t, (_, sent, _) in zip(total, rows) if sent >= indexed]
+            print(f"    typed during the first analysis: {len(during)} of {len(total)} edits"
+                  + (f", p50 {percentile(during, 50):.2f}" if during else "")
+                  + (f"; after it p50 {percentile(after, 50):.2f}" if after else ""))
         for i, name in enumerate(("publishes", "their items", "their bytes", "their encode+write ms")):
             xs = [p[i] for p in publishes]
             print(f"    {name:<21} p50 {percentile(xs, 50):8.2f}  p95 {percentile(xs, 95):8.2f}  max {max(xs):8.2f}")
@@ -329,8 +333,9 @@ def main(argv=None) -> int:
         for line in log_path.read_text().splitlines():
             if line.startswith("calls "):
                 _, name, count, wall, cpu = line.split()
-                print(f"    {name}: {int(count)} calls, per edit {float(wall) / len(rows):.3f} ms wall, "
-                      f"{float(cpu) / len(rows):.3f} ms CPU")
+                timed = max(len(rows) - 1, 1)  # (from the first keystroke's diagnostics on: the edits after it)
+                print(f"    {name}: {int(count)} calls, per edit {float(wall) / timed:.3f} ms wall, "
+                      f"{float(cpu) / timed:.3f} ms CPU")
         if steps:
             longest = max(steps, key=lambda s: s[2])
             slowest = max(steps, key=lambda s: s[1])

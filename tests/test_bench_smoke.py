@@ -365,19 +365,26 @@ def test_soak_inprocess_prints_a_checkpoint_per_round(tmp_path):
 
 def test_edit_trace_cuts_every_edit_into_four_parts(tmp_path):
     """bench/edit_trace.py: a traced server's timestamps split each edit (send -> arrival -> handled
-    -> published -> client); the four parts add up to the edit's latency (nothing timed here)."""
+    -> published -> client); the four parts add up to the edit's latency (nothing timed here); each
+    edit's publications are counted (the edited file's, once), and the functions asked for timed."""
     proc = subprocess.run(
         [sys.executable, str(BENCH / "edit_trace.py"), "--modules", "10", "--edits", "6", "--runs", "1",
+         "--edit", "root", "--shape", "value", "--steady", "--time-calls", "tfphi.lsp.documents:Document.apply",
          "--workdir", str(tmp_path)],
         capture_output=True, text=True, timeout=300, cwd=REPO)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     lines = proc.stdout.splitlines()
-    assert re.match(r"run 1: leaf edits, ms: first ten \[[\d., ]+\], p50 [\d.]+, p99 [\d.]+, max [\d.]+$", lines[0]), lines[0]
+    assert re.match(r"run 1: root value edits \(steady\), ms: first ten \[[\d., ]+\], p50 [\d.]+, p99 [\d.]+, max [\d.]+$", lines[0]), lines[0]
     assert [line.split()[0] for line in lines[1:5]] == ["send->arrival", "arrival->handled", "handled->published",
                                                         "published->client"]
-    assert lines[5].startswith("    slowest: edit ") and lines[6].startswith("    loop steps over 10 ms")
+    assert [line.split(" p50 ")[0].strip() for line in lines[5:9]] == ["publishes", "their items", "their bytes",
+                                                                       "their encode+write ms"]
+    assert lines[9].startswith("    slowest: edit ")
+    assert re.match(r"    tfphi.lsp.documents:Document.apply: 5 calls, per edit [\d.]+ ms wall, [\d.]+ ms CPU$", lines[10]), lines[10]
+    assert lines[11].startswith("    loop steps over 10 ms")
     edits = json.loads((tmp_path / "edits0.json").read_text())
     assert [row[0] for row in edits["rows"]] == [2, 3, 4, 5, 6, 7]
     for (_, sent, received), parts in zip(edits["rows"], edits["parts"]):
         assert len(parts) == 4 and all(part >= 0 for part in parts[:3])
         assert abs(sum(parts) - (received - sent) * 1000) < 0.05  # (each part rounded to 0.01 ms)
+    assert [count for count, *_ in edits["publishes"]] == [1] * 6  # the edited main.tf's versioned list alone

@@ -19,7 +19,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from tfphi.syntax.copies import copy_under_path
-from tfphi.syntax.hclfile import Attribute, SpelledAttribute, TreeAttribute, forget_derived, parse_file, take_over_blocks
+from tfphi.syntax.attributes import Attribute, SpelledAttribute, TreeAttribute
+from tfphi.syntax.hclfile import forget_derived, parse_file, take_over_blocks
 
 sys.path.insert(0, str(Path(__file__).parents[2] / "bench"))
 from generate import generate  # noqa: E402
@@ -59,9 +60,10 @@ def _attributes(body):
             yield from _attributes(block._body)
 
 
-def assert_compact_reads_as_eager(path: str, source: bytes) -> None:
+def assert_compact_reads_as_eager(path: str, source: bytes, cache: dict | None = None) -> None:
+    """(``cache``: what the files read together share, as the host's ``BlockCache``.)"""
     eager = views(parse_file(path, source, keep_tree=True, traced=TRACED))
-    compact = parse_file(path, source, keep_tree=False, traced=TRACED)
+    compact = parse_file(path, source, keep_tree=False, traced=TRACED, refs_cache=cache)
     if compact.tree is None and not compact.nodes:  # (a file with a syntax error keeps its pieces' nodes)
         assert not [a for a in _attributes(compact.body) if isinstance(a, TreeAttribute)]
     assert views(compact) == eager
@@ -72,8 +74,8 @@ def assert_compact_reads_as_eager(path: str, source: bytes) -> None:
     # Taken over by a parse of the text with a line above: each block reads its own text from then on.
     moved = b"# a line above\n" + source
     fresh = views(parse_file(path, moved, keep_tree=True, traced=TRACED))
-    later = parse_file(path, moved, keep_tree=False, traced=TRACED)
-    earlier = parse_file(path, source, keep_tree=False, traced=TRACED)
+    later = parse_file(path, moved, keep_tree=False, traced=TRACED, refs_cache=cache)
+    earlier = parse_file(path, source, keep_tree=False, traced=TRACED, refs_cache=cache)
     views(earlier)  # (everything read before the take-over: the views keep what they read)
     take_over_blocks(later, earlier)
     assert views(later) == fresh
@@ -86,10 +88,11 @@ def test_the_generated_workspace_reads_the_same_compact(tmp_path):
     files = sorted(tmp_path.rglob("*.tf")) + sorted(tmp_path.rglob("*.tfvars"))
     assert len(files) > 30
     regular = spelled = 0
+    cache: dict = {}
     for file in files:
         rel = str(file.relative_to(tmp_path))
         source = file.read_bytes()
-        assert_compact_reads_as_eager(rel, source)
+        assert_compact_reads_as_eager(rel, source, cache)
         for attr in _attributes(parse_file(rel, source, keep_tree=False, traced=TRACED).body):
             regular += type(attr) is Attribute
             spelled += type(attr) is SpelledAttribute
@@ -120,8 +123,8 @@ def files(draw) -> str:
 
 
 @settings(max_examples=150, deadline=None)
-@given(text=files())
-@example(text='variable "v" {\n  default /* c */ = "x"\n  type=string\n}\n')
-@example(text='locals {\n  ünïcode\t=\t"plain"\n  a = \n}\n')
-def test_generated_argument_spellings_read_the_same_compact(text: str):
-    assert_compact_reads_as_eager("main.tf", text.encode())
+@given(text=files(), cache=st.sampled_from([None, {}]))
+@example(text='variable "v" {\n  default /* c */ = "x"\n  type=string\n}\n', cache={})
+@example(text='locals {\n  ünïcode\t=\t"plain"\n  a = \n}\n', cache=None)
+def test_generated_argument_spellings_read_the_same_compact(text: str, cache: dict | None):
+    assert_compact_reads_as_eager("main.tf", text.encode(), cache)

@@ -16,6 +16,7 @@ read references from.
 from __future__ import annotations
 
 from bisect import bisect_right
+from operator import itemgetter
 from typing import Iterable
 
 from ..addrs import AddressError, parse_referenceable
@@ -85,9 +86,10 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
     else:
         entries = _entries(blocks, before, table, source, tree)
     if before and known.table.key != table.key:
-        # Resolved again: the blocks that look one of the changed names up.
+        # Resolved again: the blocks that look one of the changed names up (among those whose text names one).
         changed = changed_names(known.table, table)
-        for i, entry in enumerate(entries):
+        for i in _naming(hcl, len(entries), changed):
+            entry = entries[i]
             if not changed.isdisjoint(entry[3]):
                 entries[i] = _resolved(entry[0], entry[2], entry[3], table, source, tree)
     path = hcl.path
@@ -98,6 +100,32 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
             for start, stop, message in entry[1]:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
     return FileFindings(hcl, table, findings, entries, {})
+
+
+def _naming(hcl: HclFile, count: int, changed: frozenset[tuple[str, str]]) -> Iterable[int]:
+    """The indexes of the ``count`` blocks of ``hcl``'s body whose text holds the identifier of a
+    changed name (a reference to a name is written with its identifier, never escaped in native
+    syntax: the only blocks that can look it up), found in C (``bytes.find``) and by bisection
+    over the items' starts; every block when the items are not the blocks one for one."""
+    items = hcl.items
+    if items is None or len(items) != count:
+        return range(count)
+    source = hcl.source
+    found: set[int] = set()
+    for kind, name in changed:
+        word = _last_identifier(kind, name)
+        if not word:
+            return range(count)
+        at = source.find(word)
+        while at >= 0:
+            i = bisect_right(items, at, key=_item_start) - 1
+            if i >= 0 and at < items[i][2]:
+                found.add(i)
+            at = source.find(word, at + 1)
+    return sorted(found)
+
+
+_item_start = itemgetter(1)
 
 
 def _entries(blocks: list, before: list, table: NameTable, source: bytes, tree) -> list:

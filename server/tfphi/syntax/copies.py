@@ -5,7 +5,8 @@ converters and anchors of its own."""
 from __future__ import annotations
 
 from .expr import Anchor, ExprConverter
-from .hclfile import Attribute, Block, Body, HclFile, SpelledAttribute
+from .attributes import Attribute, SpelledAttribute
+from .hclfile import Block, Body, HclFile
 
 
 def copy_under_path(hcl: HclFile, path: str) -> HclFile:
@@ -43,9 +44,8 @@ def _copied_block(block: Block, conv, anchor: Anchor | None) -> Block:
     None a block nested in the copied top-level block ``conv``."""
     copy = Block.__new__(Block)
     copy.type, copy.labels, copy._at = block.type, block.labels, block._at  # spans are made from its anchor when asked
-    copy._node, copy._converter, copy._anchor, copy._reparse = None, conv, anchor, True
+    copy._converter, copy._anchor = conv, anchor  # (a file read without its tree: no node, its bodies read again)
     copy._text, copy._verdicts = block._text, block._verdicts
-    copy._broken = block._broken
     copy._body = None
     if block._body is not None:
         top = copy if anchor is not None else conv

@@ -247,7 +247,8 @@ class ExprConverter:
     ``owner`` is the file's converter. A file's own converter has base 0 and no anchor.
     Slots: there is one per top-level block of the workspace."""
 
-    __slots__ = ("source", "file", "keep_nodes", "base", "end", "anchor", "owner", "set_twice", "json_source", "on_reread")
+    __slots__ = ("source", "file", "keep_nodes", "base", "end", "anchor", "owner", "set_twice", "json_source", "on_reread",
+                 "shared")
 
     def __init__(self, source: bytes, file: str, keep_nodes: bool = True):
         self.source = source
@@ -262,6 +263,9 @@ class ExprConverter:
         # A file's converter: called once when a view of the file reads its bytes again after
         # ``hclfile.forget_derived`` (the host's bound on what is read again, ``retention``).
         self.on_reread: Callable[[], None] | None = None
+        # While a file's views are read: where equal tuples of offsets and labels are shared by the
+        # files read together (the host's ``syntax.references.BlockCache``; ``hclfile.Block``).
+        self.shared: dict | None = None
 
     def for_block(self, start: int, end: int, anchor: "Anchor | None" = None) -> "ExprConverter":
         """A converter for the top-level block at ``[start, end)`` of this converter's source."""
@@ -270,6 +274,7 @@ class ExprConverter:
         conv.anchor = anchor if anchor is not None else Anchor(self.file, start)
         conv.owner = self
         conv.json_source = self.json_source
+        conv.shared = self.shared
         return conv
 
     def converter(self) -> "ExprConverter":

@@ -17,7 +17,6 @@ and keeps no tree of the whole text (``read_in_pieces``).
 
 from __future__ import annotations
 
-import re
 from bisect import bisect_left
 from typing import Callable
 from sys import intern
@@ -27,9 +26,10 @@ from tree_sitter import Node, Tree
 from ..records import record, field
 from . import is_json_path
 from .error_shapes import SyntaxProblem, suspicious, terraform_placed
-from .expr import Anchor, Expr, ExprConverter, InvalidExpr, LiteralExpr, ScopeTraversalExpr, Span
+from .expr import Anchor, ExprConverter, ScopeTraversalExpr, Span
 from .references import block_references, top_level_nodes
 from .parsers import HclParser, exact_node, new_parser, node_of_range, reparser  # noqa: F401 - (new_parser, node_of_range: read from here)
+from .attributes import Attribute, reread
 from .searches import CleanSources, searched
 from .set_twice import first_set_twice, redefined_errors
 from .tree_errors import check_terraform_rules, collect_errors, parse_in_pieces, place_unclosed_block, rules_candidate
@@ -40,196 +40,6 @@ BOM = b"\xef\xbb\xbf"
 def read_block(node: Node, source: bytes, path: str) -> "Block | None":
     """The top-level block of a ``block`` node of ``source``, read as a parse of ``path`` reads it."""
     return _read_block(node, ExprConverter(source, path))
-
-
-# A quoted string with nothing to unescape or interpolate: its value is the text between the quotes.
-_PLAIN_STRING = re.compile(rb'"[^"\\$%\n]*"')
-
-
-class Attribute:
-    """``name = expression``; spans and the expression are worked out on first use.
-
-    Building a module reads every attribute of its variable, module and output blocks, and
-    most are never asked about again: only the name is read eagerly, with the ranges of the
-    name and of the value, so that ``name_span`` and a plain string's ``literal_string``
-    (what every module build reads) need no parse again once the file's tree is gone.
-    Offsets are kept relative to the top-level block (its place's ``base``): an attribute
-    stays right when text above its block changes. Its place (``_converter``) is its top-level
-    ``Block`` (one per block, no converter of its own: ``Block.converter``), or the file's
-    converter for an argument of the file's own body (``.tfvars``, JSON).
-
-    An argument written as almost all are (its name, spaces, ``=``, spaces, a value that ends it:
-    ``_regular``) keeps only its start and end: where its name ends and its value starts are read
-    from its bytes when asked. Any other keeps them (``SpelledAttribute``), as does an argument of
-    a file whose tree is kept (``TreeAttribute``: its node too). Attributes are most of what a
-    workspace's views hold (bench/README.md, "Issue 23: server memory at 10,000 modules, session 11").
-    """
-
-    # ``_start`` from the place's base, ``_end`` from ``_start``: small integers, which Python shares.
-    __slots__ = ("name", "_converter", "_expr", "_start", "_end")
-    _node: Node | None = None  # (``TreeAttribute``: the node while its file's tree is kept)
-
-    def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 name_end: int | None = None, place: "Block | None" = None):
-        """(``keep_node`` and ``name_end``: for the classes that keep them; ``Attribute.read`` picks the class.)"""
-        self.name = name
-        at = node.start_byte
-        self._start = at - converter.base
-        self._end = node.end_byte - at
-        self._converter = converter if place is None else place  # (see the class)
-        self._expr: Expr | None = None
-
-    @staticmethod
-    def read(name: str, node: Node, converter: ExprConverter, name_end: int, place: "Block | None") -> "Attribute":
-        """The attribute of ``node`` (read with ``converter``; ``place``: its top-level block, None
-        for an argument of the file's own body), of the class that keeps what its bytes do not say."""
-        if converter.keep_nodes:
-            return TreeAttribute(name, node, converter, True, name_end, place)
-        at = node.start_byte
-        value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
-        if (value is not None and value.type == "expression" and value.end_byte == node.end_byte
-                and _regular(converter.source, name, at, name_end, value.start_byte)):
-            return Attribute(name, node, converter, False, name_end, place)
-        return SpelledAttribute(name, node, converter, False, name_end, place)
-
-    # Where the name ends and the value starts and ends, from the start (-1: no value). Read from
-    # the bytes here; kept by the classes below, whose slots of the same names come first.
-
-    @property
-    def _name_end(self) -> int:
-        return len(self.name.encode("utf-8"))
-
-    @property
-    def _value_start(self) -> int:
-        conv = self._converter
-        at = conv.base + self._start
-        return _EQUALS.match(conv.source, at + len(self.name.encode("utf-8"))).end() - at
-
-    @property
-    def _value_end(self) -> int:
-        return self._end
-
-    def _tree_node(self) -> Node:
-        if self._node is not None:
-            return self._node
-        # The attribute's own range: a trace reads a few arguments of a module call or a
-        # variable's type and default, and parsing the whole block for each cost more (a
-        # recent parse of the block, e.g. for a resource's body, still answers first).
-        conv = self._converter
-        _reread(conv.owner or conv)
-        start = conv.base + self._start
-        node = reparser.node(conv.source, start, start + self._end, "attribute")
-        assert node is not None, f"attribute {self.name!r} not found again at {self._start}-{self._end}"
-        return node
-
-    @property
-    def span(self) -> Span:
-        conv = self._converter
-        return Span(conv.file, self._start, self._start + self._end, conv.anchor)
-
-    @property
-    def value_range(self) -> tuple[int, int] | None:
-        """The absolute byte range of the value in the file's current text (None when the parse recovered without one)."""
-        if self._value_start < 0:
-            return None
-        anchor = self._converter.anchor
-        shift = self._start + (anchor.start if anchor is not None else 0)
-        return self._value_start + shift, self._value_end + shift
-
-    @property
-    def name_span(self) -> Span:
-        conv = self._converter
-        return Span(conv.file, self._start, self._start + self._name_end, conv.anchor)  # the name starts the attribute
-
-    @property
-    def expr(self) -> Expr:
-        if self._expr is None:
-            node = self._tree_node()
-            expr_node = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
-            if expr_node is None or expr_node.type != "expression":
-                expr_node = next((c for c in node.children if c.type == "expression"), None)
-            if expr_node is None:
-                self._expr = InvalidExpr(self.span, "missing value")
-            else:
-                self._expr = self._converter.converter().convert(expr_node)
-        return self._expr
-
-    def _raw_value(self) -> bytes:
-        conv = self._converter
-        at = conv.base + self._start
-        return conv.source[at + self._value_start : at + self._value_end]
-
-    def literal_bool(self) -> bool | None:
-        """The value when it is the bare keyword ``true`` or ``false`` (read from the bytes:
-        no parse again once the file's tree is gone); None for anything else."""
-        if self._value_start < 0:
-            return None
-        raw = self._raw_value()
-        return True if raw == b"true" else False if raw == b"false" else None
-
-    def literal_string(self) -> str | None:
-        """The value when it is a plain quoted string without escapes or templates (fast path)."""
-        if self._value_start >= 0:
-            raw = self._raw_value()
-        else:  # no value, or recovered oddly: read the last child as before
-            node = self._tree_node()
-            expr_node = node.child(node.child_count - 1)
-            raw = self._converter.source[expr_node.start_byte : expr_node.end_byte] if expr_node is not None else b""
-        if _PLAIN_STRING.fullmatch(raw):
-            return raw[1:-1].decode("utf-8", "replace")
-        if self._expr is None and raw[:1] != b'"':
-            return None
-        expr = self.expr
-        return expr.value if isinstance(expr, LiteralExpr) and isinstance(expr.value, str) else None
-
-    def __repr__(self) -> str:
-        return f"Attribute({self.name!r})"
-
-
-# Between a regular argument's name and its value: spaces, ``=``, spaces (``Attribute._regular``).
-_EQUALS = re.compile(rb"[ \t]*=[ \t]*")
-
-
-def _regular(source: bytes, name: str, at: int, name_end: int, value_start: int) -> bool:
-    """Whether an argument at ``at`` of ``source`` whose name ends at ``name_end`` and whose value
-    starts at ``value_start`` lies as ``Attribute``'s properties read it."""
-    if name_end - at != len(name.encode("utf-8")):
-        return False  # (a name with bytes that are not UTF-8: its text is not its bytes)
-    found = _EQUALS.match(source, name_end)
-    return found is not None and found.end() == value_start
-
-
-class SpelledAttribute(Attribute):
-    """An argument whose name or value does not lie as a regular one's (``_regular``: a comment or
-    a line break around its ``=``, no value, a value that does not end it): its offsets are kept."""
-
-    __slots__ = ("_name_end", "_value_start", "_value_end")
-
-    def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 name_end: int | None = None, place: "Block | None" = None):
-        super().__init__(name, node, converter, keep_node, name_end, place)
-        at = node.start_byte
-        if name_end is None:
-            first = node.child(0)
-            name_end = first.end_byte if first is not None else at
-        self._name_end = name_end - at
-        value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
-        if value is not None and value.type == "expression":
-            self._value_start, self._value_end = value.start_byte - at, value.end_byte - at
-        else:
-            self._value_start = self._value_end = -1
-
-
-class TreeAttribute(SpelledAttribute):
-    """An argument of a file whose tree is kept (an open document): its node, until the file's
-    next parse takes its block over (``_drop_nodes``)."""
-
-    __slots__ = ("_node",)
-
-    def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 name_end: int | None = None, place: "Block | None" = None):
-        super().__init__(name, node, converter, keep_node, name_end, place)
-        self._node = node if keep_node else None  # None: parse the range again when asked
 
 
 @record(slots=True)
@@ -259,38 +69,44 @@ class Block:
     attributes and nested blocks read theirs through (their ``_converter``): no converter per
     block is kept, one is made when an expression is converted (``converter``).
 
-    A block read from HCL keeps offsets in one tuple (``_at``: a top-level block's start and end
-    in its converter's source (from ``base`` to ``end``: the same integers as its file's
-    ``HclFile.tops``); a nested block's start and end from its top-level block's ``base``; then the type's length, each label's start and end from the block's start:
+    A block read from HCL keeps offsets in one tuple (``_at``: its start and end from its top-level
+    block's ``base``, 0 and its length for a top-level block; then the type's length, each label's start and end from the block's start:
     small shared integers) and makes ``span``, ``type_span`` and ``label_spans`` when asked
-    (docs/positions.md). A block built with its spans (``.tf.json``, no converter) keeps them:
-    (type span, span, labels')."""
+    (docs/positions.md). The files read together share equal tuples of offsets and of labels
+    (``ExprConverter.shared``: a workspace's blocks have a few hundred of each). A block built
+    with its spans (``.tf.json``, no converter) keeps them: (type span, span, labels').
 
-    __slots__ = ("type", "labels", "_at", "_node", "_converter", "_anchor", "_body", "_reparse", "_text", "_verdicts", "_broken")
+    A block of a file read without its tree keeps no node (``TreeBlock`` does)."""
+
+    __slots__ = ("type", "labels", "_at", "_converter", "_anchor", "_body", "_text", "_verdicts")
+    _node: Node | None = None
+    _reparse = True  # its body is read from a parse of its range alone (its file's tree is gone)
+    _broken = False  # what its text parses to may depend on the text around it: never taken over
 
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
                  body: Body | None, span: Span):
         self.type, self.labels, self._at, self._body = type, labels, (type_span, span, label_spans), body
-        self._converter = self._anchor = self._node = self._text = self._verdicts = None
-        self._reparse = self._broken = False
+        self._converter = self._anchor = self._text = self._verdicts = None
 
     @classmethod
     def read(cls, type: str, labels: tuple[str, ...], at: tuple[int, ...], node: Node, converter: ExprConverter,
              eager: bool = False, body_node: Node | None = None, top: "Block | None" = None) -> "Block":
         """A block read from ``node`` with ``converter`` (its top-level block's: ``for_block``;
         ``at``: see the class), nested in ``top``, or a top-level block when None."""
-        self = cls.__new__(cls)
+        with_node = converter.keep_nodes or node.has_error
+        self = TreeBlock.__new__(TreeBlock) if with_node else cls.__new__(cls)
         self.type, self.labels, self._at, self._body = type, labels, at, None
         if top is None:
             self._converter, self._anchor = converter.owner, converter.anchor
         else:
             self._converter, self._anchor = top, None
-        # Without the file's tree, the body is read from a parse of the block's range alone.
-        self._reparse = not converter.keep_nodes
-        self._node = None if self._reparse else node
         self._text: bytes | None = None  # a top-level block's text, once asked (``text``)
         self._verdicts: list | None = None  # the file-wide text searches' answers for this block (``syntax.searches``)
-        self._broken = node.has_error  # what its text parses to may depend on the text around it: never taken over
+        if with_node:
+            # Without the file's tree, the body is read from a parse of the block's range alone.
+            self._reparse = not converter.keep_nodes
+            self._node = None if self._reparse else node
+            self._broken = node.has_error
         if eager and self._reparse:
             # Read now, from the tree still at hand: every module build reads this body
             # (``body_node``: the node of the body, when the caller has it at hand).
@@ -303,28 +119,28 @@ class Block:
 
     # ---- where it is: its spans, made from its anchor when asked
 
-    def _where(self) -> tuple[str, int, Anchor]:
-        """(its file, its start from its anchor, the anchor): a top-level block starts at its anchor."""
+    def _where(self) -> tuple[str, Anchor]:
+        """(its file, the anchor its offsets are from: its own, or its top-level block's)."""
         if self._anchor is not None:
-            return self._converter.file, 0, self._anchor
+            return self._converter.file, self._anchor
         top = self._converter
-        return top._converter.file, self._at[0], top._anchor
+        return top._converter.file, top._anchor
 
     @property
     def span(self) -> Span:
         at = self._at
         if self._converter is None:
             return at[1]
-        file, start, anchor = self._where()
-        return Span(file, start, at[1] - at[0] if self._anchor is not None else at[1], anchor)
+        file, anchor = self._where()
+        return Span(file, at[0], at[1], anchor)
 
     @property
     def type_span(self) -> Span:
         at = self._at
         if self._converter is None:
             return at[0]
-        file, start, anchor = self._where()
-        return Span(file, start, start + at[2], anchor)
+        file, anchor = self._where()
+        return Span(file, at[0], at[0] + at[2], anchor)
 
     def label_span(self, index: int) -> Span:
         """``label_spans[index]``, made alone."""
@@ -332,8 +148,8 @@ class Block:
         if self._converter is None:
             return at[2][index]
         first, last = range(3, len(at), 2)[index], range(4, len(at), 2)[index]  # (IndexError as a tuple's)
-        file, start, anchor = self._where()
-        return Span(file, start + at[first], start + at[last], anchor)
+        file, anchor = self._where()
+        return Span(file, at[0] + at[first], at[0] + at[last], anchor)
 
     @property
     def label_spans(self) -> tuple[Span, ...]:
@@ -353,8 +169,10 @@ class Block:
 
     @property
     def base(self) -> int:
-        """Where it starts in ``source`` (the offsets of what it holds are from there)."""
-        return self._at[0]
+        """Where it starts in ``source`` (the offsets of what it holds are from there): where its
+        anchor is while it reads the parse that read it (only a block taken over moves, and it
+        is detached first: ``_take_over``), 0 once it reads its own text."""
+        return self._anchor.start if self._converter.anchor is None else 0
 
     @property
     def anchor(self) -> Anchor | None:
@@ -367,15 +185,15 @@ class Block:
 
     def converter(self) -> ExprConverter:
         """A converter for its expressions (made when asked: none is kept per block)."""
-        at = self._at
-        return self._converter.for_block(at[0], at[1], self._anchor)
+        base = self.base
+        return self._converter.for_block(base, base + self._at[1], self._anchor)
 
     @property
     def text(self) -> bytes:
         """A top-level block's text (what its derived data is a function of, with its anchor)."""
         if self._text is None:
-            at = self._at
-            self._text = self._converter.source[at[0] : at[1]]
+            base = self.base
+            self._text = self._converter.source[base : base + self._at[1]]
         return self._text
 
     @property
@@ -387,14 +205,16 @@ class Block:
             if top is not None:
                 conv = top.converter()
                 if self._reparse:
-                    _reread(top._converter)
+                    reread(top._converter)
                     start, end = (conv.base, conv.end) if top is self else (conv.base + self._at[0], conv.base + self._at[1])
                     node = reparser.node(conv.source, start, end, "block", (conv.base, conv.end))
                 if node is not None:
                     for child in node.children:
                         if child.type == "body":
                             _read_body(child, body, conv, top)
-            self._body, self._node = _settled(body), None
+            self._body = _settled(body)
+            if self._node is not None:
+                self._node = None
         return self._body
 
     def __repr__(self) -> str:
@@ -423,6 +243,13 @@ def _reads_its_parse(block: Block) -> bool:
     return block._converter.anchor is None
 
 
+class TreeBlock(Block):
+    """A block of a file whose tree is kept (an open document), or with a syntax error inside:
+    its node until its body is read, and whether it is read again from a parse of its range."""
+
+    __slots__ = ("_node", "_reparse", "_broken")
+
+
 def _detach(block: Block, text: bytes) -> None:
     """Lets a top-level block taken over by a later parse read its own ``text`` from then on:
     the nodes and the source of the parse that read it are dropped (they would keep that
@@ -430,8 +257,7 @@ def _detach(block: Block, text: bytes) -> None:
     conv = ExprConverter(text, block._converter.file, keep_nodes=False)
     conv.anchor = block._anchor  # (the mark of a converter of one block's text: ``_reads_its_parse``)
     block._text = text
-    block._at = (0, len(text), *block._at[2:])  # base 0: the source is the block's text
-    block._converter = conv
+    block._converter = conv  # (its ``base`` is 0 from now on)
     _drop_nodes(block)
 
 
@@ -471,11 +297,17 @@ def take_over_blocks(hcl: "HclFile", previous: "HclFile") -> None:
         if block._anchor is not None and not block._broken:
             before.setdefault(block.text, block)
     blocks = hcl.body.blocks
+    same_until = None
     for i, block in enumerate(blocks):
         usable = block._anchor is not None and not block._broken
         old = before.pop(block.text, None) if usable else None
         if old is not None and old.type == block.type:
-            hcl.moved |= _take_over(old, block.span.start, block.text)
+            start = block.span.start
+            hcl.moved |= _take_over(old, start, block.text)
+            if not hcl.moved:  # the same bytes can be at another line (a character replaced by a line break)
+                if same_until is None:
+                    same_until = _same_prefix(previous.source, hcl.source)
+                hcl.moved = start > same_until
             blocks[i] = old
     hcl.took_over = True
 
@@ -631,14 +463,6 @@ def forget_derived(hcl: HclFile, references: bool = True, on_reread: Callable[[]
             hcl.tops = tuple([x for kind, start, end, _ in _tops(hcl.tops) for x in (kind, start, end, None)])
 
 
-def _reread(owner: ExprConverter) -> None:
-    """Tells the file's host, once, that a view reads its bytes again (``forget_derived``;
-    ``owner``: the converter of the file, or of a block's own text, the view reads through)."""
-    if owner.on_reread is not None:
-        notify, owner.on_reread = owner.on_reread, None
-        notify()
-
-
 def _forget_expressions(body: Body, top: bool = False) -> None:
     for attribute in body.attributes.values():
         attribute._expr = None
@@ -659,6 +483,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     root = tree.root_node
     keep_tree = keep_tree or root.has_error
     converter = ExprConverter(source, path, keep_nodes=keep_tree)
+    converter.shared = refs_cache  # while its views are read (``Block``), then None: it outlives the cache
     errors = collect_errors(root, path)
     body = Body()
     top = next((c for c in root.children if c.type == "body"), None)
@@ -693,6 +518,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         candidate = rules_candidate if taken is None else lambda text: searched(1, rules_candidate, text, taken, previous.searched, answers)
         check_terraform_rules(root, source, path, errors, candidate)
     errors = placed
+    converter.shared = None
     if native and previous is None and not errors and not known_clean and clean is not None:
         clean.add(source)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
@@ -709,16 +535,13 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
 
 def _tops_of(nodes, blocks, source: bytes, cache: dict) -> tuple:
     """``HclFile.tops`` of a file's top-level ``nodes`` (its ``blocks`` read from them): a block's
-    start and end are its own offsets' integer objects, not new ones (an integer over 256 is an
-    object of 28 bytes, and a workspace has two per top-level block)."""
-    ranges = {block._at[0]: block._at for block in blocks if block._anchor is not None}
+    start is its anchor's integer object, not a new one (an integer over 256 is an object of 28
+    bytes)."""
+    starts = {block._anchor.start: block._anchor.start for block in blocks if block._anchor is not None}
     tops = []
     for node in nodes:
-        start, end = node.start_byte, node.end_byte
-        at = ranges.get(start)
-        if at is not None and at[1] == end:
-            start, end = at[0], at[1]
-        tops += (intern(node.type), start, end, block_references(node, source, cache))
+        start = node.start_byte
+        tops += (intern(node.type), starts.get(start, start), node.end_byte, block_references(node, source, cache))
     return tuple(tops)
 
 
@@ -777,9 +600,7 @@ def _read_block(node: Node, conv: ExprConverter, top: Block | None = None, eager
     start, end = node.start_byte, node.end_byte
     if top is None:  # a top-level block: an anchor of its own; its body is read with a converter made for it
         conv = conv.for_block(start, end)
-        at = [start, end]  # see ``Block``
-    else:
-        at = [start - conv.base, end - conv.base]
+    at = [start - conv.base, end - conv.base]
     labels: list[str] = []
     type_start, type_end = type_node.start_byte, type_node.end_byte
     at.append(type_end - type_start)
@@ -806,7 +627,11 @@ def _read_block(node: Node, conv: ExprConverter, top: Block | None = None, eager
     kind = intern(source[type_start:type_end].decode("utf-8", "replace"))
     if top is None:
         eager = kind in _EAGER_BODIES or (kind == "resource" and bool(labels) and labels[0] in traced)
-    return Block.read(kind, tuple(labels), tuple(at), node, conv, eager, body_node, top)
+    shared = conv.shared
+    at, labels = tuple(at), tuple(labels)
+    if shared is not None:  # (the files read together share equal tuples: ``Block``)
+        at, labels = shared.setdefault(at, at), shared.setdefault(labels, labels)
+    return Block.read(kind, labels, at, node, conv, eager, body_node, top)
 
 
 def _argument_set_twice(source: bytes, tree: Tree, blocks: list[Block], conv: ExprConverter) -> int | None:
@@ -815,7 +640,7 @@ def _argument_set_twice(source: bytes, tree: Tree, blocks: list[Block], conv: Ex
     anyway say so as they are read: ``ExprConverter.set_twice``), or None when none is."""
     if conv.set_twice is not None:
         return conv.set_twice
-    return first_set_twice(source, tree, [(b._at[0], b._at[1]) for b in blocks
+    return first_set_twice(source, tree, [(b.base, b.base + b._at[1]) for b in blocks
                                           if b._body is None or b._converter is not conv])  # (read with ``conv``: it says so)
 
 

@@ -37,7 +37,8 @@ from ..records import record, field
 from ..values.numbers import parse_number
 from ..values.value import nfc
 from .expr import Expr, ExprConverter, LiteralExpr, ObjectExpr, Span, TemplateExpr, TupleExpr
-from .hclfile import BOM, Attribute, Block, Body, HclFile, SyntaxProblem, TreeAttribute, build_file, new_parser
+from .attributes import Attribute, TreeAttribute
+from .hclfile import BOM, Block, Body, HclFile, SyntaxProblem, build_file, new_parser
 
 MAX_DEPTH = 100  # JSON nesting; written by people it stays far below
 

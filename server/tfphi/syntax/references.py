@@ -37,7 +37,10 @@ ADDRESS_BLOCKS = frozenset({"terraform", "moved", "import", "removed", "lifecycl
 # for the undefined-reference check: the ends are None when the reference is written plainly,
 # ``root.name.name`` (almost all), and the offsets small integers, which Python shares, when not.
 Relative = tuple[str, tuple[str, ...], int, "tuple[int, ...] | None"]
-BlockCache = dict[bytes, list[Relative]]
+# What the files one host reads together share (``AnalysisHost``: one snapshot's): each block
+# text's references (keyed by the text), and equal tuples of blocks' offsets and labels (a tuple
+# is its own key: ``hclfile.Block``).
+BlockCache = dict[bytes | tuple, list[Relative] | tuple]
 MAX_CACHED_BLOCKS = 50_000
 
 
