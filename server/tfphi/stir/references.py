@@ -125,7 +125,10 @@ def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, 
         calls = last.table.calls
         outputs = last.table.outputs  # the same calls, targets and children's interfaces
     else:
-        calls = _names(module.calls)
+        if changed is not None and changed <= last.table.calls and all(name in module.calls for name in changed):
+            calls = last.table.calls  # (calls replaced where they were: none added, none removed)
+        else:
+            calls = _names(module.calls)
         if last is not None and last.tree is tree and last.table.calls == calls:
             outputs = last.table.outputs
         elif changed is not None:
