@@ -175,6 +175,10 @@ def _published(snapshot, dir: str) -> tuple[list, frozenset[str]]:
 # moves the related location of a child's diagnostic, and the child is not in ``Changes.dirs``.
 @example(edits=[(1, 0.0, "insert", "\n", 1, "all", False)])
 @example(edits=[(44, 0.0, "insert", "\n", 1, "all", True)])
+# Found by hypothesis (session 11): a file read from disk whose first character became a line
+# break keeps every block at its byte offset, a line lower; the child's diagnostic names it.
+@example(edits=[(0, 0.0, "insert", "\n", 1, "all", False)] * 3
+         + [(14, 0.0, "delete", "\n", 1, "all", False), (4, 0.0, "replace", "\n", 1, "all", False)])
 def test_what_an_edit_reports_covers_every_diagnostic_it_moves(layout: str, edits):
     """The server republishes after an edit the modules the host reports changed and those whose
     last published diagnostics point into a file where text moved (``Changes.moved_files``, the

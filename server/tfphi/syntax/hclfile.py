@@ -297,11 +297,17 @@ def take_over_blocks(hcl: "HclFile", previous: "HclFile") -> None:
         if block._anchor is not None and not block._broken:
             before.setdefault(block.text, block)
     blocks = hcl.body.blocks
+    same_until = None
     for i, block in enumerate(blocks):
         usable = block._anchor is not None and not block._broken
         old = before.pop(block.text, None) if usable else None
         if old is not None and old.type == block.type:
-            hcl.moved |= _take_over(old, block.span.start, block.text)
+            start = block.span.start
+            hcl.moved |= _take_over(old, start, block.text)
+            if not hcl.moved:  # the same bytes can be at another line (a character replaced by a line break)
+                if same_until is None:
+                    same_until = _same_prefix(previous.source, hcl.source)
+                hcl.moved = start > same_until
             blocks[i] = old
     hcl.took_over = True
 
