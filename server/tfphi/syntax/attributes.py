@@ -12,7 +12,7 @@ from .expr import Expr, ExprConverter, InvalidExpr, LiteralExpr, Span
 from .parsers import reparser
 
 if TYPE_CHECKING:
-    from .hclfile import Block
+    from .hclfile import Place
 
 
 # A quoted string with nothing to unescape or interpolate: its value is the text between the quotes.
@@ -28,7 +28,7 @@ class Attribute:
     (what every module build reads) need no parse again once the file's tree is gone.
     Offsets are kept relative to the top-level block (its place's ``base``): an attribute
     stays right when text above its block changes. Its place (``_converter``) is its top-level
-    ``Block`` (one per block, no converter of its own: ``Block.converter``), or the file's
+    block's ``Place`` (one per block, no converter of its own: ``Place.converter``), or the file's
     converter for an argument of the file's own body (``.tfvars``, JSON).
 
     An argument written as almost all are (its name, spaces, ``=``, spaces, a value that ends it:
@@ -43,7 +43,7 @@ class Attribute:
     _node: Node | None = None  # (``TreeAttribute``: the node while its file's tree is kept)
 
     def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 name_end: int | None = None, place: "Block | None" = None):
+                 name_end: int | None = None, place: "Place | None" = None):
         """(``keep_node`` and ``name_end``: for the classes that keep them; ``Attribute.read`` picks the class.)"""
         self.name = name
         at = node.start_byte
@@ -53,7 +53,7 @@ class Attribute:
         self._expr: Expr | None = None
 
     @staticmethod
-    def read(name: str, node: Node, converter: ExprConverter, name_end: int, place: "Block | None") -> "Attribute":
+    def read(name: str, node: Node, converter: ExprConverter, name_end: int, place: "Place | None") -> "Attribute":
         """The attribute of ``node`` (read with ``converter``; ``place``: its top-level block, None
         for an argument of the file's own body), of the class that keeps what its bytes do not say."""
         if converter.keep_nodes:
@@ -179,7 +179,7 @@ class SpelledAttribute(Attribute):
     __slots__ = ("_name_end", "_value_start", "_value_end")
 
     def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 name_end: int | None = None, place: "Block | None" = None):
+                 name_end: int | None = None, place: "Place | None" = None):
         super().__init__(name, node, converter, keep_node, name_end, place)
         at = node.start_byte
         if name_end is None:
@@ -200,7 +200,7 @@ class TreeAttribute(SpelledAttribute):
     __slots__ = ("_node",)
 
     def __init__(self, name: str, node: Node, converter: ExprConverter, keep_node: bool = True,
-                 name_end: int | None = None, place: "Block | None" = None):
+                 name_end: int | None = None, place: "Place | None" = None):
         super().__init__(name, node, converter, keep_node, name_end, place)
         self._node = node if keep_node else None  # None: parse the range again when asked
 

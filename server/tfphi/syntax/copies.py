@@ -41,14 +41,14 @@ def _copied_attribute(attr: Attribute, place) -> Attribute:
 
 def _copied_block(block: Block, conv, anchor: Anchor | None) -> Block:
     """A copy of ``block``: a top-level block reading through ``conv`` at ``anchor``, or with
-    None a block nested in the copied top-level block ``conv``."""
+    None a block nested in the copied top-level block whose place is ``conv``."""
     copy = Block.__new__(Block)
     copy.type, copy.labels, copy._at = block.type, block.labels, block._at  # spans are made from its anchor when asked
     copy._converter, copy._anchor = conv, anchor  # (a file read without its tree: no node, its bodies read again)
     copy._text, copy._verdicts = block._text, block._verdicts
-    copy._body = None
+    copy._body = copy._place = None
     if block._body is not None:
-        top = copy if anchor is not None else conv
+        top = copy.place if anchor is not None else conv
         copy._body = _without_empty(Body({name: _copied_attribute(a, top) for name, a in block._body.attributes.items()},
                                          [_copied_block(b, top, None) for b in block._body.blocks]))
     return copy

@@ -65,9 +65,9 @@ class Block:
     and those of everything in it are relative to that anchor, so the next parse of an edited
     file takes the block over as it is when its text is unchanged (``_take_over``), wherever it
     now is. It reads its bytes through its file's converter (``_converter``, one per file; once
-    taken over, a converter of its own text: ``_detach``) from ``base`` on, and is the place its
-    attributes and nested blocks read theirs through (their ``_converter``): no converter per
-    block is kept, one is made when an expression is converted (``converter``).
+    taken over, a converter of its own text: ``_detach``) from ``base`` on; its attributes and nested
+    blocks read theirs through its ``Place`` (their ``_converter``): no converter per block is
+    kept, one is made when an expression is converted (``converter``).
 
     A block read from HCL keeps offsets in one tuple (``_at``: its start and end from its top-level
     block's ``base``, 0 and its length for a top-level block; then the type's length, each label's start and end from the block's start:
@@ -78,7 +78,7 @@ class Block:
 
     A block of a file read without its tree keeps no node (``TreeBlock`` does)."""
 
-    __slots__ = ("type", "labels", "_at", "_converter", "_anchor", "_body", "_text", "_verdicts")
+    __slots__ = ("type", "labels", "_at", "_converter", "_anchor", "_body", "_text", "_verdicts", "_place")
     _node: Node | None = None
     _reparse = True  # its body is read from a parse of its range alone (its file's tree is gone)
     _broken = False  # what its text parses to may depend on the text around it: never taken over
@@ -86,16 +86,16 @@ class Block:
     def __init__(self, type: str, labels: tuple[str, ...], label_spans: tuple[Span, ...], type_span: Span,
                  body: Body | None, span: Span):
         self.type, self.labels, self._at, self._body = type, labels, (type_span, span, label_spans), body
-        self._converter = self._anchor = self._text = self._verdicts = None
+        self._converter = self._anchor = self._text = self._verdicts = self._place = None
 
     @classmethod
     def read(cls, type: str, labels: tuple[str, ...], at: tuple[int, ...], node: Node, converter: ExprConverter,
-             eager: bool = False, body_node: Node | None = None, top: "Block | None" = None) -> "Block":
+             eager: bool = False, body_node: Node | None = None, top: "Place | None" = None) -> "Block":
         """A block read from ``node`` with ``converter`` (its top-level block's: ``for_block``;
         ``at``: see the class), nested in ``top``, or a top-level block when None."""
         with_node = converter.keep_nodes or node.has_error
         self = TreeBlock.__new__(TreeBlock) if with_node else cls.__new__(cls)
-        self.type, self.labels, self._at, self._body = type, labels, at, None
+        self.type, self.labels, self._at, self._body, self._place = type, labels, at, None, None
         if top is None:
             self._converter, self._anchor = converter.owner, converter.anchor
         else:
@@ -113,7 +113,7 @@ class Block:
             body = Body()
             for child in (body_node,) if body_node is not None else node.children:
                 if child.type == "body":
-                    _read_body(child, body, converter, top or self, eager=True)
+                    _read_body(child, body, converter, top or self.place, eager=True)
             self._body = _settled(body)
         return self
 
@@ -156,7 +156,14 @@ class Block:
         at = self._at
         return at[2] if self._converter is None else tuple([self.label_span(i) for i in range((len(at) - 3) // 2)])
 
-    # ---- a top-level block as the place its attributes and nested blocks read from (``Attribute``)
+    @property
+    def place(self) -> "Place | None":
+        """A top-level block's ``Place``: what its attributes and nested blocks read through."""
+        if self._place is None and self._anchor is not None and self._converter is not None:
+            self._place = Place(self._converter, self._anchor, self._at[1])
+        return self._place
+
+    # ---- a top-level block as a place (``Place``'s own properties, read from the block)
 
     @property
     def file(self) -> str:
@@ -201,12 +208,13 @@ class Block:
         if self._body is None:
             body = Body()
             node = self._node
-            top = self if self._anchor is not None else self._converter
+            is_top = self._anchor is not None
+            top = self.place if is_top else self._converter
             if top is not None:
                 conv = top.converter()
                 if self._reparse:
                     reread(top._converter)
-                    start, end = (conv.base, conv.end) if top is self else (conv.base + self._at[0], conv.base + self._at[1])
+                    start, end = (conv.base, conv.end) if is_top else (conv.base + self._at[0], conv.base + self._at[1])
                     node = reparser.node(conv.source, start, end, "block", (conv.base, conv.end))
                 if node is not None:
                     for child in node.children:
@@ -237,6 +245,45 @@ class Block:
         return self.labels[0] if self.labels else "dynamic"
 
 
+class Place:
+    """Where a top-level block's attributes and nested blocks read their bytes (their
+    ``_converter``): the block's converter (its file's, or its own text's once taken over:
+    ``_detach`` moves both), its anchor and its length. Apart from the block, so that nothing the
+    block holds points back at it: a block -> its body -> an attribute -> the block would be a
+    reference cycle, freed only by a full collection (which the server runs only when quiet,
+    ``lsp/collector``), so every replaced block of a document edited without a pause would stay
+    (tests/syntax/test_compact_views.py frees one by reference counting alone)."""
+
+    __slots__ = ("_converter", "_anchor", "_length")
+
+    def __init__(self, converter: ExprConverter, anchor: Anchor, length: int):
+        self._converter, self._anchor, self._length = converter, anchor, length
+
+    @property
+    def file(self) -> str:
+        return self._converter.file
+
+    @property
+    def source(self) -> bytes:
+        return self._converter.source
+
+    @property
+    def base(self) -> int:
+        return self._anchor.start if self._converter.anchor is None else 0
+
+    @property
+    def anchor(self) -> Anchor:
+        return self._anchor
+
+    @property
+    def owner(self) -> ExprConverter:
+        return self._converter
+
+    def converter(self) -> ExprConverter:
+        base = self.base
+        return self._converter.for_block(base, base + self._length, self._anchor)
+
+
 def _reads_its_parse(block: Block) -> bool:
     """Whether a top-level block reads the source of the parse that read it (else its own text:
     ``_detach``, whose converter carries the block's anchor; a file's converter has none)."""
@@ -258,6 +305,8 @@ def _detach(block: Block, text: bytes) -> None:
     conv.anchor = block._anchor  # (the mark of a converter of one block's text: ``_reads_its_parse``)
     block._text = text
     block._converter = conv  # (its ``base`` is 0 from now on)
+    if block._place is not None:
+        block._place._converter = conv
     _drop_nodes(block)
 
 
@@ -553,12 +602,12 @@ def _tops_of(nodes, blocks, source: bytes, cache: dict) -> tuple:
 _EAGER_BODIES = frozenset({"variable", "locals", "module", "output"})
 
 
-def _read_body(node: Node, body: Body, conv: ExprConverter, top: Block | None = None, eager: bool = False,
+def _read_body(node: Node, body: Body, conv: ExprConverter, top: "Place | None" = None, eager: bool = False,
                traced: frozenset = frozenset()) -> None:
     _read_items(node.children, body, conv, top, eager, traced)
 
 
-def _read_items(nodes, body: Body, conv: ExprConverter, top: Block | None = None, eager: bool = False,
+def _read_items(nodes, body: Body, conv: ExprConverter, top: "Place | None" = None, eager: bool = False,
                 traced: frozenset = frozenset()) -> None:
     """Reads ``nodes`` (a body's children) into ``body``: the body of the top-level block ``top``
     (or of a block nested in it) with ``top``'s converter, or with None the file's own body with
@@ -584,14 +633,14 @@ def _add_attribute(body: Body, attr: Attribute | None, conv: ExprConverter) -> N
         body.attributes[attr.name] = attr
 
 
-def _read_attribute(node: Node, conv: ExprConverter, top: Block | None = None) -> Attribute | None:
+def _read_attribute(node: Node, conv: ExprConverter, top: "Place | None" = None) -> Attribute | None:
     name_node = node.child(0)
     if name_node is None or name_node.type != "identifier":
         return None
     return Attribute.read(intern(conv.text(name_node)), node, conv, name_node.end_byte, top)
 
 
-def _read_block(node: Node, conv: ExprConverter, top: Block | None = None, eager: bool = False,
+def _read_block(node: Node, conv: ExprConverter, top: "Place | None" = None, eager: bool = False,
                 traced: frozenset = frozenset()) -> Block | None:
     """The block of ``node``: nested in ``top`` (read with its converter), or with None a
     top-level block (``conv``: its file's converter)."""
