@@ -361,3 +361,63 @@ def test_architecture_md_places_every_module_in_the_layers_of_the_test():
         actual = {p.stem for p in here.glob("*.py") if p.name != "__init__.py"}
         actual |= {f"{p.parent.name}/" for p in here.glob("*/__init__.py")}
         assert names == actual, package
+
+
+# Calls that change a container in place.
+_MUTATING = frozenset({"append", "add", "update", "pop", "clear", "setdefault", "extend", "discard", "remove",
+                       "popitem", "insert", "move_to_end", "appendleft", "__setitem__", "__delitem__"})
+_CONTAINERS = frozenset({"dict", "list", "set", "OrderedDict", "defaultdict", "Counter", "deque",
+                         "WeakKeyDictionary", "WeakValueDictionary"})
+
+
+def _module_containers(tree: ast.Module) -> dict[str, int]:
+    """The names a module binds at its top level to a dict, list or set (a literal or a call)."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)) or (
+                isinstance(value, ast.Call) and (getattr(value.func, "id", None) or getattr(value.func, "attr", "")) in _CONTAINERS):
+            found.update((t.id, node.lineno) for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+def _changes_or_lends(function: ast.AST, name: str) -> bool:
+    """Whether ``function`` changes the module's container ``name`` in place, or binds it to a name
+    of its own (through which it could: ``checked = _checked_blocks``)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATING:
+            if isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+                return True
+        elif isinstance(node, (ast.Subscript,)) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if isinstance(node.value, ast.Name) and node.value.id == name:
+                return True
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            if any(isinstance(v, ast.Name) and v.id == name for v in values):
+                return True
+    return False
+
+
+def test_no_module_level_state_outside_lsp():
+    """Caches belong to the host (issue 23): outside ``lsp/`` no function declares ``global``, and
+    no function changes a container bound at a module's top level (a constant table), nor takes
+    it under a name of its own to change it there. (``set_twice``'s blocks found clean were such
+    a process-wide cache, changed through a local alias, until session 11.)"""
+    offenders = []
+    for name, tree in modules().items():
+        if starts(name, ("tfphi.lsp",)):
+            continue
+        containers = _module_containers(tree)
+        for function in ast.walk(tree):
+            if isinstance(function, ast.Global):
+                offenders.append(f"{name}:{function.lineno} global {', '.join(function.names)}")
+            if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                continue
+            offenders.extend(f"{name}:{line} {container}" for container, line in containers.items()
+                             if _changes_or_lends(function, container))
+    assert sorted(set(offenders)) == []

@@ -14,7 +14,7 @@ import pytest
 from broken_files import corpus, marked_line
 from terraform_cli import run_terraform
 
-from tfphi.syntax import set_twice
+from tfphi.syntax.searches import CleanSources
 from tfphi.syntax.hclfile import new_parser, parse_file
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -98,11 +98,11 @@ def test_each_case_is_flagged_exactly_when_terraform_rejects_it_on_its_line(tmp_
         source = CASES[name].encode()
         line = marked_line(CASES[name])
         expected = (line, _message(_name_on(CASES[name], line))) if line else None
+        clean = CleanSources()  # (the host's: the blocks found to set nothing twice are remembered)
         for keep_tree in (True, False):  # an open document's parse, a file read from disk
-            set_twice._checked_blocks.clear()
-            assert _first_error(source, parse_file("main.tf", source, keep_tree=keep_tree).errors) == expected, (name, keep_tree)
+            assert _first_error(source, parse_file("main.tf", source, keep_tree=keep_tree, clean=clean).errors) == expected, (name, keep_tree)
         # Asked again, the blocks found clean are remembered: the same answers.
-        assert _first_error(source, parse_file("main.tf", source, keep_tree=False).errors) == expected, name
+        assert _first_error(source, parse_file("main.tf", source, keep_tree=False, clean=clean).errors) == expected, name
 
 
 def test_every_argument_of_the_example_workspace_set_twice(tmp_path):
@@ -185,7 +185,6 @@ def test_without_the_whole_check_the_error_is_still_reported(monkeypatch, source
     from tfphi.syntax import syntax_errors
 
     monkeypatch.setattr(syntax_errors, "hcl_errors", lambda source: None)
-    set_twice._checked_blocks.clear()
     line = source[: source.rfind(b"a = 2")].count(b"\n") + 1
     assert [(source[: e.span.start].count(b"\n") + 1, e.message) for e in parse_file("main.tf", source).errors] == [(line, _message("a"))]
 
@@ -224,7 +223,6 @@ def test_blocks_nested_ten_thousand_deep_are_looked_at_in_linear_time():
     block's text took 17 s here), and reports it alone (the whole check cannot nest that deep)."""
     depth = 10_000
     source = ('resource "a" "b" {\n' + "b {\n  x = 1\n" * depth + "  x = 2\n" + "}\n" * depth + "}\n").encode()
-    set_twice._checked_blocks.clear()
     assert _first_error(source, parse_file("deep.tf", source, keep_tree=False).errors) == (2 * depth + 2, _message("x"))
     clean = source.replace(b"  x = 2\n", b"")
     assert parse_file("deep.tf", clean, keep_tree=False).errors == []
@@ -284,7 +282,6 @@ def test_the_search_misses_nothing_a_walk_of_every_body_finds(tmp_path):
         expected = _walk_everything(source)
         assert expected == ("Attribute redefined" in summaries)
         for keep_tree in (False, True):
-            set_twice._checked_blocks.clear()
             assert bool(parse_file("main.tf", source, keep_tree=keep_tree).errors) == expected, (source, keep_tree)
         # The line typed into the open, error-free original: the blocks it did not touch are taken over.
         assert bool(_edited(parse_file("main.tf", original), source).errors) == expected, source

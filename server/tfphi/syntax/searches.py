@@ -64,13 +64,28 @@ class CleanSources:
     the rules'), which ``build_file`` need not search again: the searches are a function of the
     bytes, and a workspace repeats whole files (each example's ``versions.tf``). Its owner (the
     analysis host) keeps one; bounded by the bytes held, as an editor adds each version of a
-    document it checks."""
+    document it checks. It keeps the texts of top-level blocks found to set no argument twice
+    too (``set_twice.first_set_twice``; a generated workspace repeats its blocks), bounded apart."""
 
     MAX_BYTES = 16 << 20
+    MAX_BLOCK_BYTES = 8 << 20
 
     def __init__(self) -> None:
         self._sources: set[bytes] = set()
         self._held = 0
+        self._blocks: set[bytes] = set()
+        self._blocks_held = 0
+
+    def block_checked(self, text: bytes) -> bool:
+        return text in self._blocks
+
+    def add_block(self, text: bytes) -> None:
+        if self._blocks_held + len(text) > self.MAX_BLOCK_BYTES:
+            self._blocks.clear()
+            self._blocks_held = 0
+        if text not in self._blocks:
+            self._blocks.add(text)
+            self._blocks_held += len(text)
 
     def __contains__(self, source: bytes) -> bool:
         return source in self._sources

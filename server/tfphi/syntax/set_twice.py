@@ -13,6 +13,7 @@ from .error_shapes import SyntaxProblem, syntax_checker, terraform_placed
 from .expr import Span
 from .language import hcl_language
 from .parsers import exact_node
+from .searches import CleanSources
 
 
 # ---- an argument set twice in one body ------------------------------------------------------
@@ -28,21 +29,19 @@ from .parsers import exact_node
 # before "=" sets nothing twice, unless a "/* */" comment comes before a name on its line. A block
 # that has one (nested blocks repeat their arguments' names, as do objects' keys, and heredoc
 # lines may look like arguments) is walked in the tree. The answer is a function of the block's
-# text: the texts found clean are remembered (a generated workspace repeats its blocks).
+# text: the texts found clean are remembered by the host's ``CleanSources`` (a generated
+# workspace repeats its blocks).
 _ARGUMENT_LINE = re.compile(rb"\n[ \t]*+([\w\-\x80-\xff]++)[ \t]*+=(?![=>])")
-_checked_blocks: set[bytes] = set()
-_checked_held = 0
-MAX_CHECKED_BYTES = 8 << 20
 
 
-def first_set_twice(source: bytes, tree: Tree, ranges) -> int | None:
+def first_set_twice(source: bytes, tree: Tree, ranges, clean: "CleanSources | None" = None) -> int | None:
     """The offset of the second name of an argument set twice in one body of the top-level blocks
-    of ``tree`` at ``ranges`` ((start, end) each), or None when none is."""
-    global _checked_held
-    find, checked = _ARGUMENT_LINE.findall, _checked_blocks
+    of ``tree`` at ``ranges`` ((start, end) each), or None when none is; ``clean``: the blocks'
+    texts found to set nothing twice before, and where to note those found now."""
+    find = _ARGUMENT_LINE.findall
     for start, end in ranges:
         text = source[start:end]
-        if text in checked:
+        if clean is not None and clean.block_checked(text):
             continue
         names = find(text)
         comments = b"/*" in text
@@ -51,11 +50,8 @@ def first_set_twice(source: bytes, tree: Tree, ranges) -> int | None:
             twice = _set_twice_in(node, source, comments) if node is not None else None
             if twice is not None:
                 return twice
-        if _checked_held + len(text) > MAX_CHECKED_BYTES:
-            checked.clear()
-            _checked_held = 0
-        checked.add(text)
-        _checked_held += len(text)
+        if clean is not None:
+            clean.add_block(text)
     return None
 
 
