@@ -3,7 +3,8 @@ what outlives a snapshot is a table of ``AnalysisHost`` whose entries go when wh
 changes, and a snapshot fills only what it lives with.
 
 The module-level scan is the rule of ``/work/shared/tools/structure.py`` (names bound at module
-level to a dict/list/set, literal or call, that a function mutates).
+level to a dict/list/set, literal or call, that a function mutates), and also what it does not
+see: a ``global`` statement, or such a container changed through a local name.
 """
 
 from __future__ import annotations
@@ -23,11 +24,51 @@ from tfphi.features.locations import human_position
 
 SRC = Path(tfphi.__file__).resolve().parent
 
-_MUTABLE_CALLS = {"dict", "list", "set", "WeakKeyDictionary", "WeakValueDictionary", "OrderedDict", "defaultdict"}
-_MUTATORS = {"append", "add", "update", "pop", "clear", "setdefault", "extend", "discard", "remove", "popitem", "insert"}
+# Calls that change a container in place.
+_MUTATING = frozenset({"append", "add", "update", "pop", "clear", "setdefault", "extend", "discard", "remove",
+                       "popitem", "insert", "move_to_end", "appendleft", "__setitem__", "__delitem__"})
+_CONTAINERS = frozenset({"dict", "list", "set", "OrderedDict", "defaultdict", "Counter", "deque",
+                         "WeakKeyDictionary", "WeakValueDictionary"})
 
 
-def _module_state() -> set[tuple[str, str]]:
+def _module_containers(tree: ast.Module) -> dict[str, int]:
+    """The names a module binds at its top level to a dict, list or set (a literal or a call)."""
+    found = {}
+    for node in tree.body:
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, ast.AnnAssign) and node.value is not None:
+            targets, value = [node.target], node.value
+        else:
+            continue
+        if isinstance(value, (ast.Dict, ast.List, ast.Set, ast.DictComp, ast.ListComp, ast.SetComp)) or (
+                isinstance(value, ast.Call) and (getattr(value.func, "id", None) or getattr(value.func, "attr", "")) in _CONTAINERS):
+            found.update((t.id, node.lineno) for t in targets if isinstance(t, ast.Name))
+    return found
+
+
+def _changes_or_lends(function: ast.AST, name: str) -> bool:
+    """Whether ``function`` changes the module's container ``name`` in place, or binds it to a name
+    of its own (through which it could: ``checked = _checked_blocks``)."""
+    for node in ast.walk(function):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _MUTATING:
+            if isinstance(node.func.value, ast.Name) and node.func.value.id == name:
+                return True
+        elif isinstance(node, ast.Subscript) and isinstance(node.ctx, (ast.Store, ast.Del)):
+            if isinstance(node.value, ast.Name) and node.value.id == name:
+                return True
+        elif isinstance(node, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and node.value is not None:
+            values = node.value.elts if isinstance(node.value, ast.Tuple) else [node.value]
+            if any(isinstance(v, ast.Name) and v.id == name for v in values):
+                return True
+    return False
+
+
+def _module_state() -> set[str]:
+    """Outside ``lsp/``: each ``global`` statement, and each container bound at a module's top level
+    that a function changes, or takes under a name of its own (``set_twice``'s blocks found clean
+    were such a process-wide cache, changed through a local alias, until session 11: the
+    structure figures' rule, which looks for the module's own name only, did not see it)."""
     found = set()
     assert (SRC / "analysis.py").exists()
     for path in sorted(SRC.rglob("*.py")):
@@ -35,26 +76,13 @@ def _module_state() -> set[tuple[str, str]]:
         if rel.parts[0] == "lsp":
             continue
         tree = ast.parse(path.read_text(encoding="utf-8"))
-        functions = [fn for fn in ast.walk(tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))]
-        for node in tree.body:
-            if isinstance(node, ast.Assign):
-                targets, value = node.targets, node.value
-            elif isinstance(node, ast.AnnAssign) and node.value is not None:
-                targets, value = [node.target], node.value
-            else:
-                continue
-            mutable = isinstance(value, (ast.Dict, ast.List, ast.Set)) or (
-                isinstance(value, ast.Call) and (getattr(value.func, "id", None) or getattr(value.func, "attr", "")) in _MUTABLE_CALLS)
-            for target in targets:
-                if not (mutable and isinstance(target, ast.Name)):
-                    continue
-                name = target.id
-                if any((isinstance(m, ast.Subscript) and isinstance(m.value, ast.Name) and m.value.id == name
-                        and isinstance(m.ctx, (ast.Store, ast.Del)))
-                       or (isinstance(m, ast.Call) and isinstance(m.func, ast.Attribute) and isinstance(m.func.value, ast.Name)
-                           and m.func.value.id == name and m.func.attr in _MUTATORS)
-                       for fn in functions for m in ast.walk(fn)):
-                    found.add((rel.as_posix(), name))
+        containers = _module_containers(tree)
+        for function in ast.walk(tree):
+            if isinstance(function, ast.Global):
+                found.add(f"{rel.as_posix()}:{function.lineno} global {', '.join(function.names)}")
+            if isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+                found.update(f"{rel.as_posix()}:{line} {name}" for name, line in containers.items()
+                             if _changes_or_lends(function, name))
     return found
 
 

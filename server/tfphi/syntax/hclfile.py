@@ -163,37 +163,10 @@ class Block:
             self._place = Place(self._converter, self._anchor, self._at[1])
         return self._place
 
-    # ---- a top-level block as a place (``Place``'s own properties, read from the block)
-
-    @property
-    def file(self) -> str:
-        return self._converter.file
-
-    @property
-    def source(self) -> bytes:
-        """The bytes it reads: its file's, or its own text once taken over (``_detach``)."""
-        return self._converter.source
-
     @property
     def base(self) -> int:
-        """Where it starts in ``source`` (the offsets of what it holds are from there): where its
-        anchor is while it reads the parse that read it (only a block taken over moves, and it
-        is detached first: ``_take_over``), 0 once it reads its own text."""
+        """Where a top-level block starts in the bytes it reads (``Place.base``)."""
         return self._anchor.start if self._converter.anchor is None else 0
-
-    @property
-    def anchor(self) -> Anchor | None:
-        return self._anchor
-
-    @property
-    def owner(self) -> ExprConverter:
-        """The converter of the file (or of its own text) it reads through."""
-        return self._converter
-
-    def converter(self) -> ExprConverter:
-        """A converter for its expressions (made when asked: none is kept per block)."""
-        base = self.base
-        return self._converter.for_block(base, base + self._at[1], self._anchor)
 
     @property
     def text(self) -> bytes:
@@ -265,10 +238,14 @@ class Place:
 
     @property
     def source(self) -> bytes:
+        """The bytes it reads: its file's, or the block's own text once taken over (``_detach``)."""
         return self._converter.source
 
     @property
     def base(self) -> int:
+        """Where the block starts in ``source`` (the offsets of what it holds are from there): where
+        its anchor is while it reads the parse that read it (only a block taken over moves, and
+        it is detached first: ``_take_over``), 0 once it reads its own text."""
         return self._anchor.start if self._converter.anchor is None else 0
 
     @property

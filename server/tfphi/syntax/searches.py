@@ -71,29 +71,39 @@ class CleanSources:
     MAX_BLOCK_BYTES = 8 << 20
 
     def __init__(self) -> None:
-        self._sources: set[bytes] = set()
-        self._held = 0
-        self._blocks: set[bytes] = set()
-        self._blocks_held = 0
-
-    def block_checked(self, text: bytes) -> bool:
-        return text in self._blocks
-
-    def add_block(self, text: bytes) -> None:
-        if self._blocks_held + len(text) > self.MAX_BLOCK_BYTES:
-            self._blocks.clear()
-            self._blocks_held = 0
-        if text not in self._blocks:
-            self._blocks.add(text)
-            self._blocks_held += len(text)
+        self._sources = _BoundedBytes(self.MAX_BYTES)
+        self._blocks = _BoundedBytes(self.MAX_BLOCK_BYTES)
 
     def __contains__(self, source: bytes) -> bool:
         return source in self._sources
 
     def add(self, source: bytes) -> None:
-        if self._held + len(source) > self.MAX_BYTES:
-            self._sources.clear()
+        self._sources.add(source)
+
+    def block_checked(self, text: bytes) -> bool:
+        return text in self._blocks
+
+    def add_block(self, text: bytes) -> None:
+        self._blocks.add(text)
+
+
+class _BoundedBytes:
+    """A set of byte strings, emptied at once when what it holds would pass ``limit`` bytes."""
+
+    __slots__ = ("_kept", "_held", "_limit")
+
+    def __init__(self, limit: int) -> None:
+        self._kept: set[bytes] = set()
+        self._held = 0
+        self._limit = limit
+
+    def __contains__(self, data: bytes) -> bool:
+        return data in self._kept
+
+    def add(self, data: bytes) -> None:
+        if self._held + len(data) > self._limit:
+            self._kept.clear()
             self._held = 0
-        if source not in self._sources:
-            self._sources.add(source)
-            self._held += len(source)
+        if data not in self._kept:
+            self._kept.add(data)
+            self._held += len(data)
