@@ -21,15 +21,15 @@ from hypothesis import strategies as st
 import pytest
 
 from host_support import LAYOUTS, everything, fresh
-from test_host_property import EXAMPLES, apply, edit as property_edit
-from test_incremental_tables import _CALLS as TREE_CALLS, _DIRS as TREE_DIRS, _module as tree_module
+from test_host_property import EXAMPLES, edit as property_edit
+from test_incremental_tables import _CALLS as TREE_CALLS, _DIRS as TREE_DIRS, _module as tree_module, module_builds
 
 from tfphi.analysis import AnalysisHost, SetParsed, SetSource
 from tfphi.features.diagnostics import dir_diagnostics
 from tfphi.lsp.documents import Document, TextChange
-from tfphi.stir.model import assemble_module, calls_changed_since, read_declarations
+from tfphi.stir.model import calls_changed_since
 from tfphi.stir.module_changes import changed_calls
-from tfphi.stir.workspace import build_module_tree, module_dir_of, targets_changed_since
+from tfphi.stir.workspace import build_module_tree, targets_changed_since
 from tfphi.syntax.hclfile import new_parser
 
 CALLS = 6
@@ -173,27 +173,12 @@ def test_a_module_build_names_every_call_it_replaced(layout: str, edits):
     """``calls_changed_since`` of a module built from the last one (an open document's files,
     edited by the host property test's edits) names every call whose declaration is not the last
     module's (replaced, added or removed); or says it does not know."""
-    texts = {p: t for p, t in LAYOUTS[layout].items() if p.endswith(".tf")}
-    dir = module_dir_of(sorted(texts)[0])
-    paths = sorted(p for p in texts if module_dir_of(p) == dir)
-    parser = new_parser()
-    docs = {p: Document(p, 0, texts[p].encode()) for p in paths}
-    decls = {p: read_declarations(docs[p].parse(p, parser).body) for p in paths}
-    module, winners = assemble_module(dir, decls)
-    for n, (index, where, kind, inserted, length, _read, _opened) in enumerate(edits):
-        path = paths[index % len(paths)]
-        texts[path], change = apply(texts[path], where, kind, inserted, length)
-        docs[path].apply([change], n + 1)
-        new_decls = dict(decls)
-        hcl = docs[path].parse(path, parser)
-        new_decls[path] = read_declarations(hcl.body, decls[path], hcl.splice)
-        new_module, new_winners = assemble_module(dir, new_decls, (module, winners, decls))
+    for _texts, (module, _, _), (new_module, _, _) in module_builds(layout, edits):
         named = calls_changed_since(new_module, module)
         if named is not None:
             differs = {name for name in module.calls.keys() | new_module.calls.keys()
                        if module.calls.get(name) is not new_module.calls.get(name)}
             assert differs <= named
-        module, winners, decls = new_module, new_winners, new_decls
 
 
 @settings(max_examples=EXAMPLES * 5, deadline=None)

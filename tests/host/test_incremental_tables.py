@@ -32,6 +32,19 @@ def _tables(module, winners) -> tuple:
 @settings(max_examples=EXAMPLES, deadline=None)
 @given(edits=st.lists(edit(), min_size=1, max_size=12))
 def test_updated_tables_equal_fresh_ones(layout: str, edits):
+    for texts, (module, winners, decls), (new_module, new_winners, new_decls) in module_builds(layout, edits):
+        dir = module.dir
+        fresh_decls = {p: read_declarations(parse_file(p, texts[p].encode(), new_parser()).body) for p in new_decls}
+        assert _tables(new_module, new_winners) == _tables(*assemble_module(dir, fresh_decls))
+        named = declared_addresses(decls, new_decls)
+        differs = {a for a in winners.keys() | new_winners.keys() if winners.get(a) is not new_winners.get(a)}
+        assert differs <= named
+
+
+def module_builds(layout: str, edits):
+    """The first module of ``layout`` (its files open documents) built again after each of
+    ``edits`` (the host property test's) from the last build, as the host does: yields the texts,
+    the last build and the new one, each (module, winners, declarations by file)."""
     texts = {p: t for p, t in LAYOUTS[layout].items() if p.endswith(".tf")}
     dir = module_dir_of(sorted(texts)[0])
     paths = sorted(p for p in texts if module_dir_of(p) == dir)
@@ -47,11 +60,7 @@ def test_updated_tables_equal_fresh_ones(layout: str, edits):
         hcl = docs[path].parse(path, parser)
         new_decls[path] = read_declarations(hcl.body, decls[path], hcl.splice)  # by position when the parse spliced
         new_module, new_winners = assemble_module(dir, new_decls, (module, winners, decls))
-        fresh_decls = {p: read_declarations(parse_file(p, texts[p].encode(), parser).body) for p in paths}
-        assert _tables(new_module, new_winners) == _tables(*assemble_module(dir, fresh_decls))
-        named = declared_addresses(decls, new_decls)
-        differs = {a for a in winners.keys() | new_winners.keys() if winners.get(a) is not new_winners.get(a)}
-        assert differs <= named
+        yield texts, (module, winners, decls), (new_module, new_winners, new_decls)
         module, winners, decls = new_module, new_winners, new_decls
 
 
