@@ -21,9 +21,8 @@ from __future__ import annotations
 
 import functools
 import posixpath
-from typing import Callable, Iterable, Iterator, Mapping, Sequence, TypeVar, Union
+from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
 
-from immutables import Map
 from tree_sitter import Parser
 
 from . import records
@@ -234,26 +233,23 @@ class AnalysisHost:
         self.config = self.base_config
         self.config_problems: list[ConfigProblem] = []
         self.config_text: str | None = None
-        # The tables a snapshot takes as they are: persistent maps (a HAMT), which a change replaces
-        # by a new map sharing all but the path to what it changed (a keystroke costs what it
-        # touches: a copy of 3,000 files per snapshot did not, bench/README.md); never mutated.
-        self.files: Map[str, HclFile] = Map()
-        self.tfvars: Map[str, HclFile] = Map()
-        self.terragrunt: Map[str, HclFile] = Map()  # terragrunt.hcl files and the parents they include
+        self.files: dict[str, HclFile] = {}
+        self.tfvars: dict[str, HclFile] = {}
+        self.terragrunt: dict[str, HclFile] = {}  # terragrunt.hcl files and the parents they include
         self._units: tuple[Unit, ...] = ()
-        self.problems: Map[str, FileProblem] = Map()
-        self.manifest_problems: Map[str, str] = Map()
+        self.problems: dict[str, FileProblem] = {}
+        self.manifest_problems: dict[str, str] = {}
         self._manifests: dict[str, Manifest] = {}
         self._parser: Parser = new_parser()
         self._dir_files: dict[str, set[str]] = {}
-        self._listing: Map[str, tuple[str, ...]] = Map()  # module dir -> its files, sorted (as of the last snapshot)
+        self._listing: dict[str, tuple[str, ...]] = {}  # module dir -> its files, sorted (as of the last snapshot)
         self._revision = Revision()
         self.interrupt = Interrupt()
         self._latest: Snapshot | None = None
         self._log: list[tuple[int, Changes]] = []
         self._log_floor = 0  # revisions at or below this are no longer in the log
         # derived state that outlives snapshots
-        self._modules: Map[str, Module] = Map()
+        self._modules: dict[str, Module] = {}
         self._declared: dict[str, dict[str, object]] = {}  # module dir -> declaration address -> the declaration
         # module dir -> what its last build read of each file; with ``_declared``, kept once a module is
         # built again (an edit), derived from its module the first time (``stir.model.kept_declarations``)
@@ -270,7 +266,7 @@ class AnalysisHost:
         self._traced: tuple[Config | None, frozenset[str]] = (None, frozenset())  # (config, its traced resource types)
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
         self._trace_memo = retention.memo_store()
-        self._reread_views = retention.reread_views(lambda path: self.files.get(path))  # views of files not open read again, bounded
+        self._reread_views = retention.reread_views(self.files.get)  # views of files not open read again, bounded
         # path -> what the last answer for the file found (``stir.file_findings.FileFindings``)
         self._findings_of_files: dict[str, FileFindings] = {}
         self._interfaces = ModuleInterfaces(keep=retention.keeps_edit_state)  # what callers check against each module (entries go with their module)
@@ -349,7 +345,7 @@ class AnalysisHost:
         if problem is not None:
             self._set_problem(path, problem, "config-error" if kind == "terragrunt" else "syntax-error")
             return
-        self.problems = _without(self.problems, path)
+        self.problems.pop(path, None)
         if is_json_path(path):  # Terraform's JSON syntax (SPEC 2)
             from .syntax.jsonfile import parse_json_file  # only for such files (start-up)
 
@@ -370,19 +366,19 @@ class AnalysisHost:
 
     def _set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
         self._drop(path)
-        self.problems = self.problems.set(path, FileProblem(path, message, code))
+        self.problems[path] = FileProblem(path, message, code)
         self._dirty.add(module_dir_of(path))
 
     def _set_parsed(self, hcl: HclFile) -> None:
         path = hcl.path
-        self.problems = _without(self.problems, path)
+        self.problems.pop(path, None)
         self._line_indexes.pop(path, None)
         kind = file_kind(path)
         if kind == "tfvars":
-            self.tfvars = self.tfvars.set(path, hcl)
+            self.tfvars[path] = hcl
             return
         if kind == "terragrunt":
-            self.terragrunt = self.terragrunt.set(path, hcl)
+            self.terragrunt[path] = hcl
             self._tree = None  # units are roots: the module tree is derived again
             return
         old = self.files.get(path)
@@ -390,7 +386,7 @@ class AnalysisHost:
             take_over_blocks(hcl, old)  # (a parse that took the blocks of ``old`` over already did)
         if hcl.moved:
             self._moved_paths.add(path)
-        self.files = self.files.set(path, hcl)
+        self.files[path] = hcl
         dir = module_dir_of(path)
         self._dir_files.setdefault(dir, set()).add(path)
         self._dirty.add(dir)
@@ -401,12 +397,11 @@ class AnalysisHost:
             self._set_config(None, None, None)
         elif kind == "manifest":
             self._manifests.pop(path, None)
-            self.manifest_problems = _without(self.manifest_problems, path)
+            self.manifest_problems.pop(path, None)
             self._everything = True
         else:
             self._drop(path)
-            if path in self.problems:
-                self.problems = self.problems.delete(path)
+            if self.problems.pop(path, None) is not None:
                 self._dirty.add(module_dir_of(path))
 
     def _set_config(self, text: str | None, problem: str | None, base: Config | None) -> None:
@@ -440,23 +435,21 @@ class AnalysisHost:
         manifest, problem = parse_manifest(root_dir, text)
         if manifest is None:
             self._manifests.pop(path, None)
-            self.manifest_problems = self.manifest_problems.set(path, problem or "unreadable")
+            self.manifest_problems[path] = problem or "unreadable"
         else:
             self._manifests[path] = manifest
-            self.manifest_problems = _without(self.manifest_problems, path)
+            self.manifest_problems.pop(path, None)
         self._everything = True
 
     def _drop(self, path: str) -> None:
         self._findings_of_files.pop(path, None)
         self._line_indexes.pop(path, None)
-        if path in self.files:
-            self.files = self.files.delete(path)
+        if self.files.pop(path, None) is not None:
             dir = module_dir_of(path)
             self._dir_files.get(dir, set()).discard(path)
             self._dirty.add(dir)
-        self.tfvars = _without(self.tfvars, path)
-        if path in self.terragrunt:
-            self.terragrunt = self.terragrunt.delete(path)
+        self.tfvars.pop(path, None)
+        if self.terragrunt.pop(path, None) is not None:
             self._tree = None
 
     # ---- snapshots -----------------------------------------------------------------------
@@ -482,12 +475,11 @@ class AnalysisHost:
         """Builds the new modules the next snapshot would build, one a step (a folder's first index:
         a thousand modules, 0.1 s in one step otherwise), so that it assembles only the module tree.
         Built as that snapshot would build them, and, as there, the tree is derived again."""
-        for dir in sorted(d for d in self._dirty if d not in self._modules):
+        for dir in sorted(self._dirty - self._modules.keys()):
             listed = self._dir_files.get(dir)
             paths = configuration_files(listed, self.config.engine) if listed else None
             if dir in self._dirty and dir not in self._modules and paths and (built := self._build(dir, paths, {})):
-                self._modules, self._tree = self._modules.set(dir, built[0]), None
-                self._listing = self._listing.set(dir, tuple(paths))
+                self._modules[dir], self._listing[dir], self._tree = built[0], tuple(paths), None
                 self._dirty.discard(dir)
                 self._built_ahead.add(dir)
             yield  # (a module that fails is built again, and recorded, by the snapshot)
@@ -553,12 +545,12 @@ class AnalysisHost:
             built = self._build(dir, paths, old_decls, previous) if paths else None
             module, new_declared, new_decls = built if built is not None else (None, {}, {})
             if module is not None:
-                self._modules = self._modules.set(dir, module)
+                self._modules[dir] = module
                 if keeps and old is not None:  # what the next build takes over and compares, once a module is built again
                     self._declared[dir] = new_declared
                     self._decls[dir] = new_decls
             else:
-                self._modules = _without(self._modules, dir)
+                self._modules.pop(dir, None)
                 if not listed:
                     self._dir_files.pop(dir, None)
                     self._build_failures.pop(dir, None)
@@ -628,7 +620,10 @@ class AnalysisHost:
         derived.failures.update({f"build:{d}": tb for d, tb in self._build_failures.items()})
         for dir in dirty:
             paths = configuration_files(self._dir_files.get(dir) or (), self.config.engine)
-            self._listing = self._listing.set(dir, tuple(paths)) if paths else _without(self._listing, dir)
+            if paths:
+                self._listing[dir] = tuple(paths)
+            else:
+                self._listing.pop(dir, None)
         return Changes(frozenset(affected), frozenset(moved_files))
 
     def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls],
@@ -662,14 +657,6 @@ class AnalysisHost:
         return answer.findings
 
 
-V = TypeVar("V")
-
-
-def _without(table: Map[str, V], key: str) -> Map[str, V]:
-    """``table`` without ``key`` (``Map.delete`` raises on a key it does not hold)."""
-    return table.delete(key) if key in table else table
-
-
 def _span_text(files: Mapping[str, HclFile], tfvars: Mapping[str, HclFile], span: Span) -> str:
     hcl = files.get(span.file) or tfvars.get(span.file)
     if hcl is None:
@@ -693,18 +680,17 @@ class Snapshot:
         self.config = host.config
         self.config_problems = list(host.config_problems)
         self.config_text = host.config_text
-        # The host's tables as they are: it replaces them on a change, never mutates them (``AnalysisHost.files``).
-        self.files: Map[str, HclFile] = host.files
-        self.tfvars: Map[str, HclFile] = host.tfvars
-        self.terragrunt: Map[str, HclFile] = host.terragrunt
+        self.files: dict[str, HclFile] = dict(host.files)
+        self.tfvars: dict[str, HclFile] = dict(host.tfvars)
+        self.terragrunt: dict[str, HclFile] = dict(host.terragrunt)
         self.units: tuple[Unit, ...] = host._units  # Terragrunt units (stir.terragrunt)
-        self.problems: Map[str, FileProblem] = host.problems
-        self.manifest_problems: Map[str, str] = host.manifest_problems
-        self.modules: Map[str, Module] = host._modules
+        self.problems: dict[str, FileProblem] = dict(host.problems)
+        self.manifest_problems: dict[str, str] = dict(host.manifest_problems)
+        self.modules: dict[str, Module] = dict(host._modules)
         assert host._tree is not None
         self.tree: ModuleTree = host._tree
         self._interface_generation = host._interfaces.generation  # (the call checks it may reuse: ``stir.references.CallChecks``)
-        self._dir_files: Map[str, tuple[str, ...]] = host._listing
+        self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
         # The tracer reads text through the snapshot's dicts and checks cancellation through
         # ``Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
         # counting as soon as nothing reads it (tests/lsp/test_scheduler.py).

@@ -34,7 +34,7 @@ def test_a_snapshot_never_changes_under_its_reader():
     snapshot = host.snapshot()
     files, modules = dict(snapshot.files), dict(snapshot.modules)
     host.apply_change([SetSource("modules/extra/main.tf", b'locals {\n  a = 1\n}\n'), Remove("envs/dev/main.tf")])
-    assert dict(snapshot.files) == files and dict(snapshot.modules) == modules
+    assert snapshot.files == files and snapshot.modules == modules
     assert "modules/extra" in host.snapshot().modules and "envs/dev" not in host.snapshot().modules
 
 

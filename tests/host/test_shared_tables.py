@@ -1,7 +1,12 @@
-"""A snapshot holds the host's tables as they were when it was taken, without copying them: the
-host replaces a table on a change (a persistent map sharing all it did not touch) and never
-mutates one a snapshot holds. Every table, under every kind of change, is checked to stay as
-the snapshot saw it (a host that mutated a shared table in place fails here: see the commit)."""
+"""A snapshot holds the host's tables as they were when it was taken: every table, under every
+kind of change, is checked to stay as the snapshot saw it (a host that shared its tables with
+its snapshots and changed them in place fails here).
+
+FIXME (session 11): the snapshot copies the host's tables (``Snapshot.__init__``: 0.08-0.14 ms
+of a root keystroke at 1,000 modules). Persistent maps shared without a copy (``immutables``)
+were measured to remove that and reverted: the VS Code client bundles a wheel of every native
+dependency for each CPython 3.10-3.14, and immutables 0.21 has none for 3.14 (bench/README.md,
+"Issue 23: snapshots share the host's tables, session 11")."""
 
 from __future__ import annotations
 
@@ -69,14 +74,3 @@ def test_every_snapshot_keeps_its_tables_while_the_host_takes_every_kind_of_chan
     assert last.files_in("modules/db") == ["modules/db/main.tf"]
     assert b'"mysql"' in last.files["modules/db/main.tf"].source
 
-
-def test_a_snapshot_takes_the_hosts_tables_as_they_are():
-    """No copy per snapshot: a keystroke costs what it touches, not the workspace's size (bench/README.md, issue 23)."""
-    host = host_of(WORKSPACE)
-    snapshot = host.snapshot()
-    assert snapshot.files is host.files and snapshot.modules is host._modules and snapshot.problems is host.problems
-    host.apply_change(SetSource("modules/db/main.tf", b'locals {\n  a = 2\n}\n'))
-    assert host.files is not snapshot.files  # replaced, not mutated
-    later = host.snapshot()
-    assert later.files["envs/prod/main.tf"] is snapshot.files["envs/prod/main.tf"]
-    assert later.modules["envs/prod"] is snapshot.modules["envs/prod"]
