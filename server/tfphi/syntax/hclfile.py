@@ -28,7 +28,7 @@ from . import is_json_path
 from .error_shapes import SyntaxProblem, suspicious, terraform_placed
 from .expr import Anchor, ExprConverter, ScopeTraversalExpr, Span
 from .references import block_references, top_level_nodes
-from .parsers import HclParser, exact_node, new_parser, node_of_range, reparser  # noqa: F401 - (new_parser, node_of_range: read from here)
+from .parsers import HclParser, exact_node, new_parser, reparser  # noqa: F401 - (new_parser: read from here)
 from .attributes import Attribute, reread
 from .searches import CleanSources, searched
 from .set_twice import first_set_twice, redefined_errors

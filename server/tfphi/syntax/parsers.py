@@ -111,8 +111,3 @@ def exact_node(tree: Tree, start: int, end: int, kind: str) -> Node | None:
 
 
 reparser = _Reparser()
-
-
-def node_of_range(source: bytes, start: int, end: int, kind: str) -> Node | None:
-    """The ``kind`` node spanning exactly ``[start, end)`` of ``source``, from a parse of that range alone."""
-    return reparser.node(source, start, end, kind, (start, end))
