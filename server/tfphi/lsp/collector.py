@@ -46,7 +46,7 @@ class QuietCollector:
         self._size = sys.getallocatedblocks()  # the heap after the last full collection
         self._arrivals = 0
         self.collections = 0  # (for tests and benchmarks)
-        self.trimmer = trimmer if trimmer is not None else HeapTrimmer()
+        self.trimmer = trimmer if trimmer is not None else HeapTrimmer.of_this_process()
 
     def note_arrival(self) -> None:
         """Client bytes came in (the reader thread): the server is not quiet."""
@@ -78,12 +78,17 @@ class HeapTrimmer:
 
     GROWTH_BYTES = 8 << 20
 
-    def __init__(self, trim: "Callable[[int], int] | None | bool" = True,
-                 resident: "Callable[[], int | None]" = None) -> None:
-        self._trim = _malloc_trim() if trim is True else trim or None
-        self._resident = resident or _resident_bytes
-        self._floor = self._resident() if self._trim is not None else None
+    def __init__(self, trim: "Callable[[int], int] | None", resident: "Callable[[], int | None]") -> None:
+        """``trim``: glibc's ``malloc_trim`` (None: nothing to call); ``resident``: the process's
+        resident bytes (None when unknown). ``of_this_process`` gives the real ones."""
+        self._trim = trim
+        self._resident = resident
+        self._floor = resident() if trim is not None else None
         self.trims = 0  # (for tests and benchmarks)
+
+    @classmethod
+    def of_this_process(cls) -> "HeapTrimmer":
+        return cls(_malloc_trim(), _resident_bytes)
 
     def pass_done(self) -> None:
         if self._trim is None or self._floor is None:
