@@ -270,7 +270,7 @@ class AnalysisHost:
         # path -> what the last answer for the file found (``stir.file_findings.FileFindings``)
         self._findings_of_files: dict[str, FileFindings] = {}
         self._interfaces = ModuleInterfaces(keep=retention.keeps_edit_state)  # what callers check against each module (entries go with their module)
-        self._line_indexes: dict[str, tuple[bytes, LineIndex]] = {}  # path -> (the host's bytes of it, their line index)
+        self._line_indexes = retention.line_indexes()  # path -> (the host's bytes of it, their line index), the latest asked
         # Work done, counted for tests that hold an edit to what it touches (not timed):
         # modules built, and (resource, field) units traced, since the host was made.
         self.modules_built = 0
@@ -588,7 +588,9 @@ class AnalysisHost:
                                            (old_tree, calls) if set(deployed) == old_deployed else None)
             reached = {t.dir for tree in (old_tree, self._tree) for call in calls
                        if (t := tree.targets.get(call)) is not None and t.dir is not None}
-            reached |= set(old_tree.roots) ^ set(self._tree.roots)
+            roots_changed = set(old_tree.roots) ^ set(self._tree.roots)
+            reached |= roots_changed
+            self._trace_memo.forget_instances(calls, roots_changed)  # (the instances whose path went)
             below = reached | modules_below(reached, old_tree, self._modules, old_modules) | modules_below(reached, self._tree, self._modules)
             for dir in below:
                 derived.drop_fields(dir)

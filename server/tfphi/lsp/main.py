@@ -12,6 +12,7 @@ import sys
 from ..evaluate.functions import import_deferred
 from ..trace import strategies  # noqa: F401  (see import_analysis_modules)
 from .collector import QuietCollector
+from .memory_sampler import server_sizes, start_from_environment
 from .handlers import register_all
 from .server import TfphiServer
 from .transport import quiet_pygls_logs, serve_stdio  # pygls' framing, made to survive bad input
@@ -45,6 +46,7 @@ def run_server(tcp: str | None = None) -> int:
     import_analysis_modules()
     server = create_server()
     server.scheduler.collect_when_quiet(QuietCollector())  # (not in-process tests: it changes the collector's thresholds)
+    start_from_environment(lambda: server_sizes(server))  # TFPHI_MEMORY_SAMPLE=SECONDS: a debugging aid, off by default
     if tcp:
         host, sep, port = tcp.rpartition(":")
         if not sep or not port.isdigit():

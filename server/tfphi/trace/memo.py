@@ -39,6 +39,10 @@ class MemoStore:
         # readers, only the keys of each module instance's dir, for ``drop_instances_of``.
         self.edits = edits
         self.by_dir: dict[str, list[tuple]] = {}
+        # call path -> the memo keys of that module instance (a set when several), the exact
+        # inverse of ``memo`` like ``readers``: what ``forget_instances`` drops once a call is
+        # renamed or pointed elsewhere (an editor's host only).
+        self.paths: dict[tuple, tuple | set[tuple]] = {}
 
     def keep(self, key: tuple, entry: MemoEntry) -> None:
         if len(self.memo) >= self.MAX_ENTRIES:
@@ -51,6 +55,8 @@ class MemoStore:
         readers = self.readers
         if replaced is not None:  # (traced again deeper: what the old entry read may differ)
             _remove_reader(readers, replaced.touched, _declaration_of(key), key)
+        else:
+            _add_reader(self.paths, key[1], key)
         for read in entry.touched:
             _add_reader(readers, read, key)
         own = _declaration_of(key)
@@ -67,18 +73,41 @@ class MemoStore:
         if visits > 256 and visits * 4 > len(memo):
             # Most of it (an edit to a declaration that every trace read): start afresh, and
             # leave freeing the old entries for later.
-            self.retired.append((memo, readers))
-            self.memo, self.readers = {}, {}
+            self.clear()
             return
         for declaration in declarations:
             for key in _readers_of(readers.pop(declaration, None)):
-                entry = memo.pop(key, None)
-                if entry is not None:  # its key goes from under the other declarations it read
-                    _remove_reader(readers, entry.touched, _declaration_of(key), key)
+                self._drop(key)
+
+    def forget_instances(self, calls: "set[tuple[str, str]]", roots: "set[str]") -> None:
+        """Drops the entries of the module instances whose call path goes through one of
+        ``calls`` ((caller dir, call name): renamed, added, removed or pointed elsewhere) or starts
+        at one of ``roots`` (a module that became a root or stopped being one). Those paths are
+        gone from the module tree, or lead elsewhere now; an entry of a gone instance reads
+        nothing that changes when its path goes (a local of the called module reads that module
+        alone), so ``forget`` never dropped it: a keystroke in a call's label left the entries
+        of the instance it named for good, about 130 a minute in the soak at 1,000 modules
+        (docs/memory.md, "Where the resident memory is")."""
+        if not self.edits:
+            if calls or roots:
+                self.clear()
+            return
+        gone = [path for path in self.paths
+                if path[0][1] in roots or any((caller[1], call[0]) in calls for caller, call in zip(path, path[1:]))]
+        for path in gone:
+            for key in _readers_of(self.paths.pop(path)):
+                self._drop(key)
+
+    def _drop(self, key: tuple) -> None:
+        """Drops one entry, and its key from under every declaration it read and its path."""
+        entry = self.memo.pop(key, None)
+        if entry is not None:
+            _remove_reader(self.readers, entry.touched, _declaration_of(key), key)
+            _remove_from(self.paths, key[1], key)
 
     def clear(self) -> None:
-        self.retired.append((self.memo, self.readers))
-        self.memo, self.readers = {}, {}
+        self.retired.append((self.memo, self.readers, self.paths))
+        self.memo, self.readers, self.paths = {}, {}, {}
         self.by_dir = {}
 
     def drop_instances_of(self, dir: str) -> None:
@@ -106,17 +135,22 @@ def _add_reader(readers: dict, read: tuple[str, str], key: tuple) -> None:
 def _remove_reader(readers: dict, touched: frozenset, own: tuple[str, str] | None, key: tuple) -> None:
     """Takes ``key`` from under the declarations its entry read (``touched``) and its own."""
     for read in (*touched, own) if own is not None else touched:
-        have = readers.get(read)
-        if have is None:
-            continue  # (popped by the ``forget`` under way)
-        if have.__class__ is set:
-            have.discard(key)
-            if len(have) == 1:
-                readers[read] = next(iter(have))
-            elif not have:
-                del readers[read]
-        elif have == key:
-            del readers[read]
+        _remove_from(readers, read, key)
+
+
+def _remove_from(index: dict, row, key: tuple) -> None:
+    """Takes ``key`` from ``index[row]`` (a key, or a set of them: ``_add_reader``)."""
+    have = index.get(row)
+    if have is None:
+        return  # (popped by the ``forget`` under way)
+    if have.__class__ is set:
+        have.discard(key)
+        if len(have) == 1:
+            index[row] = next(iter(have))
+        elif not have:
+            del index[row]
+    elif have == key:
+        del index[row]
 
 
 def _readers_of(found: "tuple | set[tuple] | None") -> "tuple | set[tuple]":
