@@ -3,6 +3,7 @@
 
     python bench/soak.py [--modules 1000] [--minutes 30 | --seconds S] [--seed 0]
                          [--files 20] [--sample-every 10] [--json PATH] [--workdir bench/out/work]
+                         [--memory-sample SECONDS]
 
 A fresh `tfphi serve` on the generated workspace (bench/generate.py, seed 0), left to index
 it; then, until the time is up, one step at a time (each waits for its answer):
@@ -22,11 +23,17 @@ when it is shorter than two minutes), at the end, the growth after the warm-up i
 numbers of edits and hovers, and the failures: error responses, timeouts (--timeout s per
 wait) and the server's exit. The steps depend on --seed alone (how many run depends on the
 machine's speed).
+
+With --memory-sample S, the server logs where its memory is every S seconds
+(``TFPHI_MEMORY_SAMPLE``, server/tfphi/lsp/memory_sampler.py: RSS by mapping, Python's arenas,
+glibc's heap, the host's tables); the report prints the first and last of those lines, and the
+JSON holds them all (``memory_samples``).
 """
 from __future__ import annotations
 
 import argparse
 import json
+import os
 import random
 import sys
 import threading
@@ -255,6 +262,7 @@ def run_soak(ws: Path, seconds: float, seed: int = 0, outdir: Path | None = None
             "edit_p50_ms": round(sorted(edit_ms)[len(edit_ms) // 2], 2) if edit_ms else None,
             "edit_p99_ms": round(sorted(edit_ms)[min(len(edit_ms) - 1, int(len(edit_ms) * 0.99))], 2) if edit_ms else None,
             "rss_curve": curve,
+            "memory_samples": memory_samples(stderr_path),
         }
     except Exception as exc:
         raise with_server_stderr(exc, stderr_path) from exc
@@ -262,6 +270,15 @@ def run_soak(ws: Path, seconds: float, seed: int = 0, outdir: Path | None = None
         if sampler is not None:
             sampler.stop.set()
         client.close()
+
+
+def memory_samples(stderr_path: Path) -> list[str]:
+    """The lines the server's memory sampler wrote (``TFPHI_MEMORY_SAMPLE``), if it ran."""
+    try:
+        text = stderr_path.read_text(encoding="utf-8", errors="replace")
+    except OSError:
+        return []
+    return [line for line in text.splitlines() if line.startswith("tfphi memory ")]
 
 
 def print_soak(r: dict) -> None:
@@ -275,6 +292,9 @@ def print_soak(r: dict) -> None:
     print(f"failures: {r['failures']} ({r['errors']} error responses, {r['timeouts']} timeouts, "
           f"server exit: {r['server_exit']})" + "".join(f"\n  {f}" for f in r["first_failures"]))
     print("RSS curve (s, MiB): " + ", ".join(f"{t:.1f} {mb:.0f}" for t, mb in r["rss_curve"]))
+    samples = r.get("memory_samples") or []
+    for line in samples[:1] + samples[-1:] if len(samples) > 1 else samples:
+        print(line)
 
 
 def main(argv=None) -> int:
@@ -288,12 +308,16 @@ def main(argv=None) -> int:
     ap.add_argument("--timeout", type=float, default=60.0, help="seconds per wait before it counts as a failure")
     ap.add_argument("--workdir", type=Path, default=BENCH / "out" / "work")
     ap.add_argument("--json", type=Path, default=None, help="also write the result as JSON")
+    ap.add_argument("--memory-sample", type=float, default=None, metavar="SECONDS",
+                    help="the server logs where its memory is every SECONDS (TFPHI_MEMORY_SAMPLE)")
     ap.add_argument("--cmd", default=None, help='command that runs tfphi (default "<this python> -m tfphi")')
     args = ap.parse_args(argv)
     if args.cmd:
         import shlex
 
         TFPHI[:] = shlex.split(args.cmd)
+    if args.memory_sample:
+        os.environ["TFPHI_MEMORY_SAMPLE"] = str(args.memory_sample)  # (the server inherits the environment)
     ws = args.workdir / f"ws_{args.modules}"
     generate(ws, args.modules, seed=0)
     result = run_soak(ws, args.seconds if args.seconds is not None else args.minutes * 60, seed=args.seed,

@@ -193,8 +193,10 @@ def server_sizes(server) -> dict[str, int]:
     sizes = container_sizes(named)
     for i, folder in enumerate(list(server.ws.folders)):
         sizes.update({f"f{i}.{name}": value for name, value in memo_paths(folder.host).items()})
-    for uri_count, doc in enumerate(server.ws.documents, 1):
-        sizes["docs.bytes"] = sizes.get("docs.bytes", 0) + len(doc.source)
+    sizes["docs.bytes"] = sum(len(doc.source) for doc in server.ws.documents)
+    collector = getattr(server.scheduler, "_collector", None)
+    if collector is not None:
+        sizes.update({"full_collections": collector.collections, "heap_trims": collector.trimmer.trims})
     return sizes
 
 
