@@ -11,7 +11,9 @@ seed), or an earlier one taken back (at most 64 outstanding), each waiting for i
 diagnostics; with ``--hovers``, a hover (``features.hover.hover_at`` on the folder's snapshot)
 after a third of the edits. After every round all the edits are taken back (the texts are the
 files' again) and the process's RSS, Python's allocated blocks and glibc's heap in use are
-printed: the same texts at every checkpoint, so what grows between them is kept by the analysis.
+printed: the same texts at every checkpoint, so what grows between them is kept by the analysis;
+and the host's memo (its entries, and those under a call path the module tree no longer has,
+``lsp.memory_sampler.memo_paths``) and line indexes.
 What the protocol keeps per message (pygls' futures of notifications, 2 KiB per keystroke until
 session 10) never shows here: ``tests/lsp/test_protocol_memory.py`` asks the real server.
 """
@@ -29,6 +31,7 @@ from pathlib import Path
 from tfphi.features.hover import hover_at
 from tfphi.lsp.collector import QuietCollector
 from tfphi.lsp.documents import TextChange
+from tfphi.lsp.memory_sampler import memo_paths
 from tfphi.lsp.publish import DiagnosticPublisher
 from tfphi.lsp.scheduler import AnalysisScheduler, Progress
 from tfphi.lsp.workspace import LiveWorkspace
@@ -121,8 +124,12 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0) -> 
             while outstanding:
                 take_back(rng.randrange(len(outstanding)))
             on_loop(scheduler.idle())
+            [folder] = ws.folders
+            host = folder.host
+            memo = memo_paths(host)
             print(f"{done:>7} edits: RSS {rss_mib():6.1f} MiB, allocated blocks {sys.getallocatedblocks():>9,}, "
-                  f"C heap in use {heap_in_use_mib():5.1f} MiB", flush=True)
+                  f"C heap in use {heap_in_use_mib():5.1f} MiB; memo {len(host._trace_memo.memo):,} entries "
+                  f"({memo.get('memo.dead_keys', 0)} under call paths gone), line indexes {len(host._line_indexes)}", flush=True)
 
         wait("any")
         on_loop(scheduler.idle())

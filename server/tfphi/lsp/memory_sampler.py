@@ -164,7 +164,7 @@ def _captured_fd2(call: Callable[[], None]) -> str:
 
 
 def container_sizes(named: Mapping[str, object]) -> dict[str, int]:
-    """The length of every container attribute (dict, set, list, tuple, bytes) of each object,
+    """The length of every container attribute (dict, set, list, tuple, a bounded cache) of each object,
     as ``name.attribute``: what a host, store or cache holds, for the sampler's log."""
     sizes: dict[str, int] = {}
     for name, obj in named.items():
@@ -173,8 +173,11 @@ def container_sizes(named: Mapping[str, object]) -> dict[str, int]:
         except TypeError:
             continue
         for attribute, value in attributes.items():
-            if isinstance(value, (dict, set, frozenset, list, tuple)):
-                sizes[f"{name}.{attribute}"] = len(value)
+            if hasattr(value, "__len__") and not isinstance(value, (str, bytes, type)):  # (a bounded cache too)
+                try:
+                    sizes[f"{name}.{attribute}"] = len(value)
+                except TypeError:
+                    pass
     return sizes
 
 
