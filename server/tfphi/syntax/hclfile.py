@@ -539,7 +539,9 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     else:
         placed = terraform_placed(path, source, errors, root)  # as Terraform reports them
     if native and not placed and not known_clean and not root.has_error:
-        twice = _argument_set_twice(source, tree, unchecked, converter, clean)
+        # (the blocks of a file read whole are remembered, not those an edit made: a keystroke's
+        # block texts are the edit history, which the host must not keep: docs/memory.md)
+        twice = _argument_set_twice(source, tree, unchecked, converter, clean, remember=previous is None)
         if twice is not None:
             placed = redefined_errors(path, source, root, twice)
     if placed is errors and not known_clean:  # (Terraform's own errors, when placed, already cover the rules)
@@ -663,14 +665,14 @@ def _read_block(node: Node, conv: ExprConverter, top: "Place | None" = None, eag
 
 
 def _argument_set_twice(source: bytes, tree: Tree, blocks: list[Block], conv: ExprConverter,
-                        clean: "CleanSources | None") -> int | None:
+                        clean: "CleanSources | None", remember: bool) -> int | None:
     """The offset of the second name of an argument set twice in one body of ``blocks`` (top-level
     blocks of ``tree``) or in the bodies already read with ``conv`` (the bodies this module reads
     anyway say so as they are read: ``ExprConverter.set_twice``), or None when none is."""
     if conv.set_twice is not None:
         return conv.set_twice
     return first_set_twice(source, tree, [(b.base, b.base + b._at[1]) for b in blocks
-                                          if b._body is None or b._converter is not conv], clean)  # (read with ``conv``: it says so)
+                                          if b._body is None or b._converter is not conv], clean, remember)  # (read with ``conv``: it says so)
 
 
 # ---- taking over the blocks of the last parse ---------------------------------------------

@@ -63,9 +63,13 @@ class CleanSources:
     """The bytes of native-syntax files found free of syntax errors (tree-sitter's, Terraform's,
     the rules'), which ``build_file`` need not search again: the searches are a function of the
     bytes, and a workspace repeats whole files (each example's ``versions.tf``). Its owner (the
-    analysis host) keeps one; bounded by the bytes held, as an editor adds each version of a
-    document it checks. It keeps the texts of top-level blocks found to set no argument twice
-    too (``set_twice.first_set_twice``; a generated workspace repeats its blocks), bounded apart."""
+    analysis host) keeps one. It keeps the texts of top-level blocks found to set no argument
+    twice too (``set_twice.first_set_twice``; a generated workspace repeats its blocks), bounded
+    apart. What it holds is what files read whole found (from disk, or a document's first
+    parse), never what a keystroke makes: each edited block's text was remembered until session
+    12, filling the 8 MiB of blocks with the edit history (about 500 texts a minute in the soak
+    at 1,000 modules: docs/memory.md, "Where the resident memory is"). Both bounds stay, for
+    files re-read from disk."""
 
     MAX_BYTES = 16 << 20
     MAX_BLOCK_BYTES = 8 << 20
@@ -99,6 +103,9 @@ class _BoundedBytes:
 
     def __contains__(self, data: bytes) -> bool:
         return data in self._kept
+
+    def __len__(self) -> int:
+        return len(self._kept)
 
     def add(self, data: bytes) -> None:
         if self._held + len(data) > self._limit:

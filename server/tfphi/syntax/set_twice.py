@@ -34,10 +34,11 @@ from .searches import CleanSources
 _ARGUMENT_LINE = re.compile(rb"\n[ \t]*+([\w\-\x80-\xff]++)[ \t]*+=(?![=>])")
 
 
-def first_set_twice(source: bytes, tree: Tree, ranges, clean: "CleanSources | None" = None) -> int | None:
+def first_set_twice(source: bytes, tree: Tree, ranges, clean: "CleanSources | None" = None,
+                    remember: bool = True) -> int | None:
     """The offset of the second name of an argument set twice in one body of the top-level blocks
     of ``tree`` at ``ranges`` ((start, end) each), or None when none is; ``clean``: the blocks'
-    texts found to set nothing twice before, and where to note those found now."""
+    texts found to set nothing twice before, and (``remember``) where to note those found now."""
     find = _ARGUMENT_LINE.findall
     for start, end in ranges:
         text = source[start:end]
@@ -50,7 +51,7 @@ def first_set_twice(source: bytes, tree: Tree, ranges, clean: "CleanSources | No
             twice = _set_twice_in(node, source, comments) if node is not None else None
             if twice is not None:
                 return twice
-        if clean is not None:
+        if clean is not None and remember:
             clean.add_block(text)
     return None
 
