@@ -13,7 +13,7 @@ after a third of the edits. After every round all the edits are taken back (the 
 files' again) and the process's RSS, Python's allocated blocks and glibc's heap in use are
 printed: the same texts at every checkpoint, so what grows between them is kept by the analysis;
 and the host's memo (its entries, and those under a call path the module tree no longer has,
-``lsp.memory_sampler.memo_paths``) and line indexes.
+``lsp.memory_sampler.memo_paths``), line indexes and the block texts its ``CleanSources`` holds.
 What the protocol keeps per message (pygls' futures of notifications, 2 KiB per keystroke until
 session 10) never shows here: ``tests/lsp/test_protocol_memory.py`` asks the real server.
 """
@@ -129,7 +129,8 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0) -> 
             memo = memo_paths(host)
             print(f"{done:>7} edits: RSS {rss_mib():6.1f} MiB, allocated blocks {sys.getallocatedblocks():>9,}, "
                   f"C heap in use {heap_in_use_mib():5.1f} MiB; memo {len(host._trace_memo.memo):,} entries "
-                  f"({memo.get('memo.dead_keys', 0)} under call paths gone), line indexes {len(host._line_indexes)}", flush=True)
+                  f"({memo.get('memo.dead_keys', 0)} under call paths gone), line indexes {len(host._line_indexes)}, "
+                  f"clean block texts {len(host.clean_sources._blocks._kept)}", flush=True)
 
         wait("any")
         on_loop(scheduler.idle())
