@@ -360,7 +360,8 @@ def test_soak_inprocess_prints_a_checkpoint_per_round(tmp_path):
     assert proc.returncode == 0, proc.stderr
     lines = proc.stdout.splitlines()
     assert [line.split(" edits:")[0].strip() for line in lines] == ["0", "30", "60"]
-    assert all(re.search(r"RSS +[\d.]+ MiB, allocated blocks +[\d,]+, C heap in use +[\d.]+ MiB$", line) for line in lines)
+    assert all(re.search(r"RSS +[\d.]+ MiB, allocated blocks +[\d,]+, C heap in use +[\d.]+ MiB; memo [\d,]+ entries "
+                         r"\(0 under call paths gone\), line indexes \d+, clean block texts \d+$", line) for line in lines), lines
 
 
 def test_edit_trace_cuts_every_edit_into_four_parts(tmp_path):
