@@ -51,6 +51,19 @@ def _by_path(host: AnalysisHost) -> dict:
     return index
 
 
+def _through_index(host: AnalysisHost) -> dict:
+    return {call: set(paths) if isinstance(paths, set) else {paths} for call, paths in host._trace_memo.through.items()}
+
+
+def _through(host: AnalysisHost) -> dict:
+    """``through`` as the memo's paths say it must be: each call -> the paths that go through it."""
+    index: dict = {}
+    for path in _by_path(host):
+        for caller, call in zip(path, path[1:]):
+            index.setdefault((caller[1], call[0]), set()).add(path)
+    return index
+
+
 def _edited(round: int, how: str) -> str:
     text = WORKSPACE[PROD]
     if how == "label":  # a character typed into a call's label: another instance of modules/db
@@ -72,7 +85,8 @@ def test_a_call_renamed_and_taken_back_leaves_no_entry_of_the_gone_instance():
                 host.apply_change(SetSource(PROD, text.encode()))
                 everything(host.snapshot())
                 assert _dead_paths(host) == set()
-                assert _paths_index(host) == _by_path(host)  # the index is the exact inverse
+                assert _paths_index(host) == _by_path(host)  # the indexes are the exact inverses
+                assert _through_index(host) == _through(host)
         sizes.append(len(host._trace_memo.memo))
     assert sizes == [sizes[0]] * 4
     assert set(host._trace_memo.memo) <= fresh  # the texts are the files' again: what a fresh host keeps, or less
@@ -82,6 +96,6 @@ def test_forgetting_a_declaration_takes_its_entries_out_of_the_paths_index():
     host = _loaded()
     host.apply_change(SetSource("modules/db/main.tf", WORKSPACE["modules/db/main.tf"].replace("var.instance_class", "var.instance_class2").encode()))
     everything(host.snapshot())
-    assert _paths_index(host) == _by_path(host)
+    assert _paths_index(host) == _by_path(host) and _through_index(host) == _through(host)
     host._trace_memo.clear()
-    assert host._trace_memo.paths == {} and host._trace_memo.memo == {}
+    assert host._trace_memo.paths == {} and host._trace_memo.through == {} and host._trace_memo.memo == {}

@@ -43,6 +43,9 @@ class MemoStore:
         # inverse of ``memo`` like ``readers``: what ``forget_instances`` drops once a call is
         # renamed or pointed elsewhere (an editor's host only).
         self.paths: dict[tuple, tuple | set[tuple]] = {}
+        # (caller dir, call name) -> the call paths of ``paths`` that go through that call (a set
+        # when several): what a changed call drops, found without walking every path.
+        self.through: dict[tuple[str, str], tuple | set[tuple]] = {}
 
     def keep(self, key: tuple, entry: MemoEntry) -> None:
         if len(self.memo) >= self.MAX_ENTRIES:
@@ -56,7 +59,7 @@ class MemoStore:
         if replaced is not None:  # (traced again deeper: what the old entry read may differ)
             _remove_reader(readers, replaced.touched, _declaration_of(key), key)
         else:
-            _add_reader(self.paths, key[1], key)
+            self._add_path(key)
         for read in entry.touched:
             _add_reader(readers, read, key)
         own = _declaration_of(key)
@@ -92,22 +95,36 @@ class MemoStore:
             if calls or roots:
                 self.clear()
             return
-        gone = [path for path in self.paths
-                if path[0][1] in roots or any((caller[1], call[0]) in calls for caller, call in zip(path, path[1:]))]
+        gone: set[tuple] = set()
+        for call in calls:
+            gone.update(_readers_of(self.through.get(call)))
+        if roots:  # (rare: a call pointed elsewhere made a module a root, or took its root away)
+            gone.update(path for path in self.paths if path[0][1] in roots)
         for path in gone:
-            for key in _readers_of(self.paths.pop(path)):
+            for key in list(_readers_of(self.paths.get(path))):
                 self._drop(key)
+
+    def _add_path(self, key: tuple) -> None:
+        path = key[1]
+        if path not in self.paths:
+            for caller, call in zip(path, path[1:]):
+                _add_reader(self.through, (caller[1], call[0]), path)
+        _add_reader(self.paths, path, key)
 
     def _drop(self, key: tuple) -> None:
         """Drops one entry, and its key from under every declaration it read and its path."""
         entry = self.memo.pop(key, None)
         if entry is not None:
             _remove_reader(self.readers, entry.touched, _declaration_of(key), key)
-            _remove_from(self.paths, key[1], key)
+            path = key[1]
+            _remove_from(self.paths, path, key)
+            if path not in self.paths:  # (its last entry: the path goes from under its calls)
+                for caller, call in zip(path, path[1:]):
+                    _remove_from(self.through, (caller[1], call[0]), path)
 
     def clear(self) -> None:
-        self.retired.append((self.memo, self.readers, self.paths))
-        self.memo, self.readers, self.paths = {}, {}, {}
+        self.retired.append((self.memo, self.readers, self.paths, self.through))
+        self.memo, self.readers, self.paths, self.through = {}, {}, {}, {}
         self.by_dir = {}
 
     def drop_instances_of(self, dir: str) -> None:
