@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import weakref
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
 
 from tree_sitter import Parser
@@ -245,7 +246,12 @@ class AnalysisHost:
         self._listing: dict[str, tuple[str, ...]] = {}  # module dir -> its files, sorted (as of the last snapshot)
         self._revision = Revision()
         self.interrupt = Interrupt()
-        self._latest: Snapshot | None = None
+        # The latest snapshot, held weakly: it points at its host, and a host pointing back would
+        # make a cycle that only a full garbage collection frees, which the server never runs on the
+        # heap it keeps (lsp/collector.py). What it derived is the host's, handed on to the next.
+        self._latest: weakref.ref[Snapshot] | None = None
+        self._derived = _Derived()
+        self._derived_revision: int | None = None  # the revision ``_derived`` was advanced to
         self._log: list[tuple[int, Changes]] = []
         self._log_floor = 0  # revisions at or below this are no longer in the log
         # derived state that outlives snapshots
@@ -456,19 +462,20 @@ class AnalysisHost:
 
     def snapshot(self) -> "Snapshot":
         """The immutable analysis of the current revision (the same object until the next change)."""
-        latest = self._latest
+        latest = self._latest() if self._latest is not None else None
         if latest is not None and latest.revision == self.revision:
             return latest
-        derived = latest._derived if latest is not None else _Derived()
-        changes = self._advance(derived)
-        self._log.append((self.revision, changes))
-        if len(self._log) > CHANGE_LOG_LIMIT:
-            self._log_floor = self._log.pop(0)[0]
-        snap = Snapshot(self, derived)
-        self._latest = snap
-        # The files read so far share their blocks' references; the next ones need not (the
-        # cache holds a copy of every block's text: 3.4 MiB at 1,000 modules, docs/memory.md).
-        self._block_refs = {}
+        if self._derived_revision != self.revision:  # (else: the same revision, its snapshot let go)
+            changes = self._advance(self._derived)
+            self._derived_revision = self.revision
+            self._log.append((self.revision, changes))
+            if len(self._log) > CHANGE_LOG_LIMIT:
+                self._log_floor = self._log.pop(0)[0]
+            # The files read so far share their blocks' references; the next ones need not (the
+            # cache holds a copy of every block's text: 3.4 MiB at 1,000 modules, docs/memory.md).
+            self._block_refs = {}
+        snap = Snapshot(self, self._derived)
+        self._latest = weakref.ref(snap)
         return snap
 
     def build_steps(self) -> Iterator[None]:
