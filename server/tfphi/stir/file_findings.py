@@ -16,13 +16,12 @@ read references from.
 from __future__ import annotations
 
 from bisect import bisect_right
-from operator import itemgetter
 from typing import Iterable
 
 from ..addrs import AddressError, parse_referenceable
 from ..syntax import is_json_path
 from ..syntax.expr import Span
-from ..syntax.hclfile import HclFile, TopLevel
+from ..syntax.hclfile import HclFile, TopLevel, item_place
 from ..syntax.references import block_references, is_bound_check
 from .references import BUILTIN_ROOTS, Finding, NameTable, RelativeFinding, block_findings
 
@@ -119,13 +118,14 @@ def _naming(hcl: HclFile, count: int, changed: frozenset[tuple[str, str]]) -> It
         at = source.find(word)
         while at >= 0:
             i = bisect_right(items, at, key=_item_start) - 1
-            if i >= 0 and at < items[i][2]:
+            if i >= 0 and at < item_place(items[i])[2]:
                 found.add(i)
             at = source.find(word, at + 1)
     return sorted(found)
 
 
-_item_start = itemgetter(1)
+def _item_start(item) -> int:
+    return item_place(item)[1]
 
 
 def _entries(blocks: list, before: list, table: NameTable, source: bytes, tree) -> list:
