@@ -105,7 +105,8 @@ def _naming(hcl: HclFile, count: int, changed: frozenset[tuple[str, str]]) -> It
     """The indexes of the ``count`` blocks of ``hcl``'s body whose text holds the identifier of a
     changed name (a reference to a name is written with its identifier, never escaped in native
     syntax: the only blocks that can look it up), found in C (``bytes.find``) and by bisection
-    over the items' starts; every block when the items are not the blocks one for one."""
+    over the items' starts, once per block that holds one (the search goes on after its end);
+    every block when the items are not the blocks one for one."""
     items = hcl.items
     if items is None or len(items) != count:
         return range(count)
@@ -118,9 +119,10 @@ def _naming(hcl: HclFile, count: int, changed: frozenset[tuple[str, str]]) -> It
         at = source.find(word)
         while at >= 0:
             i = bisect_right(items, at, key=_item_start) - 1
-            if i >= 0 and at < item_place(items[i])[2]:
+            end = item_place(items[i])[2] if i >= 0 else 0
+            if at < end:
                 found.add(i)
-            at = source.find(word, at + 1)
+            at = source.find(word, max(at + 1, end))
     return sorted(found)
 
 
