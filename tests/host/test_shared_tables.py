@@ -5,7 +5,7 @@ checked to stay as the snapshot saw it (a host that shared its tables with its s
 changed them in place fails here, and so does a ``Table`` that writes into a dict it shares:
 tests/core/test_tables.py); and a root keystroke's snapshot shares all but the dict the edit
 wrote into (the copies cost 0.1 ms of a root keystroke at 1,000 modules: bench/README.md,
-"Issue 23: tables a snapshot takes without a copy")."""
+"Issue 23: a root keystroke's cost in the workspace's size, session 12")."""
 
 from __future__ import annotations
 
