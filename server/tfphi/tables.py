@@ -84,7 +84,7 @@ class FrozenTable(_Chunked[K, V]):
 
     __slots__ = ()
 
-    def __init__(self, chunks: tuple[dict[K, V], ...] = ({},), length: int = 0):
+    def __init__(self, chunks: tuple[dict[K, V], ...], length: int):  # (``Table.frozen`` makes them)
         self._chunks, self._mask, self._len = chunks, len(chunks) - 1, length
 
 
