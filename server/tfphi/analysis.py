@@ -149,9 +149,9 @@ class _Derived:
     # module dir -> {index of a (resource, field) unit -> its traces}: a module whose tracing
     # is under way, in steps that yield (``Snapshot.field_steps``); complete, it moves to ``fields``.
     partial: dict[str, dict[int, list[FieldTrace]]] = field(default_factory=dict)
-    # module dirs whose tracing a client message interrupted (``Interrupt``): their next unit is
-    # traced to its end, so that the analysis cannot starve
-    interrupted: set[str] = field(default_factory=set)
+    # module dir -> the checks its unit under way got through before a client message interrupted
+    # it: the next attempt goes past them before it gives way (``Interrupt.grace``)
+    interrupted: dict[str, int] = field(default_factory=dict)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
     # module dir -> the declarations its traces read: ``field_deps`` read the other way, so that a
     # module's traces dropped take it from under what they read (a name a keystroke made up,
@@ -173,7 +173,7 @@ class _Derived:
     def drop_fields(self, dir: str) -> None:
         self.fields.pop(dir, None)
         self.partial.pop(dir, None)
-        self.interrupted.discard(dir)
+        self.interrupted.pop(dir, None)
         deps = self.field_deps
         for read in self.field_reads.pop(dir, ()):
             dirs = deps.get(read)
@@ -807,24 +807,23 @@ class Snapshot:
         changed. Raises ``Cancelled`` when resumed on a snapshot the host has moved past, and,
         while it runs, as soon as a client message waits (the host's ``Interrupt``: the trace
         under way stops at its next reference). The unit a message interrupted is traced again
-        by the next call, to its end that time: a client that writes faster than one field's
+        by the next call, which goes past where it stopped before it gives way (``Interrupt.grace``;
+        the references it finished are memoized): a client that writes faster than one field's
         trace cannot starve the analysis.
         """
         self.check_cancelled()
         if self._cached_fields(dir) is not None:
             return
         interrupt, interrupted = self._host.interrupt, self._derived.interrupted
-        interrupt.armed = dir not in interrupted
+        interrupt.arm(interrupted.pop(dir, 0))
         try:
             for _ in self._field_steps(dir):
                 interrupt.armed = False  # (requests run while the caller gives way)
-                interrupted.discard(dir)
                 yield
-                interrupt.armed = True
-            interrupted.discard(dir)
+                interrupt.arm()
         except Cancelled:
             if not self.cancelled:
-                interrupted.add(dir)
+                interrupted[dir] = interrupt.checks
             raise
         finally:
             interrupt.armed = False

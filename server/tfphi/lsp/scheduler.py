@@ -112,12 +112,12 @@ class AnalysisScheduler:
             self._collector.note_arrival()
 
     def message_handled(self) -> None:
-        """The loop dispatched a client message: with no pass to run, nothing else waits for it."""
-        if self._task is None or self._task.done():
-            self._read_all()
+        """The loop dispatched a client message (the transport reads every message that came in
+        before it returns to the loop): background work need not give way to it any more.
 
-    def _read_all(self) -> None:
-        """The loop has read what arrived: background work need not give way to it any more."""
+        Only this clears ``Interrupt.waiting``: a pass that gave way and found the message still
+        unread (the reader thread had not handed it over yet) gives way again at its next check,
+        not after a fresh slice (1.63 ms p50 of a root keystroke at 1,000 modules waited so)."""
         for folder in self.ws.folders:
             folder.host.interrupt.waiting = False
 
@@ -163,7 +163,6 @@ class AnalysisScheduler:
 
     async def _pass(self, generation: int) -> bool:
         ws = self.ws
-        self._read_all()  # what arrived before this pass has been read
         ws.flush()
         self.board.refresh_focus()
         for gone in ws.take_dropped_folders():
@@ -253,7 +252,6 @@ class AnalysisScheduler:
         """Lets the loop read what arrived, and says whether the work is still current (no newer
         pass, snapshot not cancelled)."""
         await self._give_way()
-        self._read_all()
         self._slice_end = time.perf_counter() + SLICE_SECONDS
         return generation == self._generation and not snapshot.cancelled
 
@@ -334,7 +332,6 @@ class AnalysisScheduler:
                 return done.value
             if folder.host.interrupt.waiting:
                 await self._give_way()
-                self._read_all()
             elif time.perf_counter() >= slice_end:
                 await asyncio.sleep(0)  # (a message whose bytes come in meanwhile sets ``waiting``)
             else:
