@@ -153,11 +153,11 @@ def watch_pieces(marks: list[tuple[float, str]]):
 
     def marked_check(self) -> None:
         if self.interrupt.armed:
-            marks.append((clock(), "check in " + where(sys._getframe(1))))
+            marks.append((clock(), "check in " + where(sys._getframe(1)), time.perf_counter()))
         return check(self)
 
     def marked_due(self, folder) -> bool:
-        marks.append((clock(), "_due in " + where(sys._getframe(1))))
+        marks.append((clock(), "_due in " + where(sys._getframe(1)), time.perf_counter()))
         return due(self, folder)
 
     def marked_steps(steps):
@@ -165,7 +165,7 @@ def watch_pieces(marks: list[tuple[float, str]]):
         try:
             while True:
                 value = next(steps)
-                marks.append((clock(), f"{getattr(steps, '__qualname__', type(steps).__name__)} step"))
+                marks.append((clock(), f"{getattr(steps, '__qualname__', type(steps).__name__)} step", time.perf_counter()))
                 yield value
         except StopIteration as done:
             return done.value
@@ -178,26 +178,40 @@ def watch_pieces(marks: list[tuple[float, str]]):
                     setattr(Scheduler, "_in_steps", in_steps))
 
 
-def pieces_of(steps: list[tuple], marks: list[tuple[float, str]]) -> list[tuple[float, float, str, str]]:
-    """The uninterruptible pieces of the index's and the passes' steps: (its step's start, CPU seconds, from, to)."""
+def pieces_of(steps: list[tuple], marks: list[tuple[float, str, float]]) -> list[tuple[float, float, str, str, float, float]]:
+    """The uninterruptible pieces of the index's and the passes' steps: (its step's start, CPU seconds,
+    from, to, wall start, wall end)."""
     found = []
     k = 0
-    for step_start, _, cpu, what, _, cpu_start in steps:
+    for step_start, wall, cpu, what, _, cpu_start in steps:
         start, end = cpu_start, cpu_start + cpu
         while k < len(marks) and marks[k][0] < start:
             k += 1
         if not what.startswith(("AnalysisScheduler._run", "AnalysisScheduler._index")):
             continue
-        last, label = start, "step start"
+        last, label, last_wall = start, "step start", step_start
         while k < len(marks) and marks[k][0] <= end:
-            found.append((step_start, marks[k][0] - last, label, marks[k][1]))
-            last, label = marks[k]
+            found.append((step_start, marks[k][0] - last, label, marks[k][1], last_wall, marks[k][2]))
+            last, label, last_wall = marks[k]
             k += 1
-        found.append((step_start, end - last, label, "step end"))
+        found.append((step_start, end - last, label, "step end", last_wall, step_start + wall))
     return found
 
 
-def trace(ws_dir: Path, open_file: str | None, profile_top: int, shape=None, edits: int = 0, pieces: bool = False) -> dict:
+def sampler(samples: list[tuple[float, str]], stop: threading.Event) -> None:
+    """Samples the loop thread's stack (the five innermost functions) every 0.2 ms until ``stop``."""
+    loop_thread = threading.main_thread().ident
+    while not stop.wait(0.0002):
+        frame = sys._current_frames().get(loop_thread)
+        names = []
+        while frame is not None and len(names) < 5:
+            names.append(f"{Path(frame.f_code.co_filename).stem}.{frame.f_code.co_name}:{frame.f_lineno}")
+            frame = frame.f_back
+        samples.append((time.perf_counter(), " < ".join(names)))
+
+
+def trace(ws_dir: Path, open_file: str | None, profile_top: int, shape=None, edits: int = 0, pieces: bool = False,
+          sample: int = 0) -> dict:
     """Runs the first analysis of ``ws_dir`` with ``open_file`` opened first; returns its loop steps
     (with ``edits``, what each keystroke of ``shape`` typed meanwhile waited for; with ``pieces``,
     the uninterruptible pieces of the background work)."""
@@ -259,16 +273,26 @@ def trace(ws_dir: Path, open_file: str | None, profile_top: int, shape=None, edi
             await asyncio.sleep(0.01)
         return t0
 
-    marks: list[tuple[float, str]] = []
+    marks: list[tuple[float, str, float]] = []
     unwatch = watch_pieces(marks) if pieces else lambda: None
+    samples: list[tuple[float, str]] = []
+    stop = threading.Event()
+    if sample:
+        interval = sys.getswitchinterval()
+        sys.setswitchinterval(0.0001)
+        threading.Thread(target=sampler, args=(samples, stop), daemon=True).start()
     asyncio.events.Handle._run = timed_run
     try:
         t0 = asyncio.run(run())
     finally:
         asyncio.events.Handle._run = run_handle
         unwatch()
+        if sample:
+            stop.set()
+            sys.setswitchinterval(interval)
     return {"t0": t0, "steps": steps, "first": first_diagnostics[0] if first_diagnostics else None,
-            "passes": scheduler.passes, "waits": waits, "pieces": pieces_of(steps, marks) if pieces else []}
+            "passes": scheduler.passes, "waits": waits, "pieces": pieces_of(steps, marks) if pieces else [],
+            "samples": samples}
 
 
 def main(argv=None) -> int:
@@ -282,6 +306,8 @@ def main(argv=None) -> int:
     ap.add_argument("--shape", default="newline", help="the edit shape of bench/shapes.py they type (root: value, "
                     "newline, comment, label, space; leaf: value)")
     ap.add_argument("--pieces", action="store_true", help="time the uninterruptible pieces of the background work (see above)")
+    ap.add_argument("--sample", type=int, default=0, metavar="N", help="with --pieces: sample the loop thread's stack "
+                    "every 0.2 ms (a switch interval of 0.1 ms) and print the N places most seen in the pieces over 0.5 ms")
     ap.add_argument("--workdir", type=Path, help="where to generate the workspace (default: a temporary directory)")
     args = ap.parse_args(argv)
     ws_dir = args.workdir or Path(tempfile.mkdtemp(prefix="tfphi-loop-steps-"))
@@ -291,7 +317,7 @@ def main(argv=None) -> int:
     if args.edits and (open_file is None or shape is None):
         ap.error("--edits needs --open leaf or root, and a shape of that document")
     for run in range(args.runs):
-        result = trace(ws_dir, open_file, args.profile, shape, args.edits, args.pieces)
+        result = trace(ws_dir, open_file, args.profile, shape, args.edits, args.pieces, args.sample)
         steps, first, t0 = result["steps"], result["first"], result["t0"]
         before = [s for s in steps if first is None or s[0] < first]
         after = [s for s in steps if first is not None and s[0] >= first]
@@ -321,10 +347,25 @@ def main(argv=None) -> int:
                       f"{percentile(ms, 99):.3f}, max {max(ms):.2f} ms; over 0.5 ms: {sum(1 for x in ms if x > 0.5)} "
                       f"({sum(x for x in ms if x > 0.5):.0f} ms); the longest by where they start and end:")
                 by_places: dict[str, list[float]] = {}
-                for _, seconds, start, end in part:
+                for _, seconds, start, end, *_ in part:
                     by_places.setdefault(f"{start} -> {end}", []).append(seconds * 1000)
                 for places, xs in sorted(by_places.items(), key=lambda kv: -max(kv[1]))[:12]:
                     print(f"      {len(xs):6d}  p50 {percentile(xs, 50):6.3f}  max {max(xs):7.2f} ms  {places}")
+                if result["samples"]:
+                    long = [p for p in part if p[1] > 0.0005]
+                    found: dict[str, int] = {}
+                    k = 0
+                    samples = result["samples"]
+                    for piece in sorted(long, key=lambda p: p[4]):
+                        while k < len(samples) and samples[k][0] < piece[4]:
+                            k += 1
+                        j = k
+                        while j < len(samples) and samples[j][0] <= piece[5]:
+                            found[samples[j][1]] = found.get(samples[j][1], 0) + 1
+                            j += 1
+                    print(f"    the loop thread's stack sampled in the pieces over 0.5 ms ({sum(found.values())} samples), the most seen:")
+                    for where, n in sorted(found.items(), key=lambda kv: -kv[1])[:args.sample]:
+                        print(f"      {n:5d}  {where}")
         waits = result["waits"]
         if waits:
             ms = [w * 1000 for w, _ in waits]

@@ -150,7 +150,8 @@ class _Derived:
     # is under way, in steps that yield (``Snapshot.field_steps``); complete, it moves to ``fields``.
     partial: dict[str, dict[int, list[FieldTrace]]] = field(default_factory=dict)
     # module dir -> the checks its unit under way got through before a client message interrupted
-    # it: the next attempt goes past them before it gives way (``Interrupt.grace``)
+    # it without finishing a reference: the next attempt goes past them before it gives way
+    # (``Interrupt.grace``), so that the analysis cannot starve
     interrupted: dict[str, int] = field(default_factory=dict)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
     # module dir -> the declarations its traces read: ``field_deps`` read the other way, so that a
@@ -807,22 +808,27 @@ class Snapshot:
         changed. Raises ``Cancelled`` when resumed on a snapshot the host has moved past, and,
         while it runs, as soon as a client message waits (the host's ``Interrupt``: the trace
         under way stops at its next reference). The unit a message interrupted is traced again
-        by the next call, which goes past where it stopped before it gives way (``Interrupt.grace``;
-        the references it finished are memoized): a client that writes faster than one field's
-        trace cannot starve the analysis.
+        by the next call: the references it finished are memoized, so it goes on from there; if it
+        finished none, the next attempt goes over the same checks, and one further, before it gives
+        way (``Interrupt.grace``): a client that writes faster than one field's trace cannot
+        starve the analysis, and a message waits for one reference traced anew at most.
         """
         self.check_cancelled()
         if self._cached_fields(dir) is not None:
             return
-        interrupt, interrupted = self._host.interrupt, self._derived.interrupted
+        interrupt, interrupted, tracer = self._host.interrupt, self._derived.interrupted, self.tracer
         interrupt.arm(interrupted.pop(dir, 0))
+        finished = tracer.memoized
         try:
             for _ in self._field_steps(dir):
                 interrupt.armed = False  # (requests run while the caller gives way)
                 yield
-                interrupt.arm()
+                if self.cancelled:  # resumed on a snapshot the host has moved past
+                    raise Cancelled(f"revision {self.revision} was superseded")
+                interrupt.arm()  # (its checks are the references traced: an attempt resumed counts them as the last did)
+                finished = tracer.memoized
         except Cancelled:
-            if not self.cancelled:
+            if not self.cancelled and tracer.memoized == finished:
                 interrupted[dir] = interrupt.checks
             raise
         finally:
@@ -849,7 +855,6 @@ class Snapshot:
                 done[i] = self._trace_unit(dir, unit, paths)
                 if i + 1 < len(units):
                     yield
-                    self.check_cancelled()
         except Cancelled:  # the unit under way is traced again when resumed
             raise
         except Exception:  # noqa: BLE001 - isolate the module

@@ -26,11 +26,12 @@ class Interrupt:
     client (the server's background analysis: ``Snapshot.field_steps``) raises ``Cancelled``
     at its next check while it is set; requests, which the loop runs one at a time, do not.
 
-    Work that gave way is resumed later, and goes past the point where it stopped before it
-    gives way again: ``grace`` is the number of checks it makes first (the checks the attempt it
-    resumes got through). What that attempt finished is kept (the tracer's memo), so going back
-    there is quick, and each attempt gets further than the last: a client that never pauses
-    cannot starve the analysis, and a message waits for one reference's work, not a whole field's.
+    Work that gave way is resumed later. What it finished is kept (the tracer memoizes every
+    reference it finished), so the next attempt goes on from there quickly; an attempt that
+    finished nothing goes over the same checks again, and one further, before it gives way
+    (``grace``: the checks it got through). So each attempt gets further than the last: a client
+    that never pauses cannot starve the analysis, and a message waits for one reference traced
+    anew at most, not for a whole field's trace.
     """
 
     __slots__ = ("waiting", "armed", "checks", "grace")
@@ -42,7 +43,7 @@ class Interrupt:
         self.grace = 0  # the checks it makes before it may give way
 
     def arm(self, grace: int = 0) -> None:
-        """Background work starts (or resumes: ``grace``, the checks its last attempt got through)."""
+        """Background work starts (or resumes an attempt that finished nothing: ``grace``, the checks it got through)."""
         self.armed, self.checks, self.grace = True, 0, grace
 
 

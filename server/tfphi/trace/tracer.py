@@ -90,6 +90,9 @@ class Tracer(ModuleReferences):
         # raises when the work is stale or must give way (``cancellation.Cancelled``); the trace is
         # abandoned then, the declarations it finished stay memoized.
         self.check = check
+        # References this tracer finished and memoized: work that gave way and resumes asks
+        # whether its last attempt finished any (``Snapshot.field_steps``, ``cancellation.Interrupt``).
+        self.memoized = 0
         self._deepest = 0
         self._cycle_hits = 0
         # Declarations a trace read, as (module dir, address) pairs: an edit re-traces a field
@@ -558,6 +561,7 @@ class Tracer(ModuleReferences):
         may_fail = self._may_fail
         if self._cycle_hits == outer_cycles and not (isinstance(result, Unbounded) and result.cause == "depth"):
             entry = MemoEntry(result, needed, touched, may_fail)
+            self.memoized += 1
             if not shared:
                 self._local_memo[key] = entry
             elif self._store is not None and self._store.memo is self._memo:
