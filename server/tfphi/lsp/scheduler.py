@@ -200,6 +200,9 @@ class AnalysisScheduler:
                 if not edited and not await self._in_background(generation, folder, snapshot, dir):
                     return False
                 diags = dir_diagnostics(snapshot, dir)
+                # Publishing them (converted, written) is a step of its own too.
+                if not edited and self._due(folder) and not await self._pause(generation, folder, snapshot):
+                    return False
             except Cancelled:
                 return False
             except Exception:  # noqa: BLE001 - one module's failure never stops the others
