@@ -239,6 +239,7 @@ class Tracer(ModuleReferences):
         return result
 
     def _trace_raw(self, expr: Expr, env: Env, depth: int, stack: tuple[str, ...]) -> Result:
+        self.check()
         method = _DISPATCH.get(type(expr))
         if method is None:
             return Unbounded(f"cannot trace {type(expr).__name__}", "invalid", expr.span)
