@@ -11,8 +11,10 @@ first.
 The rest is background work and gives way to the client through one mechanism, the
 snapshot's ``Cancelled``: the transport's reader thread sets the hosts' ``Interrupt`` as a
 message's bytes come in (``note_arrival``), and the background trace under way stops at its
-next reference; the pass lets the loop read the message, then goes on where it was (the unit
-interrupted is traced to its end that time: ``Snapshot.field_steps``). Background work also
+next check (every expression it traces); the pass lets the loop read the message, then goes on
+where it was (the trace resumes from what it finished: ``Snapshot.field_steps``). The message
+counts as read once the transport has handled it (``message_handled``), not once the pass has
+given way: the reader thread may still be waiting for the interpreter lock. Background work also
 gives way every ``SLICE_SECONDS``. When the message was a change (the snapshot is stale), the
 rest of the pass is dropped and a new pass starts from the newest snapshot, the edited
 document first (the directories not yet published are kept for it, and the fields already
