@@ -807,7 +807,7 @@ class Snapshot:
         so a later call, or ``field_traces``, goes on from there as long as nothing it read
         changed. Raises ``Cancelled`` when resumed on a snapshot the host has moved past, and,
         while it runs, as soon as a client message waits (the host's ``Interrupt``: the trace
-        under way stops at its next reference). The unit a message interrupted is traced again
+        under way stops at its next check, at every expression it traces). The unit a message interrupted is traced again
         by the next call: the references it finished are memoized, so it goes on from there; if it
         finished none, the next attempt goes over the same checks, and one further, before it gives
         way (``Interrupt.grace``): a client that writes faster than one field's trace cannot

@@ -48,7 +48,7 @@ class Interrupt:
 
 
 class Cancellation:
-    """What a snapshot checks, and its tracer at every reference: its revision against the host's,
+    """What a snapshot checks, and its tracer at every expression: its revision against the host's,
     and the host's interrupt. Apart from the snapshot, so the tracer does not point back at it."""
 
     __slots__ = ("revision", "host_revision", "interrupt")

@@ -86,9 +86,10 @@ class Tracer(ModuleReferences):
         self._store = store
         self._memo: dict[tuple, MemoEntry] = store.memo if store is not None else {}
         self._local_memo: dict[tuple, MemoEntry] = {}
-        # Called at every reference the trace follows: the snapshot's cancellation check, which
-        # raises when the work is stale or must give way (``cancellation.Cancelled``); the trace is
-        # abandoned then, the declarations it finished stay memoized.
+        # Called at every expression traced and every reference followed: the snapshot's
+        # cancellation check, which raises when the work is stale or must give way
+        # (``cancellation.Cancelled``); the trace is abandoned then, the declarations it finished
+        # stay memoized.
         self.check = check
         # References this tracer finished and memoized: work that gave way and resumes asks
         # whether its last attempt finished any (``Snapshot.field_steps``, ``cancellation.Interrupt``).
