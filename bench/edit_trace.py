@@ -25,6 +25,12 @@ named (``tfphi.lsp.documents:Document.parse``, ``tfphi.syntax.parsers:HclParser.
 prints them per keystroke (from the first keystroke's diagnostics on: over the edits after it). Without ``--steady`` it says how many keystrokes were typed before
 the first analysis ended (the client sees its work-done progress end).
 
+``--between`` keeps every loop step (and each wait in the selector) in memory, written at exit (a write per
+step would hand the interpreter lock to the reader thread, which changes what is measured), and the loop
+thread's place as the reader thread notes each arrival; it prints, per keystroke, what its arrival -> handled
+waited for: the rest of the step under way at the arrival, and the steps after it up to the handler, by what
+they ran (coroutine and line).
+
 Per edit: send -> arrival (the pipe, then the reader thread waiting for the interpreter lock
 while the loop thread holds it), arrival -> handled (the loop reaching the message: the rest of
 the background step under way), handled -> published (the edit's own analysis), published ->
