@@ -42,6 +42,7 @@ from .cancellation import Cancellation, Cancelled, Interrupt, Revision
 from .retention import EDITOR, Retention
 from .syntax.hclfile import HclFile, new_parser, parse_file, take_over_blocks
 from .syntax.searches import CleanSources
+from .tables import FrozenTable, Table
 from .text import LineIndex
 from .syntax.references import BlockCache
 from .trace.result import TraceResult
@@ -221,7 +222,8 @@ def fields_by_type(config: Config) -> dict[str, list[tuple[tuple[str, ...], Fiel
 class AnalysisHost:
     """The workspace's inputs and the incremental state carried from one snapshot to the next.
 
-    Not thread-safe: one owner applies changes and takes snapshots.
+    Not thread-safe: one owner applies changes and takes snapshots. A snapshot takes the tables it
+    holds (``tables.Table``) frozen: in O(√n), sharing every entry the host did not change since.
     """
 
     def __init__(self, config: Config | None = None, retention: Retention = EDITOR):
@@ -234,23 +236,23 @@ class AnalysisHost:
         self.config = self.base_config
         self.config_problems: list[ConfigProblem] = []
         self.config_text: str | None = None
-        self.files: dict[str, HclFile] = {}
-        self.tfvars: dict[str, HclFile] = {}
-        self.terragrunt: dict[str, HclFile] = {}  # terragrunt.hcl files and the parents they include
+        self.files: Table[str, HclFile] = Table()
+        self.tfvars: Table[str, HclFile] = Table()
+        self.terragrunt: Table[str, HclFile] = Table()  # terragrunt.hcl files and the parents they include
         self._units: tuple[Unit, ...] = ()
-        self.problems: dict[str, FileProblem] = {}
-        self.manifest_problems: dict[str, str] = {}
+        self.problems: Table[str, FileProblem] = Table()
+        self.manifest_problems: Table[str, str] = Table()
         self._manifests: dict[str, Manifest] = {}
         self._parser: Parser = new_parser()
         self._dir_files: dict[str, set[str]] = {}
-        self._listing: dict[str, tuple[str, ...]] = {}  # module dir -> its files, sorted (as of the last snapshot)
+        self._listing: Table[str, tuple[str, ...]] = Table()  # module dir -> its files, sorted (as of the last snapshot)
         self._revision = Revision()
         self.interrupt = Interrupt()
         self._latest: Snapshot | None = None
         self._log: list[tuple[int, Changes]] = []
         self._log_floor = 0  # revisions at or below this are no longer in the log
         # derived state that outlives snapshots
-        self._modules: dict[str, Module] = {}
+        self._modules: Table[str, Module] = Table()
         self._declared: dict[str, dict[str, object]] = {}  # module dir -> declaration address -> the declaration
         # module dir -> what its last build read of each file; with ``_declared``, kept once a module is
         # built again (an edit), derived from its module the first time (``stir.model.kept_declarations``)
@@ -620,11 +622,11 @@ class AnalysisHost:
             del derived.failures[key]  # what is redone may fail again, or not
         derived.failures.update({f"build:{d}": tb for d, tb in self._build_failures.items()})
         for dir in dirty:
-            paths = configuration_files(self._dir_files.get(dir) or (), self.config.engine)
-            if paths:
-                self._listing[dir] = tuple(paths)
-            else:
+            paths = tuple(configuration_files(self._dir_files.get(dir) or (), self.config.engine))
+            if not paths:
                 self._listing.pop(dir, None)
+            elif self._listing.get(dir) != paths:  # (a write copies one of the table's dicts: ``tables.Table``)
+                self._listing[dir] = paths
         return Changes(frozenset(affected), frozenset(moved_files))
 
     def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls],
@@ -660,9 +662,7 @@ class AnalysisHost:
 
 def _span_text(files: Mapping[str, HclFile], tfvars: Mapping[str, HclFile], span: Span) -> str:
     hcl = files.get(span.file) or tfvars.get(span.file)
-    if hcl is None:
-        return ""
-    return hcl.source[span.start : span.end].decode("utf-8", "replace")
+    return "" if hcl is None else hcl.source[span.start : span.end].decode("utf-8", "replace")
 
 
 class Snapshot:
@@ -681,20 +681,19 @@ class Snapshot:
         self.config = host.config
         self.config_problems = list(host.config_problems)
         self.config_text = host.config_text
-        self.files: dict[str, HclFile] = dict(host.files)
-        self.tfvars: dict[str, HclFile] = dict(host.tfvars)
-        self.terragrunt: dict[str, HclFile] = dict(host.terragrunt)
+        self.files: FrozenTable[str, HclFile] = host.files.frozen()
+        self.tfvars: FrozenTable[str, HclFile] = host.tfvars.frozen()
+        self.terragrunt: FrozenTable[str, HclFile] = host.terragrunt.frozen()
         self.units: tuple[Unit, ...] = host._units  # Terragrunt units (stir.terragrunt)
-        self.problems: dict[str, FileProblem] = dict(host.problems)
-        self.manifest_problems: dict[str, str] = dict(host.manifest_problems)
-        self.modules: dict[str, Module] = dict(host._modules)
+        self.problems: FrozenTable[str, FileProblem] = host.problems.frozen()
+        self.manifest_problems: FrozenTable[str, str] = host.manifest_problems.frozen()
+        self.modules: FrozenTable[str, Module] = host._modules.frozen()
         assert host._tree is not None
         self.tree: ModuleTree = host._tree
         self._interface_generation = host._interfaces.generation  # (the call checks it may reuse: ``stir.references.CallChecks``)
-        self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
-        # The tracer reads text through the snapshot's dicts and checks cancellation through
-        # ``Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
-        # counting as soon as nothing reads it (tests/lsp/test_scheduler.py).
+        self._dir_files: FrozenTable[str, tuple[str, ...]] = host._listing.frozen()
+        # The tracer reads text through the snapshot's tables and checks cancellation through ``Cancellation``, not the
+        # snapshot: a replaced snapshot is freed by reference counting once nothing reads it (tests/lsp/test_scheduler.py).
         self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
                              self.config.limits, store=host._trace_memo, check=self._cancellation.check)
         self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
