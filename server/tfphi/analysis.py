@@ -151,9 +151,10 @@ class _Derived:
     # module dir -> {index of a (resource, field) unit -> its traces}: a module whose tracing
     # is under way, in steps that yield (``Snapshot.field_steps``); complete, it moves to ``fields``.
     partial: dict[str, dict[int, list[FieldTrace]]] = field(default_factory=dict)
-    # module dirs whose tracing a client message interrupted (``Interrupt``): their next unit is
-    # traced to its end, so that the analysis cannot starve
-    interrupted: set[str] = field(default_factory=set)
+    # module dir -> the checks its unit under way got through before a client message interrupted
+    # it without finishing a reference: the next attempt goes past them before it gives way
+    # (``Interrupt.grace``), so that the analysis cannot starve
+    interrupted: dict[str, int] = field(default_factory=dict)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
     # module dir -> the declarations its traces read: ``field_deps`` read the other way, so that a
     # module's traces dropped take it from under what they read (a name a keystroke made up,
@@ -175,7 +176,7 @@ class _Derived:
     def drop_fields(self, dir: str) -> None:
         self.fields.pop(dir, None)
         self.partial.pop(dir, None)
-        self.interrupted.discard(dir)
+        self.interrupted.pop(dir, None)
         deps = self.field_deps
         for read in self.field_reads.pop(dir, ()):
             dirs = deps.get(read)
@@ -812,25 +813,29 @@ class Snapshot:
         so a later call, or ``field_traces``, goes on from there as long as nothing it read
         changed. Raises ``Cancelled`` when resumed on a snapshot the host has moved past, and,
         while it runs, as soon as a client message waits (the host's ``Interrupt``: the trace
-        under way stops at its next reference). The unit a message interrupted is traced again
-        by the next call, to its end that time: a client that writes faster than one field's
-        trace cannot starve the analysis.
+        under way stops at its next check, at every expression it traces). The unit a message interrupted is traced again
+        by the next call: the references it finished are memoized, so it goes on from there; if it
+        finished none, the next attempt goes over the same checks, and one further, before it gives
+        way (``Interrupt.grace``): a client that writes faster than one field's trace cannot
+        starve the analysis, and a message waits for one reference traced anew at most.
         """
         self.check_cancelled()
         if self._cached_fields(dir) is not None:
             return
-        interrupt, interrupted = self._host.interrupt, self._derived.interrupted
-        interrupt.armed = dir not in interrupted
+        interrupt, interrupted, tracer = self._host.interrupt, self._derived.interrupted, self.tracer
+        interrupt.arm(interrupted.pop(dir, 0))
+        finished = tracer.memoized
         try:
             for _ in self._field_steps(dir):
                 interrupt.armed = False  # (requests run while the caller gives way)
-                interrupted.discard(dir)
                 yield
-                interrupt.armed = True
-            interrupted.discard(dir)
+                if self.cancelled:  # resumed on a snapshot the host has moved past
+                    raise Cancelled(f"revision {self.revision} was superseded")
+                interrupt.arm()  # (its checks are the references traced: an attempt resumed counts them as the last did)
+                finished = tracer.memoized
         except Cancelled:
-            if not self.cancelled:
-                interrupted.add(dir)
+            if not self.cancelled and tracer.memoized == finished:
+                interrupted[dir] = interrupt.checks
             raise
         finally:
             interrupt.armed = False
@@ -856,7 +861,6 @@ class Snapshot:
                 done[i] = self._trace_unit(dir, unit, paths)
                 if i + 1 < len(units):
                     yield
-                    self.check_cancelled()
         except Cancelled:  # the unit under way is traced again when resumed
             raise
         except Exception:  # noqa: BLE001 - isolate the module
