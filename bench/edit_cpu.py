@@ -48,7 +48,7 @@ PHASES = (
     ("tfphi.lsp.documents", "Document.parse"),  # tree-sitter's incremental parse, the splice of the items
     ("tfphi.analysis", "AnalysisHost.snapshot"),  # the host's pass over what changed, and the snapshot
     ("tfphi.analysis", "AnalysisHost._advance"),  # modules built again, the module tree, what is stale
-    ("tfphi.analysis", "Snapshot.__init__"),  # the snapshot's copies of the host's tables
+    ("tfphi.analysis", "Snapshot.__init__"),  # the snapshot: the host's tables frozen (tables.Table), its tracer
     ("tfphi.analysis", "Snapshot.findings"),  # a module's name table, file findings and call checks
     ("tfphi.stir.references", "name_table"),
     ("tfphi.stir.file_findings", "file_findings"),

@@ -25,6 +25,12 @@ named (``tfphi.lsp.documents:Document.parse``, ``tfphi.syntax.parsers:HclParser.
 prints them per keystroke (from the first keystroke's diagnostics on: over the edits after it). Without ``--steady`` it says how many keystrokes were typed before
 the first analysis ended (the client sees its work-done progress end).
 
+``--between`` keeps every loop step (and each wait in the selector) in memory, written at exit (a write per
+step would hand the interpreter lock to the reader thread, which changes what is measured), and the loop
+thread's place as the reader thread notes each arrival; it prints, per keystroke, what its arrival -> handled
+waited for: the rest of the step under way at the arrival, and the steps after it up to the handler, by what
+they ran (coroutine and line).
+
 Per edit: send -> arrival (the pipe, then the reader thread waiting for the interpreter lock
 while the loop thread holds it), arrival -> handled (the loop reaching the message: the rest of
 the background step under way), handled -> published (the edit's own analysis), published ->
@@ -102,7 +108,34 @@ def time_calls(names: list[str], log) -> None:
 timing: list = []  # non-empty once the first keystroke's diagnostics are out
 
 
-def serve_traced(log_path: str, step_ms: float, profile_path: str = "", timed: str = "") -> None:
+def _what(handle: asyncio.Handle) -> str:
+    """The coroutine (and its line) or callback a loop step ran, by name."""
+    callback = getattr(handle, "_callback", None)
+    task = getattr(callback, "__self__", None)
+    coro = task.get_coro() if isinstance(task, asyncio.Task) else None
+    if coro is not None:
+        frame = getattr(coro, "cr_frame", None)
+        return f"{coro.__qualname__}:{frame.f_lineno if frame is not None else ''}"
+    return getattr(callback, "__qualname__", type(callback).__name__).replace(" ", "_")
+
+
+def _place(frame) -> str:
+    """Where a thread is, from its stack: the innermost scheduler function and the two innermost
+    tfphi functions below it, or the innermost function when no tfphi function runs."""
+    names = []
+    innermost = f"{Path(frame.f_code.co_filename).stem}.{frame.f_code.co_name}" if frame is not None else "?"
+    while frame is not None:
+        code = frame.f_code
+        if "/tfphi/" in code.co_filename:
+            names.append(f"{Path(code.co_filename).stem}.{code.co_name}")
+        frame = frame.f_back
+    if not names:
+        return innermost
+    lsp = next((i for i, name in enumerate(names) if name.startswith("scheduler.")), len(names))
+    return "<".join(names[:min(lsp, 2)] + names[lsp:lsp + 1])
+
+
+def serve_traced(log_path: str, step_ms: float, profile_path: str = "", timed: str = "", between: bool = False) -> None:
     """``tfphi serve`` with the timestamps of the module's docstring written to ``log_path``."""
     import atexit
     import cProfile
@@ -119,11 +152,14 @@ def serve_traced(log_path: str, step_ms: float, profile_path: str = "", timed: s
             return run_handle(handle)
         t, cpu, process, (voluntary, involuntary) = time.perf_counter(), time.thread_time(), time.process_time(), _switches()
         running[0] = t
+        what = _what(handle) if between else ""
         try:
             return run_handle(handle)
         finally:
             running[0] = None
             wall = time.perf_counter() - t
+            if between:  # (kept in memory, written at exit: a write per step would hand the interpreter lock over)
+                ran.append((t, wall, time.thread_time() - cpu, what))
             if wall * 1000 > step_ms:
                 now_voluntary, now_involuntary = _switches()
                 log.write(f"step {t:.6f} {wall * 1000:.2f} {(time.thread_time() - cpu) * 1000:.2f} "
@@ -134,6 +170,23 @@ def serve_traced(log_path: str, step_ms: float, profile_path: str = "", timed: s
 
     running: list = [None]
     samples: list[str] = []
+    ran: list[tuple] = []
+    if between:
+        import selectors
+
+        select = selectors.DefaultSelector.select
+
+        def timed_select(self, timeout=None):
+            t = time.perf_counter()
+            try:
+                return select(self, timeout)
+            finally:
+                if published.is_set() and threading.get_ident() == loop_thread:
+                    ran.append((t, time.perf_counter() - t, 0.0, f"select(timeout={'none' if timeout is None else round(timeout, 4)})"))
+
+        selectors.DefaultSelector.select = timed_select
+        atexit.register(lambda: log.writelines(f"run {t:.6f} {wall * 1000:.3f} {cpu * 1000:.3f} {what}\n"
+                                               for t, wall, cpu, what in ran))
     loop_thread = threading.get_ident()
 
     def watch() -> None:
@@ -156,6 +209,8 @@ def serve_traced(log_path: str, step_ms: float, profile_path: str = "", timed: s
                                     server.TfphiServer._send_diagnostics)
 
     def timed_note_arrival(self) -> None:
+        if between:  # where the loop thread is (it is the reader thread that holds the interpreter lock now)
+            log.write(f"place {_place(sys._current_frames().get(loop_thread))}\n")
         log.write(f"arrival {time.perf_counter():.6f}\n")
         note_arrival(self)
 
@@ -206,14 +261,14 @@ def serve_traced(log_path: str, step_ms: float, profile_path: str = "", timed: s
 # ---- the client side ---------------------------------------------------------------------------
 
 def edit_run(ws: Path, file: str, edits: int, steady: bool, log_path: Path, step_ms: float, shape_name: str = "value",
-             profile_path: str = "", timed: str = "") -> list[tuple]:
+             profile_path: str = "", timed: str = "", between: bool = False) -> list[tuple]:
     """One fresh server; returns (version, sent, received) per edit."""
     import lspsession
     from run import open_document
     from shapes import LEAF_SHAPES, ROOT_SHAPES, end_of_insert, locate
 
     lspsession.TFPHI[:] = [sys.executable, str(Path(__file__).resolve()), "--serve", str(log_path), str(step_ms), profile_path,
-                            timed]
+                            timed, "between" if between else ""]
     client, _, t_init = lspsession.start_server(ws, log_path.parent, "trace", 300)
     try:
         if steady:
@@ -251,13 +306,19 @@ def edit_run(ws: Path, file: str, edits: int, steady: bool, log_path: Path, step
         client.close()
 
 
-def split(rows: list[tuple], log_path: Path) -> tuple[list[tuple], list[tuple], list[tuple]]:
-    """Per edit its four parts in ms (from the server's log), the long loop steps during the edits, and
-    per edit the publishDiagnostics sent from its arrival to the next edit's: (count, items, bytes, ms)."""
-    arrivals, handled, published, steps, sent = [], [], {}, [], []
+def split(rows: list[tuple], log_path: Path) -> tuple[list[tuple], list[tuple], list[tuple], list[list[tuple]]]:
+    """Per edit its four parts in ms (from the server's log), the long loop steps during the edits,
+    per edit the publishDiagnostics sent from its arrival to the next edit's: (count, items, bytes, ms),
+    and (``--between``) per edit the loop steps from its arrival to its handler: (start, wall ms, CPU ms,
+    what), the first one the step under way at the arrival."""
+    arrivals, handled, published, steps, sent, runs, places = [], [], {}, [], [], [], {}
+    place = ""
     for line in log_path.read_text().splitlines():
         kind, stamp, *rest = line.split()
-        if kind == "arrival":
+        if kind == "place":
+            place = stamp
+        elif kind == "arrival":
+            places[float(stamp)] = place
             arrivals.append(float(stamp))
         elif kind == "handled":
             handled.append(float(stamp))
@@ -269,9 +330,11 @@ def split(rows: list[tuple], log_path: Path) -> tuple[list[tuple], list[tuple], 
             steps.append((float(stamp), *map(float, rest)))
         elif kind == "calls":
             continue
+        elif kind == "run":
+            runs.append((float(stamp), float(rest[0]), float(rest[1]), rest[2] if len(rest) > 2 else ""))
         elif kind == "sent":
             sent.append((float(stamp), float(rest[0]), int(rest[1]), int(rest[2])))
-    parts, publishes = [], []
+    parts, publishes, waited = [], [], []
     for k, (version, _, _) in enumerate(rows):
         begin = rows[k][1]
         end = rows[k + 1][1] if k + 1 < len(rows) else float("inf")
@@ -282,8 +345,11 @@ def split(rows: list[tuple], log_path: Path) -> tuple[list[tuple], list[tuple], 
         handle = handled[bisect.bisect(handled, arrival)]
         out = published[version]
         parts.append(tuple(round(x * 1000, 2) for x in (arrival - sent, handle - arrival, out - handle, received - out)))
+        if runs:
+            k = max(bisect.bisect([r[0] for r in runs], arrival) - 1, 0)  # the step under way at the arrival
+            waited.append((arrival, handle, places.get(arrival, ""), [r for r in runs[k:] if r[0] < handle and r[0] + r[1] / 1000 > arrival]))
     first, last = rows[0][1], rows[-1][2]
-    return parts, [s for s in steps if first <= s[0] <= last], publishes
+    return parts, [s for s in steps if first <= s[0] <= last], publishes, waited
 
 
 def main(argv=None) -> int:
@@ -299,6 +365,8 @@ def main(argv=None) -> int:
     ap.add_argument("--steady", action="store_true", help="start editing once the first analysis is done")
     ap.add_argument("--step-ms", type=float, default=10.0, help="loop steps longer than this are listed")
     ap.add_argument("--workdir", type=Path)
+    ap.add_argument("--between", action="store_true", help="log every loop step; print what each keystroke's arrival "
+                    "-> handled waited for: the step under way at its arrival (the rest of it), by coroutine and line")
     args = ap.parse_args(argv)
     from generate import generate
 
@@ -310,8 +378,8 @@ def main(argv=None) -> int:
         log_path = workdir / f"trace{run}.log"
         log_path.unlink(missing_ok=True)
         rows, indexed = edit_run(ws, file, args.edits, args.steady, log_path, args.step_ms, args.shape,
-                        f"{args.profile}.{run}" if args.profile else "", args.time_calls)
-        parts, steps, publishes = split(rows, log_path)
+                        f"{args.profile}.{run}" if args.profile else "", args.time_calls, args.between)
+        parts, steps, publishes, waited = split(rows, log_path)
         total = [sum(p) for p in parts]
         print(f"run {run + 1}: {args.edit} {args.shape} edits{' (steady)' if args.steady else ''}, ms: first ten "
               f"{[round(t, 1) for t in total[:10]]}, p50 {percentile(total, 50):.1f}, p99 {percentile(total, 99):.1f}, max {max(total):.1f}")
@@ -336,6 +404,41 @@ def main(argv=None) -> int:
                 timed = max(len(rows) - 1, 1)  # (from the first keystroke's diagnostics on: the edits after it)
                 print(f"    {name}: {int(count)} calls, per edit {float(wall) / timed:.3f} ms wall, "
                       f"{float(cpu) / timed:.3f} ms CPU")
+        if waited:
+            # The step under way at the arrival (what is left of it), by what it ran; the steps after it up to the handler.
+            under_way: dict[str, list[float]] = {}
+            after: list[float] = []
+            later: dict[str, list[float]] = {}  # the steps after it, by what they ran: per edit, the time they took
+            gaps: list[float] = []  # neither in a step nor in the selector: the loop thread waiting for the interpreter lock
+            by_place: dict[str, list[float]] = {}
+            for arrival, handle, place, window in waited:
+                by_place.setdefault(place, []).append((handle - arrival) * 1000)
+                covered = sum(min(r[0] + r[1] / 1000, handle) - max(r[0], arrival) for r in window)
+                gaps.append((handle - arrival - covered) * 1000)
+                if window and window[0][0] <= arrival:
+                    start, wall, _, what = window[0]
+                    under_way.setdefault(what, []).append((start + wall / 1000 - arrival) * 1000)
+                    window = window[1:]
+                else:
+                    under_way.setdefault("(between two steps)", []).append(0.0)
+                after.append(sum(r[1] for r in window))
+                mine: dict[str, float] = {}
+                for r in window:
+                    mine[r[3]] = mine.get(r[3], 0.0) + r[1]
+                for what, ms in mine.items():
+                    later.setdefault(what, []).append(ms)
+            print(f"    arrival -> handled: the rest of the step under way, by what it ran (count, p50, max ms); then "
+                  f"the steps up to the handler, p50 {percentile(after, 50):.2f}, max {max(after):.2f} ms")
+            for what, xs in sorted(under_way.items(), key=lambda kv: -sum(kv[1]))[:8]:
+                print(f"      {len(xs):4d}  p50 {percentile(xs, 50):6.2f}  max {max(xs):6.2f}  {what}")
+            print("    the steps after it up to the handler, by what they ran (edits, p50 and max ms per edit, total ms):")
+            for what, xs in sorted(later.items(), key=lambda kv: -sum(kv[1]))[:8]:
+                print(f"      {len(xs):4d}  p50 {percentile(xs, 50):6.2f}  max {max(xs):6.2f}  total {sum(xs):7.1f}  {what}")
+            print("    arrival -> handled by where the loop thread was at the arrival (edits, p50, max ms, total):")
+            for place, xs in sorted(by_place.items(), key=lambda kv: -sum(kv[1]))[:10]:
+                print(f"      {len(xs):4d}  p50 {percentile(xs, 50):6.2f}  max {max(xs):6.2f}  total {sum(xs):7.1f}  {place}")
+            print(f"    and outside any step or select (the loop thread without the interpreter lock): p50 "
+                  f"{percentile(gaps, 50):.2f}, p95 {percentile(gaps, 95):.2f}, max {max(gaps):.2f} ms")
         if steps:
             longest = max(steps, key=lambda s: s[2])
             slowest = max(steps, key=lambda s: s[1])
@@ -351,7 +454,7 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    if len(sys.argv) >= 6 and sys.argv[1] == "--serve":  # (lspsession appends ``serve``)
-        serve_traced(sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5])
+    if len(sys.argv) >= 7 and sys.argv[1] == "--serve":  # (lspsession appends ``serve``)
+        serve_traced(sys.argv[2], float(sys.argv[3]), sys.argv[4], sys.argv[5], sys.argv[6] == "between")
     else:
         sys.exit(main())

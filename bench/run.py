@@ -305,9 +305,19 @@ def hover_latencies(client: LspClient, uri: str, line: int, character: int, coun
     return stats
 
 
-def edit_session(ws: Path, file: str, shapes, doc: str, edits: int, outdir: Path, timeout: float) -> dict:
+PAUSE_S = 0.7  # a person's pause between two keystrokes: longer than the server's quiet moment (lsp/collector.py)
+# Keystrokes typed PAUSE_S apart after the back-to-back ones: at 1,000 modules the first analysis
+# ends during the first few (it goes on in the pauses), and the next meets whatever the server does
+# once it is quiet: before session 12, a full collection of the heap (134-726 ms).
+PAUSED_KEYSTROKES = 8
+
+
+def edit_session(ws: Path, file: str, shapes, doc: str, edits: int, outdir: Path, timeout: float,
+                 paused: int = 0) -> dict:
     """A fresh server; as soon as its first diagnostics arrive (the initial analysis of the
-    rest of the workspace still running), open `file` and type every shape `edits` times."""
+    rest of the workspace still running), open `file` and type every shape `edits` times.
+    `paused` > 0: then `paused` keystrokes of the first shape, each `PAUSE_S` after the last one's
+    diagnostics (``paused_ms``)."""
     client, init_s, t_init = start_server(ws, outdir, doc, timeout)
     try:
         first = wait_first_diagnostics(client, t_init, timeout)
@@ -315,8 +325,24 @@ def edit_session(ws: Path, file: str, shapes, doc: str, edits: int, outdir: Path
         client.drain()
         text = (ws / file).read_text(encoding="utf-8")
         per_shape = shape_latencies(client, uri, text, shapes, edits, timeout)
-        return {"file": file, "first_diagnostics_s": round(first, 4), "open_ms": round(open_s * 1000, 3),
-                "initialize_s": round(init_s, 4), "shapes": per_shape}
+        out = {"file": file, "first_diagnostics_s": round(first, 4), "open_ms": round(open_s * 1000, 3),
+               "initialize_s": round(init_s, 4), "shapes": per_shape}
+        if paused:
+            version = 2 * ((edits + edits % 2) // 2) * len(shapes) + 1  # (every shape's keystrokes, taken back)
+            start = locate(shapes[0], text)
+            samples = []
+            for i in range(paused + paused % 2):
+                time.sleep(PAUSE_S)
+                version += 1
+                fut = client.expect_diagnostics(uri, version)
+                end = start if i % 2 == 0 else end_of_insert(start, shapes[0].insert)
+                sent = client.notify("textDocument/didChange", {
+                    "textDocument": {"uri": uri, "version": version},
+                    "contentChanges": [{"range": {"start": start, "end": end}, "text": shapes[0].insert if i % 2 == 0 else ""}]})
+                samples.append(round((fut.result(timeout)[0] - sent) * 1000, 1))
+                client.drain()
+            out["paused_ms"] = samples
+        return out
     except Exception as exc:
         raise with_server_stderr(exc, outdir / f"serve_{ws.name}_{doc}.stderr") from exc
     finally:
@@ -352,7 +378,7 @@ def measure_lsp(ws: Path, summary: dict, edits: int, hovers: int, outdir: Path, 
     probes = summary["probes"]
     result = index_session(ws, probes["hover"], hovers, outdir, timeout)
     for doc, file, shapes in (("leaf", probes["leaf_edit"]["file"], LEAF_SHAPES), ("root", "main.tf", ROOT_SHAPES)):
-        session = edit_session(ws, file, shapes, doc, edits, outdir, timeout)
+        session = edit_session(ws, file, shapes, doc, edits, outdir, timeout, PAUSED_KEYSTROKES if doc == "leaf" else 0)
         result[f"{doc}_shapes"] = session["shapes"]
         result[f"{doc}_edit"] = {**session["shapes"]["value"], "target": f"{file}:{session['shapes']['value']['at']}",
                                  **{k: v for k, v in session.items() if k not in ("shapes", "file")}}
@@ -643,6 +669,7 @@ def print_report(res: dict, large: int, small: int) -> None:
             continue
         print(f"{size:>10} first edits after the first diagnostics, ms: leaf {l['leaf_edit'].get('first_ms')}, "
               f"root {l['root_edit'].get('first_ms')}; server RSS after indexing {fmt(l.get('rss_after_index_mb'))} MiB")
+        print(f"{size:>10} leaf keystrokes {PAUSE_S} s apart after those, ms: {l['leaf_edit'].get('paused_ms')}")
     if res.get("corpus"):
         c = res["corpus"]
         print(f"\ncorpus {c['dir']}: {c['files']} files, {c['bytes'] / 2**20:.1f} MiB; bare tree-sitter parse "

@@ -131,7 +131,7 @@ def test_values_is_the_bottom_layer_and_evaluate_sits_below_the_tracer():
 # A module imports its own package and the layers below its own, never a layer above nor another
 # package of its own layer; function-local imports and ``if TYPE_CHECKING:`` imports count too.
 LAYERS = (
-    ("records", "lazy_re", "__version__"),
+    ("records", "lazy_re", "tables", "__version__"),
     ("values",),
     ("text", "addrs"),
     ("syntax",),

@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import weakref
 from typing import Callable, Iterable, Iterator, Mapping, Sequence, Union
 
 from tree_sitter import Parser
@@ -42,6 +43,7 @@ from .cancellation import Cancellation, Cancelled, Interrupt, Revision
 from .retention import EDITOR, Retention
 from .syntax.hclfile import HclFile, new_parser, parse_file, take_over_blocks
 from .syntax.searches import CleanSources
+from .tables import FrozenTable, Table
 from .text import LineIndex
 from .syntax.references import BlockCache
 from .trace.result import TraceResult
@@ -149,9 +151,10 @@ class _Derived:
     # module dir -> {index of a (resource, field) unit -> its traces}: a module whose tracing
     # is under way, in steps that yield (``Snapshot.field_steps``); complete, it moves to ``fields``.
     partial: dict[str, dict[int, list[FieldTrace]]] = field(default_factory=dict)
-    # module dirs whose tracing a client message interrupted (``Interrupt``): their next unit is
-    # traced to its end, so that the analysis cannot starve
-    interrupted: set[str] = field(default_factory=set)
+    # module dir -> the checks its unit under way got through before a client message interrupted
+    # it without finishing a reference: the next attempt goes past them before it gives way
+    # (``Interrupt.grace``), so that the analysis cannot starve
+    interrupted: dict[str, int] = field(default_factory=dict)
     field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
     # module dir -> the declarations its traces read: ``field_deps`` read the other way, so that a
     # module's traces dropped take it from under what they read (a name a keystroke made up,
@@ -173,7 +176,7 @@ class _Derived:
     def drop_fields(self, dir: str) -> None:
         self.fields.pop(dir, None)
         self.partial.pop(dir, None)
-        self.interrupted.discard(dir)
+        self.interrupted.pop(dir, None)
         deps = self.field_deps
         for read in self.field_reads.pop(dir, ()):
             dirs = deps.get(read)
@@ -220,7 +223,8 @@ def fields_by_type(config: Config) -> dict[str, list[tuple[tuple[str, ...], Fiel
 class AnalysisHost:
     """The workspace's inputs and the incremental state carried from one snapshot to the next.
 
-    Not thread-safe: one owner applies changes and takes snapshots.
+    Not thread-safe: one owner applies changes and takes snapshots. A snapshot takes the tables it
+    holds (``tables.Table``) frozen: in O(√n), sharing every entry the host did not change since.
     """
 
     def __init__(self, config: Config | None = None, retention: Retention = EDITOR):
@@ -233,23 +237,28 @@ class AnalysisHost:
         self.config = self.base_config
         self.config_problems: list[ConfigProblem] = []
         self.config_text: str | None = None
-        self.files: dict[str, HclFile] = {}
-        self.tfvars: dict[str, HclFile] = {}
-        self.terragrunt: dict[str, HclFile] = {}  # terragrunt.hcl files and the parents they include
+        self.files: Table[str, HclFile] = Table()
+        self.tfvars: Table[str, HclFile] = Table()
+        self.terragrunt: Table[str, HclFile] = Table()  # terragrunt.hcl files and the parents they include
         self._units: tuple[Unit, ...] = ()
-        self.problems: dict[str, FileProblem] = {}
-        self.manifest_problems: dict[str, str] = {}
+        self.problems: Table[str, FileProblem] = Table()
+        self.manifest_problems: Table[str, str] = Table()
         self._manifests: dict[str, Manifest] = {}
         self._parser: Parser = new_parser()
         self._dir_files: dict[str, set[str]] = {}
-        self._listing: dict[str, tuple[str, ...]] = {}  # module dir -> its files, sorted (as of the last snapshot)
+        self._listing: Table[str, tuple[str, ...]] = Table()  # module dir -> its files, sorted (as of the last snapshot)
         self._revision = Revision()
         self.interrupt = Interrupt()
-        self._latest: Snapshot | None = None
+        # The latest snapshot, held weakly: it points at its host, and a host pointing back would
+        # make a cycle that only a full garbage collection frees, which the server never runs on the
+        # heap it keeps (lsp/collector.py). What it derived is the host's, handed on to the next.
+        self._latest: weakref.ref[Snapshot] | None = None
+        self._derived = _Derived()
+        self._derived_revision: int | None = None  # the revision ``_derived`` was advanced to
         self._log: list[tuple[int, Changes]] = []
         self._log_floor = 0  # revisions at or below this are no longer in the log
         # derived state that outlives snapshots
-        self._modules: dict[str, Module] = {}
+        self._modules: Table[str, Module] = Table()
         self._declared: dict[str, dict[str, object]] = {}  # module dir -> declaration address -> the declaration
         # module dir -> what its last build read of each file; with ``_declared``, kept once a module is
         # built again (an edit), derived from its module the first time (``stir.model.kept_declarations``)
@@ -456,19 +465,20 @@ class AnalysisHost:
 
     def snapshot(self) -> "Snapshot":
         """The immutable analysis of the current revision (the same object until the next change)."""
-        latest = self._latest
+        latest = self._latest() if self._latest is not None else None
         if latest is not None and latest.revision == self.revision:
             return latest
-        derived = latest._derived if latest is not None else _Derived()
-        changes = self._advance(derived)
-        self._log.append((self.revision, changes))
-        if len(self._log) > CHANGE_LOG_LIMIT:
-            self._log_floor = self._log.pop(0)[0]
-        snap = Snapshot(self, derived)
-        self._latest = snap
-        # The files read so far share their blocks' references; the next ones need not (the
-        # cache holds a copy of every block's text: 3.4 MiB at 1,000 modules, docs/memory.md).
-        self._block_refs = {}
+        if self._derived_revision != self.revision:  # (else: the same revision, its snapshot let go)
+            changes = self._advance(self._derived)
+            self._derived_revision = self.revision
+            self._log.append((self.revision, changes))
+            if len(self._log) > CHANGE_LOG_LIMIT:
+                self._log_floor = self._log.pop(0)[0]
+            # The files read so far share their blocks' references; the next ones need not (the
+            # cache holds a copy of every block's text: 3.4 MiB at 1,000 modules, docs/memory.md).
+            self._block_refs = {}
+        snap = Snapshot(self, self._derived)
+        self._latest = weakref.ref(snap)
         return snap
 
     def build_steps(self) -> Iterator[None]:
@@ -621,11 +631,11 @@ class AnalysisHost:
             del derived.failures[key]  # what is redone may fail again, or not
         derived.failures.update({f"build:{d}": tb for d, tb in self._build_failures.items()})
         for dir in dirty:
-            paths = configuration_files(self._dir_files.get(dir) or (), self.config.engine)
-            if paths:
-                self._listing[dir] = tuple(paths)
-            else:
+            paths = tuple(configuration_files(self._dir_files.get(dir) or (), self.config.engine))
+            if not paths:
                 self._listing.pop(dir, None)
+            elif self._listing.get(dir) != paths:  # (a write copies one of the table's dicts: ``tables.Table``)
+                self._listing[dir] = paths
         return Changes(frozenset(affected), frozenset(moved_files))
 
     def _build(self, dir: str, paths: set[str], previous: Mapping[str, FileDecls],
@@ -661,9 +671,7 @@ class AnalysisHost:
 
 def _span_text(files: Mapping[str, HclFile], tfvars: Mapping[str, HclFile], span: Span) -> str:
     hcl = files.get(span.file) or tfvars.get(span.file)
-    if hcl is None:
-        return ""
-    return hcl.source[span.start : span.end].decode("utf-8", "replace")
+    return "" if hcl is None else hcl.source[span.start : span.end].decode("utf-8", "replace")
 
 
 class Snapshot:
@@ -682,20 +690,19 @@ class Snapshot:
         self.config = host.config
         self.config_problems = list(host.config_problems)
         self.config_text = host.config_text
-        self.files: dict[str, HclFile] = dict(host.files)
-        self.tfvars: dict[str, HclFile] = dict(host.tfvars)
-        self.terragrunt: dict[str, HclFile] = dict(host.terragrunt)
+        self.files: FrozenTable[str, HclFile] = host.files.frozen()
+        self.tfvars: FrozenTable[str, HclFile] = host.tfvars.frozen()
+        self.terragrunt: FrozenTable[str, HclFile] = host.terragrunt.frozen()
         self.units: tuple[Unit, ...] = host._units  # Terragrunt units (stir.terragrunt)
-        self.problems: dict[str, FileProblem] = dict(host.problems)
-        self.manifest_problems: dict[str, str] = dict(host.manifest_problems)
-        self.modules: dict[str, Module] = dict(host._modules)
+        self.problems: FrozenTable[str, FileProblem] = host.problems.frozen()
+        self.manifest_problems: FrozenTable[str, str] = host.manifest_problems.frozen()
+        self.modules: FrozenTable[str, Module] = host._modules.frozen()
         assert host._tree is not None
         self.tree: ModuleTree = host._tree
         self._interface_generation = host._interfaces.generation  # (the call checks it may reuse: ``stir.references.CallChecks``)
-        self._dir_files: dict[str, tuple[str, ...]] = dict(host._listing)
-        # The tracer reads text through the snapshot's dicts and checks cancellation through
-        # ``Cancellation``, not through the snapshot: a replaced snapshot is freed by reference
-        # counting as soon as nothing reads it (tests/lsp/test_scheduler.py).
+        self._dir_files: FrozenTable[str, tuple[str, ...]] = host._listing.frozen()
+        # The tracer reads text through the snapshot's tables and checks cancellation through ``Cancellation``, not the
+        # snapshot: a replaced snapshot is freed by reference counting once nothing reads it (tests/lsp/test_scheduler.py).
         self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
                              self.config.limits, store=host._trace_memo, check=self._cancellation.check)
         self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
@@ -808,25 +815,29 @@ class Snapshot:
         so a later call, or ``field_traces``, goes on from there as long as nothing it read
         changed. Raises ``Cancelled`` when resumed on a snapshot the host has moved past, and,
         while it runs, as soon as a client message waits (the host's ``Interrupt``: the trace
-        under way stops at its next reference). The unit a message interrupted is traced again
-        by the next call, to its end that time: a client that writes faster than one field's
-        trace cannot starve the analysis.
+        under way stops at its next check, at every expression it traces). The unit a message interrupted is traced again
+        by the next call: the references it finished are memoized, so it goes on from there; if it
+        finished none, the next attempt goes over the same checks, and one further, before it gives
+        way (``Interrupt.grace``): a client that writes faster than one field's trace cannot
+        starve the analysis, and a message waits for one reference traced anew at most.
         """
         self.check_cancelled()
         if self._cached_fields(dir) is not None:
             return
-        interrupt, interrupted = self._host.interrupt, self._derived.interrupted
-        interrupt.armed = dir not in interrupted
+        interrupt, interrupted, tracer = self._host.interrupt, self._derived.interrupted, self.tracer
+        interrupt.arm(interrupted.pop(dir, 0))
+        finished = tracer.memoized
         try:
             for _ in self._field_steps(dir):
                 interrupt.armed = False  # (requests run while the caller gives way)
-                interrupted.discard(dir)
                 yield
-                interrupt.armed = True
-            interrupted.discard(dir)
+                if self.cancelled:  # resumed on a snapshot the host has moved past
+                    raise Cancelled(f"revision {self.revision} was superseded")
+                interrupt.arm()  # (its checks are the references traced: an attempt resumed counts them as the last did)
+                finished = tracer.memoized
         except Cancelled:
-            if not self.cancelled:
-                interrupted.add(dir)
+            if not self.cancelled and tracer.memoized == finished:
+                interrupted[dir] = interrupt.checks
             raise
         finally:
             interrupt.armed = False
@@ -852,7 +863,6 @@ class Snapshot:
                 done[i] = self._trace_unit(dir, unit, paths)
                 if i + 1 < len(units):
                     yield
-                    self.check_cancelled()
         except Cancelled:  # the unit under way is traced again when resumed
             raise
         except Exception:  # noqa: BLE001 - isolate the module

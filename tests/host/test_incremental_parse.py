@@ -16,7 +16,7 @@ from test_host_property import EXAMPLES, apply, edit
 
 from tfphi.lsp.documents import Document
 from tfphi.syntax.error_shapes import suspicious
-from tfphi.syntax.hclfile import new_parser, parse_file
+from tfphi.syntax.hclfile import item_place, new_parser, parse_file
 from tfphi.syntax.references import top_level_nodes
 from tfphi.syntax.tree_errors import rules_candidate
 
@@ -26,7 +26,7 @@ def _blocks(hcl) -> list:
 
 
 def _items(hcl) -> list:
-    return [(kind, start, end, hcl.source[start:end]) for kind, start, end, _ in hcl.items]
+    return [(kind, start, end, hcl.source[start:end]) for kind, start, end, _ in map(item_place, hcl.items)]
 
 
 @pytest.mark.parametrize("layout", sorted(LAYOUTS))

@@ -1,18 +1,18 @@
-"""A snapshot holds the host's tables as they were when it was taken: every table, under every
-kind of change, is checked to stay as the snapshot saw it (a host that shared its tables with
-its snapshots and changed them in place fails here).
-
-FIXME (session 11): the snapshot copies the host's tables (``Snapshot.__init__``: 0.08-0.14 ms
-of a root keystroke at 1,000 modules). Persistent maps shared without a copy (``immutables``)
-were measured to remove that and reverted: the VS Code client bundles a wheel of every native
-dependency for each CPython 3.10-3.14, and immutables 0.21 has none for 3.14 (bench/README.md,
-"Issue 23: snapshots share the host's tables, session 11")."""
+"""A snapshot holds the host's tables as they were when it was taken, without copying them: the
+host's tables are ``tables.Table``s, which a snapshot takes frozen (their dicts shared until the
+host writes into one, which it copies first). Every table, under every kind of change, is
+checked to stay as the snapshot saw it (a host that shared its tables with its snapshots and
+changed them in place fails here, and so does a ``Table`` that writes into a dict it shares:
+tests/core/test_tables.py); and a root keystroke's snapshot shares all but the dict the edit
+wrote into (the copies cost 0.1 ms of a root keystroke at 1,000 modules: bench/README.md,
+"Issue 23: a root keystroke's cost in the workspace's size, session 12")."""
 
 from __future__ import annotations
 
 from host_support import WORKSPACE
 
 from tfphi.analysis import AnalysisHost, Remove, SetConfig, SetProblem, SetSource, Snapshot
+from tfphi.tables import FrozenTable
 
 # One change of every kind a table takes: a file edited, added in a new module, removed (its
 # module gone), turned into a problem and back; a variables file, a Terragrunt unit, a
@@ -74,3 +74,21 @@ def test_every_snapshot_keeps_its_tables_while_the_host_takes_every_kind_of_chan
     assert last.files_in("modules/db") == ["modules/db/main.tf"]
     assert b'"mysql"' in last.files["modules/db/main.tf"].source
 
+
+
+def test_a_snapshot_shares_every_table_entry_the_host_did_not_change():
+    """No copy per snapshot: an edit of one file in a workspace of 300 modules leaves the next
+    snapshot sharing all but one of each table's dicts with the last one (the files', the
+    modules'), and the tables it did not change whole."""
+    texts = {f"modules/m{i:03d}/main.tf": f'locals {{\n  a = {i}\n}}\n' for i in range(300)}
+    host = host_of({**texts, "main.tf": "locals {\n  b = 1\n}\n"})
+    before = host.snapshot()
+    host.apply_change(SetSource("modules/m007/main.tf", b"locals {\n  a = 70\n}\n"))
+    after = host.snapshot()
+    for name in ("files", "modules", "tfvars", "problems"):
+        old, new = getattr(before, name), getattr(after, name)
+        assert isinstance(old, FrozenTable) and isinstance(new, FrozenTable)
+        unshared = sum(a is not b for a, b in zip(old._chunks, new._chunks))
+        assert (name, unshared) == (name, 1 if name in ("files", "modules") else 0)
+    assert after.files["main.tf"] is before.files["main.tf"] and after.modules[""] is before.modules[""]
+    assert b"a = 70" in after.files["modules/m007/main.tf"].source and b"a = 7\n" in before.files["modules/m007/main.tf"].source

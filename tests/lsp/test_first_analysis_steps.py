@@ -23,6 +23,7 @@ from tfphi.lsp import scheduler as scheduler_module
 from tfphi.lsp.publish import DiagnosticPublisher
 from tfphi.lsp.scheduler import AnalysisScheduler, Progress
 from tfphi.lsp.workspace import LiveWorkspace
+from tfphi.trace.memo import MemoStore
 
 from lsp_helpers import REPO
 
@@ -113,3 +114,48 @@ async def test_a_hover_sent_while_the_folders_modules_are_built_is_answered_befo
     _, rel, complete = scheduler.board.answer(uri)
     assert found["published"] < set(published)  # before the first analysis ended (its diagnostics)
     assert found["hover"] is not None and found["hover"] == hover_at(complete, rel, offset)
+
+
+async def test_a_message_handed_over_late_is_still_waited_for(tmp_path: Path, monkeypatch):
+    """A keystroke's bytes came in (the reader thread set ``Interrupt.waiting``) while the first
+    analysis traces the folder in the background, but the reader thread hands the message to the
+    loop only after more turns of the loop than a pass gives way for (it waits for the interpreter
+    lock): the pass gives way again at its next check, and the message is handled after at most a
+    reference or two traced anew, not after the rest of a slice. (Before, the pass took the message
+    as read once it had given way: at 1,000 modules a root keystroke waited 1.6 ms p50 so.) With no
+    time slice to end the background work, here the rest of the first analysis ran first."""
+    monkeypatch.setattr(scheduler_module, "SLICE_SECONDS", 3600.0)  # only a waiting message makes the pass give way
+    traced = [0]  # references traced anew (memoized), all along
+    keep = MemoStore.keep
+
+    def counted_keep(self, key, entry):
+        traced[0] += 1
+        return keep(self, key, entry)
+
+    monkeypatch.setattr(MemoStore, "keep", counted_keep)
+    summary = generate(tmp_path, MODULES, seed=0)
+    published: list[str] = []
+    ws, folder, scheduler, _ = started(tmp_path, "main.tf", published)
+    loop = asyncio.get_running_loop()
+    while not published:  # the first diagnostics: the rest of the first analysis runs in the background
+        await asyncio.sleep(0)
+    handled = asyncio.Event()
+    at: dict[str, int] = {}
+
+    def hand_over(turns: int) -> None:
+        if turns:
+            loop.call_soon(hand_over, turns - 1)  # one more turn of the loop
+            return
+        at["handled"] = traced[0]
+        at["pending"] = len(folder.pending_dirs)
+        scheduler.message_handled()
+        handled.set()
+
+    at["arrival"] = traced[0]
+    scheduler.note_arrival()
+    hand_over(2 * scheduler_module.GIVE_WAY_ITERATIONS)
+    await asyncio.wait_for(handled.wait(), 60)
+    await scheduler.idle()
+    assert at["pending"] > 0, "the first analysis was over before the message was handled"
+    assert at["handled"] - at["arrival"] <= 2, at
+    assert not folder.pending_dirs and summary["probes"]

@@ -102,7 +102,7 @@ async def test_an_edit_goes_ahead_of_background_work_inside_a_module(tmp_path: P
     folder = ws.folders[0]
     for _ in range(10_000):  # until a module's tracing is half done in the background
         await asyncio.sleep(0)
-        latest = folder.host._latest
+        latest = folder.host._latest() if folder.host._latest is not None else None  # (held weakly)
         if latest is not None and latest._derived.partial:
             break
     else:

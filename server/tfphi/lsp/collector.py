@@ -1,20 +1,26 @@
-"""Full garbage collections when the server is quiet, not in the middle of a keystroke.
+"""Full garbage collections that walk only what is new, never the heap the analysis keeps.
 
-A full collection (generation 2) walks every container object of the process: 0.05-1.4 s as
-the first analysis of the 1,000-module workspace grows the heap, and CPython starts one on
-whatever allocation comes next once the long-lived objects grew by a quarter. Measured in
-session 9 (bench/README.md, "Issue 23: root edits cost what they touch"): of 1,000 root
-keystrokes typed from the first diagnostics on, the slowest two (532 and 984 ms, against a
-p50 of 4 ms) each waited for such a collection (513 and 968 ms, logged with their times); the
-newline shape's p99 of 87 and 225 ms in session 8 were the same. An edit touches a block; a
-collection touches the heap: it is the one cost that does not follow what the edit touched.
+A full collection (generation 2) walks every container object it tracks: at 1,000 modules,
+0.24-0.86 s once the first analysis is over (up to 1.4 s as the heap grows), and what it finds
+is next to nothing, because the analysis keeps no reference cycles by design
+(tests/syntax/test_views_without_cycles.py): 97 objects of garbage against a heap of about a
+hundred MiB (bench/README.md, "Issue 23: a keystroke after a pause, session 12"). Such a walk on
+an allocation lands in the middle of a keystroke (session 9: the two slowest of 1,000 root
+keystrokes, 532 and 984 ms, each waited for one); run when the server is quiet, it lands on the
+next keystroke a user types after a pause (session 12: the first keystroke 0.7 s after the last
+took 134-726 ms, waiting for the collection; 21-51 ms now, as the keystrokes after it).
 
-So the server turns CPython's own full collections off (the young generations are collected
-as before: most garbage cycles never get old) and runs one itself, by CPython's own rule (the
-heap grew by a quarter since the last one), once no client message came for
-``QUIET_SECONDS`` and no analysis runs. What waits for it is small: the full collection at
-the end of that session (1,000 keystrokes typed without a pause, the first analysis running
-meanwhile) found 434 objects of garbage; the heap's growth was the analysis' own.
+So the server never walks what it keeps. CPython's own full collections are off (the young
+generations are collected as before: most garbage cycles never get old). At the end of every
+analysis pass, whatever lives is frozen (``gc.freeze``, constant time): the snapshot, its memos,
+what was published; what the next edits drop of it is freed by reference counting, as everything
+the analysis holds is. Once no client message came for ``QUIET_SECONDS`` after a pass and no
+analysis runs, a full collection walks only what came after the pass (what requests and
+notifications left), then freezes it too. What the frozen heap could lose to the collector is a
+cycle formed among objects alive at a pass's end: tests/lsp/test_quiet_collector_walks_new.py
+collects everything after the first analysis and after every keystroke shape with hovers, and
+finds none (it found the one there was: a host and its latest snapshot, which the host now holds
+weakly; at 1,000 modules, the focus host dropped after the first index was 186,583 objects).
 
 At the end of each pass, ``HeapTrimmer`` also gives the C heap's free pages back to the system
 once the process grew by ``GROWTH_BYTES`` since it last did: glibc returns only the top of its
@@ -32,18 +38,16 @@ import asyncio
 import ctypes
 import mmap
 import gc
-import sys
 from typing import Callable
 
 
 class QuietCollector:
     QUIET_SECONDS = 0.5
-    GROWTH = 1.25  # CPython's rule: a full collection once the long-lived objects grew by a quarter
 
     def __init__(self, trimmer: "HeapTrimmer | None" = None) -> None:
         young, middle, _ = gc.get_threshold()
         gc.set_threshold(young, middle, 1 << 30)  # generation 2: never on an allocation
-        self._size = sys.getallocatedblocks()  # the heap after the last full collection
+        gc.freeze()  # the modules, classes and functions imported: they live as long as the process
         self._arrivals = 0
         self.collections = 0  # (for tests and benchmarks)
         self.trimmer = trimmer if trimmer is not None else HeapTrimmer.of_this_process()
@@ -53,19 +57,21 @@ class QuietCollector:
         self._arrivals += 1
 
     def pass_done(self, busy: Callable[[], bool]) -> None:
-        """An analysis pass finished (on the loop): collect if the server is still quiet
-        ``QUIET_SECONDS`` from now and the heap grew enough."""
+        """An analysis pass finished (on the loop): what lives is frozen; a full collection of
+        what comes after runs if the server is still quiet ``QUIET_SECONDS`` from now."""
+        gc.freeze()
         self.trimmer.pass_done()
         arrivals = self._arrivals
         asyncio.get_running_loop().call_later(self.QUIET_SECONDS, self._when_quiet, arrivals, busy)
 
     def _when_quiet(self, arrivals: int, busy: Callable[[], bool]) -> None:
-        if arrivals == self._arrivals and not busy() and sys.getallocatedblocks() > self._size * self.GROWTH:
+        if arrivals == self._arrivals and not busy():
             self.collect()
 
     def collect(self) -> None:
+        """A full collection of what is not frozen (what came after the last pass), then frozen."""
         gc.collect()
-        self._size = sys.getallocatedblocks()
+        gc.freeze()
         self.collections += 1
 
 

@@ -16,13 +16,12 @@ read references from.
 from __future__ import annotations
 
 from bisect import bisect_right
-from operator import itemgetter
 from typing import Iterable
 
 from ..addrs import AddressError, parse_referenceable
 from ..syntax import is_json_path
 from ..syntax.expr import Span
-from ..syntax.hclfile import HclFile, TopLevel
+from ..syntax.hclfile import HclFile, TopLevel, item_place
 from ..syntax.references import block_references, is_bound_check
 from .references import BUILTIN_ROOTS, Finding, NameTable, RelativeFinding, block_findings
 
@@ -106,7 +105,8 @@ def _naming(hcl: HclFile, count: int, changed: frozenset[tuple[str, str]]) -> It
     """The indexes of the ``count`` blocks of ``hcl``'s body whose text holds the identifier of a
     changed name (a reference to a name is written with its identifier, never escaped in native
     syntax: the only blocks that can look it up), found in C (``bytes.find``) and by bisection
-    over the items' starts; every block when the items are not the blocks one for one."""
+    over the items' starts, once per block that holds one (the search goes on after its end);
+    every block when the items are not the blocks one for one."""
     items = hcl.items
     if items is None or len(items) != count:
         return range(count)
@@ -119,13 +119,15 @@ def _naming(hcl: HclFile, count: int, changed: frozenset[tuple[str, str]]) -> It
         at = source.find(word)
         while at >= 0:
             i = bisect_right(items, at, key=_item_start) - 1
-            if i >= 0 and at < items[i][2]:
+            end = item_place(items[i])[2] if i >= 0 else 0
+            if at < end:
                 found.add(i)
-            at = source.find(word, at + 1)
+            at = source.find(word, max(at + 1, end))
     return sorted(found)
 
 
-_item_start = itemgetter(1)
+def _item_start(item) -> int:
+    return item_place(item)[1]
 
 
 def _entries(blocks: list, before: list, table: NameTable, source: bytes, tree) -> list:

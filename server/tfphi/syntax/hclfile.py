@@ -356,8 +356,10 @@ class HclFile:
     # diagnostics published about it may be elsewhere.
     moved: bool = False
     took_over: bool = False  # the blocks of the last parse whose text is unchanged were taken over (``take_over_blocks``)
-    # A document's parse that took the last one's blocks over: every top-level item but comments
-    # as (type, start, end, its block or None), for the next parse to splice (``_splice``), and
+    # A document's parse that took the last one's blocks over: every top-level item but comments,
+    # a block as itself (where its anchor is: ``item_place``) and any other as (type, start, end,
+    # None), for the next parse to splice (``_splice``, which moves the items below an edit by
+    # moving their blocks' anchors: nothing made per block), and
     # what the text searches answered for the whole text (``syntax.searches``), None when not asked.
     items: list | None = None
     searched: tuple = (None, None)
@@ -693,9 +695,9 @@ def _reuse_possible(previous: HclFile, path: str) -> bool:
 def _read_top_level_taking_over(top: Node, body: Body, converter: ExprConverter, previous: HclFile,
                                 unchanged: tuple[int, int] | None = None) -> tuple:
     """``_read_body`` of a file's top-level body, taking over the blocks of ``previous`` whose text
-    is unchanged: (the blocks read anew, every top-level item as (type, start, end, its block or
-    None), whether a block taken over moved, the region read: (start, end, its items) or None
-    when the whole body was).
+    is unchanged: (the blocks read anew, every top-level item (``HclFile.items``), whether a
+    block taken over moved, the region read: (start, end, its items) or None when the whole
+    body was).
 
     With ``unchanged`` (how many bytes at the start and at the end of ``previous``'s text the
     edits left alone), the items of ``previous`` that lie wholly in the text before the edit or
@@ -707,7 +709,7 @@ def _read_top_level_taking_over(top: Node, body: Body, converter: ExprConverter,
         if spliced is not None:
             return spliced
     fresh: list[Block] = []
-    items: list[tuple[str, int, int, Block | None]] = []  # every item but comments
+    items: list[Block | tuple[str, int, int, None]] = []  # every item but comments
     moved = _take_items(top.children, body, converter, _blocks_by_text(previous.body.blocks), fresh, items, previous.source)
     return fresh, items, moved, None
 
@@ -752,7 +754,7 @@ def _take_items(children, body: Body, converter: ExprConverter, before: dict[byt
                         moved = _line_or_column_moved(last_source, source, same_until, old_start, start)
             if block is not None:
                 body.blocks.append(block)
-            items.append((kind, start, end, block))
+            items.append(block if block is not None else (kind, start, end, None))
         elif kind != "comment":
             items.append((kind, child.start_byte, child.end_byte, None))
             if kind == "attribute":
@@ -778,13 +780,13 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
     tail = min(tail, len(source) - head, len(previous.source) - head)
     first = bisect_left(old_items, head, key=_item_end)  # the items before ``first`` end before ``head``
     last = max(first, bisect_left(old_items, len(previous.source) - tail + 1, key=_item_start))  # from ``last`` on, after the edit
-    start = old_items[first - 1][2] if first else 0
-    end = old_items[last][1] + delta if last < len(old_items) else len(source)
+    start = item_place(old_items[first - 1])[2] if first else 0
+    end = item_place(old_items[last])[1] + delta if last < len(old_items) else len(source)
     # The new tree must have the kept items where they were: the last one before the region
     # ends where it did, the first one after it starts at its moved place.
     if first:
         child = top.first_child_for_byte(start - 1)
-        if child is None or child.start_byte != old_items[first - 1][1] or child.end_byte != start:
+        if child is None or child.start_byte != item_place(old_items[first - 1])[1] or child.end_byte != start:
             return None
         child = child.next_sibling
     else:
@@ -794,7 +796,7 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
         region.append(child)
         child = child.next_sibling
     if last < len(old_items):
-        kind, old_start, old_end, _ = old_items[last]
+        kind, old_start, old_end, _ = item_place(old_items[last])
         if child is None or child.type != kind or child.start_byte != end or child.end_byte != old_end + delta:
             return None
     elif child is not None:
@@ -804,18 +806,17 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
         if _reads_its_parse(block):
             _detach(block, block.text)
     fresh: list[Block] = []
-    items: list[tuple[str, int, int, Block | None]] = []
+    items: list[Block | tuple[str, int, int, None]] = []
     middle = Body()
     moved = _take_items(region, middle, converter, _blocks_by_text(old_blocks[first:last]), fresh, items, previous.source, start)
     if middle.attributes:
         return None  # an attribute at the top level (its span is absolute): the whole body is read
-    kept = old_items[last:]
-    if delta and kept:
-        kept = [(kind, s + delta, e + delta, block) for kind, s, e, block in kept]
-        for _, s, _, block in kept:
-            block._anchor.start = s
+    kept = old_items[last:]  # (blocks, each its own item: moved with its anchor, no item made again)
+    if delta:
+        for block in kept:
+            block._anchor.start += delta
     # (even when no byte moved: a character replaced by a line break moves the lines below)
-    moved = moved or bool(kept) and _line_or_column_moved(previous.source, source, start, kept[0][1] - delta, kept[0][1])
+    moved = moved or bool(kept) and _line_or_column_moved(previous.source, source, start, end - delta, end)
     body.blocks = old_blocks[:first] + middle.blocks + old_blocks[last:]
     return fresh, old_items[:first] + items + kept, moved, (start, end, items, first, last, len(middle.blocks))
 
@@ -845,9 +846,17 @@ def _line_or_column_moved(old: bytes, new: bytes, same_until: int, old_start: in
             or old[old_line:old_start] != new[new_line:new_start])
 
 
-def _item_end(item: tuple) -> int:
-    return item[2]
+def item_place(item: Block | tuple[str, int, int, None]) -> tuple[str, int, int, Block | None]:
+    """An item of ``HclFile.items`` as (type, start, end, its block or None): a block is where its anchor now is."""
+    if type(item) is tuple:
+        return item
+    start = item._anchor.start
+    return "block", start, start + item._at[1], item
 
 
-def _item_start(item: tuple) -> int:
-    return item[1]
+def _item_end(item: Block | tuple) -> int:
+    return item_place(item)[2]
+
+
+def _item_start(item: Block | tuple) -> int:
+    return item_place(item)[1]

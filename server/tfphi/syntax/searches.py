@@ -40,9 +40,11 @@ def search_blocks(which: int, search, source: bytes, items: list, begin: int = 0
     size = len(source)
     gaps: list[bytes] = []
     cursor = begin
-    for kind, start, end, block in items:
-        if block is None:
+    for block in items:  # (``HclFile.items``: a top-level block as itself, where its anchor is)
+        if type(block) is tuple:
             continue
+        start = block._anchor.start
+        end = start + len(block.text)
         if (start and source[start - 1] != 0x0A) or (end < size and source[end] != 0x0A):
             return search(source)
         verdicts = block._verdicts

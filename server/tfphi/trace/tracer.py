@@ -86,10 +86,14 @@ class Tracer(ModuleReferences):
         self._store = store
         self._memo: dict[tuple, MemoEntry] = store.memo if store is not None else {}
         self._local_memo: dict[tuple, MemoEntry] = {}
-        # Called at every reference the trace follows: the snapshot's cancellation check, which
-        # raises when the work is stale or must give way (``cancellation.Cancelled``); the trace is
-        # abandoned then, the declarations it finished stay memoized.
+        # Called at every expression traced and every reference followed: the snapshot's
+        # cancellation check, which raises when the work is stale or must give way
+        # (``cancellation.Cancelled``); the trace is abandoned then, the declarations it finished
+        # stay memoized.
         self.check = check
+        # References this tracer finished and memoized: work that gave way and resumes asks
+        # whether its last attempt finished any (``Snapshot.field_steps``, ``cancellation.Interrupt``).
+        self.memoized = 0
         self._deepest = 0
         self._cycle_hits = 0
         # Declarations a trace read, as (module dir, address) pairs: an edit re-traces a field
@@ -236,6 +240,7 @@ class Tracer(ModuleReferences):
         return result
 
     def _trace_raw(self, expr: Expr, env: Env, depth: int, stack: tuple[str, ...]) -> Result:
+        self.check()
         method = _DISPATCH.get(type(expr))
         if method is None:
             return Unbounded(f"cannot trace {type(expr).__name__}", "invalid", expr.span)
@@ -558,6 +563,7 @@ class Tracer(ModuleReferences):
         may_fail = self._may_fail
         if self._cycle_hits == outer_cycles and not (isinstance(result, Unbounded) and result.cause == "depth"):
             entry = MemoEntry(result, needed, touched, may_fail)
+            self.memoized += 1
             if not shared:
                 self._local_memo[key] = entry
             elif self._store is not None and self._store.memo is self._memo:
