@@ -41,7 +41,9 @@ def _dead_paths(host: AnalysisHost) -> set[tuple]:
 
 
 def _paths_index(host: AnalysisHost) -> dict:
-    return {path: set(keys) if isinstance(keys, set) else {keys} for path, keys in host._trace_memo.paths.items()}
+    paths = host._trace_memo.paths
+    assert all(len(set(keys)) == len(keys) for keys in paths.values())  # (a list: no key twice)
+    return {path: set(keys) for path, keys in paths.items()}
 
 
 def _by_path(host: AnalysisHost) -> dict:
