@@ -53,6 +53,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from edit_cpu import percentile  # noqa: E402
+from loop_steps import step_name  # noqa: E402
 
 PARTS = ("send->arrival", "arrival->handled", "handled->published", "published->client")
 
@@ -108,17 +109,6 @@ def time_calls(names: list[str], log) -> None:
 timing: list = []  # non-empty once the first keystroke's diagnostics are out
 
 
-def _what(handle: asyncio.Handle) -> str:
-    """The coroutine (and its line) or callback a loop step ran, by name."""
-    callback = getattr(handle, "_callback", None)
-    task = getattr(callback, "__self__", None)
-    coro = task.get_coro() if isinstance(task, asyncio.Task) else None
-    if coro is not None:
-        frame = getattr(coro, "cr_frame", None)
-        return f"{coro.__qualname__}:{frame.f_lineno if frame is not None else ''}"
-    return getattr(callback, "__qualname__", type(callback).__name__).replace(" ", "_")
-
-
 def _place(frame) -> str:
     """Where a thread is, from its stack: the innermost scheduler function and the two innermost
     tfphi functions below it, or the innermost function when no tfphi function runs."""
@@ -152,7 +142,7 @@ def serve_traced(log_path: str, step_ms: float, profile_path: str = "", timed: s
             return run_handle(handle)
         t, cpu, process, (voluntary, involuntary) = time.perf_counter(), time.thread_time(), time.process_time(), _switches()
         running[0] = t
-        what = _what(handle) if between else ""
+        what = step_name(handle) if between else ""
         try:
             return run_handle(handle)
         finally:
@@ -265,7 +255,7 @@ def edit_run(ws: Path, file: str, edits: int, steady: bool, log_path: Path, step
     """One fresh server; returns (version, sent, received) per edit."""
     import lspsession
     from run import open_document
-    from shapes import LEAF_SHAPES, ROOT_SHAPES, end_of_insert, locate
+    from shapes import LEAF_SHAPES, ROOT_SHAPES, end_of_insert, keystroke, locate
 
     lspsession.TFPHI[:] = [sys.executable, str(Path(__file__).resolve()), "--serve", str(log_path), str(step_ms), profile_path,
                             timed, "between" if between else ""]
@@ -292,10 +282,7 @@ def edit_run(ws: Path, file: str, edits: int, steady: bool, log_path: Path, step
         for i in range(edits + edits % 2):
             version, insert = i + 2, i % 2 == 0
             future = client.expect_diagnostics(uri, version)
-            sent = client.notify("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"range": {"start": start, "end": start if insert else typed},
-                                    "text": shape.insert if insert else ""}]})
+            sent = client.notify("textDocument/didChange", keystroke(uri, version, shape, start, typed, insert))
             received, _ = future.result(300)
             rows.append((version, sent, received))
             note_index_end(client.drain())

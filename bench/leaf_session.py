@@ -132,7 +132,7 @@ def leaf_run(ws: Path, file: str, edits: int, log_path: Path | None, outdir: Pat
     the first analysis ended (the client's clock; inf when it had not by the last keystroke)."""
     import lspsession
     from run import open_document
-    from shapes import LEAF_SHAPES, end_of_insert, locate
+    from shapes import LEAF_SHAPES, end_of_insert, keystroke, locate
 
     saved, child_env = list(lspsession.TFPHI), lspsession.child_env
     if log_path is not None:
@@ -162,10 +162,7 @@ def leaf_run(ws: Path, file: str, edits: int, log_path: Path | None, outdir: Pat
                 time.sleep(pause)
             version, insert = i + 2, i % 2 == 0
             future = client.expect_diagnostics(uri, version)
-            sent = client.notify("textDocument/didChange", {
-                "textDocument": {"uri": uri, "version": version},
-                "contentChanges": [{"range": {"start": start, "end": start if insert else typed},
-                                    "text": shape.insert if insert else ""}]})
+            sent = client.notify("textDocument/didChange", keystroke(uri, version, shape, start, typed, insert))
             received, _ = future.result(300)
             rows.append((sent, received))
             for t, msg in client.drain():

@@ -59,8 +59,8 @@ from generate import generate  # noqa: E402
 from shapes import LEAF_SHAPES, ROOT_SHAPES, end_of_insert, locate  # noqa: E402
 
 
-def _what(handle: asyncio.Handle) -> str:
-    """The coroutine (or callback) a loop step ran, by name."""
+def step_name(handle: asyncio.Handle) -> str:
+    """The coroutine (and its line) or callback a loop step ran, by name, without spaces (a log field)."""
     callback = getattr(handle, "_callback", None)
     task = getattr(callback, "__self__", None)
     coro = task.get_coro() if isinstance(task, asyncio.Task) else None
@@ -68,7 +68,7 @@ def _what(handle: asyncio.Handle) -> str:
         frame = getattr(coro, "cr_frame", None)
         where = f":{frame.f_lineno}" if frame is not None else ""
         return f"{coro.__qualname__}{where}"
-    return getattr(callback, "__qualname__", repr(callback))
+    return getattr(callback, "__qualname__", type(callback).__name__).replace(" ", "_")
 
 
 def _place(frame) -> str:
@@ -240,7 +240,7 @@ def trace(ws_dir: Path, open_file: str | None, profile_top: int, shape=None, edi
     run_handle = asyncio.events.Handle._run
 
     def timed_run(handle) -> None:
-        what = _what(handle)
+        what = step_name(handle)
         profile = cProfile.Profile(time.thread_time) if profile_top else None
         t, cpu = time.perf_counter(), time.thread_time()
         if profile is not None:

@@ -560,7 +560,7 @@ def measure_checkov(example: Path, runs: int, outdir: Path, timeout: float, pyth
 def evaluate_targets(res: dict, large: int, small: int) -> list[dict]:
     """Every goal of issue 15 beside its figure (and two of the first plan's, marked as such); a
     figure that was not measured says why."""
-    L, S = str(large), str(small)
+    L = str(large)
     cold = res["cold"].get(L) or {}
     lsp = res["lsp"].get(L) or {}
     rows = []

@@ -63,3 +63,11 @@ def locate(shape: Shape, text: str) -> dict:
     if m is None:
         raise ValueError(f"edit shape {shape.name!r}: pattern not found: {shape.pattern}")
     return utf16_position(text, m.start(1))
+
+
+def keystroke(uri: str, version: int, shape: Shape, start: dict, typed: dict, insert: bool) -> dict:
+    """The didChange parameters of one keystroke of ``shape``: typed at ``start`` (``insert``), or
+    taken back (the range from ``start`` to ``typed``, its end: ``end_of_insert``)."""
+    return {"textDocument": {"uri": uri, "version": version},
+            "contentChanges": [{"range": {"start": start, "end": start if insert else typed},
+                                "text": shape.insert if insert else ""}]}
