@@ -272,7 +272,8 @@ class AnalysisHost:
         # content-addressed caches (safe to share between snapshots)
         self._block_refs: BlockCache = {}
         self.clean_sources = CleanSources()  # (public: the editor's documents parse against it too)
-        self._traced: tuple[Config | None, frozenset[str]] = (None, frozenset())  # (config, its traced resource types)
+        # (config, its registered fields grouped by resource type, those types): computed once per configuration
+        self._registered: tuple[Config | None, dict[str, list[tuple[tuple[str, ...], FieldSpec]]], frozenset[str]] = (None, {}, frozenset())
         # The tracers' declaration-level results, kept across snapshots while nothing they read changed or moved.
         self._trace_memo = retention.memo_store()
         self._reread_views = retention.reread_views(self.files.get)  # views of files not open read again, bounded
@@ -367,11 +368,18 @@ class AnalysisHost:
         """The resource types with a registered field: a file read from disk reads their bodies
         at once, as a trace will (``parse_file``'s ``traced``; a cost, never a result: a body
         read later from a parse of its block is the same)."""
-        config, types = self._traced
-        if config is not self.config:
-            types = frozenset(fields_by_type(self.config))
-            self._traced = (self.config, types)
-        return types
+        return self._configured_fields()[2]
+
+    def registered_fields(self) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:
+        """The current configuration's registered fields grouped by resource type (``fields_by_type``; read-only):
+        every snapshot of one configuration reads the same, computed once, not once per keystroke."""
+        return self._configured_fields()[1]
+
+    def _configured_fields(self):
+        if self._registered[0] is not self.config:
+            by_type = fields_by_type(self.config)
+            self._registered = (self.config, by_type, frozenset(by_type))
+        return self._registered
 
     def _set_problem(self, path: str, message: str, code: str = "syntax-error") -> None:
         self._drop(path)
@@ -705,7 +713,7 @@ class Snapshot:
         # snapshot: a replaced snapshot is freed by reference counting once nothing reads it (tests/lsp/test_scheduler.py).
         self.tracer = Tracer(SourceView(self.modules, self.tree, functools.partial(_span_text, self.files, self.tfvars)),
                              self.config.limits, store=host._trace_memo, check=self._cancellation.check)
-        self._registered: dict[str, list[tuple[tuple[str, ...], FieldSpec]]] | None = None
+        self._registered = host.registered_fields()
         self._roots_reaching: dict[str, tuple[str, ...]] = {}  # module dir -> the roots whose configuration holds it
 
     # ---- state -----------------------------------------------------------------------------
@@ -900,9 +908,7 @@ class Snapshot:
         return traces
 
     def registered_fields(self) -> dict[str, list[tuple[tuple[str, ...], FieldSpec]]]:
-        """Registered fields grouped by resource type."""
-        if self._registered is None:
-            self._registered = fields_by_type(self.config)
+        """Registered fields grouped by resource type (the host's, for this snapshot's configuration)."""
         return self._registered
 
     def trace_address(self, address: FieldAddress | str, universe: Sequence | None = None) -> TraceResult | None:
