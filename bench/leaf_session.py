@@ -23,6 +23,7 @@ import argparse
 import asyncio
 import bisect
 import gc
+import os
 import sys
 import tempfile
 import time
@@ -38,7 +39,10 @@ from edit_cpu import percentile  # noqa: E402
 
 def serve_logged(log_path: str) -> None:
     from tfphi.cli import entry
-    from tfphi.lsp import collector, scheduler, server
+    from tfphi.lsp import collector, scheduler, server, transport
+
+    if os.environ.get("TFPHI_BENCH_SWITCH_INTERVAL"):  # --switch-interval: the reader's wait for the lock, A/B
+        transport.READER_SWITCH_INTERVAL = float(os.environ["TFPHI_BENCH_SWITCH_INTERVAL"])
 
     log = open(log_path, "a", buffering=1)
     import tfphi
@@ -120,6 +124,16 @@ def serve_logged(log_path: str) -> None:
         log.write(f"sent {t:.6f} {(time.perf_counter() - t) * 1000:.3f} v{version} {len(items)} {where}\n")
 
     server.TfphiServer._send_diagnostics = logged_send
+    dir_diagnostics = scheduler.dir_diagnostics
+
+    def logged_dir_diagnostics(snapshot, dir):
+        t = time.perf_counter()
+        try:
+            return dir_diagnostics(snapshot, dir)
+        finally:
+            log.write(f"module {t:.6f} {(time.perf_counter() - t) * 1000:.3f} {dir or '.'}\n")
+
+    scheduler.dir_diagnostics = logged_dir_diagnostics  # (a module's diagnostics: the last step of its analysis)
     sys.argv = ["tfphi", "serve"]
     entry()
 
@@ -197,6 +211,19 @@ def parts(log_path: Path, rows: list[tuple]) -> list[tuple]:
     return out
 
 
+def background_modules(log_path: Path, rows: list[tuple], edited: str) -> tuple[int, int]:
+    """How many other modules' analyses ended while the keystrokes were typed, and after them (a
+    background analysis under way, or over: the two states a keystroke at 1,000 modules may meet)."""
+    begin, end = rows[0][0], rows[-1][1]
+    during = after = 0
+    for line in log_path.read_text().splitlines():
+        kind, stamp, *rest = line.split()
+        if kind == "module" and rest[1] != edited:
+            during += begin <= float(stamp) <= end
+            after += float(stamp) > end
+    return during, after
+
+
 def events_between(log_path: Path, begin: float, end: float) -> list[str]:
     """The server log's lines (other than arrivals) that overlap [begin, end], with their start made
     relative to ``begin`` (ms)."""
@@ -205,7 +232,7 @@ def events_between(log_path: Path, begin: float, end: float) -> list[str]:
         if line.startswith("#"):
             continue
         kind, stamp, *rest = line.split()
-        if kind == "arrival":
+        if kind in ("arrival", "module"):
             continue
         t = float(stamp)
         if t <= end and t + float(rest[0]) / 1000 >= begin:
@@ -225,9 +252,13 @@ def main(argv=None) -> int:
     ap.add_argument("--server", type=Path, action="append", default=[],
                     help="a checkout's server/ directory to run instead of this one's (repeat it to alternate the runs "
                          "between them: an A/B on the same minutes)")
+    ap.add_argument("--switch-interval", type=float,
+                    help="the server's transport.READER_SWITCH_INTERVAL (seconds) instead of its own, for an A/B")
     ap.add_argument("--plain", action="store_true", help="an unwrapped `tfphi serve` (no server log)")
     ap.add_argument("--workdir", type=Path)
     args = ap.parse_args(argv)
+    if args.switch_interval is not None:
+        os.environ["TFPHI_BENCH_SWITCH_INTERVAL"] = str(args.switch_interval)
     from generate import generate
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tfphi-leaf-session-"))
@@ -259,6 +290,11 @@ def main(argv=None) -> int:
                 xs = [c[i] for c in cut]
                 print(f"    {name:<18} p50 {percentile(xs, 50):6.1f}  p95 {percentile(xs, 95):6.1f}  p99 {percentile(xs, 99):6.1f}"
                       f"  max {max(xs):6.1f}  first {[c[i] for c in cut[:args.first]]}")
+            during, after = background_modules(log_path, rows, str(Path(file).parent))
+            print(f"    other modules analysed while the keystrokes were typed: {during}; after them: {after}")
+            others = [c[3] for c in cut]
+            print(f"    other publishes written between a keystroke's send and its diagnostics: p50 {percentile(others, 50)}, "
+                  f"max {max(others)}, total {sum(others)}")
             for k, (sent, received) in enumerate(rows):
                 if ms[k] > args.slow_ms:
                     print(f"    keystroke {k + 1}: {ms[k]:.1f} ms = {cut[k][0]} to the reader + {cut[k][1]} to its "
