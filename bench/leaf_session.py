@@ -1,6 +1,7 @@
 """The leaf session of bench/run.py, again and again, with what the server did during its slowest keystrokes.
 
     python bench/leaf_session.py --modules 1000 [--runs 10] [--edits 200] [--first 10] [--plain]
+        [--switch-interval SECONDS]
 
 Each run is ``edit_session``'s leaf half: a fresh ``tfphi serve`` over stdio; as soon as its first
 diagnostics arrive, the leaf's ``main.tf`` is opened and the ``value`` shape of bench/shapes.py is
@@ -13,8 +14,16 @@ LOG, with ``time.perf_counter`` (CLOCK_MONOTONIC: one clock for both processes):
 collection longer than 1 ms (``gc.callbacks``: its generation, its time, what it found), every
 full collection of ``QuietCollector`` and every ``malloc_trim`` of ``HeapTrimmer`` with its time,
 the end of every analysis pass, every loop step longer than 10 ms (wall and loop-thread CPU), and
-when the first analysis ended (its work-done progress). ``--plain`` starts ``tfphi serve`` itself
-(nothing wrapped), to check the wrapping changes nothing.
+when the first analysis ended (its work-done progress); and each module's diagnostics made and
+the loop's waits in its selector while modules are pending (kept in memory, written at exit).
+``--plain`` starts ``tfphi serve`` itself (nothing wrapped), to check the wrapping changes nothing.
+
+Also printed per run: the messages the client read between a keystroke's send and its answer
+(what else the server wrote that the client had to parse first), the publishes of other files the
+server wrote meanwhile, and how many other modules the background analysis finished while the
+keystrokes were typed. ``--switch-interval S`` runs the server with ``transport.READER_SWITCH_INTERVAL``
+set to S (an A/B of the reader thread's wait for the interpreter lock: docs/performance.md, "Leaf
+keystrokes during the first analysis, session 13").
 """
 
 from __future__ import annotations
@@ -134,6 +143,32 @@ def serve_logged(log_path: str) -> None:
             log.write(f"module {t:.6f} {(time.perf_counter() - t) * 1000:.3f} {dir or '.'}\n")
 
     scheduler.dir_diagnostics = logged_dir_diagnostics  # (a module's diagnostics: the last step of its analysis)
+    # The loop's waits in its selector while modules are pending (kept in memory, written at exit:
+    # a write per wait would hand the lock to the reader): idle time the background could have used.
+    import atexit
+    import selectors
+
+    schedulers: list = []
+    init = scheduler.AnalysisScheduler.__init__
+
+    def kept_init(self, *args, **kwargs) -> None:
+        init(self, *args, **kwargs)
+        schedulers.append(self)
+
+    scheduler.AnalysisScheduler.__init__ = kept_init
+    waits: list[tuple[float, float]] = []
+    select = selectors.DefaultSelector.select
+
+    def timed_select(self, timeout=None):
+        t = time.perf_counter()
+        try:
+            return select(self, timeout)
+        finally:
+            if schedulers and any(f.pending_dirs for f in schedulers[0].ws.folders):
+                waits.append((t, time.perf_counter() - t))
+
+    selectors.DefaultSelector.select = timed_select
+    atexit.register(lambda: log.writelines(f"idle {t:.6f} {w * 1000:.3f}\n" for t, w in waits))
     sys.argv = ["tfphi", "serve"]
     entry()
 
@@ -168,7 +203,7 @@ def leaf_run(ws: Path, file: str, edits: int, log_path: Path | None, outdir: Pat
         shape = next(s for s in LEAF_SHAPES if s.name == "value")
         start = locate(shape, text)
         typed = end_of_insert(start, shape.insert)
-        rows = []
+        rows, read_between = [], []  # (the client's messages read between a keystroke's send and its answer)
         if not steady:
             indexed = float("inf")
         for i in range(edits + edits % 2):
@@ -179,9 +214,13 @@ def leaf_run(ws: Path, file: str, edits: int, log_path: Path | None, outdir: Pat
             sent = client.notify("textDocument/didChange", keystroke(uri, version, shape, start, typed, insert))
             received, _ = future.result(300)
             rows.append((sent, received))
-            for t, msg in client.drain():
+            arrived = client.drain()
+            read_between.append(sum(sent <= t < received for t, _ in arrived))
+            for t, msg in arrived:
                 if msg.get("method") == "$/progress" and ((msg.get("params") or {}).get("value") or {}).get("kind") == "end":
                     indexed = min(indexed, t)
+        print(f"    messages the client read between a keystroke's send and its diagnostics: "
+              f"p50 {percentile(read_between, 50)}, max {max(read_between)}, total {sum(read_between)}")
         return rows, indexed
     finally:
         client.close()
@@ -211,17 +250,21 @@ def parts(log_path: Path, rows: list[tuple]) -> list[tuple]:
     return out
 
 
-def background_modules(log_path: Path, rows: list[tuple], edited: str) -> tuple[int, int]:
+def background_modules(log_path: Path, rows: list[tuple], edited: str) -> tuple[int, int, float]:
     """How many other modules' analyses ended while the keystrokes were typed, and after them (a
-    background analysis under way, or over: the two states a keystroke at 1,000 modules may meet)."""
+    background analysis under way, or over: the two states a keystroke at 1,000 modules may meet),
+    and how long the loop waited in its selector meanwhile with modules pending (ms)."""
     begin, end = rows[0][0], rows[-1][1]
     during = after = 0
+    idle = 0.0
     for line in log_path.read_text().splitlines():
         kind, stamp, *rest = line.split()
         if kind == "module" and rest[1] != edited:
             during += begin <= float(stamp) <= end
             after += float(stamp) > end
-    return during, after
+        elif kind == "idle" and begin <= float(stamp) <= end:
+            idle += float(rest[0])
+    return during, after, round(idle, 1)
 
 
 def events_between(log_path: Path, begin: float, end: float) -> list[str]:
@@ -232,7 +275,7 @@ def events_between(log_path: Path, begin: float, end: float) -> list[str]:
         if line.startswith("#"):
             continue
         kind, stamp, *rest = line.split()
-        if kind in ("arrival", "module"):
+        if kind in ("arrival", "module", "idle"):
             continue
         t = float(stamp)
         if t <= end and t + float(rest[0]) / 1000 >= begin:
@@ -290,8 +333,9 @@ def main(argv=None) -> int:
                 xs = [c[i] for c in cut]
                 print(f"    {name:<18} p50 {percentile(xs, 50):6.1f}  p95 {percentile(xs, 95):6.1f}  p99 {percentile(xs, 99):6.1f}"
                       f"  max {max(xs):6.1f}  first {[c[i] for c in cut[:args.first]]}")
-            during, after = background_modules(log_path, rows, str(Path(file).parent))
-            print(f"    other modules analysed while the keystrokes were typed: {during}; after them: {after}")
+            during, after, idle = background_modules(log_path, rows, str(Path(file).parent))
+            print(f"    other modules analysed while the keystrokes were typed: {during}; after them: {after}; "
+                  f"the loop idle in its selector with modules pending, meanwhile: {idle} ms")
             others = [c[3] for c in cut]
             print(f"    other publishes written between a keystroke's send and its diagnostics: p50 {percentile(others, 50)}, "
                   f"max {max(others)}, total {sum(others)}")

@@ -46,12 +46,13 @@ MAX_MESSAGE = 512 * 1024 * 1024  # a larger Content-Length is a broken header, n
 # (``AnalysisScheduler.note_arrival``), and while the loop runs Python, CPython hands the lock over
 # only at the end of a switch interval: 5 ms by default. The one tuning issue 23 kept, measured on
 # its design (bench/README.md, "Issue 23: the reader thread's wait for the interpreter lock, session
-# 12", and "... leaf keystrokes during the first analysis, session 13"): keystrokes into a leaf typed
-# during the first analysis at 1,000 modules waited from their sending to the reader's note 10.1 ms
-# p50 (p99 46.1) with 5 ms, 0.6 ms with 0.5 ms (the 0.6 ms that a leaf keystroke at 1,000 modules
-# paid over one at 10, where the loop is idle when it comes: ratio 1.55-1.58, goal 1.5), 0.0-0.2 ms
-# with 0.1 ms. The reader is blocked in read() the rest of the time, so no thread asks for the lock
-# and a shorter interval switches nothing then (one forced switch per message either way, only sooner).
+# 12"; docs/performance.md, "Leaf keystrokes during the first analysis, session 13"): keystrokes
+# into a leaf typed during the first analysis at 1,000 modules waited from their sending to the
+# reader's note 10.1 ms p50 (p99 46.1) with 5 ms; 0.6 ms with 0.5 ms, what a leaf keystroke at
+# 1,000 modules paid over one at 10, where the loop is idle when it comes (ratio 1.55-1.58, goal
+# 1.5); 0.0-0.2 ms with 0.1 ms. The reader is blocked in read() the rest of the time, so no thread
+# asks for the lock and a shorter interval switches nothing then (one forced switch per message
+# either way, only sooner).
 READER_SWITCH_INTERVAL = 0.0001
 
 
