@@ -1,7 +1,7 @@
 """The leaf session of bench/run.py, again and again, with what the server did during its slowest keystrokes.
 
     python bench/leaf_session.py --modules 1000 [--runs 10] [--edits 200] [--first 10] [--plain]
-        [--switch-interval SECONDS]
+        [--switch-interval SECONDS] [--root]
 
 Each run is ``edit_session``'s leaf half: a fresh ``tfphi serve`` over stdio; as soon as its first
 diagnostics arrive, the leaf's ``main.tf`` is opened and the ``value`` shape of bench/shapes.py is
@@ -23,7 +23,8 @@ Also printed per run: the messages the client read between a keystroke's send an
 server wrote meanwhile, and how many other modules the background analysis finished while the
 keystrokes were typed. ``--switch-interval S`` runs the server with ``transport.READER_SWITCH_INTERVAL``
 set to S (an A/B of the reader thread's wait for the interpreter lock: docs/performance.md, "Leaf
-keystrokes during the first analysis, session 13").
+keystrokes during the first analysis, session 13"). ``--root`` types bench/run.py's root session
+instead (every root shape in turn in ``main.tf``, each typed and taken back) and cuts it per shape.
 """
 
 from __future__ import annotations
@@ -176,9 +177,10 @@ def serve_logged(log_path: str) -> None:
 # ---- the client side ---------------------------------------------------------------------------
 
 def leaf_run(ws: Path, file: str, edits: int, log_path: Path | None, outdir: Path, steady: bool = False,
-             pause: float = 0.0, server: Path | None = None) -> tuple[list[tuple], float]:
-    """One fresh server, bench/run.py's leaf session; returns (sent, received) per keystroke and when
-    the first analysis ended (the client's clock; inf when it had not by the last keystroke)."""
+             pause: float = 0.0, server: Path | None = None, shapes: tuple = ()) -> tuple[list[tuple], float]:
+    """One fresh server, bench/run.py's leaf session (``shapes``: typed in turn instead of the leaf's
+    ``value``, as its root session does); returns (sent, received) per keystroke and when the first
+    analysis ended (the client's clock; inf when it had not by the last keystroke)."""
     import lspsession
     from run import open_document
     from shapes import LEAF_SHAPES, end_of_insert, keystroke, locate
@@ -200,9 +202,7 @@ def leaf_run(ws: Path, file: str, edits: int, log_path: Path | None, outdir: Pat
         uri, _, _ = open_document(client, ws / file, 300)
         client.drain()
         text = (ws / file).read_text(encoding="utf-8")
-        shape = next(s for s in LEAF_SHAPES if s.name == "value")
-        start = locate(shape, text)
-        typed = end_of_insert(start, shape.insert)
+        carets = [(shape, locate(shape, text)) for shape in (shapes or [s for s in LEAF_SHAPES if s.name == "value"])]
         rows, read_between = [], []  # (the client's messages read between a keystroke's send and its answer)
         if not steady:
             indexed = float("inf")
@@ -210,6 +210,8 @@ def leaf_run(ws: Path, file: str, edits: int, log_path: Path | None, outdir: Pat
             if pause:
                 time.sleep(pause)
             version, insert = i + 2, i % 2 == 0
+            shape, start = carets[(i // 2) % len(carets)]  # each keystroke typed, then taken back
+            typed = end_of_insert(start, shape.insert)
             future = client.expect_diagnostics(uri, version)
             sent = client.notify("textDocument/didChange", keystroke(uri, version, shape, start, typed, insert))
             received, _ = future.result(300)
@@ -297,17 +299,21 @@ def main(argv=None) -> int:
                          "between them: an A/B on the same minutes)")
     ap.add_argument("--switch-interval", type=float,
                     help="the server's transport.READER_SWITCH_INTERVAL (seconds) instead of its own, for an A/B")
+    ap.add_argument("--root", action="store_true",
+                    help="bench/run.py's root session instead: every root shape of bench/shapes.py in turn in main.tf")
     ap.add_argument("--plain", action="store_true", help="an unwrapped `tfphi serve` (no server log)")
     ap.add_argument("--workdir", type=Path)
     args = ap.parse_args(argv)
     if args.switch_interval is not None:
         os.environ["TFPHI_BENCH_SWITCH_INTERVAL"] = str(args.switch_interval)
     from generate import generate
+    from shapes import ROOT_SHAPES
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tfphi-leaf-session-"))
     ws = workdir / f"ws{args.modules}"
     summary = generate(ws, args.modules)
-    file = summary["probes"]["leaf_edit"]["file"]
+    file = "main.tf" if args.root else summary["probes"]["leaf_edit"]["file"]
+    shapes = ROOT_SHAPES if args.root else ()
     p50s, p99s = [], []
     by_server: dict[str, list] = {}
     for run in range(args.runs):
@@ -315,7 +321,7 @@ def main(argv=None) -> int:
         if log_path is not None:
             log_path.unlink(missing_ok=True)
         server = args.server[run % len(args.server)] if args.server else None
-        rows, indexed = leaf_run(ws, file, args.edits, log_path, workdir, args.steady, args.pause, server)
+        rows, indexed = leaf_run(ws, file, args.edits, log_path, workdir, args.steady, args.pause, server, shapes)
         ms = [(received - sent) * 1000 for sent, received in rows]
         p50s.append(percentile(ms, 50))
         p99s.append(percentile(ms, 99))
@@ -333,6 +339,10 @@ def main(argv=None) -> int:
                 xs = [c[i] for c in cut]
                 print(f"    {name:<18} p50 {percentile(xs, 50):6.1f}  p95 {percentile(xs, 95):6.1f}  p99 {percentile(xs, 99):6.1f}"
                       f"  max {max(xs):6.1f}  first {[c[i] for c in cut[:args.first]]}")
+            for j, shape in enumerate(shapes):  # per shape, typed and taken back: send -> reader, end to end
+                mine = [k for k in range(len(rows)) if (k // 2) % len(shapes) == j]
+                print(f"    {shape.name:<8} send -> reader p50 {percentile([cut[k][0] for k in mine], 50):.2f}, "
+                      f"keystroke p50 {percentile([ms[k] for k in mine], 50):.2f}")
             during, after, idle = background_modules(log_path, rows, str(Path(file).parent))
             print(f"    other modules analysed while the keystrokes were typed: {during}; after them: {after}; "
                   f"the loop idle in its selector with modules pending, meanwhile: {idle} ms")
