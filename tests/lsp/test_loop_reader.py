@@ -14,6 +14,7 @@ import io
 import json
 import os
 import signal
+import socket
 import sys
 import threading
 
@@ -65,8 +66,17 @@ class KeptOpen(io.BytesIO):
         pass
 
 
-def test_serving_a_pipe_reads_it_on_the_loop_and_gives_it_back_as_it_was():
-    r, w = os.pipe()
+def connected(kind: str) -> tuple[int, int]:
+    """A pipe, or a socket pair (what node's child_process gives a server's stdin on Linux)."""
+    if kind == "pipe":
+        return os.pipe()
+    a, b = socket.socketpair()
+    return a.detach(), b.detach()
+
+
+@pytest.mark.parametrize("kind", ["pipe", "socket"])
+def test_serving_a_pipe_reads_it_on_the_loop_and_gives_it_back_as_it_was(kind):
+    r, w = connected(kind)
     os.write(w, frame({"jsonrpc": "2.0", "id": 1, "method": "shutdown"}) + frame({"jsonrpc": "2.0", "method": "exit"}))
     os.close(w)
     flags = fcntl.fcntl(r, fcntl.F_GETFL)

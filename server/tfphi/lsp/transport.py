@@ -184,6 +184,7 @@ class LoopReader:
             return
         except OSError:
             data = b""
+        self._on_arrival()  # (already noted by the signal, unless the kernel sent none)
         if data:
             self._buffer += data
         else:
