@@ -1,12 +1,13 @@
-"""The stdio transport shortens CPython's switch interval, the one tuning issue 23 kept
-(``transport.READER_SWITCH_INTERVAL``): its reader thread must take the interpreter lock to tell
+"""Where a thread reads the client (not Linux, or stdin neither a pipe nor a socket: elsewhere the
+loop reads it, tests/lsp/test_loop_reader.py), the stdio transport shortens CPython's switch
+interval (``transport.READER_SWITCH_INTERVAL``): the thread must take the interpreter lock to tell
 the background analysis that a message came, and with the default 5 ms a keystroke typed during
 the first analysis at 1,000 modules waited 10.1 ms p50 (p99 46.1) before the reader saw it, 0.6
 (p99 1.8) with 0.5 ms (bench/README.md, "Issue 23: the reader thread's wait for the interpreter
 lock, session 12"), 0.0-0.2 with 0.1 ms (docs/performance.md, "Leaf keystrokes during the first
-analysis, session 13": the 0.6 ms was what a leaf keystroke at 1,000 modules paid over one at 10). What is
-asserted here is the setting of the real ``serve_stdio`` with the real server; the latency itself
-is the bench's to measure, not a timed test's."""
+analysis, session 13"). What is asserted here is the setting of the real ``serve_stdio`` with the
+real server (a stream without a descriptor: the thread reads it); the latency itself is the
+bench's to measure, not a timed test's."""
 
 from __future__ import annotations
 
