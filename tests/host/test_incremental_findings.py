@@ -7,7 +7,8 @@ from __future__ import annotations
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from tfphi.stir.file_findings import changed_names, looked_up
+from tfphi.stir.file_findings import looked_up
+from tfphi.stir.references import changed_names
 from tfphi.stir.references import NameTable, resolve
 
 NAMES = st.sampled_from(["a", "b", "c"])

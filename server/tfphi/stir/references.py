@@ -111,6 +111,31 @@ class NameTable:
         return dict(zip(map(_first, self.outputs), map(_target_and_outputs, self.outputs)))  # (made in C)
 
 
+def changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]:
+    """The names whose look-up differs between two tables (in ``file_findings.name_looked_up``'s
+    terms): declared in one only, or a call whose target's outputs differ. Worked out once per
+    pair: ``new`` remembers its answer for the last ``old`` it was compared with (weakly: it
+    keeps no old table alive), as each file of a module asks it after a change of its names."""
+    last = new.__dict__.get("_changed_since")
+    if last is not None and last[0]() is old:
+        return last[1]
+    changed = _changed_names(old, new)
+    object.__setattr__(new, "_changed_since", (weakref.ref(old), changed))  # (a cache, not a field: ``cached_property``'s way)
+    return changed
+
+
+def _changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]:
+    out: set[tuple[str, str]] = set()
+    for kind, before, after in (("var", old.variables, new.variables), ("local", old.locals, new.locals),
+                                ("module", old.calls, new.calls), ("data", old.data, new.data),
+                                ("resource", old.resources, new.resources)):
+        if before != after:
+            out.update((kind, name) for name in before ^ after)
+    if old.outputs != new.outputs:  # (the calls whose target or outputs differ, found in C: a root has hundreds)
+        out.update(("module", entry[0]) for entry in set(old.outputs).symmetric_difference(new.outputs))
+    return frozenset(out)
+
+
 def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces",
                generation: int | None = None) -> NameTable:
     """What references in ``module`` can resolve to. With ``generation`` (see ``check_module``), the
