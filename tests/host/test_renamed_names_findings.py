@@ -6,8 +6,9 @@ whose text names one; neither may keep a finding that no longer holds nor miss a
 Generated root modules: module calls, variables (in ``variables.tf``, read from disk), locals,
 resources and data sources, and blocks whose arguments refer to them, to names nobody declares,
 to outputs a call's module lacks, and to names a ``for`` expression binds. Generated edits type
-a character into (or delete one from) a declaration's label or a reference's name, in the open
-``main.tf`` (an incremental parse, as the server feeds it) or in ``variables.tf``."""
+a character into (or delete one from) a declaration's label, a reference's name or a call's
+source, in the open ``main.tf`` (an incremental parse, as the server feeds it) or in
+``variables.tf``."""
 
 from __future__ import annotations
 
@@ -70,17 +71,18 @@ def workspaces(draw) -> dict[str, str]:
 LABEL = re.compile(r'^(?:module|variable|resource "\w+"|data "\w+") "\w+()"', re.M)
 LOCAL = re.compile(r"^  l_\d+()", re.M)
 REFERENCE = re.compile(r"\b(?:module|var|local|aws_s3_bucket|data\.aws_ami)\.\w+()")
+SOURCE = re.compile(r'source = "\./modules/\w+()"')  # (the call's module then not found: its outputs unknown)
 
 
 @st.composite
 def edits(draw) -> tuple[str, str, int, bool]:
     """(file, pattern name, which match, type a character or delete one)."""
     file = draw(st.sampled_from(["main.tf", "main.tf", "variables.tf"]))
-    pattern = draw(st.sampled_from(["label", "local", "reference"])) if file == "main.tf" else "label"
+    pattern = draw(st.sampled_from(["label", "local", "reference", "source"])) if file == "main.tf" else "label"
     return file, pattern, draw(st.integers(min_value=0, max_value=40)), draw(st.booleans())
 
 
-PATTERNS = {"label": LABEL, "local": LOCAL, "reference": REFERENCE}
+PATTERNS = {"label": LABEL, "local": LOCAL, "reference": REFERENCE, "source": SOURCE}
 
 
 def edited(text: str, pattern: str, which: int, typed: bool) -> tuple[str, int, int, str]:

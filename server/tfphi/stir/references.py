@@ -129,9 +129,9 @@ def _changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]
     for kind, before, after in (("var", old.variables, new.variables), ("local", old.locals, new.locals),
                                 ("module", old.calls, new.calls), ("data", old.data, new.data),
                                 ("resource", old.resources, new.resources)):
-        if before != after:
+        if before is not after and before != after:
             out.update((kind, name) for name in before ^ after)
-    if old.outputs != new.outputs:  # (the calls whose target or outputs differ, found in C: a root has hundreds)
+    if old.outputs is not new.outputs and old.outputs != new.outputs:  # (the calls whose target or outputs differ, found in C)
         out.update(("module", entry[0]) for entry in set(old.outputs).symmetric_difference(new.outputs))
     return frozenset(out)
 
