@@ -80,7 +80,7 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
     """The undefined references of ``hcl`` against ``table``, from what ``known`` (the last
     answer for the same path) found of the blocks this parse shares with it: by position when
     the parse spliced ``known``'s body (``HclFile.splice``), else by identity."""
-    if known is not None and known.hcl is hcl and known.table.key == table.key:
+    if known is not None and known.hcl is hcl and not changed_names(known.table, table):
         return known  # the same parse against the same names
     tree = hcl.tree
     if tree is None or is_json_path(hcl.path) or hcl.errors or hcl.body.attributes or tree.root_node.has_error:
@@ -94,12 +94,10 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
         entries = before[:first] + _entries(blocks[first : first + count], before[first:last], table, source, tree) + before[last:]
     else:
         entries = _entries(blocks, before, table, source, tree)
-    if before and known.table.key != table.key:
-        # Resolved again: the references that look one of the changed names up, in the blocks that hold one.
-        changed = changed_names(known.table, table)
-        if changed:
-            for i in list(compress(range(len(entries)), map(not_, map(changed.isdisjoint, map(_NAMES, entries))))):
-                entries[i] = _refreshed(entries[i], changed, table, source, tree)
+    changed = changed_names(known.table, table) if before else None
+    if changed:  # resolved again: the references that look a changed name up, in the blocks that hold one
+        for i in list(compress(range(len(entries)), map(not_, map(changed.isdisjoint, map(_NAMES, entries))))):
+            entries[i] = _refreshed(entries[i], changed, table, source, tree)
     path = hcl.path
     findings: list[Finding] = []
     for entry in entries:
@@ -200,8 +198,8 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
     source, path = hcl.source, hcl.path
     old_source = known.hcl.source if known is not None else b""
     before = known.texts if known is not None else {}
-    same_names = known is not None and known.table.key == table.key
-    changed = changed_names(known.table, table) if known is not None and not same_names else None
+    changed = changed_names(known.table, table) if known is not None else None
+    same_names = known is not None and not changed
     by_text: dict[int, tuple] = {}
     findings: list[Finding] = []
     edited = known is not None
