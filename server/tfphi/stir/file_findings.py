@@ -45,7 +45,7 @@ class FileFindings:
         self.hcl = hcl
         self.table = table
         self.findings = findings
-        self.blocks = blocks  # per block of ``hcl.body``, an entry: see ``_NAMES``
+        self.blocks = blocks  # per block of ``hcl.body``, its entry (what each holds: above ``_NAMES``)
         self._texts = texts  # see ``texts``; None: worked out from ``hcl`` and ``findings`` when asked
 
     @property
