@@ -618,7 +618,9 @@ def _read_attribute(node: Node, conv: ExprConverter, top: "Place | None" = None)
     name_node = node.child(0)
     if name_node is None or name_node.type != "identifier":
         return None
-    return Attribute.read(intern(conv.text(name_node)), node, conv, name_node.end_byte, top)
+    name_end = name_node.end_byte
+    return Attribute.read(intern(conv.source[name_node.start_byte : name_end].decode("utf-8", "replace")), node, conv,
+                          name_end, top)
 
 
 def _read_block(node: Node, conv: ExprConverter, top: "Place | None" = None, eager: bool = False,
