@@ -211,6 +211,19 @@ class TreeAttribute(SpelledAttribute):
         self._node = node if keep_node else None  # None: parse the range again when asked
 
 
+def copied_attribute(attr: Attribute, place) -> Attribute:
+    """``attr`` (read without its node) read through ``place`` instead: the same name and offsets,
+    relative to its place, so the same views where ``place`` reads the same bytes."""
+    if type(attr) is Attribute:  # (its other offsets are read from its bytes, the same in the copy)
+        copy = object.__new__(Attribute)
+    else:
+        copy = object.__new__(SpelledAttribute)
+        copy._name_end, copy._value_start, copy._value_end = attr._name_end, attr._value_start, attr._value_end
+    copy.name, copy._converter, copy._expr = attr.name, place, None
+    copy._start, copy._end = attr._start, attr._end
+    return copy
+
+
 def reread(owner: ExprConverter) -> None:
     """Tells the file's host, once, that a view reads its bytes again (``forget_derived``;
     ``owner``: the converter of the file, or of a block's own text, the view reads through)."""
