@@ -539,7 +539,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     elif taken is not None and not errors and not searched(0, suspicious, source, taken, previous.searched, answers):
         placed = errors
     else:
-        placed = terraform_placed(path, source, errors, root)  # as Terraform reports them
+        placed = terraform_placed(path, source, errors, root, known=refs_cache)  # as Terraform reports them
     if native and not placed and not known_clean and not root.has_error:
         # (the blocks of a file read whole are remembered, not those an edit made: a keystroke's
         # block texts are the edit history, which the host must not keep: docs/memory.md)
