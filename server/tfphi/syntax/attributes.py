@@ -62,8 +62,8 @@ class Attribute:
         value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
         if (value is not None and value.type == "expression" and value.end_byte == end
                 and _regular(converter.source, name, at, name_end, value.start_byte)):
-            # Made here, not through ``__init__``: every argument of a workspace's eager bodies is
-            # one, and the node's offsets are at hand (a third of reading a body, session 13).
+            # Made here, not through ``__init__``, which would ask the node for its offsets again:
+            # almost every argument of a workspace's eager bodies is one (31,315 in the corpus).
             self = object.__new__(Attribute)
             self.name, self._start, self._end, self._expr = name, at - converter.base, end - at, None
             self._converter = converter if place is None else place
