@@ -106,11 +106,18 @@ def test_incremental_edits_give_the_tree_of_a_fresh_parse(seed: str, edits, enco
     incremental = doc.parse("main.tf", store.parser)
     fresh = parse_file("main.tf", text.encode("utf-8"), new_parser())
     # A text with a syntax error is read piece by piece and keeps no tree (hclfile,
-    # tree_errors.parse_in_pieces): then its top-level items and blocks are compared.
-    assert (incremental.tree is None) == (fresh.tree is None)
-    if fresh.tree is not None:
+    # tree_errors.parse_in_pieces): then its top-level items and blocks are compared. An edit
+    # parsed as its region alone keeps no tree either (syntax.regions): then each top-level
+    # item's node, parsed again from its range, is the fresh tree's.
+    if fresh.tree is None:
+        assert incremental.tree is None and incremental.items is None
+    elif incremental.tree is not None:
         assert str(incremental.tree.root_node) == str(fresh.tree.root_node)
         assert node_ranges(incremental.tree) == node_ranges(fresh.tree)
+    else:
+        assert incremental.items is not None
+        assert [node_ranges(top.node()) for top in incremental.top_levels()] == \
+            [node_ranges(top.node()) for top in fresh.top_levels()]
     assert incremental.top_ranges() == fresh.top_ranges()
     assert [(b.type, b.labels, b.span, b.text) for b in incremental.body.blocks] == \
         [(b.type, b.labels, b.span, b.text) for b in fresh.body.blocks]

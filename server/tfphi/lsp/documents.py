@@ -8,7 +8,10 @@ which the workspace calls once per batch of coalesced changes.
 
 The tree the analysis holds (``Document.hcl.tree``) is never edited: lazily converted
 expressions of the analysis's ``HclFile`` still read nodes of it. Edits go to a copy
-(``Tree.copy`` is O(1); tree-sitter copies the edited subtrees on write).
+(``Tree.copy`` is O(1); tree-sitter copies the edited subtrees on write). Once an edit of an
+error-free text has been parsed as the region it touched alone (``syntax.regions``), the
+document holds no tree of the whole file: the next edits are parsed the same way, and an
+edit whose region cannot be parsed alone parses the whole text afresh.
 
 Nothing here knows about LSP messages, the workspace or the analysis.
 """
@@ -21,6 +24,7 @@ from tree_sitter import Parser, Tree
 
 from ..records import record, field
 from ..syntax.hclfile import HclFile, new_parser, parse_file
+from ..syntax.regions import parse_edit
 from ..syntax.searches import CleanSources
 from ..syntax.scanner import may_respell, may_respell_near
 from ..text import Encoding, LineIndex
@@ -145,13 +149,16 @@ class Document:
         (``clean``: the host's bytes found free of errors, see ``parse_file``)."""
         if self.hcl is not None and not self.dirty and self.hcl.path == path:
             return self.hcl
-        # Top-level blocks whose text the edit left alone are taken over from the last parse
-        # (hclfile.take_over_blocks): an edit costs the blocks it touched, not the whole file.
-        if self._may_respell is None:
-            self._may_respell = may_respell(self.source)  # once per opened text, then per edit
-        hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl, may_respell_source=self._may_respell,
-                         unchanged=self._unchanged,
-                         clean=clean)
+        # An edit of an error-free text parses the region it touched alone, the blocks around it
+        # taken over as they are (syntax.regions); else the whole text is parsed, incrementally
+        # against the edited tree when there is one, and the top-level blocks whose text the edit
+        # left alone are taken over from the last parse (hclfile.take_over_blocks).
+        hcl = parse_edit(path, self.source, self.hcl, self._unchanged)
+        if hcl is None:
+            if self._may_respell is None:
+                self._may_respell = may_respell(self.source)  # once per opened text, then per edit
+            hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl,
+                             may_respell_source=self._may_respell, unchanged=self._unchanged, clean=clean)
         # A text with a syntax error is read piece by piece, each piece parsed alone and no tree
         # kept (syntax.tree_errors.parse_in_pieces): what the editor reads of it does not depend
         # on what an incremental parse could reuse, and is what `tfphi check` reads.

@@ -80,8 +80,9 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
     the parse spliced ``known``'s body (``HclFile.splice``), else by identity."""
     if known is not None and known.hcl is hcl and not changed_names(known.table, table):
         return known  # the same parse against the same names
-    tree = hcl.tree
-    if tree is None or is_json_path(hcl.path) or hcl.errors or hcl.body.attributes or tree.root_node.has_error:
+    tree = hcl.tree  # (None for an open document's parse of an edited region: nodes parsed again when asked)
+    if ((tree is None and hcl.items is None) or is_json_path(hcl.path) or hcl.errors or hcl.body.attributes
+            or (tree is not None and tree.root_node.has_error)):
         return _by_text(hcl, table, known)
     blocks = hcl.body.blocks
     source = hcl.source

@@ -377,6 +377,8 @@ class HclFile:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""
         if self.tops:
             return [(kind, start, end) for kind, start, end, _ in _tops(self.tops)]
+        if self.tree is None and self.items is not None:  # (a region's parse: syntax.regions)
+            return [item_place(item)[:3] for item in self.items]
         return [(top.type, top.start_byte, top.end_byte) for top in self.top_levels()]
 
     def top_levels(self) -> list["TopLevel"]:
@@ -384,6 +386,8 @@ class HclFile:
         if self.nodes is not None:
             return [TopLevel(self.source, *n, None, None) if isinstance(n, tuple) else
                     TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in self.nodes]
+        if self.tree is None and self.items is not None:  # (a region's parse: nodes parsed again on demand)
+            return [TopLevel(self.source, kind, start, end, None, None) for kind, start, end, _ in map(item_place, self.items)]
         if self.tree is not None:
             if not self.tops:
                 return [TopLevel(self.source, n.type, n.start_byte, n.end_byte, None, n) for n in top_level_nodes(self.tree.root_node)]
@@ -522,7 +526,9 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     answers: list = [None, None]  # what the text searches answered (``HclFile.searched``)
     if top is not None and previous is not None and keep_tree and _reuse_possible(previous, path):
         taken = _read_top_level_taking_over(top, body, converter, previous, unchanged)
-        unchecked = taken[0]  # the others were read in an error-free parse
+        # The others were read in an error-free parse (else an argument set twice in a block
+        # taken over would be found no more: every block is checked again).
+        unchecked = taken[0] if not previous.errors else body.blocks
     elif top is not None:
         _read_body(top, body, converter, traced=traced)
     # Blocks that tree-sitter could only recover inside an ERROR region still count.
@@ -725,7 +731,7 @@ def _argument_set_twice(source: bytes, tree: Tree, blocks: list[Block], conv: Ex
     anyway say so as they are read: ``ExprConverter.set_twice``), or None when none is."""
     if conv.set_twice is not None:
         return conv.set_twice
-    return first_set_twice(source, tree, [(b.base, b.base + b._at[1]) for b in blocks
+    return first_set_twice(source, tree, [(b._anchor.start, b._anchor.start + b._at[1]) for b in blocks
                                           if b._body is None or b._converter is not conv], clean, remember)  # (read with ``conv``: it says so)
 
 
@@ -741,7 +747,7 @@ def _argument_set_twice(source: bytes, tree: Tree, blocks: list[Block], conv: Ex
 
 def _reuse_possible(previous: HclFile, path: str) -> bool:
     """Whether ``previous`` (the last parse of a document) can lend its blocks to a parse of ``path``."""
-    return previous.path == path and previous.tree is not None and not is_json_path(path)
+    return previous.path == path and (previous.tree is not None or previous.items is not None) and not is_json_path(path)
 
 
 def _read_top_level_taking_over(top: Node, body: Body, converter: ExprConverter, previous: HclFile,
@@ -816,6 +822,23 @@ def _take_items(children, body: Body, converter: ExprConverter, before: dict[byt
     return moved
 
 
+def only_blocks(previous: HclFile) -> bool:
+    """Whether every top-level item of a document's last parse is a block (whose spans are
+    relative to its anchor: it can be kept where an edit moved it)."""
+    return len(previous.body.blocks) == len(previous.items) and not previous.body.attributes
+
+
+def edited_items(previous: HclFile, size: int, unchanged: tuple[int, int]) -> tuple[int, int]:
+    """(first, last): the items of ``previous`` before ``first`` end before the edited bytes
+    (with an unchanged byte after them), those from ``last`` on start after them (an unchanged
+    byte before); ``size``: the new text's length, ``unchanged``: see ``parse_file``."""
+    old_items = previous.items
+    head, tail = unchanged
+    tail = min(tail, size - head, len(previous.source) - head)
+    first = bisect_left(old_items, head, key=_item_end)
+    return first, max(first, bisect_left(old_items, len(previous.source) - tail + 1, key=_item_start))
+
+
 def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, unchanged: tuple[int, int]) -> tuple | None:
     """``_read_top_level_taking_over`` by position: the items of ``previous`` that end before the
     edited bytes (with an unchanged byte after them) are kept where they are, those that start
@@ -823,15 +846,12 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
     top-level nodes between them are read. None when ``previous`` has top-level items other than
     blocks (their spans are absolute), or when the new tree's items do not meet the kept ones
     exactly where they should: then the whole body is read."""
-    old_items, old_blocks = previous.items, previous.body.blocks
-    if len(old_blocks) != len(old_items) or previous.body.attributes:
+    old_items = previous.items
+    if not only_blocks(previous):
         return None
     source = converter.source
     delta = len(source) - len(previous.source)
-    head, tail = unchanged
-    tail = min(tail, len(source) - head, len(previous.source) - head)
-    first = bisect_left(old_items, head, key=_item_end)  # the items before ``first`` end before ``head``
-    last = max(first, bisect_left(old_items, len(previous.source) - tail + 1, key=_item_start))  # from ``last`` on, after the edit
+    first, last = edited_items(previous, len(source), unchanged)
     start = item_place(old_items[first - 1])[2] if first else 0
     end = item_place(old_items[last])[1] + delta if last < len(old_items) else len(source)
     # The new tree must have the kept items where they were: the last one before the region
@@ -853,6 +873,20 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
             return None
     elif child is not None:
         return None
+    if any(node.type == "attribute" for node in region):
+        return None  # an attribute at the top level (its span is absolute): the whole body is read
+    return take_region(region, body, converter, previous, first, last, start, end)
+
+
+def take_region(region: list[Node], body: Body, converter: ExprConverter, previous: HclFile, first: int, last: int, start: int,
+                end: int) -> tuple:
+    """``_read_top_level_taking_over``'s answer for a text whose top-level items are those of
+    ``previous`` before ``first`` (unchanged, ending before ``start``), the top-level nodes
+    ``region`` (blocks and comments, between ``start`` and ``end``) and those of ``previous``
+    from ``last`` on (starting at ``end``, moved by what the edit added)."""
+    old_items, old_blocks = previous.items, previous.body.blocks
+    source = converter.source
+    delta = len(source) - len(previous.source)
     # The blocks the last parse read anew still hold its tree and text: they read their own text from now on.
     for block in previous.fresh:
         if _reads_its_parse(block):
@@ -861,8 +895,6 @@ def _splice(top: Node, body: Body, converter: ExprConverter, previous: HclFile, 
     items: list[Block | tuple[str, int, int, None]] = []
     middle = Body()
     moved = _take_items(region, middle, converter, _blocks_by_text(old_blocks[first:last]), fresh, items, previous.source, start)
-    if middle.attributes:
-        return None  # an attribute at the top level (its span is absolute): the whole body is read
     kept = old_items[last:]  # (blocks, each its own item: moved with its anchor, no item made again)
     if delta:
         for block in kept:

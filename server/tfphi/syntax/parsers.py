@@ -81,15 +81,17 @@ class _Reparser(threading.local):
                 found = exact_node(tree, start, end, kind)
                 if found is not None:
                     return found
-        if scope is not None:
-            start_at, end_at = scope
-        else:
-            start_at, end_at = start, end
-        tree = self.tree(source, start_at, end_at)
-        self.recent[(id(source), start_at, end_at)] = (source, tree)
+        start_at, end_at = scope if scope is not None else (start, end)
+        return exact_node(self.kept_tree(source, start_at, end_at), start, end, kind)
+
+    def kept_tree(self, source: bytes, start: int, end: int) -> Tree:
+        """``tree``, kept among the recent trees that ``node`` asks first (the region an edit
+        touched, ``syntax.regions``: the blocks read from it are asked for their nodes next)."""
+        tree = self.tree(source, start, end)
+        self.recent[(id(source), start, end)] = (source, tree)
         while len(self.recent) > self.KEEP:
             self.recent.popitem(last=False)
-        return exact_node(tree, start, end, kind)
+        return tree
 
     def tree(self, source: bytes, start: int, end: int) -> Tree:
         """The tree of ``[start, end)`` of ``source`` parsed alone (nodes at the file's offsets)."""

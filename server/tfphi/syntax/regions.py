@@ -1,0 +1,102 @@
+"""A keystroke's parse of an open document: the region of the text the edit touched, parsed alone.
+
+tree-sitter's incremental parse of a whole file reuses the subtrees an edit left alone, but still
+walks every top-level item of the file: 0.2-0.3 ms per keystroke in a 2,858-line root ``main.tf``
+of 200 module calls against 0.02 ms in a small one (docs/performance.md, "A keystroke parses its
+block, session 13"). An edit inside an error-free document re-parses only the top-level items of
+the last parse that it overlaps (``parse_edit``); the blocks before and after the region are
+taken over as they are (``hclfile.take_region``: their spans are relative to their anchors), and
+no tree of the whole file is kept: a block's nodes are parsed again from its range when asked
+(``TopLevel.node``; the region's own tree is asked first, ``reparser.kept_tree``).
+
+Why the region parsed alone reads as it does in the whole file. The last parse was error-free and
+its top-level items are all blocks. The region is ``[start, end)``: ``start`` is where the last
+block before the edit ends (with an unchanged byte after it, so that its closing ``}`` is the same
+token) or the start of the text, ``end`` where the first block after the edit starts, moved by
+what the edit added (with an unchanged byte before it), or the end of the text; and ``end`` is
+at the start of a line, else the region takes in the blocks after it until it is. Then:
+
+- Before ``start`` the text is unchanged, and a parse that reaches ``start`` has just closed a
+  top-level block: it is between items, no string, heredoc, template or comment open, as a parse
+  of the region alone is at its first byte. The region alone must parse without an error and as a
+  body (a lone ``{ }`` parses as a JSON-like object, which a body cannot follow).
+- An error-free parse of the region ends between items too: every string, heredoc, template,
+  ``/* */`` comment and brace it opened is closed inside it (one left open is an error when the
+  text ends: an opened heredoc, string or ``/*`` that would swallow the text below falls back).
+  A ``#`` or ``//`` comment ends with its line, and ``end`` is at a line's start: no comment the
+  edit wrote reaches the first block after the region (``x = 1 # }`` written before a block on
+  the same line would comment it out: that block is then in the region).
+- The text from ``end`` on is the last parse's, which read it from the same state (between items,
+  after a line break); tree-sitter-hcl's grammar has no token across a line break outside strings,
+  heredocs and comments, and no top-level item continues another: blocks before, the region's
+  items, blocks after read as one body, each as it reads alone.
+
+So the region's items, spans and nodes are those of a fresh parse of the whole text. What the
+analysis adds to tree-sitter's reading is checked on the region alone, since it was found clean
+outside it by the last parse: a shape Terraform may reject (``error_shapes.suspicious``; the
+shapes lie within a line, the region is whole lines), an argument set twice in a block, the rules
+tree-sitter does not enforce. Whatever cannot be shown that way (a region with an error, a shape,
+a top-level argument, the first or a broken last parse; a text with a heredoc or a ``/*``
+anywhere, whose lines the search skips are found across the whole text) is parsed as before:
+the whole text, ``hclfile.parse_file``. The property test: tests/syntax/test_region_parse.py.
+"""
+
+from __future__ import annotations
+
+from . import is_json_path
+from .error_shapes import suspicious
+from .expr import ExprConverter
+from .hclfile import BOM, Body, HclFile, edited_items, item_place, only_blocks, take_region
+from .parsers import reparser
+from .set_twice import first_set_twice
+from .tree_errors import check_terraform_rules, rules_candidate
+
+__all__ = ["parse_edit"]
+
+
+def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tuple[int, int] | None) -> HclFile | None:
+    """The parse of ``source``, an edit of the text ``previous`` read (``unchanged``: how many
+    bytes at its start and end the edit left alone), from the region the edit touched parsed
+    alone (see the module), or None when the region cannot be parsed alone: the caller parses
+    the whole text."""
+    if (previous is None or unchanged is None or previous.items is None or previous.errors or previous.path != path
+            or is_json_path(path) or previous.searched[0] is not False or not only_blocks(previous)):
+        return None
+    items = previous.items
+    delta = len(source) - len(previous.source)
+    first, last = edited_items(previous, len(source), unchanged)
+    start = item_place(items[first - 1])[2] if first else 0
+    while last < len(items) and source[item_place(items[last])[1] + delta - 1] != 0x0A:
+        last += 1  # (the region ends at a line's start)
+    end = item_place(items[last])[1] + delta if last < len(items) else len(source)
+    if not start and source.startswith(BOM):
+        return None
+    if b"<<" in source or b"/*" in source:
+        return None  # (the shapes' search skips heredocs' and comments' lines, found across the whole text)
+    text = source[start:end]
+    if not (start == 0 or start == len(source) or source[start] == 0x0A) or suspicious(text):
+        return None  # (a region not of whole lines, or a shape Terraform may reject)
+    tree = reparser.kept_tree(source, start, end)
+    root = tree.root_node
+    if root.has_error or any(child.type != "body" and child.type != "comment" for child in root.children):
+        return None
+    top = next((child.children for child in root.children if child.type == "body"), [])
+    if any(node.type == "attribute" for node in top):
+        return None  # (a top-level argument's spans are absolute: the whole text is read)
+    if first_set_twice(source, tree, [(n.start_byte, n.end_byte) for n in top if n.type == "block"], None, False) is not None:
+        return None
+    candidate = rules_candidate(text)
+    if candidate:
+        errors: list = []
+        check_terraform_rules(root, source, path, errors, lambda _: True)
+        if errors:
+            return None
+    # Nothing can fail from here on: the last parse's blocks are taken over (and moved).
+    converter = ExprConverter(source, path, keep_nodes=True)
+    body = Body()
+    fresh, new_items, moved, read = take_region(top, body, converter, previous, first, last, start, end)
+    # What the text searches answered for the whole text: none finds a shape outside the region
+    # (the last parse's answers), the region's own say the rest.
+    answers = (False, True if candidate else (False if previous.searched[1] is False else None))
+    return HclFile(path, source, None, body, [], (), moved, True, new_items, answers, fresh,
+                   (id(previous.body), *read[3:]))
