@@ -71,9 +71,11 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     end = item_place(items[last])[1] + delta if last < len(items) else len(source)
     if not start and source.startswith(BOM):
         return None
-    if b"<<" in source or b"/*" in source:
-        return None  # (the shapes' search skips heredocs' and comments' lines, found across the whole text)
     text = source[start:end]
+    # (the shapes' search skips heredocs' and comments' lines, found across the whole text; a
+    # region's parse is of a text with neither, so that the next edit looks at its region alone)
+    if _heredoc_or_comment(text if previous.tree is None else source):
+        return None
     if not (start == 0 or start == len(source) or source[start] == 0x0A) or suspicious(text):
         return None  # (a region not of whole lines, or a shape Terraform may reject)
     tree = reparser.kept_tree(source, start, end)
@@ -100,3 +102,7 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     answers = (False, True if candidate else (False if previous.searched[1] is False else None))
     return HclFile(path, source, None, body, [], (), moved, True, new_items, answers, fresh,
                    (id(previous.body), *read[3:]))
+
+
+def _heredoc_or_comment(text: bytes) -> bool:
+    return b"<<" in text or b"/*" in text
