@@ -88,7 +88,7 @@ def _check(source: bytes) -> int:
         assert not top.has_error
         fast = _block_references_fast(top, source)
         walk = _block_references_walk(top, source)
-        assert fast == [ref for ref in walk if not reference_is_bound(top, ref)]
+        assert list(fast) == [ref for ref in walk if not reference_is_bound(top, ref)]
         dropped += len(walk) - len(fast)
     return dropped
 

@@ -41,7 +41,7 @@ Relative = tuple[str, tuple[str, ...], int, "tuple[int, ...] | None"]
 # text's references (keyed by the text), equal tuples of blocks' offsets and labels (a tuple is
 # its own key: ``hclfile.Block``), equal references (``block_references``) and equal files' bytes
 # (keyed by a tuple of the bytes: ``parse_file``).
-BlockCache = dict[bytes | tuple, list[Relative] | tuple | bytes]
+BlockCache = dict[bytes | tuple, tuple | bytes]
 MAX_CACHED_BLOCKS = 50_000
 
 
@@ -98,21 +98,27 @@ def top_level_nodes(root: Node) -> list[Node]:
     return nodes
 
 
-def block_references(top: Node, source: bytes, cache: BlockCache) -> list[Relative]:
-    """The references of one top-level block, relative to its start (cached by the block's text)."""
+def block_references(top: Node, source: bytes, cache: BlockCache) -> tuple[Relative, ...]:
+    """The references of one top-level block, relative to its start (cached by the block's text).
+
+    A tuple (an ``Unbound`` one, or the shared empty ``NO_REFERENCES``): the host keeps one per
+    top-level block of every file for the undefined-reference check, and a list was 16 bytes and
+    its spare room more (26,000 lists at 10,000 modules, 2.7 MiB; docs/memory.md, "Session 13")."""
     if len(cache) > MAX_CACHED_BLOCKS:
         cache.clear()
     key = source[top.start_byte : top.end_byte]
     relative = cache.get(key)
     if relative is None:
-        relative = cache[key] = _block_references(top, source)
-        # Equal references are one tuple (a tuple is its own key): a workspace writes the same few
-        # (1,712 distinct of 43,281 at 1,000 modules), at the same place in blocks of other texts.
-        relative[:] = [cache.setdefault(reference, reference) for reference in relative]
+        relative = _block_references(top, source)
+        if relative:
+            # Equal references are one tuple (a tuple is its own key): a workspace writes the same few
+            # (1,712 distinct of 43,281 at 1,000 modules), at the same place in blocks of other texts.
+            relative = relative.__class__([cache.setdefault(reference, reference) for reference in relative])
+        cache[key] = relative
     return relative
 
 
-def _block_references(top: Node, source: bytes) -> list[Relative]:
+def _block_references(top: Node, source: bytes) -> tuple[Relative, ...]:
     if not top.has_error:
         return _block_references_fast(top, source)
     return _block_references_walk(top, source)
@@ -123,7 +129,7 @@ _WHITE = frozenset(b" \t\r\n")
 _START = attrgetter("start_byte")
 
 
-def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
+def _block_references_fast(top: Node, source: bytes) -> tuple[Relative, ...]:
     """One query for the references and their index and splat steps, in C; a step belongs to
     the reference (or step) it starts right after, with only white space between, and a
     ``.name`` step (a ``get_attr``) is read from the bytes there.
@@ -148,7 +154,7 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
     captures = QueryCursor(_steps_query()).captures(top)
     nodes = captures.get("ref", [])
     if not nodes:
-        return Unbound()
+        return NO_REFERENCES
     regions: list | None = []
     enclosing: _Enclosing | None = None
     regions_read = False  # read when a reference with a step needs them (most blocks have none)
@@ -194,7 +200,9 @@ def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
                 at = space(source, at).end()
         if names:
             out.append(_reference(root, names, start - base, ends))
-    return out if regions is None else Unbound(out)  # None: too many regions, nothing was left out
+    if regions is None:  # too many regions: nothing was left out
+        return tuple(out)
+    return Unbound(out) if out else NO_REFERENCES
 
 
 _ATTR_NAME = re.compile(rb"[A-Za-z_][\w-]*+")
@@ -215,7 +223,7 @@ def _get_attr_name(top: Node, source: bytes, at: int) -> tuple[str, int] | None:
     return source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"), step.end_byte
 
 
-class Unbound(list):
+class Unbound(tuple):
     """References of an error-free block of which none is bound around it or stands where names
     are no references (``_block_references_fast`` left those out): the undefined-reference
     check need not ask ``reference_is_bound``, which parses the block again once the file's
@@ -224,7 +232,10 @@ class Unbound(list):
     __slots__ = ()
 
 
-def is_bound_check(refs: list[Relative], top_node: Callable[[], Node]) -> Callable[[Relative], bool]:
+NO_REFERENCES = Unbound()  # (every block without a reference: a fifth of them at 1,000 modules)
+
+
+def is_bound_check(refs: tuple[Relative, ...], top_node: Callable[[], Node]) -> Callable[[Relative], bool]:
     """What decides whether one of ``refs`` (a block's references) is bound: nothing for
     ``Unbound`` lists, else ``reference_is_bound`` on the block's node (``top_node()``, asked
     only then)."""
@@ -287,7 +298,7 @@ class _Enclosing:
         return False
 
 
-def _block_references_walk(top: Node, source: bytes) -> list[Relative]:
+def _block_references_walk(top: Node, source: bytes) -> tuple[Relative, ...]:
     """The references of a block with syntax errors: each step found as a sibling in the tree."""
     base = top.start_byte
     scopes = Scopes()
@@ -309,7 +320,7 @@ def _block_references_walk(top: Node, source: bytes) -> list[Relative]:
                 ends.append(sibling.end_byte - node.start_byte)
         if names:
             out.append(_reference(root, names, node.start_byte - base, ends))
-    return out
+    return tuple(out)
 
 
 def _reference(root: str, names: list[str], start: int, ends: list[int]) -> Relative:
