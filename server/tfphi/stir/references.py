@@ -257,10 +257,10 @@ class ModuleInterfaces:
     counts the changes of any module's interface (``interfaces_changed``), so that a memo of
     one generation is not read in another."""
 
-    __slots__ = ("_known", "checks", "generation", "keep", "_names", "_prune_at")
+    __slots__ = ("_known", "checks", "generation", "keep", "_names", "_held", "_prune_at")
 
-    # How many sets of names ``names`` holds before it lets go of those nothing else holds.
-    NAMES_PRUNED_AT = 1024
+    # How many names the sets ``names`` holds may count before it lets go of those nothing else holds.
+    NAMES_PRUNED_AT = 16_384
 
     def __init__(self, keep: bool = True) -> None:
         self._known: dict[int, tuple[weakref.ref, Interface]] = {}
@@ -268,6 +268,7 @@ class ModuleInterfaces:
         self.generation = 0
         self.keep = keep
         self._names: dict[frozenset[str], frozenset[str]] = {}
+        self._held = 0  # how many names the sets of ``_names`` count
         self._prune_at = self.NAMES_PRUNED_AT
 
     def names(self, names: Iterable[str]) -> frozenset[str]:
@@ -279,20 +280,28 @@ class ModuleInterfaces:
         them by value); every empty one is ``_NO_NAMES`` (216 bytes each, and most leaf modules
         have neither locals, data nor calls).
 
-        The table is a function of what is live, within a factor of two: once it holds twice as
-        many sets as after its last pruning (``NAMES_PRUNED_AT`` at least), it lets go of those
-        that only it holds (a name typed letter by letter makes a new set per keystroke)."""
+        What the table holds is a function of what is live, within a factor of two: a label typed
+        into a block makes a new set per keystroke (a root's calls: a thousand names), so once
+        the sets it holds count twice as many names as after its last pruning
+        (``NAMES_PRUNED_AT`` at least), it lets go of those that nothing else holds."""
         names = frozenset(names)
         if not names:
             return _NO_NAMES
         table = self._names
         shared = table.setdefault(names, names)
-        if shared is names and len(table) > self._prune_at:
-            # held by the table alone: its key and value, the loop's name and ``getrefcount``'s argument
-            for gone in [kept for kept in table if getrefcount(kept) <= 4]:
-                del table[gone]
-            self._prune_at = max(self.NAMES_PRUNED_AT, 2 * len(table))
+        if shared is names:
+            self._held += len(names)
+            if self._held > self._prune_at:
+                self._prune()
         return shared
+
+    def _prune(self) -> None:
+        table = self._names
+        # held by the table alone: its key and value, the loop's name and ``getrefcount``'s argument
+        for gone in [kept for kept in table if getrefcount(kept) <= 4]:
+            del table[gone]
+        self._held = sum(map(len, table))
+        self._prune_at = max(self.NAMES_PRUNED_AT, 2 * self._held)
 
     def names_held(self) -> int:
         """How many distinct sets of names ``names`` holds."""
