@@ -16,6 +16,7 @@ from __future__ import annotations
 from host_support import WORKSPACE, everything
 
 from tfphi.analysis import AnalysisHost, SetSource
+from tfphi.retention import readers_of
 from tfphi.trace.memo import _declaration_of, _readers_of
 
 DB = "modules/db/main.tf"
@@ -43,7 +44,7 @@ def _readers(host: AnalysisHost) -> dict:
 
 
 def _field_deps(host: AnalysisHost) -> dict:
-    return {read: set(dirs) for read, dirs in host.snapshot()._derived.field_deps.items()}
+    return {read: set(readers_of(dirs)) for read, dirs in host.snapshot()._derived.field_deps.items()}
 
 
 def _made_up_names(round: int) -> dict[str, str]:
