@@ -79,35 +79,62 @@ def severity(name: str) -> types.DiagnosticSeverity:
     return _SEVERITY.get(name, types.DiagnosticSeverity.Warning)
 
 
+# Where a diagnostic is as an editor reads it: (start line, start character, end line, end
+# character) in the negotiated encoding; with, for each related location, (URI, place, message).
+Place = tuple[int, int, int, int]
+Located = tuple[Place, tuple[tuple[str, Place, str], ...]]
+
+
 def diagnostic(d: Diagnostic, index_for: IndexFor, uri_for: UriFor, encoding: Encoding) -> types.Diagnostic:
     """An LSP diagnostic: code, source "tfphi", severity, related information and data carried over."""
+    return diagnostic_at(d, located(d, index_for, uri_for, encoding))
+
+
+def located(d: Diagnostic, index_for: IndexFor, uri_for: UriFor, encoding: Encoding) -> Located:
+    """Where ``d`` and its related locations are, in lines and characters (``Located``): with
+    ``d``'s message, severity, code and data, all its LSP diagnostic is made of."""
     index = index_for(d.file)
     if d.position is not None:  # 1-based (line, code point column): a config problem without a span
         line, column = max(d.position[0] - 1, 0), max(d.position[1] - 1, 0)
         if index is not None:
             start = index.offset(line, column, "utf-32")
-            rng = to_range(index, start, start, encoding)
+            place = _place(index, start, start, encoding)
         else:
-            pos = types.Position(line=line, character=column)
-            rng = types.Range(start=pos, end=pos)
+            place = (line, column, line, column)
     else:
-        rng = span_range(index, d.span, encoding)
-    related = [
-        types.DiagnosticRelatedInformation(
-            location=types.Location(uri=uri_for(r.span.file), range=span_range(index_for(r.span.file), r.span, encoding)),
-            message=r.message,
-        )
-        for r in d.related
-    ]
+        place = _place(index, d.span.start, d.span.end, encoding)
+    if not d.related:
+        return place, ()
+    return place, tuple((uri_for(r.span.file), _place(index_for(r.span.file), r.span.start, r.span.end, encoding), r.message)
+                        for r in d.related)
+
+
+def _place(index: LineIndex | None, start: int, end: int, encoding: Encoding) -> Place:
+    """``to_range``'s range as plain numbers."""
+    if index is None:
+        return 0, 0, 0, 0
+    return index.position(start, encoding) + index.position(max(start, end), encoding)
+
+
+def diagnostic_at(d: Diagnostic, where: Located) -> types.Diagnostic:
+    """The LSP diagnostic of ``d`` at ``where`` (``located``)."""
+    place, related = where
     return types.Diagnostic(
-        range=rng,
+        range=_range(place),
         message=d.text,
         severity=severity(d.severity),
         code=d.code,
         source=SOURCE,
-        related_information=related or None,
+        related_information=[
+            types.DiagnosticRelatedInformation(location=types.Location(uri=uri, range=_range(at)), message=message)
+            for uri, at, message in related
+        ] or None,
         data=d.data,
     )
+
+
+def _range(place: Place) -> types.Range:
+    return types.Range(start=types.Position(line=place[0], character=place[1]), end=types.Position(line=place[2], character=place[3]))
 
 
 def location(span: Span, index_for: IndexFor, uri_for: UriFor, encoding: Encoding) -> types.Location:

@@ -19,10 +19,53 @@ from ..analysis import Snapshot, file_kind
 from ..features.diagnostics import Diagnostic, config_diagnostics, sort_key
 from ..stir.workspace import module_dir_of
 from ..syntax.expr import Span
+from ..text import Encoding, LineIndex
 from . import convert
 from .workspace import Folder, LiveWorkspace
 
 Send = Callable[[str, "int | None", list[types.Diagnostic]], None]
+
+
+class ConvertedDiagnostics:
+    """The LSP diagnostics last published for each URI and those published before them, by what
+    an LSP diagnostic is made of (where it is in lines and characters, ``convert.located``, and
+    its severity, code and text; its data compared on a match): a diagnostic published again
+    unchanged, as an editor reads it, is the object sent before, not converted again. A
+    keystroke republishes its file whole, most of it unchanged; a keystroke taken back
+    publishes again what was sent before it (a call's label typed into and back: the
+    references to it undefined, then not). Two lists per URI, dropped when both are empty or
+    when nothing publishes the URI any more."""
+
+    def __init__(self) -> None:
+        self._by_uri: dict[str, tuple[dict, dict]] = {}  # URI -> (last published, published before)
+
+    def convert(self, uri: str, diags: Iterable[Diagnostic], index_for: convert.IndexFor, uri_for: convert.UriFor,
+                encoding: Encoding) -> list[types.Diagnostic]:
+        """``diags`` (one file's, in order) as the LSP diagnostics to publish for ``uri`` now."""
+        last, before = self._by_uri.get(uri, _NONE)
+        now: dict[tuple, types.Diagnostic] = {}
+        out = []
+        for d in diags:
+            where = convert.located(d, index_for, uri_for, encoding)
+            key = (where, d.severity, d.code, d.message, d.detail, d.fixes)
+            item = last.get(key) or before.get(key)
+            if item is None or item.data != d.data:
+                item = convert.diagnostic_at(d, where)
+            now[key] = item
+            out.append(item)
+        last, before = (now, before) if now.keys() == last.keys() else (now, last)  # (the same list again: the one before stays)
+        if last or before:
+            self._by_uri[uri] = (last, before)
+        else:
+            self._by_uri.pop(uri, None)
+        return out
+
+    def forget(self, uri: str) -> None:
+        """Nothing publishes ``uri`` any more."""
+        self._by_uri.pop(uri, None)
+
+
+_NONE: tuple[dict, dict] = ({}, {})  # (never written: a URI's tables are new dicts)
 
 
 class DiagnosticPublisher:
@@ -30,6 +73,7 @@ class DiagnosticPublisher:
         self.ws = ws
         self._send = send
         self._last: dict[str, list[types.Diagnostic]] = {}
+        self._converted = ConvertedDiagnostics()
         # Relative paths with a non-empty last list, per folder: the ``.tf`` ones by module directory,
         # the others (what the config pass publishes, which runs every pass) apart, so that neither
         # pass looks at the other's files (at 1,000 modules the config pass walked the 78 ``.tf``
@@ -119,6 +163,7 @@ class DiagnosticPublisher:
 
     def clear(self, uri: str) -> None:
         """Publishes an empty list for a URI nothing analyses any more."""
+        self._converted.forget(uri)
         self._publish(uri, None, [], force=False)
 
     def forget_folder(self, folder: Folder) -> None:
@@ -127,7 +172,9 @@ class DiagnosticPublisher:
         self._pointing_into.pop(folder, None)
         published = set().union(self._other_files.pop(folder, set()), *self._tf_files.pop(folder, {}).values())
         for rel in sorted(published):
-            self._publish(self.ws.uri_for(folder, rel), None, [], force=False)
+            uri = self.ws.uri_for(folder, rel)
+            self._converted.forget(uri)
+            self._publish(uri, None, [], force=False)
         self._publish(folder.uri, None, [], force=False)
 
     def _group(self, diags: Iterable[Diagnostic]) -> dict[str, list[Diagnostic]]:
@@ -140,7 +187,13 @@ class DiagnosticPublisher:
 
     def _publish_files(self, folder: Folder, groups: dict[str, list[Diagnostic]], known: set[str], forced: set[str]) -> None:
         ws = self.ws
-        index_for = lambda rel: ws.line_index(folder, rel)  # noqa: E731
+        indexes: dict[str, LineIndex | None] = {}  # (this pass's: a file's diagnostics read one index)
+
+        def index_for(rel: str) -> LineIndex | None:
+            if rel not in indexes:
+                indexes[rel] = ws.line_index(folder, rel)
+            return indexes[rel]
+
         uri_for = lambda rel: ws.uri_for(folder, rel)  # noqa: E731
         tf_files = self._tf_files.setdefault(folder, {})
         other_files = self._other_files.setdefault(folder, set())
@@ -168,10 +221,11 @@ class DiagnosticPublisher:
             uri = uri_for(rel)
             if not ws.publishes(folder, rel):  # outside every folder and not open, or another folder's
                 if rel in held(rel):  # published while it was open: cleared now
+                    self._converted.forget(uri)
                     self._publish(uri, None, [], force=False)
                     drop(rel)
                 continue
-            items = [convert.diagnostic(d, index_for, uri_for, ws.encoding) for d in groups.get(rel, ())]
+            items = self._converted.convert(uri, groups.get(rel, ()), index_for, uri_for, ws.encoding)
             doc = ws.documents.get(uri)
             force = uri in forced
             forced.discard(uri)

@@ -1,11 +1,14 @@
 """A file's undefined references, kept per top-level block for the next parse of the file.
 
 A block's findings are a function of its text (its references, relative to its start) and of
-the names they look up in the module's ``NameTable``. A block the parse took over (the same
-object: its text unchanged, wherever it now is) keeps its findings; when the names change
-(a call renamed, a variable added), only the blocks that look one of the changed names up are
-resolved again. So an edit inside one block of a 200-block root resolves that block alone, and
-a renamed call the blocks that name it.
+the names they look up in the module's ``NameTable``, one reference at a time: a reference's
+finding reads the one name it looks up (``name_looked_up``) and whether it is bound in its
+block, nothing else (no finding reads the table as a whole). A block the parse took over (the
+same object: its text unchanged, wherever it now is) keeps its findings; when the names change
+(a call renamed, a variable added), only the references that look one of the changed names up
+are resolved again, in the blocks that hold one (found from the names each block looks up, not
+by reading the text), and every other finding of those blocks is kept. So an edit inside one
+block of a 200-block root resolves that block alone, and a renamed call the references to it.
 
 JSON files, files with syntax errors or top-level attributes, and files without their tree
 (read from disk) keep what they found per top-level item's *text* instead (``_by_text``):
@@ -16,18 +19,25 @@ read references from.
 from __future__ import annotations
 
 from bisect import bisect_right
-from typing import Iterable
+from itertools import compress
+from operator import itemgetter, not_
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..addrs import AddressError, parse_referenceable
 from ..syntax import is_json_path
 from ..syntax.expr import Span
 from ..syntax.hclfile import HclFile, TopLevel, item_place
 from ..syntax.references import block_references, is_bound_check
-from .references import BUILTIN_ROOTS, Finding, NameTable, RelativeFinding, block_findings
+from .references import BUILTIN_ROOTS, Finding, NameTable, RelativeFinding, block_findings, changed_names
+
+if TYPE_CHECKING:
+    from tree_sitter import Node
+
 
 class FileFindings:
     """What one parse of a file found: its findings against one name table, and per block of its
-    body, in order, the block, its relative findings, references and the names they look up."""
+    body, in order, the block, its relative findings, references and the names they look up
+    (with a tree at hand: an open document's parse)."""
 
     __slots__ = ("hcl", "table", "findings", "blocks", "_texts")
 
@@ -35,7 +45,7 @@ class FileFindings:
         self.hcl = hcl
         self.table = table
         self.findings = findings
-        self.blocks = blocks  # per block of ``hcl.body``: (block, relative findings, references, names looked up)
+        self.blocks = blocks  # per block of ``hcl.body``, its entry (what each holds: above ``_NAMES``)
         self._texts = texts  # see ``texts``; None: worked out from ``hcl`` and ``findings`` when asked
 
     @property
@@ -70,7 +80,7 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
     """The undefined references of ``hcl`` against ``table``, from what ``known`` (the last
     answer for the same path) found of the blocks this parse shares with it: by position when
     the parse spliced ``known``'s body (``HclFile.splice``), else by identity."""
-    if known is not None and known.hcl is hcl and known.table.key == table.key:
+    if known is not None and known.hcl is hcl and not changed_names(known.table, table):
         return known  # the same parse against the same names
     tree = hcl.tree
     if tree is None or is_json_path(hcl.path) or hcl.errors or hcl.body.attributes or tree.root_node.has_error:
@@ -84,50 +94,25 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
         entries = before[:first] + _entries(blocks[first : first + count], before[first:last], table, source, tree) + before[last:]
     else:
         entries = _entries(blocks, before, table, source, tree)
-    if before and known.table.key != table.key:
-        # Resolved again: the blocks that look one of the changed names up (among those whose text names one).
-        changed = changed_names(known.table, table)
-        for i in _naming(hcl, len(entries), changed):
-            entry = entries[i]
-            if not changed.isdisjoint(entry[3]):
-                entries[i] = _resolved(entry[0], entry[2], entry[3], table, source, tree)
+    changed = changed_names(known.table, table) if before else None
+    if changed:  # resolved again: the references that look a changed name up, in the blocks that hold one
+        for i in list(compress(range(len(entries)), map(not_, map(changed.isdisjoint, map(_NAMES, entries))))):
+            entries[i] = _refreshed(entries[i], changed, table, source, tree)
     path = hcl.path
     findings: list[Finding] = []
     for entry in entries:
         if entry[1]:
-            base = entry[0].span.start
+            base = item_place(entry[0])[1]
             for start, stop, message in entry[1]:
                 findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
     return FileFindings(hcl, table, findings, entries, {})
 
 
-def _naming(hcl: HclFile, count: int, changed: frozenset[tuple[str, str]]) -> Iterable[int]:
-    """The indexes of the ``count`` blocks of ``hcl``'s body whose text holds the identifier of a
-    changed name (a reference to a name is written with its identifier, never escaped in native
-    syntax: the only blocks that can look it up), found in C (``bytes.find``) and by bisection
-    over the items' starts, once per block that holds one (the search goes on after its end);
-    every block when the items are not the blocks one for one."""
-    items = hcl.items
-    if items is None or len(items) != count:
-        return range(count)
-    source = hcl.source
-    found: set[int] = set()
-    for kind, name in changed:
-        word = _last_identifier(kind, name)
-        if not word:
-            return range(count)
-        at = source.find(word)
-        while at >= 0:
-            i = bisect_right(items, at, key=_item_start) - 1
-            end = item_place(items[i])[2] if i >= 0 else 0
-            if at < end:
-                found.add(i)
-            at = source.find(word, max(at + 1, end))
-    return sorted(found)
-
-
-def _item_start(item) -> int:
-    return item_place(item)[1]
+# An entry of ``FileFindings.blocks``: the block, its relative findings (in the order of its
+# references), its references (``syntax.references``: in source order, no two at one offset),
+# the names they look up (a set: which blocks a change of names concerns is found in C) and per
+# reference the name it looks up, or None (which of its references a change concerns).
+_NAMES = itemgetter(3)
 
 
 def _entries(blocks: list, before: list, table: NameTable, source: bytes, tree) -> list:
@@ -140,45 +125,60 @@ def _entries(blocks: list, before: list, table: NameTable, source: bytes, tree) 
             span = block.span
             top = TopLevel(source, "block", span.start, span.end, None, None, tree)
             refs = block_references(top.node(), source, {})
-            entry = _resolved(block, refs, looked_up(refs), table, source, tree)
+            keys = tuple(map(name_looked_up, refs))
+            entry = (block, block_findings(refs, table, is_bound_check(refs, top.node)), refs, frozenset(filter(None, keys)), keys)
         out.append(entry)
     return out
 
 
-def _resolved(block, refs: list, names: frozenset, table: NameTable, source: bytes, tree) -> tuple:
-    top = TopLevel(source, "block", block.span.start, block.span.end, None, None, tree)
-    return block, block_findings(refs, table, is_bound_check(refs, top.node)), refs, names
+def _refreshed(entry: tuple, changed: frozenset[tuple[str, str]], table: NameTable, source: bytes, tree) -> tuple:
+    """``entry`` against ``table``, whose names differ from those its findings were made with by
+    ``changed``: the references that look a changed name up are resolved again, and the block's
+    other findings are kept (a finding starts where its reference does; the references are in
+    source order, so the findings sorted by their start are in the references' order)."""
+    block, relative, refs, names, keys = entry
+    again = [i for i, key in enumerate(keys) if key in changed]
+    starts = {refs[i][2] for i in again}
+    kept = [finding for finding in relative if finding[0] not in starts]
+    found = block_findings([refs[i] for i in again], table, is_bound_check(refs, _node_of(block, source, tree)))
+    if found:
+        kept.extend(found)
+        kept.sort()
+    elif len(kept) == len(relative):
+        return entry  # (none of them was undefined, and none is)
+    return block, tuple(kept), refs, names, keys
+
+
+def _node_of(block, source: bytes, tree) -> "Callable[[], Node]":
+    """The tree's node of a top-level block, found when first asked (a block whose references
+    none can bind, ``syntax.references.Unbound``, never asks)."""
+    top: list[TopLevel] = []
+
+    def node() -> "Node":
+        if not top:
+            _, start, end, _ = item_place(block)
+            top.append(TopLevel(source, "block", start, end, None, None, tree))
+        return top[0].node()
+    return node
+
+
+def name_looked_up(ref: tuple) -> tuple[str, str] | None:
+    """The name of a ``NameTable`` that ``resolve`` looks up for a reference, as
+    ``changed_names`` names it; None for a reference that reads no name of the table."""
+    root, parts = ref[0], ref[1]
+    if root in BUILTIN_ROOTS or "::" in root:
+        return None
+    first = parts[0]
+    if root in ("var", "local", "module"):
+        return root, first
+    if root == "data":
+        return ("data", f"{first}.{parts[1]}") if len(parts) > 1 else None
+    return "resource", f"{root}.{first}"
 
 
 def looked_up(refs: Iterable[tuple]) -> frozenset[tuple[str, str]]:
     """The names of a ``NameTable`` that ``resolve`` looks up for these references."""
-    names: set[tuple[str, str]] = set()
-    for root, parts, *_ in refs:
-        if root in BUILTIN_ROOTS or "::" in root:
-            continue
-        first = parts[0]
-        if root in ("var", "local", "module"):
-            names.add((root, first))
-        elif root == "data":
-            if len(parts) > 1:
-                names.add(("data", f"{first}.{parts[1]}"))
-        else:
-            names.add(("resource", f"{root}.{first}"))
-    return frozenset(names)
-
-
-def changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]:
-    """The names whose look-up differs between two tables (in ``looked_up``'s terms): declared
-    in one only, or a call whose target's outputs differ."""
-    out: set[tuple[str, str]] = set()
-    for kind, before, after in (("var", old.variables, new.variables), ("local", old.locals, new.locals),
-                                ("module", old.calls, new.calls), ("data", old.data, new.data),
-                                ("resource", old.resources, new.resources)):
-        if before != after:
-            out.update((kind, name) for name in before ^ after)
-    if old.outputs != new.outputs:  # (the calls whose target or outputs differ, found in C: a root has hundreds)
-        out.update(("module", entry[0]) for entry in set(old.outputs).symmetric_difference(new.outputs))
-    return frozenset(out)
+    return frozenset(filter(None, map(name_looked_up, refs)))
 
 
 def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> FileFindings:
@@ -198,8 +198,8 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
     source, path = hcl.source, hcl.path
     old_source = known.hcl.source if known is not None else b""
     before = known.texts if known is not None else {}
-    same_names = known is not None and known.table.key == table.key
-    changed = changed_names(known.table, table) if known is not None and not same_names else None
+    changed = changed_names(known.table, table) if known is not None else None
+    same_names = known is not None and not changed
     by_text: dict[int, tuple] = {}
     findings: list[Finding] = []
     edited = known is not None

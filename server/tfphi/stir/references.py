@@ -9,7 +9,8 @@ from __future__ import annotations
 import weakref
 from bisect import bisect_left
 from functools import cached_property
-from operator import itemgetter
+from itertools import compress
+from operator import is_not, itemgetter
 from sys import getrefcount
 from typing import Callable, Iterable, Iterator, Mapping
 
@@ -110,6 +111,50 @@ class NameTable:
         """``outputs`` by call: a root of 10,000 calls resolves each ``module.x.y`` in one look-up
         (a scan of every call per reference was a tenth of a 10,000-module check)."""
         return dict(zip(map(_first, self.outputs), map(_target_and_outputs, self.outputs)))  # (made in C)
+
+
+def changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]:
+    """The names whose look-up differs between two tables (in ``file_findings.name_looked_up``'s
+    terms): declared in one only, or a call whose target's outputs differ. Worked out once per
+    pair: ``new`` remembers its answer for the last ``old`` it was compared with (weakly: it
+    keeps no old table alive), as each file of a module asks it after a change of its names.
+    None changed: the tables are equal."""
+    if old is new:
+        return _NONE_CHANGED
+    last = new.__dict__.get("_changed_since")
+    if last is not None and last[0]() is old:
+        return last[1]
+    changed = _changed_names(old, new)
+    object.__setattr__(new, "_changed_since", (weakref.ref(old), changed))  # (a cache, not a field: ``cached_property``'s way)
+    return changed
+
+
+_NONE_CHANGED: frozenset[tuple[str, str]] = frozenset()
+
+
+def _changed_names(old: NameTable, new: NameTable) -> frozenset[tuple[str, str]]:
+    out: set[tuple[str, str]] = set()
+    for kind, before, after in (("var", old.variables, new.variables), ("local", old.locals, new.locals),
+                                ("module", old.calls, new.calls), ("data", old.data, new.data),
+                                ("resource", old.resources, new.resources)):
+        if before is not after and before != after:
+            out.update((kind, name) for name in before ^ after)
+    if old.outputs is not new.outputs and old.outputs != new.outputs:  # (the calls whose target or outputs differ)
+        out.update(("module", entry[0]) for entry in _other_entries(old.outputs, new.outputs))
+    return frozenset(out)
+
+
+def _other_entries(old: tuple, new: tuple) -> set[tuple]:
+    """The entries of one of two ``NameTable.outputs`` that the other lacks. ``name_table`` carries
+    the entries of the calls it did not look at again over as the same objects, so the entries
+    at one place in both are compared by identity first (in C), and only the others by value:
+    hashing all of a root's hundreds of entries was most of the cost of a renamed call. Exact:
+    an entry that is the other's at the same place is in both; an entry that is not, but equals
+    one of the other's, equals one that is not in place either (a call has one entry: the place
+    of that entry holds the same object in both only if it is this entry's place)."""
+    moved = list(map(is_not, old, new))
+    held = len(moved)
+    return set(compress(old, moved)).union(old[held:]).symmetric_difference(set(compress(new, moved)).union(new[held:]))
 
 
 def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, interfaces: "ModuleInterfaces",
