@@ -19,8 +19,6 @@ read references from.
 from __future__ import annotations
 
 from bisect import bisect_right
-from itertools import compress
-from operator import itemgetter, not_
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..addrs import AddressError, parse_referenceable
@@ -45,7 +43,7 @@ class FileFindings:
         self.hcl = hcl
         self.table = table
         self.findings = findings
-        self.blocks = blocks  # per block of ``hcl.body``, its entry (what each holds: above ``_NAMES``)
+        self.blocks = blocks  # per block of ``hcl.body``, its entry (what each holds: above ``_entries``)
         self._texts = texts  # see ``texts``; None: worked out from ``hcl`` and ``findings`` when asked
 
     @property
@@ -96,8 +94,9 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
         entries = _entries(blocks, before, table, source, tree)
     changed = changed_names(known.table, table) if before else None
     if changed:  # resolved again: the references that look a changed name up, in the blocks that hold one
-        for i in list(compress(range(len(entries)), map(not_, map(changed.isdisjoint, map(_NAMES, entries))))):
-            entries[i] = _refreshed(entries[i], changed, table, source, tree)
+        for i, entry in enumerate(entries):
+            if not changed.isdisjoint(entry[3]):
+                entries[i] = _refreshed(entry, changed, table, source, tree)
     path = hcl.path
     findings: list[Finding] = []
     for entry in entries:
@@ -110,9 +109,8 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
 
 # An entry of ``FileFindings.blocks``: the block, its relative findings (in the order of its
 # references), its references (``syntax.references``: in source order, no two at one offset),
-# the names they look up (a set: which blocks a change of names concerns is found in C) and per
-# reference the name it looks up, or None (which of its references a change concerns).
-_NAMES = itemgetter(3)
+# the names they look up (a set: which blocks a change of names concerns) and per reference the
+# name it looks up, or None (which of its references a change concerns).
 
 
 def _entries(blocks: list, before: list, table: NameTable, source: bytes, tree) -> list:

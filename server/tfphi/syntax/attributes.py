@@ -58,11 +58,16 @@ class Attribute:
         for an argument of the file's own body), of the class that keeps what its bytes do not say."""
         if converter.keep_nodes:
             return TreeAttribute(name, node, converter, True, name_end, place)
-        at = node.start_byte
+        at, end = node.start_byte, node.end_byte
         value = node.child(node.child_count - 1)  # ``name = expression``: the value comes last
-        if (value is not None and value.type == "expression" and value.end_byte == node.end_byte
+        if (value is not None and value.type == "expression" and value.end_byte == end
                 and _regular(converter.source, name, at, name_end, value.start_byte)):
-            return Attribute(name, node, converter, False, name_end, place)
+            # Made here, not through ``__init__``, which would ask the node for its offsets again:
+            # almost every argument of a workspace's eager bodies is one (31,315 in the corpus).
+            self = object.__new__(Attribute)
+            self.name, self._start, self._end, self._expr = name, at - converter.base, end - at, None
+            self._converter = converter if place is None else place
+            return self
         return SpelledAttribute(name, node, converter, False, name_end, place)
 
     # Where the name ends and the value starts and ends, from the start (-1: no value). Read from
@@ -161,14 +166,15 @@ class Attribute:
 
 # Between a regular argument's name and its value: spaces, ``=``, spaces (``Attribute._regular``).
 _EQUALS = re.compile(rb"[ \t]*=[ \t]*")
+_equals = _EQUALS.match
 
 
 def _regular(source: bytes, name: str, at: int, name_end: int, value_start: int) -> bool:
     """Whether an argument at ``at`` of ``source`` whose name ends at ``name_end`` and whose value
     starts at ``value_start`` lies as ``Attribute``'s properties read it."""
-    if name_end - at != len(name.encode("utf-8")):
+    if name_end - at != (len(name) if name.isascii() else len(name.encode("utf-8"))):
         return False  # (a name with bytes that are not UTF-8: its text is not its bytes)
-    found = _EQUALS.match(source, name_end)
+    found = _equals(source, name_end)
     return found is not None and found.end() == value_start
 
 
@@ -203,6 +209,19 @@ class TreeAttribute(SpelledAttribute):
                  name_end: int | None = None, place: "Place | None" = None):
         super().__init__(name, node, converter, keep_node, name_end, place)
         self._node = node if keep_node else None  # None: parse the range again when asked
+
+
+def copied_attribute(attr: Attribute, place) -> Attribute:
+    """``attr`` (read without its node) read through ``place`` instead: the same name and offsets,
+    relative to its place, so the same views where ``place`` reads the same bytes."""
+    if type(attr) is Attribute:  # (its other offsets are read from its bytes, the same in the copy)
+        copy = object.__new__(Attribute)
+    else:
+        copy = object.__new__(SpelledAttribute)
+        copy._name_end, copy._value_start, copy._value_end = attr._name_end, attr._value_start, attr._value_end
+    copy.name, copy._converter, copy._expr = attr.name, place, None
+    copy._start, copy._end = attr._start, attr._end
+    return copy
 
 
 def reread(owner: ExprConverter) -> None:
