@@ -41,7 +41,7 @@ Relative = tuple[str, tuple[str, ...], int, "tuple[int, ...] | None"]
 # text's references (keyed by the text), equal tuples of blocks' offsets and labels (a tuple is
 # its own key: ``hclfile.Block``), equal references (``block_references``) and equal files' bytes
 # (keyed by a tuple of the bytes: ``parse_file``).
-BlockCache = dict[bytes | tuple, tuple | bytes]
+BlockCache = dict[bytes | tuple, list[Relative] | tuple | bytes]
 MAX_CACHED_BLOCKS = 50_000
 
 
@@ -98,27 +98,28 @@ def top_level_nodes(root: Node) -> list[Node]:
     return nodes
 
 
-def block_references(top: Node, source: bytes, cache: BlockCache) -> tuple[Relative, ...]:
+def block_references(top: Node, source: bytes, cache: BlockCache) -> "Unbound | list[Relative]":
     """The references of one top-level block, relative to its start (cached by the block's text).
 
-    A tuple (an ``Unbound`` one, or the shared empty ``NO_REFERENCES``): the host keeps one per
-    top-level block of every file for the undefined-reference check, and a list was 16 bytes and
-    its spare room more (26,000 lists at 10,000 modules, 2.7 MiB; docs/memory.md, "Session 13")."""
+    One object per text, never shared by another text: ``hclfile._read_top_block`` finds the
+    first block of a text by its identity. An error-free block's are a tuple (``Unbound``): the
+    host keeps one per top-level block of every file for the undefined-reference check, and a
+    list was 16 bytes and its spare room more (26,000 at 10,000 modules, 2.7 MiB; docs/memory.md,
+    "Session 13")."""
     if len(cache) > MAX_CACHED_BLOCKS:
         cache.clear()
     key = source[top.start_byte : top.end_byte]
     relative = cache.get(key)
     if relative is None:
         relative = _block_references(top, source)
-        if relative:
-            # Equal references are one tuple (a tuple is its own key): a workspace writes the same few
-            # (1,712 distinct of 43,281 at 1,000 modules), at the same place in blocks of other texts.
-            relative = relative.__class__([cache.setdefault(reference, reference) for reference in relative])
-        cache[key] = relative
+        # Equal references are one tuple (a tuple is its own key): a workspace writes the same few
+        # (1,712 distinct of 43,281 at 1,000 modules), at the same place in blocks of other texts.
+        shared = [cache.setdefault(reference, reference) for reference in relative]
+        relative = cache[key] = Unbound(shared) if relative.__class__ is Unbound else shared
     return relative
 
 
-def _block_references(top: Node, source: bytes) -> tuple[Relative, ...]:
+def _block_references(top: Node, source: bytes) -> "Unbound | list[Relative]":
     if not top.has_error:
         return _block_references_fast(top, source)
     return _block_references_walk(top, source)
@@ -129,7 +130,7 @@ _WHITE = frozenset(b" \t\r\n")
 _START = attrgetter("start_byte")
 
 
-def _block_references_fast(top: Node, source: bytes) -> tuple[Relative, ...]:
+def _block_references_fast(top: Node, source: bytes) -> "Unbound | list[Relative]":
     """One query for the references and their index and splat steps, in C; a step belongs to
     the reference (or step) it starts right after, with only white space between, and a
     ``.name`` step (a ``get_attr``) is read from the bytes there.
@@ -154,7 +155,7 @@ def _block_references_fast(top: Node, source: bytes) -> tuple[Relative, ...]:
     captures = QueryCursor(_steps_query()).captures(top)
     nodes = captures.get("ref", [])
     if not nodes:
-        return NO_REFERENCES
+        return Unbound()
     regions: list | None = []
     enclosing: _Enclosing | None = None
     regions_read = False  # read when a reference with a step needs them (most blocks have none)
@@ -200,9 +201,7 @@ def _block_references_fast(top: Node, source: bytes) -> tuple[Relative, ...]:
                 at = space(source, at).end()
         if names:
             out.append(_reference(root, names, start - base, ends))
-    if regions is None:  # too many regions: nothing was left out
-        return tuple(out)
-    return Unbound(out) if out else NO_REFERENCES
+    return out if regions is None else Unbound(out)  # None: too many regions, nothing was left out
 
 
 _ATTR_NAME = re.compile(rb"[A-Za-z_][\w-]*+")
@@ -232,10 +231,7 @@ class Unbound(tuple):
     __slots__ = ()
 
 
-NO_REFERENCES = Unbound()  # (every block without a reference: a fifth of them at 1,000 modules)
-
-
-def is_bound_check(refs: tuple[Relative, ...], top_node: Callable[[], Node]) -> Callable[[Relative], bool]:
+def is_bound_check(refs: "Unbound | list[Relative]", top_node: Callable[[], Node]) -> Callable[[Relative], bool]:
     """What decides whether one of ``refs`` (a block's references) is bound: nothing for
     ``Unbound`` lists, else ``reference_is_bound`` on the block's node (``top_node()``, asked
     only then)."""
@@ -298,7 +294,7 @@ class _Enclosing:
         return False
 
 
-def _block_references_walk(top: Node, source: bytes) -> tuple[Relative, ...]:
+def _block_references_walk(top: Node, source: bytes) -> list[Relative]:
     """The references of a block with syntax errors: each step found as a sibling in the tree."""
     base = top.start_byte
     scopes = Scopes()
@@ -320,7 +316,7 @@ def _block_references_walk(top: Node, source: bytes) -> tuple[Relative, ...]:
                 ends.append(sibling.end_byte - node.start_byte)
         if names:
             out.append(_reference(root, names, node.start_byte - base, ends))
-    return tuple(out)
+    return out
 
 
 def _reference(root: str, names: list[str], start: int, ends: list[int]) -> Relative:
