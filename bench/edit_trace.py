@@ -43,6 +43,7 @@ import argparse
 import asyncio
 import bisect
 import json
+import os
 import sys
 import tempfile
 import threading
@@ -131,8 +132,10 @@ def serve_traced(log_path: str, step_ms: float, profile_path: str = "", timed: s
     import cProfile
 
     from tfphi.cli import entry
-    from tfphi.lsp import scheduler, server
+    from tfphi.lsp import scheduler, server, transport
 
+    if os.environ.get("TFPHI_BENCH_SWITCH_INTERVAL"):  # bench/leaf_session.py --switch-interval's A/B, here too
+        transport.READER_SWITCH_INTERVAL = float(os.environ["TFPHI_BENCH_SWITCH_INTERVAL"])
     log = open(log_path, "a", buffering=1)
     published = threading.Event()
     run_handle = asyncio.events.Handle._run

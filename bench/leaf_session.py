@@ -1,6 +1,7 @@
 """The leaf session of bench/run.py, again and again, with what the server did during its slowest keystrokes.
 
     python bench/leaf_session.py --modules 1000 [--runs 10] [--edits 200] [--first 10] [--plain]
+        [--switch-interval SECONDS] [--root]
 
 Each run is ``edit_session``'s leaf half: a fresh ``tfphi serve`` over stdio; as soon as its first
 diagnostics arrive, the leaf's ``main.tf`` is opened and the ``value`` shape of bench/shapes.py is
@@ -13,8 +14,17 @@ LOG, with ``time.perf_counter`` (CLOCK_MONOTONIC: one clock for both processes):
 collection longer than 1 ms (``gc.callbacks``: its generation, its time, what it found), every
 full collection of ``QuietCollector`` and every ``malloc_trim`` of ``HeapTrimmer`` with its time,
 the end of every analysis pass, every loop step longer than 10 ms (wall and loop-thread CPU), and
-when the first analysis ended (its work-done progress). ``--plain`` starts ``tfphi serve`` itself
-(nothing wrapped), to check the wrapping changes nothing.
+when the first analysis ended (its work-done progress); and each module's diagnostics made and
+the loop's waits in its selector while modules are pending (kept in memory, written at exit).
+``--plain`` starts ``tfphi serve`` itself (nothing wrapped), to check the wrapping changes nothing.
+
+Also printed per run: the messages the client read between a keystroke's send and its answer
+(what else the server wrote that the client had to parse first), the publishes of other files the
+server wrote meanwhile, and how many other modules the background analysis finished while the
+keystrokes were typed. ``--switch-interval S`` runs the server with ``transport.READER_SWITCH_INTERVAL``
+set to S (an A/B of the reader thread's wait for the interpreter lock: docs/performance.md, "Leaf
+keystrokes during the first analysis, session 13"). ``--root`` types bench/run.py's root session
+instead (every root shape in turn in ``main.tf``, each typed and taken back) and cuts it per shape.
 """
 
 from __future__ import annotations
@@ -23,6 +33,7 @@ import argparse
 import asyncio
 import bisect
 import gc
+import os
 import sys
 import tempfile
 import time
@@ -38,7 +49,10 @@ from edit_cpu import percentile  # noqa: E402
 
 def serve_logged(log_path: str) -> None:
     from tfphi.cli import entry
-    from tfphi.lsp import collector, scheduler, server
+    from tfphi.lsp import collector, scheduler, server, transport
+
+    if os.environ.get("TFPHI_BENCH_SWITCH_INTERVAL"):  # --switch-interval: the reader's wait for the lock, A/B
+        transport.READER_SWITCH_INTERVAL = float(os.environ["TFPHI_BENCH_SWITCH_INTERVAL"])
 
     log = open(log_path, "a", buffering=1)
     import tfphi
@@ -120,6 +134,42 @@ def serve_logged(log_path: str) -> None:
         log.write(f"sent {t:.6f} {(time.perf_counter() - t) * 1000:.3f} v{version} {len(items)} {where}\n")
 
     server.TfphiServer._send_diagnostics = logged_send
+    dir_diagnostics = scheduler.dir_diagnostics
+
+    def logged_dir_diagnostics(snapshot, dir):
+        t = time.perf_counter()
+        try:
+            return dir_diagnostics(snapshot, dir)
+        finally:
+            log.write(f"module {t:.6f} {(time.perf_counter() - t) * 1000:.3f} {dir or '.'}\n")
+
+    scheduler.dir_diagnostics = logged_dir_diagnostics  # (a module's diagnostics: the last step of its analysis)
+    # The loop's waits in its selector while modules are pending (kept in memory, written at exit:
+    # a write per wait would hand the lock to the reader): idle time the background could have used.
+    import atexit
+    import selectors
+
+    schedulers: list = []
+    init = scheduler.AnalysisScheduler.__init__
+
+    def kept_init(self, *args, **kwargs) -> None:
+        init(self, *args, **kwargs)
+        schedulers.append(self)
+
+    scheduler.AnalysisScheduler.__init__ = kept_init
+    waits: list[tuple[float, float]] = []
+    select = selectors.DefaultSelector.select
+
+    def timed_select(self, timeout=None):
+        t = time.perf_counter()
+        try:
+            return select(self, timeout)
+        finally:
+            if schedulers and any(f.pending_dirs for f in schedulers[0].ws.folders):
+                waits.append((t, time.perf_counter() - t))
+
+    selectors.DefaultSelector.select = timed_select
+    atexit.register(lambda: log.writelines(f"idle {t:.6f} {w * 1000:.3f}\n" for t, w in waits))
     sys.argv = ["tfphi", "serve"]
     entry()
 
@@ -127,9 +177,10 @@ def serve_logged(log_path: str) -> None:
 # ---- the client side ---------------------------------------------------------------------------
 
 def leaf_run(ws: Path, file: str, edits: int, log_path: Path | None, outdir: Path, steady: bool = False,
-             pause: float = 0.0, server: Path | None = None) -> tuple[list[tuple], float]:
-    """One fresh server, bench/run.py's leaf session; returns (sent, received) per keystroke and when
-    the first analysis ended (the client's clock; inf when it had not by the last keystroke)."""
+             pause: float = 0.0, server: Path | None = None, shapes: tuple = ()) -> tuple[list[tuple], float]:
+    """One fresh server, bench/run.py's leaf session (``shapes``: typed in turn instead of the leaf's
+    ``value``, as its root session does); returns (sent, received) per keystroke and when the first
+    analysis ended (the client's clock; inf when it had not by the last keystroke)."""
     import lspsession
     from run import open_document
     from shapes import LEAF_SHAPES, end_of_insert, keystroke, locate
@@ -151,23 +202,27 @@ def leaf_run(ws: Path, file: str, edits: int, log_path: Path | None, outdir: Pat
         uri, _, _ = open_document(client, ws / file, 300)
         client.drain()
         text = (ws / file).read_text(encoding="utf-8")
-        shape = next(s for s in LEAF_SHAPES if s.name == "value")
-        start = locate(shape, text)
-        typed = end_of_insert(start, shape.insert)
-        rows = []
+        carets = [(shape, locate(shape, text)) for shape in (shapes or [s for s in LEAF_SHAPES if s.name == "value"])]
+        rows, read_between = [], []  # (the client's messages read between a keystroke's send and its answer)
         if not steady:
             indexed = float("inf")
         for i in range(edits + edits % 2):
             if pause:
                 time.sleep(pause)
             version, insert = i + 2, i % 2 == 0
+            shape, start = carets[(i // 2) % len(carets)]  # each keystroke typed, then taken back
+            typed = end_of_insert(start, shape.insert)
             future = client.expect_diagnostics(uri, version)
             sent = client.notify("textDocument/didChange", keystroke(uri, version, shape, start, typed, insert))
             received, _ = future.result(300)
             rows.append((sent, received))
-            for t, msg in client.drain():
+            arrived = client.drain()
+            read_between.append(sum(sent <= t < received for t, _ in arrived))
+            for t, msg in arrived:
                 if msg.get("method") == "$/progress" and ((msg.get("params") or {}).get("value") or {}).get("kind") == "end":
                     indexed = min(indexed, t)
+        print(f"    messages the client read between a keystroke's send and its diagnostics: "
+              f"p50 {percentile(read_between, 50)}, max {max(read_between)}, total {sum(read_between)}")
         return rows, indexed
     finally:
         client.close()
@@ -197,6 +252,23 @@ def parts(log_path: Path, rows: list[tuple]) -> list[tuple]:
     return out
 
 
+def background_modules(log_path: Path, rows: list[tuple], edited: str) -> tuple[int, int, float]:
+    """How many other modules' analyses ended while the keystrokes were typed, and after them (a
+    background analysis under way, or over: the two states a keystroke at 1,000 modules may meet),
+    and how long the loop waited in its selector meanwhile with modules pending (ms)."""
+    begin, end = rows[0][0], rows[-1][1]
+    during = after = 0
+    idle = 0.0
+    for line in log_path.read_text().splitlines():
+        kind, stamp, *rest = line.split()
+        if kind == "module" and rest[1] != edited:
+            during += begin <= float(stamp) <= end
+            after += float(stamp) > end
+        elif kind == "idle" and begin <= float(stamp) <= end:
+            idle += float(rest[0])
+    return during, after, round(idle, 1)
+
+
 def events_between(log_path: Path, begin: float, end: float) -> list[str]:
     """The server log's lines (other than arrivals) that overlap [begin, end], with their start made
     relative to ``begin`` (ms)."""
@@ -205,7 +277,7 @@ def events_between(log_path: Path, begin: float, end: float) -> list[str]:
         if line.startswith("#"):
             continue
         kind, stamp, *rest = line.split()
-        if kind == "arrival":
+        if kind in ("arrival", "module", "idle"):
             continue
         t = float(stamp)
         if t <= end and t + float(rest[0]) / 1000 >= begin:
@@ -225,15 +297,23 @@ def main(argv=None) -> int:
     ap.add_argument("--server", type=Path, action="append", default=[],
                     help="a checkout's server/ directory to run instead of this one's (repeat it to alternate the runs "
                          "between them: an A/B on the same minutes)")
+    ap.add_argument("--switch-interval", type=float,
+                    help="the server's transport.READER_SWITCH_INTERVAL (seconds) instead of its own, for an A/B")
+    ap.add_argument("--root", action="store_true",
+                    help="bench/run.py's root session instead: every root shape of bench/shapes.py in turn in main.tf")
     ap.add_argument("--plain", action="store_true", help="an unwrapped `tfphi serve` (no server log)")
     ap.add_argument("--workdir", type=Path)
     args = ap.parse_args(argv)
+    if args.switch_interval is not None:
+        os.environ["TFPHI_BENCH_SWITCH_INTERVAL"] = str(args.switch_interval)
     from generate import generate
+    from shapes import ROOT_SHAPES
 
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="tfphi-leaf-session-"))
     ws = workdir / f"ws{args.modules}"
     summary = generate(ws, args.modules)
-    file = summary["probes"]["leaf_edit"]["file"]
+    file = "main.tf" if args.root else summary["probes"]["leaf_edit"]["file"]
+    shapes = ROOT_SHAPES if args.root else ()
     p50s, p99s = [], []
     by_server: dict[str, list] = {}
     for run in range(args.runs):
@@ -241,7 +321,7 @@ def main(argv=None) -> int:
         if log_path is not None:
             log_path.unlink(missing_ok=True)
         server = args.server[run % len(args.server)] if args.server else None
-        rows, indexed = leaf_run(ws, file, args.edits, log_path, workdir, args.steady, args.pause, server)
+        rows, indexed = leaf_run(ws, file, args.edits, log_path, workdir, args.steady, args.pause, server, shapes)
         ms = [(received - sent) * 1000 for sent, received in rows]
         p50s.append(percentile(ms, 50))
         p99s.append(percentile(ms, 99))
@@ -259,6 +339,16 @@ def main(argv=None) -> int:
                 xs = [c[i] for c in cut]
                 print(f"    {name:<18} p50 {percentile(xs, 50):6.1f}  p95 {percentile(xs, 95):6.1f}  p99 {percentile(xs, 99):6.1f}"
                       f"  max {max(xs):6.1f}  first {[c[i] for c in cut[:args.first]]}")
+            for j, shape in enumerate(shapes):  # per shape, typed and taken back: send -> reader, end to end
+                mine = [k for k in range(len(rows)) if (k // 2) % len(shapes) == j]
+                print(f"    {shape.name:<8} send -> reader p50 {percentile([cut[k][0] for k in mine], 50):.2f}, "
+                      f"keystroke p50 {percentile([ms[k] for k in mine], 50):.2f}")
+            during, after, idle = background_modules(log_path, rows, str(Path(file).parent))
+            print(f"    other modules analysed while the keystrokes were typed: {during}; after them: {after}; "
+                  f"the loop idle in its selector with modules pending, meanwhile: {idle} ms")
+            others = [c[3] for c in cut]
+            print(f"    other publishes written between a keystroke's send and its diagnostics: p50 {percentile(others, 50)}, "
+                  f"max {max(others)}, total {sum(others)}")
             for k, (sent, received) in enumerate(rows):
                 if ms[k] > args.slow_ms:
                     print(f"    keystroke {k + 1}: {ms[k]:.1f} ms = {cut[k][0]} to the reader + {cut[k][1]} to its "

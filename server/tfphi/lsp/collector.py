@@ -53,7 +53,7 @@ class QuietCollector:
         self.trimmer = trimmer if trimmer is not None else HeapTrimmer.of_this_process()
 
     def note_arrival(self) -> None:
-        """Client bytes came in (the reader thread): the server is not quiet."""
+        """Client bytes came in (the transport): the server is not quiet."""
         self._arrivals += 1
 
     def pass_done(self, busy: Callable[[], bool]) -> None:

@@ -9,12 +9,13 @@ directories that changed since the folder's last snapshot, the edited documents'
 first.
 
 The rest is background work and gives way to the client through one mechanism, the
-snapshot's ``Cancelled``: the transport's reader thread sets the hosts' ``Interrupt`` as a
-message's bytes come in (``note_arrival``), and the background trace under way stops at its
-next check (every expression it traces); the pass lets the loop read the message, then goes on
-where it was (the trace resumes from what it finished: ``Snapshot.field_steps``). The message
-counts as read once the transport has handled it (``message_handled``), not once the pass has
-given way: the reader thread may still be waiting for the interpreter lock. Background work also
+snapshot's ``Cancelled``: the transport sets the hosts' ``Interrupt`` as a message's bytes come
+in (``note_arrival``: from the kernel's SIGIO on the loop's thread, or from a reader thread),
+and the background trace under way stops at its next check (every expression it traces); the
+pass lets the loop read the message, then goes on where it was (the trace resumes from what it
+finished: ``Snapshot.field_steps``). The message counts as read once the transport has handled
+it (``message_handled``), not once the pass has given way: its bytes may not be read yet (a
+reader thread may still be waiting for the interpreter lock). Background work also
 gives way every ``SLICE_SECONDS``. When the message was a change (the snapshot is stale), the
 rest of the pass is dropped and a new pass starts from the newest snapshot, the edited
 document first (the directories not yet published are kept for it, and the fields already
@@ -106,8 +107,9 @@ class AnalysisScheduler:
     # ---- client messages ----------------------------------------------------------------------
 
     def note_arrival(self) -> None:
-        """Client bytes came in (called by the transport's reader thread, not the loop's): background
-        work stops at its next check (``cancellation.Interrupt``) and lets the loop read them."""
+        """Client bytes came in (called by the transport as they come, while the loop may be running
+        Python: from a SIGIO handler or a reader thread): background work stops at its next check
+        (``cancellation.Interrupt``) and lets the loop read them."""
         for folder in list(self.ws.folders):
             folder.host.interrupt.waiting = True
         if self._collector is not None:

@@ -225,7 +225,7 @@ class TfphiServer(LanguageServer):
                          text_document_sync_kind=types.TextDocumentSyncKind.Incremental)
         self.ws = LiveWorkspace()
         self.publisher = DiagnosticPublisher(self.ws, self._send_diagnostics)
-        # The transport's reader thread calls ``scheduler.note_arrival`` when client bytes arrive:
+        # The transport calls ``scheduler.note_arrival`` as client bytes arrive (lsp/transport.py):
         # background tracing gives way at once.
         self.scheduler = AnalysisScheduler(self.ws, self.publisher, self._new_progress, self.log_error, self.watch_outside)
         self._watched_outside: set[str] = set()

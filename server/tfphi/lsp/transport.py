@@ -19,7 +19,10 @@ from __future__ import annotations
 import asyncio
 import json
 import logging
+import os
 import re
+import signal
+import stat
 import sys
 import threading
 from typing import Any, BinaryIO, Callable
@@ -34,6 +37,11 @@ from pygls.exceptions import (
 )
 from pygls.io_ import StdoutWriter
 
+try:
+    import fcntl
+except ImportError:  # not POSIX: the reader thread serves
+    fcntl = None  # type: ignore[assignment]
+
 from .guard import log_to_client
 
 logger = logging.getLogger(__name__)
@@ -42,15 +50,17 @@ _CONTENT_LENGTH = re.compile(rb"content-length[ \t]*:[ \t]*(\d+)", re.IGNORECASE
 _HEADER = re.compile(rb"^[A-Za-z][A-Za-z0-9-]*[ \t]*:")
 MAX_MESSAGE = 512 * 1024 * 1024  # a larger Content-Length is a broken header, not a message
 
-# The reader thread takes the interpreter lock to tell the background analysis that a message came
-# (``AnalysisScheduler.note_arrival``), and while the loop runs Python, CPython hands the lock over
-# only at the end of a switch interval: 5 ms by default. The one tuning issue 23 kept, measured on
-# its design (bench/README.md, "Issue 23: the reader thread's wait for the interpreter lock, session
-# 12"): keystrokes into a leaf typed during the first analysis at 1,000 modules waited from their
-# sending to the reader's note 10.1 ms p50 (p99 46.1) with 5 ms, 0.6 ms (p99 1.8) with 0.5 ms. The
-# reader is blocked in read() the rest of the time, so no thread asks for the lock and a shorter
-# interval switches nothing then.
-READER_SWITCH_INTERVAL = 0.0005
+# Where a thread reads the client (``BufferedReader``: not Linux, or stdin neither a pipe nor a
+# socket; ``LoopReader`` serves otherwise and needs no tuning), it takes the interpreter lock to tell
+# the background analysis that a message came (``AnalysisScheduler.note_arrival``), and while the
+# loop runs Python, CPython hands the lock over only at the end of a switch interval: 5 ms by
+# default. Measured (bench/README.md, "Issue 23: the reader thread's wait for the interpreter lock,
+# session 12"; docs/performance.md, "Leaf keystrokes during the first analysis, session 13"):
+# keystrokes into a leaf typed during the first analysis at 1,000 modules waited from their sending
+# to the reader's note 10.1 ms p50 with 5 ms, 0.6 ms with 0.5 ms, 0.0-0.2 ms with 0.1 ms. The thread
+# is blocked in read() the rest of the time, so no thread asks for the lock and a shorter interval
+# switches nothing then (one forced switch per message either way, only sooner).
+READER_SWITCH_INTERVAL = 0.0001
 
 
 class BufferedReader:
@@ -85,6 +95,117 @@ class BufferedReader:
             self._buffer += data
         else:
             self._eof = True
+
+    async def readline(self) -> bytes:
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0 or self._eof:
+                end = end + 1 if end >= 0 else len(self._buffer)
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end]
+                return line
+            await self._fill()
+
+    async def readexactly(self, n: int) -> bytes:
+        while len(self._buffer) < n and not self._eof:
+            await self._fill()
+        body = bytes(self._buffer[:n])
+        del self._buffer[:n]
+        return body
+
+
+class LoopReader:
+    """Reads the client's bytes on the loop's own thread, told by the kernel when they come (Linux,
+    stdin a pipe or a socket): no thread and no hand-off of the interpreter lock between a
+    message's arrival and its handler.
+
+    The kernel sends SIGIO as bytes come in (``O_ASYNC``); CPython runs the handler on the main
+    thread, which runs the loop, at its next bytecode, so background analysis learns of the
+    message at once (``on_arrival``) even while it holds the lock, and gives way. The loop then
+    reads the bytes itself (non-blocking, ``add_reader``). With a reader thread, the note waited
+    for the lock: for a switch interval while the loop ran Python, and for a core to run the
+    thread on a loaded machine (docs/performance.md, "Leaf keystrokes during the first analysis,
+    session 13"). Serves lines and bodies from memory as ``BufferedReader`` does.
+    """
+
+    CHUNK = 1 << 16
+
+    def __init__(self, fd: int, on_arrival: Callable[[], None] | None = None):
+        self._fd = fd
+        self._on_arrival = on_arrival or (lambda: None)
+        self._buffer = bytearray()
+        self._eof = False
+        self._more: asyncio.Future | None = None
+        self._flags: int | None = None
+        self._previous_handler: Any = None
+
+    @staticmethod
+    def usable(stream: Any, output: Any = None) -> int | None:
+        """The stream's descriptor when this reader can serve it (Linux, the main thread, a pipe or
+        socket that is not also ``output``: one socket as both stdin and stdout shares its file
+        status flags, and a non-blocking stdout would fail a large write half-way)."""
+        if fcntl is None or not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
+            return None
+        try:
+            fd = stream.fileno()
+            st = os.fstat(fd)
+        except (AttributeError, OSError, ValueError):  # (io.BytesIO and the like: no descriptor)
+            return None
+        if not (stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode)):
+            return None
+        try:
+            out = os.fstat(output.fileno())
+        except (AttributeError, OSError, ValueError):
+            return fd
+        return None if (out.st_dev, out.st_ino) == (st.st_dev, st.st_ino) else fd
+
+    def start(self) -> None:
+        """Asks the kernel for SIGIO on this descriptor (the handler first: SIGIO's default ends the process)."""
+        self._previous_handler = signal.signal(signal.SIGIO, self._signalled)
+        fcntl.fcntl(self._fd, fcntl.F_SETOWN, os.getpid())
+        self._flags = fcntl.fcntl(self._fd, fcntl.F_GETFL)
+        fcntl.fcntl(self._fd, fcntl.F_SETFL, self._flags | os.O_ASYNC | os.O_NONBLOCK)
+        asyncio.get_running_loop().add_reader(self._fd, self._readable)
+
+    def stop(self) -> None:
+        """Gives the descriptor back as it was (blocking, no SIGIO)."""
+        if self._flags is None:
+            return
+        try:
+            asyncio.get_running_loop().remove_reader(self._fd)
+        except RuntimeError:  # (no loop running any more)
+            pass
+        try:
+            fcntl.fcntl(self._fd, fcntl.F_SETFL, self._flags)
+        except OSError:
+            pass
+        signal.signal(signal.SIGIO, self._previous_handler if self._previous_handler is not None else signal.SIG_IGN)
+        self._flags = None
+
+    def _signalled(self, signum: int, frame: Any) -> None:
+        self._on_arrival()  # background analysis stops at its next check
+
+    def _readable(self) -> None:
+        try:
+            data = os.read(self._fd, self.CHUNK)
+        except (BlockingIOError, InterruptedError):
+            return
+        except OSError:
+            data = b""
+        self._on_arrival()  # (already noted by the signal, unless the kernel sent none)
+        if data:
+            self._buffer += data
+        else:
+            self._eof = True
+            asyncio.get_running_loop().remove_reader(self._fd)
+        if self._more is not None and not self._more.done():
+            self._more.set_result(None)
+
+    async def _fill(self) -> None:
+        if self._flags is None:
+            self.start()
+        self._more = asyncio.get_running_loop().create_future()
+        await self._more
 
     async def readline(self) -> bytes:
         while True:
@@ -233,11 +354,18 @@ def quiet_pygls_logs() -> None:
 def serve_stdio(server: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | None = None) -> int:
     """``LanguageServer.start_io`` with this module's message loop; returns the exit code."""
     server._stop_event = stop = threading.Event()
-    if sys.getswitchinterval() > READER_SWITCH_INTERVAL:
-        sys.setswitchinterval(READER_SWITCH_INTERVAL)
     scheduler = getattr(server, "scheduler", None)  # tfphi's server: background analysis gives way to the client
-    reader = BufferedReader(stdin or sys.stdin.buffer, server.thread_pool, scheduler.note_arrival if scheduler else None)
-    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    stream, output = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
+    on_arrival = scheduler.note_arrival if scheduler else None
+    fd = LoopReader.usable(stream, output)
+    reader: Any
+    if fd is not None:
+        reader = LoopReader(fd, on_arrival)
+    else:  # a reader thread, which must take the interpreter lock to note a message
+        if sys.getswitchinterval() > READER_SWITCH_INTERVAL:
+            sys.setswitchinterval(READER_SWITCH_INTERVAL)
+        reader = BufferedReader(stream, server.thread_pool, on_arrival)
+    server.protocol.set_writer(StdoutWriter(output))
 
     def report(message: str) -> None:
         logger.warning("%s", message)
@@ -253,5 +381,7 @@ def serve_stdio(server: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | N
     except SystemExit as exc:  # ``exit``: 0 after ``shutdown``, 1 without (LSP)
         code = exc.code if isinstance(exc.code, int) else 0
     finally:
+        if isinstance(reader, LoopReader):
+            reader.stop()
         server.shutdown()
     return code
