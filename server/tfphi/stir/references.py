@@ -12,6 +12,7 @@ from functools import cached_property
 from itertools import compress
 from operator import is_not, itemgetter
 from sys import getrefcount
+from types import MappingProxyType
 from typing import Callable, Iterable, Iterator, Mapping
 
 from ..addrs import InputVariable, LocalValue, ModuleCall, ModuleCallOutput, Resource
@@ -62,7 +63,8 @@ def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree
     for each in found.values():
         findings.extend(each)
     if generation is not None and table is not None and interfaces.keep:
-        interfaces.checks[module.dir] = CallChecks(tree, generation, table, clean, module, found)
+        # (most modules have no call, or none that found something: one read-only empty table for those)
+        interfaces.checks[module.dir] = CallChecks(tree, generation, table, clean or _NO_CALLS, module, found or _NO_CALLS)
     findings.extend(_duplicates(module))
     findings.sort(key=lambda f: (f.span.file, f.span.start, f.span.end, f.code, f.message))
     return findings
@@ -235,6 +237,7 @@ def _call_outputs(module: Module, modules: Mapping[str, Module], tree: ModuleTre
 
 
 _NO_NAMES: frozenset[str] = frozenset()
+_NO_CALLS: Mapping = MappingProxyType({})  # (``CallChecks``: a dict was 64 bytes, two per module)
 
 
 # A relative finding: start and end offsets from the start of its block, and the message.
