@@ -40,10 +40,10 @@ from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_
 from .syntax import is_json_path
 from .syntax.expr import Span
 from .cancellation import Cancellation, Cancelled, Interrupt, Revision
-from .retention import EDITOR, Retention, add_reader, readers_of, remove_reader
+from .retention import EDITOR, Retention
 from .syntax.hclfile import HclFile, new_parser, parse_file, take_over_blocks
 from .syntax.searches import CleanSources
-from .tables import FrozenTable, Table
+from .tables import FrozenTable, Table, add_reader, readers_of, remove_reader
 from .text import LineIndex
 from .syntax.references import BlockCache
 from .trace.result import TraceResult

@@ -197,39 +197,6 @@ class LineIndexes:
 # 13"). A row holds its one reader as itself, two or more as a set (as ``trace.memo``'s readers).
 
 
-def add_reader(index: dict, row, reader) -> None:
-    """Notes ``reader`` under ``row``."""
-    have = index.get(row)
-    if have is None:
-        index[row] = reader
-    elif have.__class__ is set:
-        have.add(reader)
-    elif have != reader:
-        index[row] = {have, reader}
-
-
-def remove_reader(index: dict, row, reader) -> None:
-    """Takes ``reader`` from under ``row`` (the row goes with its last reader)."""
-    have = index.get(row)
-    if have is None:
-        return
-    if have.__class__ is set:
-        have.discard(reader)
-        if len(have) == 1:
-            index[row] = next(iter(have))
-        elif not have:
-            del index[row]
-    elif have == reader:
-        del index[row]
-
-
-def readers_of(have) -> set | tuple:
-    """The readers of one row's value (None: no row)."""
-    if have is None:
-        return ()
-    return have if have.__class__ is set else (have,)
-
-
 # 64 modules: a root label keystroke at 1,000 modules re-traces the renamed call's subtree from
 # kept views (bench/README.md, "Issue 23: soak, session 10").
 EDITOR = Retention("editor", keeps_edit_state=True, releases_traces=False, reread_modules=64)
