@@ -43,7 +43,7 @@ from .cancellation import Cancellation, Cancelled, Interrupt, Revision
 from .retention import EDITOR, Retention
 from .syntax.hclfile import HclFile, new_parser, parse_file, take_over_blocks
 from .syntax.searches import CleanSources
-from .tables import FrozenTable, Table
+from .tables import FrozenTable, Table, add_reader, readers_of, remove_reader
 from .text import LineIndex
 from .syntax.references import BlockCache
 from .trace.result import TraceResult
@@ -155,7 +155,7 @@ class _Derived:
     # it without finishing a reference: the next attempt goes past them before it gives way
     # (``Interrupt.grace``), so that the analysis cannot starve
     interrupted: dict[str, int] = field(default_factory=dict)
-    field_deps: dict[tuple[str, str], set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it
+    field_deps: dict[tuple[str, str], str | set[str]] = field(default_factory=dict)  # declaration read -> dirs whose traces read it (one as itself: ``retention.add_reader``)
     # module dir -> the declarations its traces read: ``field_deps`` read the other way, so that a
     # module's traces dropped take it from under what they read (a name a keystroke made up,
     # declared nowhere, stayed in ``field_deps`` for good: bench/README.md, "soak, session 11")
@@ -170,7 +170,7 @@ class _Derived:
         if reads is None:
             reads = self.field_reads[dir] = set()
         for read in touched:
-            deps.setdefault(read, set()).add(dir)
+            add_reader(deps, read, dir)
             reads.add(read)
 
     def drop_fields(self, dir: str) -> None:
@@ -179,11 +179,7 @@ class _Derived:
         self.interrupted.pop(dir, None)
         deps = self.field_deps
         for read in self.field_reads.pop(dir, ()):
-            dirs = deps.get(read)
-            if dirs is not None:  # (None: popped by the change under way)
-                dirs.discard(dir)
-                if not dirs:
-                    del deps[read]
+            remove_reader(deps, read, dir)  # (a row popped by the change under way is gone already)
 
     def clear(self) -> None:
         self.fields.clear()
@@ -624,7 +620,7 @@ class AnalysisHost:
             assert self._tree is not None
             self._trace_memo.forget(changed_decls)
             for decl in changed_decls:
-                affected |= derived.field_deps.pop(decl, set())
+                affected.update(readers_of(derived.field_deps.pop(decl, None)))
             for dir in interface_changed:
                 affected |= {caller for caller, _ in self._tree.callers.get(dir, ())}
             for dir in affected:

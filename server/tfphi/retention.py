@@ -17,7 +17,6 @@ what is held when, never what is reported (``tests/workspace/test_batch_check.py
 from __future__ import annotations
 
 from collections import OrderedDict
-from functools import partial
 from typing import Callable, Iterable
 
 from .records import record
@@ -104,12 +103,12 @@ class RereadViews:
 
     def forget(self, dir: str, hcl: HclFile) -> None:
         """Forgets what ``hcl``'s views derived, to be told when they read its bytes again."""
-        # (the notice names the file by path: holding the file itself, its views would hold a
-        # cycle through their converter, freed only by a full collection once the file is gone)
-        notice = partial(self._read_again, dir, hcl.path) if self.bound else None
+        notice = ReadAgain(self, dir, hcl.path) if self.bound else None
         forget_derived(hcl, references=self.references, on_reread=notice)
 
-    def _read_again(self, dir: str, path: str) -> None:
+    def read_again(self, dir: str, path: str) -> None:
+        """The views of ``path`` (in the module ``dir``) read its bytes again: kept, for at most
+        ``bound`` modules."""
         modules = self._modules
         paths = modules.get(dir)
         if paths is None:
@@ -125,6 +124,23 @@ class RereadViews:
     def modules(self) -> list[str]:
         """The modules whose views read again are kept, read again longest ago first."""
         return list(self._modules)
+
+
+class ReadAgain:
+    """The notice a forgotten file's views give when they first read its bytes again
+    (``RereadViews.read_again`` of its module and path). One per file not open: three slots,
+    56 bytes, where a ``functools.partial`` of the bound method was about 250 (the partial, its
+    arguments' tuple, its keywords' dict and the bound method; 0.7 MiB traced at 1,000 modules).
+    It names the file by path: holding the file itself, its views would hold a cycle through
+    their converter, freed only by a full collection once the file is gone."""
+
+    __slots__ = ("views", "dir", "path")
+
+    def __init__(self, views: RereadViews, dir: str, path: str) -> None:
+        self.views, self.dir, self.path = views, dir, path
+
+    def __call__(self) -> None:
+        self.views.read_again(self.dir, self.path)
 
 
 class LineIndexes:
@@ -171,6 +187,14 @@ class LineIndexes:
 
     def items(self):
         return self._kept.items()
+
+
+# ---- an index of who read what ------------------------------------------------------------
+#
+# ``_Derived.field_deps`` (analysis: a declaration -> the modules whose field traces read it) has
+# a row for every declaration a trace read, and most are read by their own module alone: a set of
+# one was 216 bytes (36,000 of 43,000 rows at 10,000 modules, 7.5 MiB; docs/memory.md, "Session
+# 13"). A row holds its one reader as itself, two or more as a set (as ``trace.memo``'s readers).
 
 
 # 64 modules: a root label keystroke at 1,000 modules re-traces the renamed call's subtree from

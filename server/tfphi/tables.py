@@ -160,3 +160,40 @@ class Table(_Chunked[K, V], MutableMapping):
         for key, value in entries:
             chunks[hash(key) & mask][key] = value
         self._len = len(entries)
+
+
+# An index of readers: per row, its one reader as itself, two or more as a set (most rows have
+# one reader, and a set is 216 bytes): the host's dependency indexes (``trace.memo``'s readers,
+# ``analysis``'s field dependencies).
+
+def add_reader(index: dict, row, reader) -> None:
+    """Notes ``reader`` under ``row``."""
+    have = index.get(row)
+    if have is None:
+        index[row] = reader
+    elif have.__class__ is set:
+        have.add(reader)
+    elif have != reader:
+        index[row] = {have, reader}
+
+
+def remove_reader(index: dict, row, reader) -> None:
+    """Takes ``reader`` from under ``row`` (the row goes with its last reader)."""
+    have = index.get(row)
+    if have is None:
+        return
+    if have.__class__ is set:
+        have.discard(reader)
+        if len(have) == 1:
+            index[row] = next(iter(have))
+        elif not have:
+            del index[row]
+    elif have == reader:
+        del index[row]
+
+
+def readers_of(have) -> set | tuple:
+    """The readers of one row's value (None: no row)."""
+    if have is None:
+        return ()
+    return have if have.__class__ is set else (have,)

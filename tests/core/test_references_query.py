@@ -11,6 +11,7 @@ import pytest
 from tfphi.syntax.hclfile import new_parser
 from tfphi.syntax.references import (
     Unbound,
+    block_references,
     is_bound_check,
     _block_references_fast,
     _block_references_walk,
@@ -88,7 +89,7 @@ def _check(source: bytes) -> int:
         assert not top.has_error
         fast = _block_references_fast(top, source)
         walk = _block_references_walk(top, source)
-        assert fast == [ref for ref in walk if not reference_is_bound(top, ref)]
+        assert list(fast) == [ref for ref in walk if not reference_is_bound(top, ref)]
         dropped += len(walk) - len(fast)
     return dropped
 
@@ -149,3 +150,15 @@ def test_the_check_asks_for_no_node_when_the_query_left_the_bound_out():
 
     check = is_bound_check(fast, no_node)
     assert [check(ref) for ref in fast] == [False] * len(fast)
+
+
+def test_each_text_has_references_of_its_own():
+    """Through one cache, the references of two block texts are two objects, even when neither
+    has any (``hclfile._read_top_block`` finds the first block of a text by their identity), and
+    an error-free block's are a tuple (``Unbound``: the host keeps one per block)."""
+    source = b'variable "a" {\n  type = string\n}\n\nvariable "b" {\n  type = number\n}\n\nvariable "a" {\n  type = string\n}\n'
+    tops = top_level_nodes(new_parser().parse(source).root_node)
+    cache: dict = {}
+    first, second, again = (block_references(top, source, cache) for top in tops)
+    assert first is not second and first == second == () and isinstance(first, Unbound)
+    assert again is first  # (the same text)

@@ -16,7 +16,8 @@ from __future__ import annotations
 from host_support import WORKSPACE, everything
 
 from tfphi.analysis import AnalysisHost, SetSource
-from tfphi.trace.memo import _declaration_of, _readers_of
+from tfphi.tables import readers_of
+from tfphi.trace.memo import _declaration_of
 
 DB = "modules/db/main.tf"
 
@@ -39,11 +40,11 @@ def _memo_inverse(host: AnalysisHost) -> dict:
 
 
 def _readers(host: AnalysisHost) -> dict:
-    return {read: set(_readers_of(keys)) for read, keys in host._trace_memo.readers.items()}
+    return {read: set(readers_of(keys)) for read, keys in host._trace_memo.readers.items()}
 
 
 def _field_deps(host: AnalysisHost) -> dict:
-    return {read: set(dirs) for read, dirs in host.snapshot()._derived.field_deps.items()}
+    return {read: set(readers_of(dirs)) for read, dirs in host.snapshot()._derived.field_deps.items()}
 
 
 def _made_up_names(round: int) -> dict[str, str]:

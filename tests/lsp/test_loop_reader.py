@@ -100,3 +100,17 @@ def test_serving_a_pipe_reads_it_on_the_loop_and_gives_it_back_as_it_was(kind):
 
 def test_a_stream_without_a_descriptor_is_read_by_a_thread():
     assert LoopReader.usable(io.BytesIO(b"")) is None
+
+
+def test_one_socket_as_stdin_and_stdout_is_read_by_a_thread():
+    """Its file status flags are shared: the loop reader's O_NONBLOCK would make stdout's large
+    writes fail half-way, so a thread reads it (as a client that passes one socket for both gets)."""
+    a, b = socket.socketpair()
+    other, _ = socket.socketpair()
+    try:
+        with os.fdopen(os.dup(a.fileno()), "rb", buffering=0) as stdin, os.fdopen(os.dup(a.fileno()), "wb") as same, \
+                os.fdopen(os.dup(other.fileno()), "wb") as separate:
+            assert (LoopReader.usable(stdin, same), LoopReader.usable(stdin, separate)) == (None, stdin.fileno())
+    finally:
+        for s in (a, b, other, _):
+            s.close()

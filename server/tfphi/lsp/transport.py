@@ -140,16 +140,24 @@ class LoopReader:
         self._previous_handler: Any = None
 
     @staticmethod
-    def usable(stream: Any) -> int | None:
-        """The stream's descriptor when this reader can serve it (Linux, the main thread, a pipe or socket)."""
+    def usable(stream: Any, output: Any = None) -> int | None:
+        """The stream's descriptor when this reader can serve it (Linux, the main thread, a pipe or
+        socket that is not also ``output``: one socket as both stdin and stdout shares its file
+        status flags, and a non-blocking stdout would fail a large write half-way)."""
         if fcntl is None or not sys.platform.startswith("linux") or threading.current_thread() is not threading.main_thread():
             return None
         try:
             fd = stream.fileno()
-            mode = os.fstat(fd).st_mode
+            st = os.fstat(fd)
         except (AttributeError, OSError, ValueError):  # (io.BytesIO and the like: no descriptor)
             return None
-        return fd if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode) else None
+        if not (stat.S_ISFIFO(st.st_mode) or stat.S_ISSOCK(st.st_mode)):
+            return None
+        try:
+            out = os.fstat(output.fileno())
+        except (AttributeError, OSError, ValueError):
+            return fd
+        return None if (out.st_dev, out.st_ino) == (st.st_dev, st.st_ino) else fd
 
     def start(self) -> None:
         """Asks the kernel for SIGIO on this descriptor (the handler first: SIGIO's default ends the process)."""
@@ -347,9 +355,9 @@ def serve_stdio(server: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | N
     """``LanguageServer.start_io`` with this module's message loop; returns the exit code."""
     server._stop_event = stop = threading.Event()
     scheduler = getattr(server, "scheduler", None)  # tfphi's server: background analysis gives way to the client
-    stream = stdin or sys.stdin.buffer
+    stream, output = stdin or sys.stdin.buffer, stdout or sys.stdout.buffer
     on_arrival = scheduler.note_arrival if scheduler else None
-    fd = LoopReader.usable(stream)
+    fd = LoopReader.usable(stream, output)
     reader: Any
     if fd is not None:
         reader = LoopReader(fd, on_arrival)
@@ -357,7 +365,7 @@ def serve_stdio(server: Any, stdin: BinaryIO | None = None, stdout: BinaryIO | N
         if sys.getswitchinterval() > READER_SWITCH_INTERVAL:
             sys.setswitchinterval(READER_SWITCH_INTERVAL)
         reader = BufferedReader(stream, server.thread_pool, on_arrival)
-    server.protocol.set_writer(StdoutWriter(stdout or sys.stdout.buffer))
+    server.protocol.set_writer(StdoutWriter(output))
 
     def report(message: str) -> None:
         logger.warning("%s", message)

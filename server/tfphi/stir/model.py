@@ -13,6 +13,8 @@ queries are plan-time. The tracer only recurses through plan-time nodes.
 from __future__ import annotations
 
 import weakref
+from sys import intern
+from types import MappingProxyType
 from typing import Mapping
 
 from ..addrs import InputVariable, LocalValue, ModuleCall as ModuleCallAddr, OutputValue, Resource as ResourceAddr
@@ -25,7 +27,11 @@ from ..syntax.hclfile import Attribute, Block, Body
 class Validation:
     condition_attr: Attribute
     error_message_attr: Attribute | None
-    span: Span
+    block: Block  # the ``validation`` block (its span is made when asked: kept, a span per validation)
+
+    @property
+    def span(self) -> Span:
+        return self.block.span
 
     @property
     def condition(self) -> Expr:
@@ -54,31 +60,49 @@ class OneLabelBlock:
 
 @record(frozen=True, slots=True)
 class Variable(OneLabelBlock):
+    """A ``variable`` block. Its arguments are read from its block's body when asked: every module
+    build reads that body, and it stays read while the block lives (``syntax.hclfile``'s eager
+    bodies), so they are the same objects at every ask; kept here too, they were two slots per
+    variable, of the 108,000 at 10,000 modules (docs/memory.md, "Session 13")."""
+
     name: str
     block: Block  # its spans are made from the block when asked (``Block``: no span objects kept)
-    type_attr: Attribute | None
-    default: Attribute | None
     validations: tuple[Validation, ...]
     nullable: bool
-    body: Body
+
+    @property
+    def body(self) -> Body:
+        return self.block.body
+
+    @property
+    def type_attr(self) -> Attribute | None:
+        return self.block.body.attributes.get("type")
+
+    @property
+    def default(self) -> Attribute | None:
+        return self.block.body.attributes.get("default")
 
     @property
     def address(self) -> str:
-        return str(InputVariable(self.name))
+        return intern(str(InputVariable(self.name)))
 
     @property
     def type_expr(self) -> Expr | None:
-        return self.type_attr.expr if self.type_attr is not None else None
+        attr = self.type_attr
+        return attr.expr if attr is not None else None
 
 
 @record(frozen=True, slots=True)
 class Local:
-    name: str
-    attribute: Attribute  # Val edge: the local's value
+    attribute: Attribute  # Val edge: the local's value (one slot: 61,000 locals at 10,000 modules)
+
+    @property
+    def name(self) -> str:
+        return self.attribute.name
 
     @property
     def address(self) -> str:
-        return str(LocalValue(self.name))
+        return intern(str(LocalValue(self.name)))
 
     @property
     def span(self) -> Span:
@@ -109,7 +133,8 @@ class Resource:
 
     @property
     def address(self) -> str:
-        return str(ResourceAddr(self.mode, self.type, self.name))
+        # (interned: traces, memo keys and the edit indexes keep it, one string for all of them)
+        return intern(str(ResourceAddr(self.mode, self.type, self.name)))
 
     @property
     def count(self) -> Attribute | None:  # GenIter
@@ -131,7 +156,7 @@ class ModuleCall(OneLabelBlock):
 
     @property
     def address(self) -> str:
-        return str(ModuleCallAddr(self.name))
+        return intern(str(ModuleCallAddr(self.name)))
 
     @property
     def body(self) -> Body:
@@ -159,17 +184,30 @@ class ModuleCall(OneLabelBlock):
 @record(frozen=True, slots=True)
 class Output(OneLabelBlock):
     name: str
-    value: Attribute | None
     block: Block  # its spans are made from the block when asked (``Block``: no span objects kept)
 
     @property
+    def value(self) -> Attribute | None:
+        """Read from its block's body when asked (the same object each time: see ``Variable``)."""
+        return self.block.body.attributes.get("value")
+
+    @property
     def address(self) -> str:
-        return str(OutputValue(self.name))
+        return intern(str(OutputValue(self.name)))
 
 
-@record(frozen=True)
-class Module:
-    """All the declarations of one directory's ``.tf`` files."""
+class _WeaklyReferenced:
+    """A base for a record with slots that weak references point at (``__weakref__``)."""
+
+    __slots__ = ("__weakref__",)
+
+
+@record(frozen=True, slots=True)
+class Module(_WeaklyReferenced):
+    """All the declarations of one directory's ``.tf`` files (slots: 10,000 of them at 10,000
+    modules, 208 bytes each with an instance dict, 120 without). A later build of an edited
+    module and the host's interfaces refer to it weakly (``calls_changed``,
+    ``stir.references.ModuleInterfaces``)."""
 
     dir: str  # relative to the workspace root, POSIX, "" for the root directory
     files: tuple[str, ...]
@@ -231,6 +269,12 @@ def _calls_replaced(previous: Module, names) -> tuple:
 def static_string(attribute: Attribute | None) -> str | None:
     """The value of an attribute that must be a literal string (``source``, ``error_message``)."""
     return attribute.literal_string() if attribute is not None else None
+
+
+# The table of a kind of declaration a module has none of (most modules have no data source, no
+# call or no local: a dict each was 64 bytes): read-only, shared. A later build copies a table
+# before it adds to it (``_updated``, ``_renamed``).
+NO_DECLARATIONS: Mapping = MappingProxyType({})
 
 
 # One declaration of a block: (table, key in it, address, the declaration).
@@ -349,7 +393,7 @@ def assemble_module(dir: str, files: Mapping[str, FileDecls], previous: Previous
                 first = firsts.setdefault(key, span)
                 if first is not span:
                     duplicates.append(Duplicate(_describe(key), span, first))
-    variables, locals_, resources, data, calls, outputs = tables
+    variables, locals_, resources, data, calls, outputs = [table if table else NO_DECLARATIONS for table in tables]
     module = Module(dir, tuple(sorted(files)), variables, locals_, resources, data, calls, outputs, tuple(duplicates))
     return module, winners
 
@@ -492,8 +536,7 @@ def _add_block(block: Block, entries: list) -> None:
         for vblock in block.body.blocks_of("validation"):
             cond = vblock.body.attributes.get("condition")
             if cond is not None:
-                validations.append(Validation(cond, vblock.body.attributes.get("error_message"), vblock.span))
-        type_attr = block.body.attributes.get("type")
+                validations.append(Validation(cond, vblock.body.attributes.get("error_message"), vblock))
         nullable_attr = block.body.attributes.get("nullable")
         nullable = True
         if nullable_attr is not None:
@@ -503,29 +546,24 @@ def _add_block(block: Block, entries: list) -> None:
                 nullable = keyword
             else:
                 nullable = not (isinstance(nullable_attr.expr, LiteralExpr) and nullable_attr.expr.value is False)
-        variable = Variable(
-            name,
-            block,
-            type_attr,
-            block.body.attributes.get("default"),
-            tuple(validations),
-            nullable,
-            block.body,
-        )
-        entries.append((0, name, str(InputVariable(name)), variable))
+        variable = Variable(name, block, tuple(validations), nullable)
+        entries.append((0, name, variable.address, variable))
     elif kind == "locals":
         for name, attr in block.body.attributes.items():
-            entries.append((1, name, str(LocalValue(name)), Local(name, attr)))
+            local = Local(attr)
+            entries.append((1, name, local.address, local))
     elif kind in ("resource", "data") and len(labels) == 2:
         res = Resource("managed" if kind == "resource" else "data", labels[0], labels[1], block)
-        address = ResourceAddr(res.mode, labels[0], labels[1])
-        entries.append((2 if kind == "resource" else 3, address.key, str(address), res))
+        # The key names the resource in the module's table and in every name table of the
+        # workspace (``stir.references.NameTable``): one string for all of them.
+        key = intern(ResourceAddr(res.mode, labels[0], labels[1]).key)
+        entries.append((2 if kind == "resource" else 3, key, res.address, res))
     elif kind == "module" and len(labels) == 1:
         call = ModuleCall(labels[0], block.literal_attribute("source"), block)
-        entries.append((4, labels[0], str(ModuleCallAddr(labels[0])), call))
+        entries.append((4, labels[0], call.address, call))
     elif kind == "output" and len(labels) == 1:
-        output = Output(labels[0], block.body.attributes.get("value"), block)
-        entries.append((5, labels[0], str(OutputValue(labels[0])), output))
+        output = Output(labels[0], block)
+        entries.append((5, labels[0], output.address, output))
 
 
 # ---- what a build read, derived again from its module ----------------------------------------

@@ -11,7 +11,9 @@ from bisect import bisect_left
 from functools import cached_property
 from itertools import compress
 from operator import is_not, itemgetter
-from typing import Callable, Iterator, Mapping
+from sys import getrefcount
+from types import MappingProxyType
+from typing import Callable, Iterable, Iterator, Mapping
 
 from ..addrs import InputVariable, LocalValue, ModuleCall, ModuleCallOutput, Resource
 from ..records import field, record
@@ -61,7 +63,8 @@ def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree
     for each in found.values():
         findings.extend(each)
     if generation is not None and table is not None and interfaces.keep:
-        interfaces.checks[module.dir] = CallChecks(tree, generation, table, clean, module, found)
+        # (most modules have no call, or none that found something: one read-only empty table for those)
+        interfaces.checks[module.dir] = CallChecks(tree, generation, table, clean or _NO_CALLS, module, found or _NO_CALLS)
     findings.extend(_duplicates(module))
     findings.sort(key=lambda f: (f.span.file, f.span.start, f.span.end, f.code, f.message))
     return findings
@@ -173,14 +176,15 @@ def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, 
         if changed is not None and changed <= last.table.calls and all(name in module.calls for name in changed):
             calls = last.table.calls  # (calls replaced where they were: none added, none removed)
         else:
-            calls = _names(module.calls)
+            calls = interfaces.names(module.calls)
         if last is not None and last.tree is tree and last.table.calls == calls:
             outputs = last.table.outputs
         elif changed is not None:
             outputs = _outputs_replaced(last.table, changed, module, modules, tree, interfaces)
         else:
             outputs = _call_outputs(module, modules, tree, interfaces, last.table.outputs_by_call if last is not None else {})
-    names = (_names(module.variables), _names(module.locals), _names(module.resources), _names(module.data), calls)
+    shared = interfaces.names
+    names = (shared(module.variables), shared(module.locals), shared(module.resources), shared(module.data), calls)
     if last is not None and outputs is last.table.outputs and names == last.table.key[:5]:
         return last.table
     return NameTable(*names, outputs)
@@ -233,12 +237,7 @@ def _call_outputs(module: Module, modules: Mapping[str, Module], tree: ModuleTre
 
 
 _NO_NAMES: frozenset[str] = frozenset()
-
-
-def _names(table: Mapping[str, object]) -> frozenset[str]:
-    """The names of ``table``; one shared empty set for the tables a module leaves empty (an
-    empty frozenset is 216 bytes, and most leaf modules have neither locals, data nor calls)."""
-    return frozenset(table) if table else _NO_NAMES
+_NO_CALLS: Mapping = MappingProxyType({})  # (``CallChecks``: a dict was 64 bytes, two per module)
 
 
 # A relative finding: start and end offsets from the start of its block, and the message.
@@ -306,13 +305,55 @@ class ModuleInterfaces:
     counts the changes of any module's interface (``interfaces_changed``), so that a memo of
     one generation is not read in another."""
 
-    __slots__ = ("_known", "checks", "generation", "keep")
+    __slots__ = ("_known", "checks", "generation", "keep", "_names", "_held", "_prune_at")
+
+    # How many names the sets ``names`` holds may count before it lets go of those nothing else holds.
+    NAMES_PRUNED_AT = 16_384
 
     def __init__(self, keep: bool = True) -> None:
         self._known: dict[int, tuple[weakref.ref, Interface]] = {}
         self.checks: dict[str, CallChecks] = {}
         self.generation = 0
         self.keep = keep
+        self._names: dict[frozenset[str], frozenset[str]] = {}
+        self._held = 0  # how many names the sets of ``_names`` count
+        self._prune_at = self.NAMES_PRUNED_AT
+
+    def names(self, names: Iterable[str]) -> frozenset[str]:
+        """``frozenset(names)``, one object for equal sets: the name tables and interfaces of the
+        modules hold their sets of names through it (``NameTable``, ``Interface``). A workspace's
+        modules repeat a few shapes: at 1,000 generated modules, 1,000 sets of variable names were
+        26 distinct ones, and the seven kinds of sets were 2.4 MiB, a tenth of what was traced
+        then (docs/memory.md, "Session 13"). Equal sets are interchangeable (every reader compares
+        them by value); every empty one is ``_NO_NAMES`` (216 bytes each, and most leaf modules
+        have neither locals, data nor calls).
+
+        What the table holds is a function of what is live, within a factor of two: a label typed
+        into a block makes a new set per keystroke (a root's calls: a thousand names), so once
+        the sets it holds count twice as many names as after its last pruning
+        (``NAMES_PRUNED_AT`` at least), it lets go of those that nothing else holds."""
+        names = frozenset(names)
+        if not names:
+            return _NO_NAMES
+        table = self._names
+        shared = table.setdefault(names, names)
+        if shared is names:
+            self._held += len(names)
+            if self._held > self._prune_at:
+                self._prune()
+        return shared
+
+    def _prune(self) -> None:
+        table = self._names
+        # held by the table alone: its key and value, the loop's name and ``getrefcount``'s argument
+        for gone in [kept for kept in table if getrefcount(kept) <= 4]:
+            del table[gone]
+        self._held = sum(map(len, table))
+        self._prune_at = max(self.NAMES_PRUNED_AT, 2 * self._held)
+
+    def names_held(self) -> int:
+        """How many distinct sets of names ``names`` holds."""
+        return len(self._names)
 
     def interfaces_changed(self) -> None:
         """A module's interface changed: the call checks of every module may differ."""
@@ -327,8 +368,8 @@ class ModuleInterfaces:
         if known is not None and known[0]() is module:
             return known[1]
         required = tuple(var for var in module.variables.values() if var.default is None)
-        names = frozenset(var.name for var in required)
-        interface = Interface(frozenset(module.outputs), required, names, not names.isdisjoint(META_ARGUMENTS))
+        names = self.names(var.name for var in required)
+        interface = Interface(self.names(module.outputs), required, names, not names.isdisjoint(META_ARGUMENTS))
         key = id(module)
         table = self._known
         # dropped when the module is freed (before its id can be reused): the required variables hold its parse

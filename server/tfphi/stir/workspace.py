@@ -9,6 +9,7 @@ import json
 import posixpath
 import weakref
 from functools import cached_property
+from sys import intern
 from typing import Iterable, Mapping
 
 from ..addrs import ModuleCall
@@ -68,8 +69,9 @@ def _shadowed(path: str, tofu: set[str]) -> bool:
 
 
 def module_dir_of(path: str) -> str:
-    """The module directory (POSIX, relative, "" for the root) of a file path."""
-    return posixpath.dirname(path)
+    """The module directory (POSIX, relative, "" for the root) of a file path; interned: the
+    host's tables of files, modules and traces name each module by it, one string for all."""
+    return intern(posixpath.dirname(path))
 
 
 def is_local_source(source: str) -> bool:
@@ -89,7 +91,7 @@ def local_target(dir: str, source: str) -> str | None:
         return ""
     if up_levels(target) > MAX_UP_LEVELS:
         return None
-    return target
+    return intern(target)  # (a module's name in the module tree: see ``module_dir_of``)
 
 
 def up_levels(path: str) -> int:

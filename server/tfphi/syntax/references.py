@@ -98,21 +98,28 @@ def top_level_nodes(root: Node) -> list[Node]:
     return nodes
 
 
-def block_references(top: Node, source: bytes, cache: BlockCache) -> list[Relative]:
-    """The references of one top-level block, relative to its start (cached by the block's text)."""
+def block_references(top: Node, source: bytes, cache: BlockCache) -> "Unbound | list[Relative]":
+    """The references of one top-level block, relative to its start (cached by the block's text).
+
+    One object per text, never shared by another text: ``hclfile._read_top_block`` finds the
+    first block of a text by its identity. An error-free block's are a tuple (``Unbound``): the
+    host keeps one per top-level block of every file for the undefined-reference check, and a
+    list was 16 bytes and its spare room more (26,000 at 10,000 modules, 2.7 MiB; docs/memory.md,
+    "Session 13")."""
     if len(cache) > MAX_CACHED_BLOCKS:
         cache.clear()
     key = source[top.start_byte : top.end_byte]
     relative = cache.get(key)
     if relative is None:
-        relative = cache[key] = _block_references(top, source)
+        relative = _block_references(top, source)
         # Equal references are one tuple (a tuple is its own key): a workspace writes the same few
         # (1,712 distinct of 43,281 at 1,000 modules), at the same place in blocks of other texts.
-        relative[:] = [cache.setdefault(reference, reference) for reference in relative]
+        shared = [cache.setdefault(reference, reference) for reference in relative]
+        relative = cache[key] = Unbound(shared) if relative.__class__ is Unbound else shared
     return relative
 
 
-def _block_references(top: Node, source: bytes) -> list[Relative]:
+def _block_references(top: Node, source: bytes) -> "Unbound | list[Relative]":
     if not top.has_error:
         return _block_references_fast(top, source)
     return _block_references_walk(top, source)
@@ -123,7 +130,7 @@ _WHITE = frozenset(b" \t\r\n")
 _START = attrgetter("start_byte")
 
 
-def _block_references_fast(top: Node, source: bytes) -> list[Relative]:
+def _block_references_fast(top: Node, source: bytes) -> "Unbound | list[Relative]":
     """One query for the references and their index and splat steps, in C; a step belongs to
     the reference (or step) it starts right after, with only white space between, and a
     ``.name`` step (a ``get_attr``) is read from the bytes there.
@@ -215,7 +222,7 @@ def _get_attr_name(top: Node, source: bytes, at: int) -> tuple[str, int] | None:
     return source[ident.start_byte : ident.end_byte].decode("utf-8", "replace"), step.end_byte
 
 
-class Unbound(list):
+class Unbound(tuple):
     """References of an error-free block of which none is bound around it or stands where names
     are no references (``_block_references_fast`` left those out): the undefined-reference
     check need not ask ``reference_is_bound``, which parses the block again once the file's
@@ -224,7 +231,7 @@ class Unbound(list):
     __slots__ = ()
 
 
-def is_bound_check(refs: list[Relative], top_node: Callable[[], Node]) -> Callable[[Relative], bool]:
+def is_bound_check(refs: "Unbound | list[Relative]", top_node: Callable[[], Node]) -> Callable[[Relative], bool]:
     """What decides whether one of ``refs`` (a block's references) is bound: nothing for
     ``Unbound`` lists, else ``reference_is_bound`` on the block's node (``top_node()``, asked
     only then)."""

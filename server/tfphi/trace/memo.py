@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ..records import record
+from ..tables import add_reader, readers_of, remove_reader
 from .result import Result
 
 
@@ -32,7 +33,7 @@ class MemoStore:
     def __init__(self, edits: bool = True) -> None:
         self.memo: dict[tuple, MemoEntry] = {}
         # (module dir, address) -> the memo key that read it, or a set of them when several did
-        # (most declarations are read by one entry: a set is 216 bytes; ``_readers_of``).
+        # (most declarations are read by one entry: a set is 216 bytes: ``tables.add_reader``).
         self.readers: dict[tuple[str, str], tuple | set[tuple]] = {}
         self.retired: list = []  # stores dropped whole, freed by ``release`` (outside the edit's time)
         # ``edits`` False (a batch host: nothing is edited, nothing is forgotten for a change): no
@@ -58,14 +59,14 @@ class MemoStore:
             return
         readers = self.readers
         if replaced is not None:  # (traced again deeper: what the old entry read may differ)
-            _remove_reader(readers, replaced.touched, _declaration_of(key), key)
+            _remove_entry_reader(readers, replaced.touched, _declaration_of(key), key)
         else:
             self._add_path(key)
         for read in entry.touched:
-            _add_reader(readers, read, key)
+            add_reader(readers, read, key)
         own = _declaration_of(key)
         if own is not None:
-            _add_reader(readers, own, key)
+            add_reader(readers, own, key)
 
     def forget(self, declarations) -> None:
         if not self.edits:  # no readers to tell which entries read them: everything goes
@@ -73,14 +74,14 @@ class MemoStore:
                 self.clear()
             return
         memo, readers = self.memo, self.readers
-        visits = sum(len(_readers_of(readers.get(declaration))) for declaration in declarations)
+        visits = sum(len(readers_of(readers.get(declaration))) for declaration in declarations)
         if visits > 256 and visits * 4 > len(memo):
             # Most of it (an edit to a declaration that every trace read): start afresh, and
             # leave freeing the old entries for later.
             self.clear()
             return
         for declaration in declarations:
-            for key in _readers_of(readers.pop(declaration, None)):
+            for key in readers_of(readers.pop(declaration, None)):
                 self._drop(key)
 
     def forget_instances(self, calls: "set[tuple[str, str]]", roots: "set[str]") -> None:
@@ -98,7 +99,7 @@ class MemoStore:
             return
         gone: set[tuple] = set()
         for call in calls:
-            gone.update(_readers_of(self.through.get(call)))
+            gone.update(readers_of(self.through.get(call)))
         if roots:  # (rare: a call pointed elsewhere made a module a root, or took its root away)
             gone.update(path for path in self.paths if path[0][1] in roots)
         for path in gone:
@@ -109,21 +110,21 @@ class MemoStore:
         path = key[1]
         if path not in self.paths:
             for caller, call in zip(path, path[1:]):
-                _add_reader(self.through, (caller[1], call[0]), path)
+                add_reader(self.through, (caller[1], call[0]), path)
         self.paths.setdefault(path, []).append(key)
 
     def _drop(self, key: tuple) -> None:
         """Drops one entry, and its key from under every declaration it read and its path."""
         entry = self.memo.pop(key, None)
         if entry is not None:
-            _remove_reader(self.readers, entry.touched, _declaration_of(key), key)
+            _remove_entry_reader(self.readers, entry.touched, _declaration_of(key), key)
             path = key[1]
             keys = self.paths[path]
             keys.remove(key)
             if not keys:  # (its last entry: the path goes from under its calls)
                 del self.paths[path]
                 for caller, call in zip(path, path[1:]):
-                    _remove_from(self.through, (caller[1], call[0]), path)
+                    remove_reader(self.through, (caller[1], call[0]), path)
 
     def clear(self) -> None:
         self.retired.append((self.memo, self.readers, self.paths, self.through))
@@ -142,42 +143,10 @@ class MemoStore:
         self.retired.clear()
 
 
-def _add_reader(readers: dict, read: tuple[str, str], key: tuple) -> None:
-    have = readers.get(read)
-    if have is None:
-        readers[read] = key
-    elif have.__class__ is set:
-        have.add(key)
-    elif have != key:
-        readers[read] = {have, key}
-
-
-def _remove_reader(readers: dict, touched: frozenset, own: tuple[str, str] | None, key: tuple) -> None:
+def _remove_entry_reader(readers: dict, touched: frozenset, own: tuple[str, str] | None, key: tuple) -> None:
     """Takes ``key`` from under the declarations its entry read (``touched``) and its own."""
     for read in (*touched, own) if own is not None else touched:
-        _remove_from(readers, read, key)
-
-
-def _remove_from(index: dict, row, key: tuple) -> None:
-    """Takes ``key`` from ``index[row]`` (a key, or a set of them: ``_add_reader``)."""
-    have = index.get(row)
-    if have is None:
-        return  # (popped by the ``forget`` under way)
-    if have.__class__ is set:
-        have.discard(key)
-        if len(have) == 1:
-            index[row] = next(iter(have))
-        elif not have:
-            del index[row]
-    elif have == key:
-        del index[row]
-
-
-def _readers_of(found: "tuple | set[tuple] | None") -> "tuple | set[tuple]":
-    """The memo keys of one ``readers`` value."""
-    if found is None:
-        return ()
-    return found if found.__class__ is set else (found,)
+        remove_reader(readers, read, key)
 
 
 def _declaration_of(key: tuple) -> tuple[str, str] | None:
