@@ -63,7 +63,34 @@ MAX_MESSAGE = 512 * 1024 * 1024  # a larger Content-Length is a broken header, n
 READER_SWITCH_INTERVAL = 0.0001
 
 
-class BufferedReader:
+class _Buffered:
+    """Serves lines and bodies from the bytes read so far; ``_fill`` reads more (``_eof``: no more come)."""
+
+    _buffer: bytearray
+    _eof: bool
+
+    async def _fill(self) -> None:
+        raise NotImplementedError
+
+    async def readline(self) -> bytes:
+        while True:
+            end = self._buffer.find(b"\n")
+            if end >= 0 or self._eof:
+                end = end + 1 if end >= 0 else len(self._buffer)
+                line = bytes(self._buffer[:end])
+                del self._buffer[:end]
+                return line
+            await self._fill()
+
+    async def readexactly(self, n: int) -> bytes:
+        while len(self._buffer) < n and not self._eof:
+            await self._fill()
+        body = bytes(self._buffer[:n])
+        del self._buffer[:n]
+        return body
+
+
+class BufferedReader(_Buffered):
     """Reads the client's bytes a chunk at a time (in a thread), and serves lines and bodies from memory.
 
     Every message already received is handed over without returning to the event loop, so
@@ -96,25 +123,9 @@ class BufferedReader:
         else:
             self._eof = True
 
-    async def readline(self) -> bytes:
-        while True:
-            end = self._buffer.find(b"\n")
-            if end >= 0 or self._eof:
-                end = end + 1 if end >= 0 else len(self._buffer)
-                line = bytes(self._buffer[:end])
-                del self._buffer[:end]
-                return line
-            await self._fill()
-
-    async def readexactly(self, n: int) -> bytes:
-        while len(self._buffer) < n and not self._eof:
-            await self._fill()
-        body = bytes(self._buffer[:n])
-        del self._buffer[:n]
-        return body
 
 
-class LoopReader:
+class LoopReader(_Buffered):
     """Reads the client's bytes on the loop's own thread, told by the kernel when they come (Linux,
     stdin a pipe or a socket): no thread and no hand-off of the interpreter lock between a
     message's arrival and its handler.
@@ -125,7 +136,7 @@ class LoopReader:
     reads the bytes itself (non-blocking, ``add_reader``). With a reader thread, the note waited
     for the lock: for a switch interval while the loop ran Python, and for a core to run the
     thread on a loaded machine (docs/performance.md, "Leaf keystrokes during the first analysis,
-    session 13"). Serves lines and bodies from memory as ``BufferedReader`` does.
+    session 13").
     """
 
     CHUNK = 1 << 16
@@ -207,22 +218,6 @@ class LoopReader:
         self._more = asyncio.get_running_loop().create_future()
         await self._more
 
-    async def readline(self) -> bytes:
-        while True:
-            end = self._buffer.find(b"\n")
-            if end >= 0 or self._eof:
-                end = end + 1 if end >= 0 else len(self._buffer)
-                line = bytes(self._buffer[:end])
-                del self._buffer[:end]
-                return line
-            await self._fill()
-
-    async def readexactly(self, n: int) -> bytes:
-        while len(self._buffer) < n and not self._eof:
-            await self._fill()
-        body = bytes(self._buffer[:n])
-        del self._buffer[:n]
-        return body
 
 
 async def read_messages(stop: threading.Event, reader: Any, protocol: Any, report: Callable[[str], None],
