@@ -54,7 +54,7 @@ BENCH = Path(__file__).resolve().parent
 sys.path.insert(0, str(BENCH))
 
 from edit_cpu import percentile  # noqa: E402
-from loop_steps import step_name  # noqa: E402
+from loop_steps import step_name, time_selects  # noqa: E402
 
 PARTS = ("send->arrival", "arrival->handled", "handled->published", "published->client")
 
@@ -165,19 +165,11 @@ def serve_traced(log_path: str, step_ms: float, profile_path: str = "", timed: s
     samples: list[str] = []
     ran: list[tuple] = []
     if between:
-        import selectors
+        def waited(t: float, wait: float, timeout) -> None:
+            if published.is_set() and threading.get_ident() == loop_thread:
+                ran.append((t, wait, 0.0, f"select(timeout={'none' if timeout is None else round(timeout, 4)})"))
 
-        select = selectors.DefaultSelector.select
-
-        def timed_select(self, timeout=None):
-            t = time.perf_counter()
-            try:
-                return select(self, timeout)
-            finally:
-                if published.is_set() and threading.get_ident() == loop_thread:
-                    ran.append((t, time.perf_counter() - t, 0.0, f"select(timeout={'none' if timeout is None else round(timeout, 4)})"))
-
-        selectors.DefaultSelector.select = timed_select
+        time_selects(waited)
         atexit.register(lambda: log.writelines(f"run {t:.6f} {wall * 1000:.3f} {cpu * 1000:.3f} {what}\n"
                                                for t, wall, cpu, what in ran))
     loop_thread = threading.get_ident()

@@ -147,7 +147,8 @@ def serve_logged(log_path: str) -> None:
     # The loop's waits in its selector while modules are pending (kept in memory, written at exit:
     # a write per wait would hand the lock to the reader): idle time the background could have used.
     import atexit
-    import selectors
+
+    from loop_steps import time_selects
 
     schedulers: list = []
     init = scheduler.AnalysisScheduler.__init__
@@ -158,17 +159,12 @@ def serve_logged(log_path: str) -> None:
 
     scheduler.AnalysisScheduler.__init__ = kept_init
     waits: list[tuple[float, float]] = []
-    select = selectors.DefaultSelector.select
 
-    def timed_select(self, timeout=None):
-        t = time.perf_counter()
-        try:
-            return select(self, timeout)
-        finally:
-            if schedulers and any(f.pending_dirs for f in schedulers[0].ws.folders):
-                waits.append((t, time.perf_counter() - t))
+    def waited(t: float, wait: float, timeout) -> None:
+        if schedulers and any(f.pending_dirs for f in schedulers[0].ws.folders):
+            waits.append((t, wait))
 
-    selectors.DefaultSelector.select = timed_select
+    time_selects(waited)
     atexit.register(lambda: log.writelines(f"idle {t:.6f} {w * 1000:.3f}\n" for t, w in waits))
     sys.argv = ["tfphi", "serve"]
     entry()

@@ -71,6 +71,23 @@ def step_name(handle: asyncio.Handle) -> str:
     return getattr(callback, "__qualname__", type(callback).__name__).replace(" ", "_")
 
 
+def time_selects(after) -> None:
+    """Times every wait of the loop in its selector: ``after(started, seconds, timeout)`` once each
+    returns (the loop's idle time, where a log of its steps has none)."""
+    import selectors
+
+    select = selectors.DefaultSelector.select
+
+    def timed_select(self, timeout=None):
+        t = time.perf_counter()
+        try:
+            return select(self, timeout)
+        finally:
+            after(t, time.perf_counter() - t, timeout)
+
+    selectors.DefaultSelector.select = timed_select
+
+
 def _place(frame) -> str:
     """Where the loop thread is, from its stack: the innermost scheduler function and the two
     innermost tfphi functions below it (``idle`` when no tfphi function runs: between steps)."""
