@@ -18,6 +18,7 @@ from ..lazy_re import lazy_compile
 _MARKER = re.compile(r"(?:#|//)\s*tfphi:ignore\b([^\n]*)")
 _CODE = lazy_compile(r"[a-z][a-z0-9-]*")
 ALL = "*"
+_WORD = b"tfphi:ignore"  # (in every marker ``_MARKER`` matches)
 
 
 def ignored_codes(line: str) -> frozenset[str]:
@@ -47,7 +48,13 @@ def is_suppressed(analysis: Analysis, d: Diagnostic) -> bool:
 
 
 def suppressed_in(source: bytes, offset: int, code: str) -> bool:
-    """Whether a suppression comment of ``source`` silences ``code`` at byte ``offset``."""
+    """Whether a suppression comment of ``source`` silences ``code`` at byte ``offset``. The two
+    lines are decoded and read only when their bytes hold the marker's word (found in C, nothing
+    copied): most diagnostics have no comment near them."""
+    start = source.rfind(b"\n", 0, max(source.rfind(b"\n", 0, offset), 0)) + 1
+    end = source.find(b"\n", offset)
+    if source.find(_WORD, start, end if end >= 0 else len(source)) < 0:
+        return False
     for text in _lines_around(source, offset):
         codes = ignored_codes(text)
         if ALL in codes or code in codes:
