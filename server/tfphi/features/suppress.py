@@ -40,13 +40,6 @@ def _lines_around(source: bytes, offset: int) -> tuple[str, str]:
     return line.decode("utf-8", "replace"), above.decode("utf-8", "replace")
 
 
-def is_suppressed(analysis: Analysis, d: Diagnostic) -> bool:
-    if d.code == "config-error" or d.position is not None:
-        return False  # problems of tfphi's own configuration are fixed, not silenced
-    source = source_of(analysis, d.span.file)
-    return source is not None and suppressed_in(source, d.span.start, d.code)
-
-
 def suppressed_in(source: bytes, offset: int, code: str) -> bool:
     """Whether a suppression comment of ``source`` silences ``code`` at byte ``offset``. The two
     lines are decoded and read only when their bytes hold the marker's word (found in C, nothing
@@ -63,4 +56,14 @@ def suppressed_in(source: bytes, offset: int, code: str) -> bool:
 
 
 def unsuppressed(analysis: Analysis, diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    return [d for d in diagnostics if not is_suppressed(analysis, d)]
+    """The diagnostics no suppression comment silences (each file's source found once)."""
+    sources: dict[str, bytes | None] = {}
+    out = []
+    for d in diagnostics:
+        if d.code != "config-error" and d.position is None:
+            file = d.span.file
+            source = sources[file] if file in sources else sources.setdefault(file, source_of(analysis, file))
+            if source is not None and suppressed_in(source, d.span.start, d.code):
+                continue
+        out.append(d)
+    return out

@@ -155,7 +155,7 @@ class DiagnosticPublisher:
         diags = list(diags)
         mentions = frozenset({d.file for d in diags} | {r.span.file for d in diags for r in d.related})
         self._remember_mentions(folder, dir, mentions)
-        groups = self._group(d for d in diags if file_kind(d.file) == "tf")
+        groups = {file: items for file, items in self._group(diags).items() if file_kind(file) == "tf"}
         known = set(self._tf_files.get(folder, {}).get(dir, ()))
         for doc, rel in self.ws.open_documents_in(folder):
             if file_kind(rel) == "tf" and module_dir_of(rel) == dir:

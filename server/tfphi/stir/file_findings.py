@@ -207,10 +207,12 @@ def _refreshed(entry: tuple, changed: frozenset[tuple[str, str]], table: NameTab
     source order, so the findings sorted by their start are in the references' order).
     ``resolved``: what ``block_findings`` resolved in this pass, by reference path."""
     block, relative, refs, names, keys = entry
-    again = [i for i, key in enumerate(keys) if key in changed]
-    starts = {refs[i][2] for i in again}
+    again = [ref for ref, key in zip(refs, keys) if key in changed]
+    found = block_findings(again, table, is_bound_check(refs, _node_of(block, source, tree)), resolved)
+    if not relative:
+        return (block, found, refs, names, keys) if found else entry  # (none of them was undefined: when none is, the same)
+    starts = {ref[2] for ref in again}
     kept = [finding for finding in relative if finding[0] not in starts]
-    found = block_findings([refs[i] for i in again], table, is_bound_check(refs, _node_of(block, source, tree)), resolved)
     if found:
         kept.extend(found)
         kept.sort()
