@@ -51,10 +51,11 @@ _STR = rb'"(?:[^"\\\n]|\\.)*+"'
 _SHAPES = tuple(re.compile(p) for p in (
     rb"\n[ \t]*+(?:[.,?:+%]|\((?![^\n]*\)[ \t]*=)|=(?![=>])|&&|\|\||\}[ \t]*+[^\s)\],.\[:?#/*+\-<>=!&|\"]|[\])][\])},]*+[ \t]*+\}"
     rb"|(?!(?:for|if|in)[ \t])" + _ID + rb"[ \t]++(?:\"|[A-Za-z_])(?![^\n{]*+\{)"
-    rb"|" + _ID + rb"(?:[ \t]++(?:\"[^\"\n]*+\"|" + _ID + rb"))*+[ \t]*+\{[ \t]*+[A-Za-z_](?![^\n]*?\}[ \t]*+(?:\n|#|//)))",
+    rb"|" + _ID + rb"(?:[ \t]++(?:\"[^\"\n]*+\"|" + _ID + rb"))*+[ \t]*+\{[ \t]*+[A-Za-z_](?![^\n]*?\}[ \t]*+(?:\r?\n|#|//)))",
     # ^ a line continuing an expression, "}" with more after it on its line (or after a closing
     #   bracket), a name then a value with no "=" (runtime lower(x)), a block header with no "{", or
-    #   a block opened with an argument (or a block) on its line and not closed there ("x {  a = 1")
+    #   a block opened with an argument (or a block) on its line and not closed there ("x {  a = 1";
+    #   closed before a CRLF line break too: else every one-liner of a Windows file matched)
     rb"\\[^nrt\"\\uU]",  # a backslash that may be an invalid escape
     rb"for[ \t](?:(?<=\[for[ \t])|(?<=\[ for[ \t]))[^\n\[\]]*?(?:=>|\.\.\.)"  # a key in a tuple's for expression,
     rb"|for[ \t](?:(?<=\{for[ \t])|(?<=\{ for[ \t]))(?![^\n{}]*?=>)",  # or none in an object's (up to a bracket)
