@@ -31,14 +31,31 @@ at the start of a line, else the region takes in the blocks after it until it is
   heredocs and comments, and no top-level item continues another: blocks before, the region's
   items, blocks after read as one body, each as it reads alone.
 
+Heredocs, ``/* */`` comments and CRLF line endings change none of this. A heredoc or block
+comment in a block before ``start`` or from ``end`` on was closed where the last parse closed it
+(it read them error-free, between the same items); one the region holds is closed inside it,
+or the region alone ends inside it, an error (an opener typed, ``<<EOT`` or ``/*``, that would
+swallow the blocks below; a terminator line or ``*/`` deleted; a ``*/`` typed inside a comment
+leaves the rest of it to read as code). So neither end of the region lies inside one, and the
+lines tree-sitter reads across (a heredoc's, a comment's) are the region's own. A CRLF line
+break is read as a line break: the region starts at the ``"\n"`` of the ``}`` line's CRLF (the
+``"\r"``, unchanged, stays with the block before, as whitespace), and ends at a line's start.
+
 So the region's items, spans and nodes are those of a fresh parse of the whole text. What the
 analysis adds to tree-sitter's reading is checked on the region alone, since it was found clean
-outside it by the last parse: a shape Terraform may reject (``error_shapes.suspicious``; the
-shapes lie within a line, the region is whole lines), an argument set twice in a block, the rules
-tree-sitter does not enforce. Whatever cannot be shown that way (a region with an error, a shape,
-a top-level argument, the first or a broken last parse; a text with a heredoc or a ``/*``
-anywhere, whose lines the search skips are found across the whole text) is parsed as before:
-the whole text, ``hclfile.parse_file``. The property test: tests/syntax/test_region_parse.py.
+outside it by the last parse: an argument set twice in a block, the rules tree-sitter does not
+enforce (both read the region's nodes); and a shape Terraform may reject
+(``error_shapes.suspicious``). The shapes lie within a line and the region is whole lines, so
+the search of the region alone is the search of the text, but for a text with ``<<`` or ``/*``
+(now or before the edit): the search first drops what it takes for heredocs' and comments' lines,
+by openers and terminators found from the start of the text, not by tree-sitter's reading (a
+``/*`` in a string runs to the next ``*/``, a ``<<EOT`` in a ``#`` comment to the next ``EOT``
+line), which may hide a line of the region or show one outside it. Then the whole text is
+searched, as a fresh parse searches it (regular expressions in C: 1.6 ms for 73 KB, against 27
+ms for its whole parse). Whatever cannot be shown (a region with an error, a shape, a top-level
+argument, a byte-order mark at its start, the first or a broken last parse, a last parse whose
+text had a shape) is parsed as before: the whole text, ``hclfile.parse_file``. The property
+test: tests/syntax/test_region_parse.py.
 """
 
 from __future__ import annotations
