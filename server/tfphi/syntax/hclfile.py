@@ -372,6 +372,7 @@ class HclFile:
     # top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
     nodes: tuple[Node | tuple[str, int, int], ...] | None = None
     forgotten: bool = False  # what its views derived on demand was forgotten once (``forget_derived``)
+    openers: int | None = None  # how many "<<" and "/*" its text holds, when a region's parse counted them (``syntax.regions``)
 
     def top_ranges(self) -> list[tuple[str, int, int]]:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""

@@ -93,7 +93,11 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     if not (start == 0 or start == len(source) or source[start] == 0x0A):
         return None  # (a region not of whole lines)
     text = source[start:end]
-    if _shapes_span_lines(source) or _shapes_span_lines(previous.source):
+    # (counted in the region: what lies outside it is the last parse's text, and no "<<" or "/*"
+    # reaches across its ends, a "}" or a line break)
+    before = previous.openers if previous.openers is not None else _openers(previous.source)
+    openers = before - _openers(previous.source[start : end - delta]) + _openers(text)
+    if before or openers:
         # (the search drops heredocs' and comments' lines, found from the start of the text, not
         # per line: the whole text is searched, as a fresh parse searches it; C, 1.6 ms for 73 KB)
         if suspicious(source):
@@ -125,12 +129,13 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     # (the last parse's answers), the region's own say the rest.
     answers = (False, True if candidate else (False if previous.searched[1] is False else None))
     return HclFile(path, source, None, body, [], (), moved, True, new_items, answers, fresh,
-                   (id(previous.body), *read[3:]))
+                   (id(previous.body), *read[3:]), openers=openers)
 
 
-def _shapes_span_lines(text: bytes) -> bool:
-    """Whether the syntax-error shapes' search (``error_shapes.suspicious``) of ``text`` may not
-    be the search of each of its lines: it drops the lines of what it takes for heredocs and
-    ``/* */`` comments first, found by their openers and terminators across the whole text
-    (a ``/*`` in a string, ``"arn:aws:s3:::bucket/*"``, is taken for one up to the next ``*/``)."""
-    return b"<<" in text or b"/*" in text
+def _openers(text: bytes) -> int:
+    """How many ``<<`` and ``/*`` ``text`` holds: while a text holds none, the syntax-error shapes'
+    search (``error_shapes.suspicious``) is the search of each of its lines; else it drops first
+    the lines of what it takes for heredocs and ``/* */`` comments, found by their openers and
+    terminators across the whole text (a ``/*`` in a string, ``"arn:aws:s3:::bucket/*"``, is
+    taken for one up to the next ``*/``)."""
+    return text.count(b"<<") + text.count(b"/*")
