@@ -122,6 +122,11 @@ data "d" "e" {
 }
 '''
 
+# The same without what the shapes' search takes for a comment or a heredoc across blocks (the
+# "/*" in a string, the "<<EOT" in a comment): every block's heredocs and comments end in it, and
+# the search of a region alone is the search of the text (``regions._strips_local``).
+LOCAL = HEREDOCS.replace('variable "arn" {\n  default = "arn:aws:s3:::other/*"\n}\n', "").replace("# after <<EOT\n", "")
+
 # What opens or closes something, typed anywhere; and whole lines that keep a text valid (most
 # random places break the syntax, and a text with an error is read whole until it is gone).
 FRAGMENTS = ['"', "{", "}", "#", "/*", "*/", "<<EOT\n", "EOT\n", "=", "${", "//", "a = 1\n", "\n", "x", " ", "1", "x {}",
@@ -231,7 +236,8 @@ def _check(edits, together: int = 1, text: str = PLAIN) -> int:
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(edits=st.lists(edit(), min_size=1, max_size=14), together=st.integers(min_value=1, max_value=2),
-       text=st.sampled_from([PLAIN, TEXT, HEREDOCS, PLAIN.replace("\n", "\r\n"), HEREDOCS.replace("\n", "\r\n")]))
+       text=st.sampled_from([PLAIN, TEXT, HEREDOCS, LOCAL, PLAIN.replace("\n", "\r\n"), HEREDOCS.replace("\n", "\r\n"),
+                             LOCAL.replace("\n", "\r\n")]))
 # A `#` typed at the start of a block's header comments it out: the block is in the region, though
 # the edit ends where it starts (found by hypothesis with the region ending at the first block that
 # starts at or after the edit, rather than after it with an unchanged byte before).
@@ -275,12 +281,27 @@ def test_keystrokes_in_a_text_with_heredocs_and_comments_read_their_region_alone
     """A text with heredocs, ``/* */`` comments and a ``/*`` in a string, with LF or CRLF line
     endings: keystrokes inside blocks, in heredocs, in comments and between blocks read their
     region alone once the document has been edited once."""
-    text = HEREDOCS.replace("\n", newline)
-    edits = _typed(text, [('"r"', 1, 0, "x"), ("echo", 0, 0, "x"), ("bin/bash", 3, 0, "h"), ("lines }", 6, 0, "x"),
-                          ("not the end", 4, 0, "x"), (newline + "output", len(newline), 0, newline),
-                          ("other/*", 5, 0, "y"), ("inline", 0, 0, "an "), ("/* two", 3, 0, "x"),
-                          (newline + "variable", len(newline), 0, "# c" + newline)])
-    assert _check(edits, text=text) == len(edits) - 1
+    for text in (HEREDOCS.replace("\n", newline), LOCAL.replace("\n", newline)):
+        edits = _typed(text, [('"r"', 1, 0, "x"), ("echo", 0, 0, "x"), ("bin/bash", 3, 0, "h"), ("lines }", 6, 0, "x"),
+                              ("not the end", 4, 0, "x"), (newline + "output", len(newline), 0, newline),
+                              ("arn:aws:s3:::bucket/*", 5, 0, "y"), ("inline", 0, 0, "an "), ("/* two", 3, 0, "x"),
+                              (newline + "variable", len(newline), 0, "# c" + newline)])
+        assert _check(edits, text=text) == len(edits) - 1
+
+
+def test_a_text_whose_blocks_end_their_heredocs_and_comments_searches_its_region_alone():
+    """In LOCAL every block's heredocs and comments end in it: after the first edit, a
+    keystroke's parse shows that the whole text's search finds nothing from its region alone
+    (``strips_local``); HEREDOCS has a "/*" in a string: the whole text is searched, and the
+    next parses know it without scanning the pieces again."""
+    for text, local in ((LOCAL, True), (HEREDOCS, False)):
+        doc = Document("main.tf", 0, text.encode())
+        parser = new_parser()
+        doc.parse("main.tf", parser)
+        for version, (at, inserted) in enumerate([(text.index('"r"') + 1, "x"), (text.index("echo"), "x")], 1):
+            doc.apply([TextChange(inserted, (doc.position(at), doc.position(at)))], version)
+            hcl = doc.parse("main.tf", parser)
+        assert hcl.tree is None and hcl.strips_local is local
 
 
 @pytest.mark.parametrize("typed", ["<<EOT" + "\n", "/*", "*/", "\r"])

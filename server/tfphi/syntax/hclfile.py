@@ -373,6 +373,7 @@ class HclFile:
     nodes: tuple[Node | tuple[str, int, int], ...] | None = None
     forgotten: bool = False  # what its views derived on demand was forgotten once (``forget_derived``)
     openers: int | None = None  # how many "<<" and "/*" its text holds, when a region's parse counted them (``syntax.regions``)
+    strips_local: bool | None = None  # the shapes' search reads its blocks apart (``regions._strips_local``), None: not known
 
     def top_ranges(self) -> list[tuple[str, int, int]]:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""

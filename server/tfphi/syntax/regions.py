@@ -61,7 +61,7 @@ test: tests/syntax/test_region_parse.py.
 from __future__ import annotations
 
 from . import is_json_path
-from .error_shapes import suspicious
+from .error_shapes import heredoc_markers, stripped, suspicious
 from .expr import ExprConverter
 from .hclfile import BOM, Body, HclFile, edited_items, item_place, only_blocks, take_region
 from .parsers import reparser
@@ -97,12 +97,8 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     # reaches across its ends, a "}" or a line break)
     before = previous.openers if previous.openers is not None else _openers(previous.source)
     openers = before - _openers(previous.source[start : end - delta]) + _openers(text)
-    if before or openers:
-        # (the search drops heredocs' and comments' lines, found from the start of the text, not
-        # per line: the whole text is searched, as a fresh parse searches it; C, 1.6 ms for 73 KB)
-        if suspicious(source):
-            return None
-    elif suspicious(text):
+    plain = not (before or openers)
+    if plain and suspicious(text):
         return None  # (a shape Terraform may reject)
     tree = reparser.kept_tree(source, start, end)
     root = tree.root_node
@@ -113,6 +109,14 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
         # what the text reads (a top-level item's node is then parsed from its own range).
         reparser.recent.pop((id(source), start, end), None)
         return None
+    local = None  # (``HclFile.strips_local``)
+    if not plain:
+        # (the search drops heredocs' and comments' lines, found from the start of the text: the
+        # region alone when every piece of the text finds their ends in itself, else the whole
+        # text, as a fresh parse searches it: C, 1.6 ms for 73 KB)
+        local = _strips_local(previous, source, start, end, delta, top)
+        if not local and suspicious(source):
+            return None
     if first_set_twice(source, tree, [(n.start_byte, n.end_byte) for n in top if n.type == "block"], None, False) is not None:
         return None
     candidate = rules_candidate(text)
@@ -129,7 +133,7 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     # (the last parse's answers), the region's own say the rest.
     answers = (False, True if candidate else (False if previous.searched[1] is False else None))
     return HclFile(path, source, None, body, [], (), moved, True, new_items, answers, fresh,
-                   (id(previous.body), *read[3:]), openers=openers)
+                   (id(previous.body), *read[3:]), openers=openers, strips_local=local)
 
 
 def _openers(text: bytes) -> int:
@@ -139,3 +143,42 @@ def _openers(text: bytes) -> int:
     terminators across the whole text (a ``/*`` in a string, ``"arn:aws:s3:::bucket/*"``, is
     taken for one up to the next ``*/``)."""
     return text.count(b"<<") + text.count(b"/*")
+
+
+def _strips_local(previous: HclFile, source: bytes, start: int, end: int, delta: int, top: list) -> bool:
+    """Whether the shapes' search finds nothing in ``source`` (``previous``'s text edited, the
+    region ``[start, end)`` parsed to the top-level nodes ``top``), shown from the region alone.
+
+    The search reads the text ``error_shapes.stripped``: the lines of what it takes for heredocs
+    and comments taken out, by a scan from the start of the text. Cut the text at every top-level
+    block's start and end: when each piece, scanned alone, finds the end of every heredoc and
+    comment it takes out (``stripped``'s second answer), the scan of the text is the scans of the
+    pieces one after the other (the scan enters each piece with nothing open, and finds in it the
+    same ends it finds alone), so a line of the stripped text is a line of a stripped piece. The
+    pieces before ``start`` and from ``end`` on are the last parse's, whose search found nothing;
+    then the stripped text's lines outside the region are lines its search read, and the search
+    of the region alone (the region's pieces found their ends too) is the search of the text,
+    but for one thing read across the text: a line holding a name alone is no shape when a
+    heredoc anywhere has that name, so the region must keep the names its last text had. What
+    this shows holds for the text (``strips_local``): the next edit looks at its region alone.
+    What it cannot show (False) is kept too: the next edits search the whole text without
+    scanning its pieces again, until a parse of the whole text."""
+    local = previous.strips_local
+    if local is None:  # (a text read whole: its pieces are scanned once)
+        local = _pieces_closed(previous.source, [item_place(item)[1:3] for item in previous.items], 0, len(previous.source))
+    text = source[start:end]
+    if not local or not _pieces_closed(source, [(n.start_byte, n.end_byte) for n in top if n.type == "block"], start, end):
+        return False
+    old, new = stripped(b"\n" + previous.source[start : end - delta])[0], stripped(b"\n" + text)[0]
+    return heredoc_markers(old) <= heredoc_markers(new) and not suspicious(text)
+
+
+def _pieces_closed(source: bytes, blocks: list, start: int, end: int) -> bool:
+    """Whether each piece of ``source[start:end]`` cut at the starts and ends of ``blocks``
+    ((start, end) each, in order) finds the end of every heredoc and comment it takes out."""
+    cuts = [start, *[at for block in blocks for at in block], end]
+    for i in range(len(cuts) - 1):
+        piece = source[cuts[i] : cuts[i + 1]]
+        if (b"<<" in piece or b"/*" in piece) and not stripped(b"\n" + piece)[1]:
+            return False
+    return True
