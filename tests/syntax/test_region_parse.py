@@ -336,3 +336,18 @@ def test_an_error_item_s_findings_carried_by_text_miss_references():
     assert [m for _, _, m in _findings(fresh)] == ["undefined reference to local.policy: no locals block declares it",
                                                    "undefined reference to local.script: no locals block declares it"]
     assert _findings(known) == []  # FIXME: should be _findings(fresh)
+
+
+def test_a_comment_opener_deleted_shows_a_shape_it_hid_below():
+    """HEREDOCS's ``"arn:aws:s3:::other/*"`` is taken by the shapes' search for a comment up to
+    the ``*/`` below the locals block: an argument Terraform rejects typed in that block (``+ 2``
+    on its own line) is hidden from it, and no error is reported, as a fresh parse reports none.
+    Deleting the ``*`` of the string shows it: the parse after the edit, which reads the first
+    block alone, searches the whole text (on main before session 14 the whole parse's search of
+    its region alone found nothing: ``searches.searched`` looked for openers in the region only)."""
+    text = HEREDOCS
+    edits = [(0, 0, "", "lines"), (text.index("  script"), 0, "  y = 1\n  + 2\n", "lines"), (text.index("other/*") + 6, 1, "", "any")]
+    _check(edits, text=text)
+    after = text.replace("  script", "  y = 1\n  + 2\n  script").replace("other/*", "other/")
+    assert [e.message for e in parse_file("main.tf", after.encode(), new_parser()).errors] == [
+        "argument or block definition required: an argument or block definition is required here"]

@@ -65,6 +65,7 @@ from .error_shapes import heredoc_markers, stripped, suspicious
 from .expr import ExprConverter
 from .hclfile import BOM, Body, HclFile, edited_items, item_place, only_blocks, take_region
 from .parsers import reparser
+from .searches import openers as count_openers
 from .set_twice import first_set_twice
 from .tree_errors import check_terraform_rules, rules_candidate
 
@@ -95,8 +96,8 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     text = source[start:end]
     # (counted in the region: what lies outside it is the last parse's text, and no "<<" or "/*"
     # reaches across its ends, a "}" or a line break)
-    before = previous.openers if previous.openers is not None else _openers(previous.source)
-    openers = before - _openers(previous.source[start : end - delta]) + _openers(text)
+    before = previous.openers if previous.openers is not None else count_openers(previous.source)
+    openers = before - count_openers(previous.source[start : end - delta]) + count_openers(text)
     plain = not (before or openers)
     if plain and suspicious(text):
         return None  # (a shape Terraform may reject)
@@ -134,15 +135,6 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     answers = (False, True if candidate else (False if previous.searched[1] is False else None))
     return HclFile(path, source, None, body, [], (), moved, True, new_items, answers, fresh,
                    (id(previous.body), *read[3:]), openers=openers, strips_local=local)
-
-
-def _openers(text: bytes) -> int:
-    """How many ``<<`` and ``/*`` ``text`` holds: while a text holds none, the syntax-error shapes'
-    search (``error_shapes.suspicious``) is the search of each of its lines; else it drops first
-    the lines of what it takes for heredocs and ``/* */`` comments, found by their openers and
-    terminators across the whole text (a ``/*`` in a string, ``"arn:aws:s3:::bucket/*"``, is
-    taken for one up to the next ``*/``)."""
-    return text.count(b"<<") + text.count(b"/*")
 
 
 def _strips_local(previous: HclFile, source: bytes, start: int, end: int, delta: int, top: list) -> bool:
