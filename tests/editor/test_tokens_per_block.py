@@ -2,7 +2,8 @@
 (``features.semantic_tokens.BlockTokens``) and encoded per block (``encode_blocks``), equal the
 tokens of a fresh parse of the same text, whole, after generated edits: characters that open
 or close something typed anywhere, lines added and deleted, in texts with heredocs, block
-comments, non-ASCII strings and CRLF line endings, in UTF-16, UTF-8 and UTF-32 columns."""
+comments (on a block's last line too), a block that does not start its line, non-ASCII strings
+and CRLF line endings, in UTF-16, UTF-8 and UTF-32 columns."""
 
 from __future__ import annotations
 
@@ -36,7 +37,9 @@ module "database" {
   source         = "./db"
   replicas       = [for i in range(2) : "r-${i}"]
 }
-output "ami" { value = data.aws_ami.base.id }
+output "ami" { value = data.aws_ami.base.id } # after a block, on its line
+  locals { indented = "✓" } /* and a comment
+  over two lines */
 '''
 
 FRAGMENTS = ["x", " ", "\n", '"', "{", "}", "#", "/*", "*/", "<<EOT\n", "EOT\n", "✓", "\r\n", "locals {\n  a = 1\n}\n", "# c\n"]

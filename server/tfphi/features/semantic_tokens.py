@@ -37,7 +37,7 @@ from tree_sitter import Node
 
 from ..records import record
 from ..syntax import is_json_path
-from ..syntax.hclfile import BOM, Block, HclFile, TopLevel, new_parser
+from ..syntax.hclfile import BOM, HclFile, TopLevel, new_parser
 from ..syntax.parsers import reparser
 
 TOKEN_TYPES = (
@@ -87,7 +87,7 @@ def semantic_tokens(hcl: HclFile, kept: "BlockTokens | None" = None) -> list[Tok
     pieces = kept.pieces(hcl) if kept is not None else None
     if pieces is not None:
         return [Token(base + start, base + end, kind, modifiers)
-                for base, _, relative in pieces for start, end, kind, modifiers in relative]
+                for base, entry in pieces for start, end, kind, modifiers in entry[1]]
     out: list[Token] = []
     # Files read from disk keep no tree once their structure is read: parse those again.
     tree = hcl.tree if hcl.tree is not None else new_parser().parse(hcl.source)
@@ -106,27 +106,27 @@ class BlockTokens:
     (``lsp.documents.Document.tokens``), never shared. Each answer keeps the entries of its own
     blocks only, so that what it holds is one parse's blocks, never the edit history.
 
-    An entry is [block, relative tokens, what the LSP layer derived from them per key (its
-    encoding of them: ``derived``)]. The text between blocks holds only comments and whitespace
-    in an error-free file of blocks; a stretch with a comment is parsed alone (kept by its text)."""
+    The text between blocks holds only comments and whitespace in an error-free file of blocks;
+    a stretch with a comment is parsed alone, kept by its text. An entry, a block's or a
+    stretch's, is [the block or the stretch's text, its relative tokens, what the LSP layer
+    derived from them per key (its encoding of them: ``derived``)]."""
 
     __slots__ = ("_blocks", "_gaps")
 
     def __init__(self) -> None:
         self._blocks: dict[int, list] = {}
-        self._gaps: dict[bytes, tuple[Relative, ...]] = {}
+        self._gaps: dict[bytes, list] = {}
 
-    def pieces(self, hcl: HclFile) -> list[tuple[int, list | None, tuple[Relative, ...]]] | None:
-        """(start, entry or None for a stretch between blocks, relative tokens) for each top-level
-        block and each stretch between blocks that holds a token, in order; None when the file is
-        not read block by block (JSON, a syntax error, a top-level argument, a byte-order mark):
-        its tokens are the walk of its whole tree."""
+    def pieces(self, hcl: HclFile) -> list[tuple[int, list]] | None:
+        """(start, entry) for each top-level block and each stretch between blocks that holds a
+        token, in order; None when the file is not read block by block (JSON, a syntax error, a
+        top-level argument, a byte-order mark): its tokens are the walk of its whole tree."""
         source = hcl.source
         if is_json_path(hcl.path) or hcl.errors or hcl.body.attributes or hcl.nodes is not None or source.startswith(BOM):
             return None
         blocks: dict[int, list] = {}
-        gaps: dict[bytes, tuple[Relative, ...]] = {}
-        pieces: list[tuple[int, list | None, tuple[Relative, ...]]] = []
+        gaps: dict[bytes, list] = {}
+        pieces: list[tuple[int, list]] = []
         cursor = 0
         for block in hcl.body.blocks:
             anchor = block._anchor
@@ -138,29 +138,27 @@ class BlockTokens:
                 gap = self._gap(source, cursor, start, gaps)
                 if gap is None:
                     return None
-                if gap:
-                    pieces.append((cursor, None, gap))
+                if gap[1]:
+                    pieces.append((cursor, gap))
             entry = self._blocks.get(id(block))
             if entry is None or entry[0] is not block:
                 entry = [block, _relative(_block_tokens(hcl, start, end), start), {}]
             blocks[id(block)] = entry
-            pieces.append((start, entry, entry[1]))
+            pieces.append((start, entry))
             cursor = end
         if cursor < len(source) and not source[cursor:].isspace():
             gap = self._gap(source, cursor, len(source), gaps)
             if gap is None:
                 return None
-            if gap:
-                pieces.append((cursor, None, gap))
+            if gap[1]:
+                pieces.append((cursor, gap))
         self._blocks, self._gaps = blocks, gaps
         return pieces
 
-    def _gap(self, source: bytes, start: int, end: int, gaps: dict) -> tuple[Relative, ...] | None:
-        """The tokens of the text between two blocks (comments), or None when it holds more."""
+    def _gap(self, source: bytes, start: int, end: int, gaps: dict) -> list | None:
+        """The entry of the text between two blocks (its comments), or None when it holds more."""
         text = source[start:end]
-        found = gaps.get(text)
-        if found is None:
-            found = self._gaps.get(text)
+        found = gaps.get(text) or self._gaps.get(text)
         if found is None:
             root = reparser.tree(source, start, end).root_node
             if root.has_error or any(c.type not in ("comment", "body") for c in root.children) or any(
@@ -169,17 +167,23 @@ class BlockTokens:
             out: list[Token] = []
             _Walker(source, out).visit(root, frozenset(), False)
             out.sort(key=lambda t: t.start)
-            found = _relative(out, start)
+            found = [text, _relative(out, start), {}]
         gaps[text] = found
         return found
 
     @staticmethod
-    def derived(entry: list, key, make: Callable[[Block, tuple[Relative, ...]], object]):
-        """What ``make`` derives from a block's relative tokens, kept with them under ``key``."""
+    def text(entry: list) -> bytes:
+        """The text an entry's tokens are relative to: its block's, or the stretch's."""
+        owner = entry[0]
+        return owner if type(owner) is bytes else owner.text
+
+    @staticmethod
+    def derived(entry: list, key, make: Callable[[bytes, tuple[Relative, ...]], object]):
+        """What ``make`` derives from an entry's text and relative tokens, kept with them under ``key``."""
         kept = entry[2]
         found = kept.get(key)
         if found is None:
-            found = kept[key] = make(entry[0], entry[1])
+            found = kept[key] = make(BlockTokens.text(entry), entry[1])
         return found
 
 

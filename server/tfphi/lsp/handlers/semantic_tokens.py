@@ -58,37 +58,33 @@ _MODIFIER_BITS = {name: 1 << i for i, name in enumerate(TOKEN_MODIFIERS)}
 
 def encode_blocks(hcl, kept: "BlockTokens", index: "LineIndex", encoding: "Encoding") -> list[int] | None:
     """``encode(semantic_tokens(hcl, kept), ...)`` from each top-level block's encoding of its own
-    tokens, kept with them (``BlockTokens.derived``): a block that starts a line has the same
-    lines and characters wherever it is, so only its first token's deltas, from the token
-    before it, are made per answer. None when a block does not start a line (``encode`` then)."""
+    tokens in its own text's lines, kept with them (``BlockTokens.derived``; the same for the
+    comments between blocks): a piece's lines are the same wherever it is, and its characters
+    too but on its first line, shifted by the piece's column. Per answer, only each piece's
+    first token's deltas (and its character when on the piece's first line) are made. None when
+    the file is not read block by block (``encode`` then)."""
     pieces = kept.pieces(hcl)
     if pieces is None:
         return None
     data: list[int] = []
     last_line = last_char = 0
-    for base, entry, relative in pieces:
-        if entry is None:  # (comments between blocks: a few, encoded where they are)
-            tokens = [Token(base + start, base + end, kind, modifiers) for start, end, kind, modifiers in relative]
-            last_line, last_char = _encode_into(data, tokens, index, encoding, last_line, last_char)
-            continue
-        line, char = index.position(base, encoding)
-        if char:
-            return None
-        rows, rows_last_line, rows_last_char = BlockTokens.derived(entry, encoding, lambda block, rel: _encode_block(block.text, rel, encoding))
+    for base, entry in pieces:
+        rows, rows_last_line, rows_last_char = BlockTokens.derived(entry, encoding, lambda text, rel: _encode_piece(text, rel, encoding))
         if not rows:
             continue
+        line, column = index.position(base, encoding)
         at = len(data)
         data += rows
-        first_line = line + rows[0]  # (the first row's line and character are the block's own)
+        first_line, first_char = line + rows[0], rows[1] + (column if rows[0] == 0 else 0)
         data[at] = first_line - last_line
-        data[at + 1] = rows[1] - last_char if first_line == last_line else rows[1]
-        last_line, last_char = line + rows_last_line, rows_last_char
+        data[at + 1] = first_char - last_char if first_line == last_line else first_char
+        last_line, last_char = line + rows_last_line, rows_last_char + (column if rows_last_line == 0 else 0)
     return data
 
 
-def _encode_block(text: bytes, relative, encoding: "Encoding") -> tuple[list[int], int, int]:
-    """A block's tokens encoded in its own text's lines: the first row's line and character from
-    the block's start, the others as deltas; and the last row's line and character."""
+def _encode_piece(text: bytes, relative, encoding: "Encoding") -> tuple[list[int], int, int]:
+    """A piece's tokens encoded in its own text's lines: the first row's line and character from
+    the piece's start, the others as deltas; and the last row's line and character."""
     data: list[int] = []
     tokens = [Token(start, end, kind, modifiers) for start, end, kind, modifiers in relative]
     last_line, last_char = _encode_into(data, tokens, LineIndex(text, skip_bom=False), encoding, 0, 0)
