@@ -52,10 +52,10 @@ HEREDOC_SHAPES = (
 
 
 def heredoc_file(size: int) -> str:
-    """IAM policies and instances with user_data, ``size`` bytes or just over."""
+    """IAM policies and instances with user_data, ``size`` bytes or just over (ten of each at least)."""
     parts: list[str] = []
     i = 0
-    while sum(map(len, parts)) < size:
+    while sum(map(len, parts)) < size or i < 10:
         parts.append(f'''/* policy {i}
    for the bucket */
 resource "aws_iam_policy" "p{i}" {{
