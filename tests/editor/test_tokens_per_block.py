@@ -76,6 +76,8 @@ def _check(text: str, edits, encoding: str) -> int:
         assert hcl.source == text.encode()
         tokens, data = _fresh(hcl.source, encoding)
         assert semantic_tokens(hcl, doc.tokens) == tokens
+        first, last = sorted((int(where * len(hcl.source)), int(where * len(hcl.source)) + 40 * deleted + 7))
+        assert semantic_tokens(hcl, doc.tokens, (first, last)) == [t for t in tokens if t.end > first and t.start < last]
         ours = encode_blocks(hcl, doc.tokens, doc.line_index, encoding)
         if ours is not None:
             per_block += 1

@@ -81,18 +81,23 @@ class Token:
     modifiers: tuple[str, ...] = ()
 
 
-def semantic_tokens(hcl: HclFile, kept: "BlockTokens | None" = None) -> list[Token]:
+def semantic_tokens(hcl: HclFile, kept: "BlockTokens | None" = None, within: tuple[int, int] | None = None) -> list[Token]:
     """Every classified token of the file, in order, none overlapping (``kept``: the tokens of the
-    last answer's blocks, for a document: see ``BlockTokens``)."""
+    last answer's blocks, for a document: see ``BlockTokens``); with ``within`` (start, end),
+    those that overlap it."""
     pieces = kept.pieces(hcl) if kept is not None else None
     if pieces is not None:
+        first, last = within if within is not None else (0, len(hcl.source))
         return [Token(base + start, base + end, kind, modifiers)
-                for base, entry in pieces for start, end, kind, modifiers in entry[1]]
+                for base, entry in pieces if base < last and base + len(BlockTokens.text(entry)) > first
+                for start, end, kind, modifiers in entry[1] if base + end > first and base + start < last]
     out: list[Token] = []
     # Files read from disk keep no tree once their structure is read: parse those again.
     tree = hcl.tree if hcl.tree is not None else new_parser().parse(hcl.source)
     _Walker(hcl.source, out).visit(tree.root_node, frozenset(), False)
     out.sort(key=lambda t: t.start)
+    if within is not None:
+        return [t for t in out if t.end > within[0] and t.start < within[1]]
     return out
 
 

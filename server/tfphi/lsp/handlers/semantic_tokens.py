@@ -100,9 +100,7 @@ def _tokens(ctx: "DocContext", kept: "BlockTokens | None", start: int | None = N
         data = encode_blocks(hcl, kept, ctx.index, ctx.encoding)
         if data is not None:
             return data
-    tokens = semantic_tokens(hcl, kept)
-    if start is not None and end is not None:
-        tokens = [t for t in tokens if t.end > start and t.start < end]
+    tokens = semantic_tokens(hcl, kept, (start, end) if start is not None and end is not None else None)
     return encode(tokens, ctx.index, ctx.encoding)
 
 
