@@ -545,7 +545,8 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     if not native or known_clean:
         placed = errors
     elif taken is not None and not errors and not searched(0, suspicious, source, taken, previous.searched, answers,
-                                                           not openers(source) and not openers(previous.source)):
+                                                           not openers(source) and not (previous.openers if previous.openers
+                                                                                        is not None else openers(previous.source))):
         placed = errors
     else:
         placed = terraform_placed(path, source, errors, root, known=refs_cache)  # as Terraform reports them
