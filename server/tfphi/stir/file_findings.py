@@ -50,7 +50,7 @@ class FileFindings:
         self.findings = findings
         self.blocks = blocks  # id(block) -> its entry, for each block of ``hcl.body`` (what each holds: above ``_entries``)
         self.flagged = flagged if flagged is not None else {}  # id(block) -> (entry, block start, its findings) of those with findings
-        self._readers = readers  # name -> ids of the blocks that look it up; None: not made (or taken by a later answer)
+        self._readers = readers  # name -> {id of a block that looks it up: its references that do, by place}; None: not made (or taken)
         self._texts = texts  # see ``texts``; None: worked out from ``hcl`` and ``findings`` when asked
 
     def take_readers(self) -> dict | None:
@@ -117,7 +117,7 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
             if readers is not None:
                 for name in entry[3]:
                     held = readers[name]
-                    held.discard(key)
+                    del held[key]
                     if not held:
                         del readers[name]
         for entry in new:
@@ -126,8 +126,7 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
             if entry[1]:
                 flagged[key] = (entry, -1, ())
             if readers is not None:
-                for name in entry[3]:
-                    readers.setdefault(name, set()).add(key)
+                _add_readers(readers, key, entry)
     else:
         entries = {id(entry[0]): entry for entry in _entries(blocks, before, table, source, tree)}
         flagged = {key: (entry, -1, ()) for key, entry in entries.items() if entry[1]}
@@ -138,9 +137,13 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
         if entries is before:
             entries, flagged = dict(before), dict(flagged)
         resolved: dict[tuple, tuple | None] = {}  # (a name's references in many blocks resolve alike)
-        for key in set().union(*[readers.get(name, ()) for name in changed]):
+        hits: dict[int, list[int]] = {}  # block id -> its references that look a changed name up
+        for name in changed:
+            for key, at in readers.get(name, _NO_READERS).items():
+                hits.setdefault(key, []).extend(at)
+        for key, at in hits.items():
             entry = entries[key]
-            again = _refreshed(entry, changed, table, source, tree, resolved)
+            again = _refreshed(entry, sorted(at) if len(at) > 1 else at, table, source, tree, resolved)
             if again is not entry:
                 entries[key] = again
                 if again[1]:
@@ -169,13 +172,26 @@ def _start(finding: Finding) -> int:
     return finding.span.start
 
 
-def _readers_of(entries: dict) -> dict[tuple[str, str], set[int]]:
-    """Which blocks (by id) look each name up."""
-    readers: dict[tuple[str, str], set[int]] = {}
+def _readers_of(entries: dict) -> dict[tuple[str, str], dict[int, tuple[int, ...]]]:
+    """Which blocks (by id) look each name up, and with which of their references (by place)."""
+    readers: dict[tuple[str, str], dict[int, tuple[int, ...]]] = {}
     for key, entry in entries.items():
-        for name in entry[3]:
-            readers.setdefault(name, set()).add(key)
+        _add_readers(readers, key, entry)
     return readers
+
+
+def _add_readers(readers: dict, key: int, entry: tuple) -> None:
+    """Adds the references of one block's ``entry`` (``key``: the block's id) to ``readers``."""
+    for i, name in enumerate(entry[4]):
+        if name is not None:
+            held = readers.get(name)
+            if held is None:
+                readers[name] = {key: (i,)}
+            else:
+                held[key] = held.get(key, ()) + (i,)
+
+
+_NO_READERS: dict = {}  # (never written)
 
 
 # An entry of ``FileFindings.blocks``: the block, its relative findings (in the order of its
@@ -199,15 +215,15 @@ def _entries(blocks: list, before: dict, table: NameTable, source: bytes, tree) 
     return out
 
 
-def _refreshed(entry: tuple, changed: frozenset[tuple[str, str]], table: NameTable, source: bytes, tree,
+def _refreshed(entry: tuple, positions: list[int], table: NameTable, source: bytes, tree,
                resolved: dict | None = None) -> tuple:
-    """``entry`` against ``table``, whose names differ from those its findings were made with by
-    ``changed``: the references that look a changed name up are resolved again, and the block's
+    """``entry`` against ``table``, whose names differ from those its findings were made with for
+    the references at ``positions`` (in order): those are resolved again, and the block's
     other findings are kept (a finding starts where its reference does; the references are in
     source order, so the findings sorted by their start are in the references' order).
     ``resolved``: what ``block_findings`` resolved in this pass, by reference path."""
     block, relative, refs, names, keys = entry
-    again = [ref for ref, key in zip(refs, keys) if key in changed]
+    again = [refs[i] for i in positions]
     found = block_findings(again, table, is_bound_check(refs, _node_of(block, source, tree)), resolved)
     if not relative:
         return (block, found, refs, names, keys) if found else entry  # (none of them was undefined: when none is, the same)
