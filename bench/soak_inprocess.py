@@ -63,7 +63,9 @@ def utf16_position(text: str, index: int) -> tuple[int, int]:
     return text.count("\n", 0, index), len(text[line_start:index].encode("utf-16-le")) // 2
 
 
-def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0) -> None:
+def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, after_checkpoint=None) -> None:
+    """``after_checkpoint(done, ws)``, if given, runs on the client's thread after each checkpoint's line
+    (bench/soak_survivors.py: what the round allocated and is still alive)."""
     rng = random.Random(seed)
     all_tf = sorted(ws_dir.rglob("*.tf"))
     root = ws_dir / "main.tf"
@@ -131,6 +133,8 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0) -> 
                   f"C heap in use {heap_in_use_mib():5.1f} MiB; memo {len(host._trace_memo.memo):,} entries "
                   f"({memo.get('memo.dead_keys', 0)} under call paths gone), line indexes {len(host._line_indexes)}, "
                   f"clean block texts {len(host.clean_sources._blocks._kept)}", flush=True)
+            if after_checkpoint is not None:
+                on_loop(_call(after_checkpoint, done, ws))
 
         wait("any")
         on_loop(scheduler.idle())
@@ -160,6 +164,10 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0) -> 
         loop.call_soon_threadsafe(lambda: setattr(scheduler, "stopped", True))
 
     run_with_client(ws, ws_dir, scheduler, client)
+
+
+async def _call(function, *args):
+    return function(*args)  # (on the loop: nothing else runs while it looks)
 
 
 def main(argv=None) -> int:

@@ -392,11 +392,11 @@ def test_edit_trace_cuts_every_edit_into_four_parts(tmp_path):
 
 
 def test_region_edit_bench_reads_every_file_s_keystrokes_as_regions(tmp_path, capsys):
-    """bench/region_edit.py at 10 modules: every shape found in every file, and after the first
-    edits every keystroke's parse reads its region alone (LF and CRLF, heredocs and comments)."""
+    """bench/region_edit.py at 10 modules: every shape found in every file, and every
+    keystroke's parse reads its region alone, the first too (LF and CRLF, heredocs and comments)."""
     bench = _load_bench("region_edit")
     assert bench.main(["--modules", "10", "--edits", "3", "--tokens", "1", "--workdir", str(tmp_path)]) == 0
     rows = [line.split() for line in capsys.readouterr().out.splitlines() if "/6" in line]
     assert [(row[0], row[2], row[5]) for row in rows] == [
-        (file, shape, "5/6") for file in ("root", "root-crlf", "heredocs", "heredocs-crlf")
+        (file, shape, "6/6") for file in ("root", "root-crlf", "heredocs", "heredocs-crlf")
         for shape in ("value", "newline", "comment", "label")]

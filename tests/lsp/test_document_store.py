@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 import shutil
+import sys
 from pathlib import Path
 
 import pytest
@@ -173,31 +174,87 @@ def test_incremental_edits_give_the_diagnostics_of_a_fresh_open(example_copy: Pa
     assert workspace_diagnostics(folder.snapshot()) == workspace_diagnostics(fresh.folders[0].snapshot())
 
 
+VARS = 'region = "eu-west-1"\nsizes = {\n  small = 1\n  large = 3\n}\nnames = ["a", "b"]\n'
+
+
 def test_a_change_reparses_against_the_edited_tree(monkeypatch):
-    """No full reparse per keystroke: the reparse gets the old tree, edited with Tree.edit."""
+    """No full reparse per keystroke of a text whose top-level items are arguments (a variables
+    file): the reparse gets the old tree, edited with Tree.edit."""
     import tfphi.lsp.documents as documents
 
     store = DocumentStore("utf-16")
-    doc = store.open("file:///w/main.tf", 1, BASE)
-    first = doc.parse("main.tf", store.parser)
+    doc = store.open("file:///w/terraform.tfvars", 1, VARS)
+    first = doc.parse("terraform.tfvars", store.parser)
+    assert first.tree is not None  # (arguments' spans are absolute: no region is parsed alone)
     seen = []
     real = documents.parse_file
 
     def spy(path, source, parser=None, old_tree=None, previous=None, may_respell_source=None, **rest):
         seen.append((old_tree, may_respell_source))
-        assert previous is first  # the unchanged blocks of the last parse are taken over
+        assert previous is first
         return real(path, source, parser, old_tree, previous=previous, may_respell_source=may_respell_source, **rest)
 
     monkeypatch.setattr(documents, "parse_file", spy)
-    line, col = lsp_position(BASE, BASE.index("locals"), "utf-16")
+    line, col = lsp_position(VARS, VARS.index("names"), "utf-16")
     store.change(doc.uri, 2, [TextChange("# x\n", ((line, col), (line, col)))])
     store.change(doc.uri, 3, [TextChange("", ((line, col), (line, col + 2)))])
-    second = doc.parse("main.tf", store.parser)
+    second = doc.parse("terraform.tfvars", store.parser)
     assert len(seen) == 1 and seen[0][0] is not None and seen[0][0] is not first.tree
     assert seen[0][1] is False  # known from the edited bytes alone: no token of the text is spelled for tree-sitter
     # the analysis's tree was not edited (its lazily converted expressions still read it)
-    assert str(first.tree.root_node) == str(parse_file("main.tf", BASE.encode(), new_parser()).tree.root_node)
+    assert str(first.tree.root_node) == str(parse_file("terraform.tfvars", VARS.encode(), new_parser()).tree.root_node)
     assert second.source == doc.source
+
+
+def test_a_document_keeps_no_tree_of_its_whole_text(monkeypatch):
+    """A document of blocks keeps no tree of its whole text, whether its text was parsed by
+    region or whole (its first parse, and the parse of a keystroke that mends a syntax error:
+    such a tree, kept until the document's next edit, was 3.8 MiB at the 1,000-module root and
+    pinned the allocator's pools, bench/README.md "Session 14: soak6"): nothing holds the tree
+    once the parse is over, its blocks read their own text, and the next edit is parsed by
+    region (with the blocks of the last parse taken over)."""
+    import tfphi.lsp.documents as documents
+
+    trees, regions = [], []
+    real_file, real_edit = documents.parse_file, documents.parse_edit
+
+    def file_spy(*args, **kwargs):
+        hcl = real_file(*args, **kwargs)
+        trees.append(hcl.tree)
+        return hcl
+
+    def edit_spy(*args):
+        regions.append(real_edit(*args))
+        return regions[-1]
+
+    monkeypatch.setattr(documents, "parse_file", file_spy)
+    monkeypatch.setattr(documents, "parse_edit", edit_spy)
+    store = DocumentStore("utf-16")
+    doc = store.open("file:///w/main.tf", 1, BASE)
+    first = doc.parse("main.tf", store.parser)
+    line, col = lsp_position(BASE, BASE.index("locals"), "utf-16")
+    store.change(doc.uri, 2, [TextChange("{", ((line, col), (line, col)))])
+    broken = doc.parse("main.tf", store.parser)
+    store.change(doc.uri, 3, [TextChange("", ((line, col), (line, col + 1)))])
+    mended = doc.parse("main.tf", store.parser)
+    assert broken.errors and not first.errors and not mended.errors and mended.source == first.source
+    whole = [tree for tree in trees if tree is not None]
+    trees.clear()
+    assert len(whole) == 2  # the first parse's and the mending one's, each of the whole text
+    for tree in whole:
+        assert sys.getrefcount(tree) == 3  # (the list, the loop's name, the call's argument): nothing else
+    assert [hcl.tree for hcl in (first, mended)] == [None, None]
+    assert mended.items == mended.body.blocks and mended.searched[0] is False
+    # the mending parse took over the blocks that the break left alone
+    kept = [b for b in mended.body.blocks if b.type != "locals"]
+    assert all(any(b is old for old in broken.body.blocks) for b in kept)
+    del whole, tree
+    regions.clear()
+    line, col = lsp_position(BASE, BASE.index('"aws_iam_role" "worker"'), "utf-16")
+    store.change(doc.uri, 4, [TextChange(" ", ((line, col), (line, col)))])
+    edited = doc.parse("main.tf", store.parser)
+    assert regions == [edited]  # parsed by region, not whole
+    assert sum(b is old for b, old in zip(edited.body.blocks, mended.body.blocks)) == len(mended.body.blocks) - 1
 
 
 @pytest.mark.parametrize("before, typed, at", [

@@ -20,7 +20,7 @@ def test_off_unless_the_environment_asks(monkeypatch):
 def test_a_line_splits_the_memory_and_names_the_server_s_tables():
     server = create_server()
     line = sample_line(lambda: server_sizes(server))
-    assert re.match(r"rss=[\d.]+ heap=[\d.]+ anon=[\d.]+ file=[\d.]+ \| py: blocks=\d+ arenas=\d+ used=[\d.]+ "
+    assert re.match(r"rss=[\d.]+ heap=[\d.]+ anon=[\d.]+ file=[\d.]+ \| py: blocks=\d+ arenas=\d+ \(ever \d+, highest \d+\) used=[\d.]+ "
                     r"free_in_pools=[\d.]+ empty_pools=[\d.]+ \| c: brk\+arenas=[\d.]+ mmap=[\d.]+ inuse=[\d.]+ "
                     r"free=[\d.]+ malloc_arenas=\d+ \| gc=\d+ \| ", line), line
     assert " docs._docs=0 " in line and " protocol._request_futures=0 " in line and "docs.bytes=0" in line

@@ -17,6 +17,7 @@ import pytest
 from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
+from tfphi.lsp import documents
 from tfphi.lsp.documents import Document, TextChange
 from tfphi.stir.file_findings import file_findings
 from tfphi.stir.references import NameTable
@@ -252,10 +253,13 @@ def test_a_keystroke_s_region_parse_equals_a_fresh_parse(edits, together: int, t
     _check(edits, together, text)
 
 
-def test_keystrokes_in_an_error_free_text_read_their_region_alone():
+def test_keystrokes_in_an_error_free_text_read_their_region_alone(monkeypatch):
     """Typed characters and line breaks inside blocks, between them and in labels read their
-    region alone once the document has been edited once (the first edit parses the whole text:
-    the opening parse keeps no items to take over)."""
+    region alone, the first edit too (the opening parse, whose whole tree is not kept, keeps its
+    items to take over: ``hclfile.drop_whole_tree``)."""
+    regions = []
+    real = documents.parse_edit
+    monkeypatch.setattr(documents, "parse_edit", lambda *args: regions.append(real(*args)) or regions[-1])
     text, edits = PLAIN, []
     for anchor, shift, deleted, inserted in [("default = 1", 10, 0, "2"), ('"r"', 1, 0, "x"), ("\nlocals", 1, 0, "\n"),
                                               ("default = 21", 11, 0, "3"), ("\nlocals", 1, 0, "# c\n"),
@@ -263,7 +267,8 @@ def test_keystrokes_in_an_error_free_text_read_their_region_alone():
         at = text.index(anchor) + shift
         edits.append((at, deleted, inserted, "any"))
         text = text[:at] + inserted + text[at + deleted :]
-    assert _check(edits) == len(edits) - 1
+    assert _check(edits) == len(edits)
+    assert regions[0] is None and len(regions) == 1 + len(edits) and None not in regions[1:]  # (the opening parse is whole)
 
 
 def _typed(text: str, strokes) -> list:
@@ -280,13 +285,13 @@ def _typed(text: str, strokes) -> list:
 def test_keystrokes_in_a_text_with_heredocs_and_comments_read_their_region_alone(newline: str):
     """A text with heredocs, ``/* */`` comments and a ``/*`` in a string, with LF or CRLF line
     endings: keystrokes inside blocks, in heredocs, in comments and between blocks read their
-    region alone once the document has been edited once."""
+    region alone, the first edit too."""
     for text in (HEREDOCS.replace("\n", newline), LOCAL.replace("\n", newline)):
         edits = _typed(text, [('"r"', 1, 0, "x"), ("echo", 0, 0, "x"), ("bin/bash", 3, 0, "h"), ("lines }", 6, 0, "x"),
                               ("not the end", 4, 0, "x"), (newline + "output", len(newline), 0, newline),
                               ("arn:aws:s3:::bucket/*", 5, 0, "y"), ("inline", 0, 0, "an "), ("/* two", 3, 0, "x"),
                               (newline + "variable", len(newline), 0, "# c" + newline)])
-        assert _check(edits, text=text) == len(edits) - 1
+        assert _check(edits, text=text) == len(edits)
 
 
 def test_a_text_whose_blocks_end_their_heredocs_and_comments_searches_its_region_alone():

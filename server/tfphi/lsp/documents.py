@@ -9,9 +9,10 @@ which the workspace calls once per batch of coalesced changes.
 The tree the analysis holds (``Document.hcl.tree``) is never edited: lazily converted
 expressions of the analysis's ``HclFile`` still read nodes of it. Edits go to a copy
 (``Tree.copy`` is O(1); tree-sitter copies the edited subtrees on write). Once an edit of an
-error-free text has been parsed as the region it touched alone (``syntax.regions``), the
-document holds no tree of the whole file: the next edits are parsed the same way, and an
-edit whose region cannot be parsed alone parses the whole text afresh.
+error-free text has been parsed as the region it touched alone (``syntax.regions``), or its
+whole text parsed (``hclfile.drop_whole_tree``), the document holds no tree of the whole file:
+the next edits are parsed by region, and an edit whose region cannot be parsed alone parses the
+whole text afresh. (Only a text with a top-level argument keeps its tree.)
 
 Nothing here knows about LSP messages, the workspace or the analysis.
 """
@@ -24,7 +25,7 @@ from tree_sitter import Parser, Tree
 
 from ..features.semantic_tokens import BlockTokens
 from ..records import record, field
-from ..syntax.hclfile import HclFile, new_parser, parse_file
+from ..syntax.hclfile import HclFile, drop_whole_tree, new_parser, parse_file
 from ..syntax.regions import parse_edit
 from ..syntax.searches import CleanSources
 from ..syntax.scanner import may_respell, may_respell_near
@@ -163,6 +164,7 @@ class Document:
                 self._may_respell = may_respell(self.source)  # once per opened text, then per edit
             hcl = parse_file(path, self.source, parser, self._edited_tree, previous=self.hcl,
                              may_respell_source=self._may_respell, unchanged=self._unchanged, clean=clean)
+            drop_whole_tree(hcl, self.hcl)  # (no tree of the whole text outlives its parse either)
         # A text with a syntax error is read piece by piece, each piece parsed alone and no tree
         # kept (syntax.tree_errors.parse_in_pieces): what the editor reads of it does not depend
         # on what an incremental parse could reuse, and is what `tfphi check` reads.

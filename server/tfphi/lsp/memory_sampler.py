@@ -8,8 +8,10 @@ memory is"):
   main heap (``heap``), anonymous mappings (``anon``: Python's object allocator's 1 MiB arenas,
   other threads' malloc arenas, large blocks glibc maps alone) and file mappings (``file``);
 - ``py``: Python's object allocator: blocks in use (``sys.getallocatedblocks``), its arenas
-  (``sys._debugmallocstats``: arenas held, and the MiB of blocks in use, free in used pools and
-  in empty pools, which pins an arena while a single block of it lives);
+  (``sys._debugmallocstats``: arenas held, ever allocated and the most held at once (how much
+  transient peaks churn: tree-sitter allocates its trees through Python's allocator, a broken
+  1,000-module root's parse 20-25 MiB of them), and the MiB of blocks in use, free in used pools
+  and in empty pools, which pins an arena while a single block of it lives);
 - ``c``: glibc's ``mallinfo2`` summed over its arenas: MiB taken from the system by ``brk`` and
   by ``mmap``, in use and free; and ``malloc_info``'s number of malloc arenas (one per thread
   that allocated, up to 8 per core);
@@ -73,7 +75,8 @@ def sample_line(sizes: Callable[[], Mapping[str, int]] = dict) -> str:
     c = malloc_stats()
     parts = [
         f"rss={maps['rss']:.1f} heap={maps['heap']:.1f} anon={maps['anon']:.1f} file={maps['file']:.1f}",
-        f"py: blocks={sys.getallocatedblocks()} arenas={py.get('arenas', -1)} used={py.get('used', -1):.1f}"
+        f"py: blocks={sys.getallocatedblocks()} arenas={py.get('arenas', -1)} (ever {py.get('arenas_total', -1)},"
+        f" highest {py.get('highwater', -1)}) used={py.get('used', -1):.1f}"
         f" free_in_pools={py.get('free', -1):.1f} empty_pools={py.get('empty', -1):.1f}",
         f"c: brk+arenas={c.get('arena', -1):.1f} mmap={c.get('mmap', -1):.1f} inuse={c.get('inuse', -1):.1f}"
         f" free={c.get('free', -1):.1f} malloc_arenas={c.get('heaps', -1)}",
@@ -111,13 +114,15 @@ def pymalloc_stats() -> dict[str, float]:
     text = _captured_fd2(sys._debugmallocstats)
     stats: dict[str, float] = {}
     for key, pattern in (("arenas", r"# arenas allocated current\s*=\s*([\d,]+)"),
+                         ("arenas_total", r"# arenas allocated total\s*=\s*([\d,]+)"),
+                         ("highwater", r"# arenas highwater mark\s*=\s*([\d,]+)"),
                          ("used", r"# bytes in allocated blocks\s*=\s*([\d,]+)"),
                          ("free", r"# bytes in available blocks\s*=\s*([\d,]+)"),
                          ("empty", r"\d+ unused pools \* \d+ bytes\s*=\s*([\d,]+)")):
         found = re.search(pattern, text)
         if found:
             value = int(found.group(1).replace(",", ""))
-            stats[key] = value if key == "arenas" else value / MIB
+            stats[key] = value if key.startswith(("arenas", "highwater")) else value / MIB
     return stats
 
 

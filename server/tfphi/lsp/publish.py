@@ -157,9 +157,7 @@ class DiagnosticPublisher:
         self._remember_mentions(folder, dir, mentions)
         groups = {file: items for file, items in self._group(diags).items() if file_kind(file) == "tf"}
         known = set(self._tf_files.get(folder, {}).get(dir, ()))
-        for doc, rel in self.ws.open_documents_in(folder):
-            if file_kind(rel) == "tf" and module_dir_of(rel) == dir:
-                known.add(rel)
+        known |= self.ws.open_files_by_dir(folder).get(dir, frozenset())
         self._publish_files(folder, groups, known, forced)
 
     def _remember_mentions(self, folder: Folder, dir: str, mentions: frozenset[str]) -> None:
@@ -199,9 +197,7 @@ class DiagnosticPublisher:
                 diags.append(Diagnostic(path, Span(path, 0, 0), "error", problem.code, problem.message))
         groups = self._group(diags)
         known = set(self._other_files.get(folder, ()))
-        for doc, rel in self.ws.open_documents_in(folder):
-            if file_kind(rel) != "tf":
-                known.add(rel)
+        known |= self.ws.open_files_by_dir(folder).get(None, frozenset())
         self._publish_files(folder, groups, known, forced)
         settings = [
             types.Diagnostic(

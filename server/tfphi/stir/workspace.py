@@ -201,7 +201,8 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
     (the same module directories, manifests and units): only those are resolved again, and the
     roots are the last tree's while every call still links the same two modules."""
     if known is not None:
-        return _rebuilt_module_tree(modules, manifests, known[0], known[1]) or build_module_tree(modules, manifests, deployed)
+        return (_rebuilt_module_tree(modules, manifests, known[0], known[1])
+                or _reusing(build_module_tree(modules, manifests, deployed), known[0]))
     targets: dict[tuple[str, str], CallTarget] = {}
     callers: dict[str, list[tuple[str, str]]] = {}
     outside: dict[tuple[str, str], str] = {}
@@ -219,6 +220,26 @@ def build_module_tree(modules: Mapping[str, Module], manifests: Mapping[str, Man
     roots.extend(d for d in deployed if d in modules and d not in roots)
     roots.extend(_cycle_roots(modules, callers, roots))
     return ModuleTree(targets, {k: tuple(v) for k, v in callers.items()}, tuple(sorted(roots)), outside)
+
+
+def _reusing(tree: ModuleTree, last: ModuleTree) -> ModuleTree:
+    """``tree``, built whole, holding ``last``'s equal targets (their keys too), callers and roots
+    as those very objects. A keystroke that takes a call away and its undo (a root's block broken,
+    then mended) build the tree whole twice; each build's objects would live until the next build,
+    born among the keystroke's transient ones (the pools of Python's allocator they pin:
+    bench/README.md, "Session 14: soak6"). With the last tree's objects kept, the new ones die young."""
+    old_targets, old_callers = last.targets, last.callers
+    old_keys = {key: key for key in old_targets}
+    targets = {}
+    for key, target in tree.targets.items():
+        old = old_targets.get(key)
+        targets[old_keys.get(key, key)] = old if old is not None and old == target else target
+    callers = {}
+    for dir, entries in tree.callers.items():
+        old = old_callers.get(dir)
+        callers[dir] = old if old is not None and old == entries else entries
+    roots = last.roots if tree.roots == last.roots else tree.roots
+    return ModuleTree(targets, callers, roots, tree.outside)
 
 
 def outside_target(dir: str, source: str | None) -> str | None:

@@ -338,6 +338,34 @@ def take_over_blocks(hcl: "HclFile", previous: "HclFile") -> None:
     hcl.took_over = True
 
 
+def drop_whole_tree(hcl: "HclFile", previous: "HclFile | None") -> None:
+    """Lets an error-free document's parse of its whole text keep no tree of it, as a region's
+    parse keeps none (``syntax.regions``): the blocks of ``previous`` whose text is unchanged are
+    taken over (``take_over_blocks``), every other block reads its own text from now on (as a
+    block taken over does), and the top-level items are noted for the next edit to parse its
+    region alone. Kept, the tree (3.8 MiB of tree-sitter's nodes for the 1,000-module root's
+    ``main.tf``, allocated through Python's allocator) lived until the document's next edit,
+    born amid the parse's transient objects: a whole-file parse after every keystroke that
+    mended a syntax error left one behind (bench/README.md, "Session 14: soak6"). A file with
+    a top-level argument (its spans are absolute), or with an error, keeps its tree."""
+    if hcl.tree is None or hcl.errors or hcl.body.attributes or is_json_path(hcl.path):
+        return
+    tops = top_level_nodes(hcl.tree.root_node)
+    blocks = hcl.body.blocks
+    if (len(tops) != len(blocks) or any(node.type != "block" for node in tops)
+            or any(block._anchor is None or block._broken for block in blocks)):
+        return  # (an item that is not a block of the body: the next edit parses the whole text)
+    if previous is not None:
+        take_over_blocks(hcl, previous)
+    for block in blocks:
+        if _reads_its_parse(block):
+            _detach(block, block.text)
+    hcl.items = blocks  # (the same list: a host's ``take_over_blocks`` after this one replaces blocks in both)
+    hcl.fresh = []
+    hcl.searched = (bool(suspicious(hcl.source)), None)
+    hcl.tree = None
+
+
 @record(slots=True)
 class HclFile:
     """One parsed file: the tree (kept for incremental reparsing, or None), its body and its syntax errors."""
@@ -545,7 +573,8 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     if not native or known_clean:
         placed = errors
     elif taken is not None and not errors and not searched(0, suspicious, source, taken, previous.searched, answers,
-                                                           not openers(source) and not openers(previous.source)):
+                                                           not openers(source) and not (previous.openers if previous.openers
+                                                                                        is not None else openers(previous.source))):
         placed = errors
     else:
         placed = terraform_placed(path, source, errors, root, known=refs_cache)  # as Terraform reports them

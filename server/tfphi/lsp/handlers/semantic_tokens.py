@@ -7,13 +7,14 @@ comment, heredoc text) is sent as one token per line.
 
 from __future__ import annotations
 
+from array import array
 from typing import TYPE_CHECKING
 
 from lsprotocol import types
 
 from .. import convert
 from ..guard import guarded
-from ...features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, BlockTokens, Token, semantic_tokens
+from ...features.semantic_tokens import TOKEN_MODIFIERS, TOKEN_TYPES, BlockTokens, Token, relative_tokens, semantic_tokens
 from ...text import Encoding, LineIndex
 
 if TYPE_CHECKING:
@@ -82,13 +83,14 @@ def encode_blocks(hcl, kept: "BlockTokens", index: "LineIndex", encoding: "Encod
     return data
 
 
-def _encode_piece(text: bytes, relative, encoding: "Encoding") -> tuple[list[int], int, int]:
+def _encode_piece(text: bytes, relative, encoding: "Encoding") -> tuple[array, int, int]:
     """A piece's tokens encoded in its own text's lines: the first row's line and character from
-    the piece's start, the others as deltas; and the last row's line and character."""
+    the piece's start, the others as deltas (an array: 4 bytes an integer, not a list's 8); and
+    the last row's line and character."""
     data: list[int] = []
-    tokens = [Token(start, end, kind, modifiers) for start, end, kind, modifiers in relative]
+    tokens = [Token(start, end, kind, modifiers) for start, end, kind, modifiers in relative_tokens(relative)]
     last_line, last_char = _encode_into(data, tokens, LineIndex(text, skip_bom=False), encoding, 0, 0)
-    return data, last_line, last_char
+    return array("i", data), last_line, last_char
 
 
 def _tokens(ctx: "DocContext", kept: "BlockTokens | None", start: int | None = None, end: int | None = None) -> list[int]:
