@@ -56,14 +56,35 @@ def _edited(workspace: dict, edits) -> dict:
     return out
 
 
+def _rebuilt(tree, old_modules, new_modules):
+    changed = {(dir, name) for dir in DIRS for name in changed_calls(old_modules[dir], new_modules[dir])}
+    return build_module_tree(new_modules, {}, (), (tree, changed))
+
+
+def _same(tree, fresh) -> None:
+    assert tree == fresh
+    for name in ("targets", "callers", "outside"):  # (the callers in order; each look-up, each key)
+        mapping, expected = getattr(tree, name), getattr(fresh, name)
+        assert dict(mapping.items()) == expected and len(mapping) == len(expected)
+        assert all(mapping.get(key) == value and key in mapping for key, value in expected.items())
+    assert {dir: list(callers) for dir, callers in tree.callers.items()} == {dir: list(c) for dir, c in fresh.callers.items()}
+
+
 @settings(max_examples=400, deadline=None)
 @given(workspaces, edits)
 def test_a_rebuilt_tree_is_the_whole_build_s(before, edits):
+    """Edited, then taken back: each tree is its whole build's, the trees it was rebuilt from
+    too (they read the dicts a newer tree took over through their undo entries)."""
     after = _edited(before, edits)
     old_modules, new_modules = _modules(before), _modules(after)
-    old_tree = build_module_tree(old_modules, {})
-    changed = {(dir, name) for dir in DIRS for name in changed_calls(old_modules[dir], new_modules[dir])}
-    rebuilt = build_module_tree(new_modules, {}, (), (old_tree, changed))
-    fresh = build_module_tree(new_modules, {})
-    assert rebuilt == fresh
-    assert {dir: list(callers) for dir, callers in rebuilt.callers.items()} == {dir: list(c) for dir, c in fresh.callers.items()}
+    first = build_module_tree(old_modules, {})
+    edited = _rebuilt(first, old_modules, new_modules)
+    _same(edited, build_module_tree(new_modules, {}))
+    _same(first, build_module_tree(old_modules, {}))
+    back = _rebuilt(edited, new_modules, old_modules)
+    _same(back, build_module_tree(old_modules, {}))
+    _same(edited, build_module_tree(new_modules, {}))
+    _same(first, build_module_tree(old_modules, {}))
+    again = _rebuilt(first, old_modules, new_modules)  # (from a tree rebuilt from already)
+    _same(again, build_module_tree(new_modules, {}))
+    _same(first, build_module_tree(old_modules, {}))
