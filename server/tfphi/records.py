@@ -101,6 +101,14 @@ def replace(obj, /, **changes):
 
 
 @dataclass_transform(field_specifiers=(field, Field), kw_only_default=False)
+class WeaklyReferenced:
+    """A base for a record with slots that weak references point at (``__weakref__``): what is
+    remembered as "the one this was made from" without keeping it alive, and without an ``id``
+    that a later object may be given once it is gone."""
+
+    __slots__ = ("__weakref__",)
+
+
 def record(cls=None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True,
            kw_only: bool = False) -> Any:
     """Declare a record class; the options mean what they mean for ``dataclasses.dataclass``."""

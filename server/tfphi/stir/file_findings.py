@@ -106,7 +106,7 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
     readers: dict | None = None
     if before and known.hcl is hcl:  # the same blocks against other names
         entries, flagged, readers = before, known.flagged, known.take_readers()
-    elif before and splice is not None and splice[0] == id(known.hcl.body):  # (alive: ``known`` holds it)
+    elif before and splice is not None and splice[0]() is known.hcl.body:
         _, first, last, count = splice
         entries, flagged, readers = dict(before), dict(known.flagged), known.take_readers()
         new = _entries(blocks[first : first + count], before, table, source, tree)

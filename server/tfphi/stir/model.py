@@ -18,7 +18,7 @@ from types import MappingProxyType
 from typing import Mapping
 
 from ..addrs import InputVariable, LocalValue, ModuleCall as ModuleCallAddr, OutputValue, Resource as ResourceAddr
-from ..records import record, field
+from ..records import WeaklyReferenced, record, field
 from ..syntax.expr import Expr, LiteralExpr, Span
 from ..syntax.hclfile import Attribute, Block, Body
 
@@ -196,14 +196,8 @@ class Output(OneLabelBlock):
         return intern(str(OutputValue(self.name)))
 
 
-class _WeaklyReferenced:
-    """A base for a record with slots that weak references point at (``__weakref__``)."""
-
-    __slots__ = ("__weakref__",)
-
-
 @record(frozen=True, slots=True)
-class Module(_WeaklyReferenced):
+class Module(WeaklyReferenced):
     """All the declarations of one directory's ``.tf`` files (slots: 10,000 of them at 10,000
     modules, 208 bytes each with an instance dict, 120 without). A later build of an edited
     module and the host's interfaces refer to it weakly (``calls_changed``,
@@ -300,10 +294,11 @@ class BlockDecls:
         return _declared_names(self.block)
 
 
-class FileDecls:
+class FileDecls(WeaklyReferenced):
     """What one file declares, block by block (``read_declarations``); ``changes``: when it was
-    spliced from an earlier one, (id of that one, first, last, count, ids of the blocks kept
-    from its blocks[first:last]): no reference to what it no longer has."""
+    spliced from an earlier one, (a weak reference to that one, first, last, count, ids of the
+    blocks kept from its blocks[first:last], alive as long as this one): no reference that keeps
+    what it no longer has, and no ``id`` of it that a later one could be given once it is gone."""
 
     __slots__ = ("body", "blocks", "changes")
 
@@ -321,7 +316,7 @@ def read_declarations(body: Body, previous: FileDecls | None = None, splice: tup
     replaced, only that range is looked at; the others keep their declarations by position."""
     if previous is not None and previous.body is body:
         return previous
-    if previous is not None and splice is not None and splice[0] == id(previous.body):  # (alive: ``previous`` holds it)
+    if previous is not None and splice is not None and splice[0]() is previous.body:
         _, first, last, count = splice
         replaced = previous.blocks[first:last]
         by_block = {id(info.block): info for info in replaced}
@@ -335,7 +330,7 @@ def read_declarations(body: Body, previous: FileDecls | None = None, splice: tup
                 info = _block_decls(block)
             added.append(info)
         blocks = previous.blocks[:first] + added + previous.blocks[last:]
-        return FileDecls(body, blocks, (id(previous), first, last, count, kept))
+        return FileDecls(body, blocks, (weakref.ref(previous), first, last, count, kept))
     by_id: dict[int, BlockDecls] = {}
     if previous is not None:
         for info in previous.blocks:
@@ -354,7 +349,7 @@ def block_changes(old: FileDecls | None, new: FileDecls) -> tuple[list[BlockDecl
         return [], list(new.blocks)
     if old is new:
         return [], []
-    if new.changes is not None and new.changes[0] == id(old):  # spliced from ``old`` (alive: passed in)
+    if new.changes is not None and new.changes[0]() is old:  # spliced from ``old``
         _, first, last, count, kept = new.changes
         return ([i for i in old.blocks[first:last] if id(i) not in kept],
                 [i for i in new.blocks[first : first + count] if id(i) not in kept])
@@ -481,7 +476,7 @@ def _renamed(dir: str, module: Module, winners: dict[str, object], tables: list[
 def _replaced_in_place(old: FileDecls | None, new: FileDecls) -> list[tuple[BlockDecls, BlockDecls]] | None:
     """(old block, new block) for each block of ``new`` that replaced one of ``old`` at the same
     place, when ``new`` is ``old`` spliced that way and no other; None otherwise."""
-    if old is None or new.changes is None or new.changes[0] != id(old):
+    if old is None or new.changes is None or new.changes[0]() is not old:
         return None
     _, first, last, count, kept = new.changes
     if count != last - first:

@@ -17,13 +17,14 @@ and keeps no tree of the whole text (``read_in_pieces``).
 
 from __future__ import annotations
 
+import weakref
 from bisect import bisect_left
 from typing import Callable
 from sys import intern
 
 from tree_sitter import Node, Tree
 
-from ..records import record, field
+from ..records import WeaklyReferenced, record, field
 from . import is_json_path
 from .error_shapes import SyntaxProblem, suspicious, terraform_placed
 from .expr import Anchor, ExprConverter, ScopeTraversalExpr, Span
@@ -43,7 +44,7 @@ def read_block(node: Node, source: bytes, path: str) -> "Block | None":
 
 
 @record(slots=True)
-class Body:
+class Body(WeaklyReferenced):
     attributes: dict[str, Attribute] = field(default_factory=dict)
     blocks: list["Block"] = field(default_factory=list)
 
@@ -392,9 +393,11 @@ class HclFile:
     items: list | None = None
     searched: tuple = (None, None)
     fresh: list = field(default_factory=list)  # the blocks this parse read anew (the next one detaches them)
-    # (id of the last parse's body, first, last, count): this body's blocks are the last one's with
-    # its blocks[first:last] replaced by count blocks (read, or taken over by text); for what is
-    # derived per block (``stir.model.read_declarations``) to splice the same way.
+    # (a weak reference to the last parse's body, first, last, count): this body's blocks are the
+    # last one's with its blocks[first:last] replaced by count blocks (read, or taken over by
+    # text); for what is derived per block (``stir.model.read_declarations``) to splice the same
+    # way. Weak, not an ``id``: once the last body is gone, a later body may be given its id (a
+    # document's parse that the host never saw), and would be taken for it.
     splice: tuple | None = None
     # A file with a syntax error, read piece by piece (``tree_errors.parse_in_pieces``): its
     # top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
@@ -593,7 +596,7 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
         clean.add(source)
     errors.sort(key=lambda e: (e.span.start, e.span.end, e.message))
     if taken is not None:
-        splice = (id(previous.body), *taken[3][3:]) if taken[3] is not None else None
+        splice = (weakref.ref(previous.body), *taken[3][3:]) if taken[3] is not None else None
         return HclFile(path, source, tree, body, errors, (), taken[2], True, taken[1], tuple(answers), taken[0], splice)
     if keep_tree:
         return HclFile(path, source, tree, body, errors)

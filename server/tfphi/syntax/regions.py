@@ -60,6 +60,8 @@ test: tests/syntax/test_region_parse.py.
 
 from __future__ import annotations
 
+import weakref
+
 from . import is_json_path
 from .error_shapes import heredoc_markers, stripped, suspicious
 from .expr import ExprConverter
@@ -134,7 +136,7 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     # (the last parse's answers), the region's own say the rest.
     answers = (False, True if candidate else (False if previous.searched[1] is False else None))
     return HclFile(path, source, None, body, [], (), moved, True, new_items, answers, fresh,
-                   (id(previous.body), *read[3:]), openers=openers, strips_local=local)
+                   (weakref.ref(previous.body), *read[3:]), openers=openers, strips_local=local)
 
 
 def _strips_local(previous: HclFile, source: bytes, start: int, end: int, delta: int, top: list) -> bool:
