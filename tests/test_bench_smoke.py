@@ -389,3 +389,14 @@ def test_edit_trace_cuts_every_edit_into_four_parts(tmp_path):
         assert len(parts) == 4 and all(part >= 0 for part in parts[:3])
         assert abs(sum(parts) - (received - sent) * 1000) < 0.05  # (each part rounded to 0.01 ms)
     assert [count for count, *_ in edits["publishes"]] == [1] * 6  # the edited main.tf's versioned list alone
+
+
+def test_region_edit_bench_reads_every_file_s_keystrokes_as_regions(tmp_path, capsys):
+    """bench/region_edit.py at 10 modules: every shape found in every file, and every
+    keystroke's parse reads its region alone, the first too (LF and CRLF, heredocs and comments)."""
+    bench = _load_bench("region_edit")
+    assert bench.main(["--modules", "10", "--edits", "3", "--tokens", "1", "--workdir", str(tmp_path)]) == 0
+    rows = [line.split() for line in capsys.readouterr().out.splitlines() if "/6" in line]
+    assert [(row[0], row[2], row[5]) for row in rows] == [
+        (file, shape, "6/6") for file in ("root", "root-crlf", "heredocs", "heredocs-crlf")
+        for shape in ("value", "newline", "comment", "label")]

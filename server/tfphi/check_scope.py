@@ -19,7 +19,6 @@ Pure: reads an ``Analysis``; paths are relative to the loaded directory, POSIX.
 
 from __future__ import annotations
 
-import hashlib
 import posixpath
 from typing import Callable, Iterable
 
@@ -45,6 +44,8 @@ def parse_shard(text: str) -> tuple[int, int]:
 
 def shard_of_root(root: str, count: int) -> int:
     """The shard (1-based, of ``count``) that analyses a root: a hash of its path, stable across runs and machines."""
+    import hashlib  # only a sharded check hashes: loading OpenSSL was 2 ms of every check's start-up
+
     digest = hashlib.sha256(display_dir(root).encode("utf-8")).digest()
     return int.from_bytes(digest[:8], "big") % count + 1
 

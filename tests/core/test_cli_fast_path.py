@@ -92,6 +92,8 @@ NOT_FOR_A_CHECK = (
     "tfphi.evaluate.functions", "tfphi.trace.strategies",  # only when a function call is traced
     "tfphi.syntax.syntax_errors",  # only for a file the error pre-check flags
     "tfphi.syntax.jsonfile",  # only for files in Terraform's JSON syntax
+    "hashlib",  # only for --shard (OpenSSL: 2 ms)
+    "threading",  # the reparser's per-thread state is _thread's local, which threading re-exports
 )
 
 
@@ -110,3 +112,24 @@ def test_a_check_imports_only_what_it_uses(tmp_path, fmt):
     run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert "unbounded-field" in run.stdout + run.stderr  # the check did trace the field
     assert run.stdout.rstrip().splitlines()[-1] == "[]"
+
+
+# The function registry is loaded by the first traced call; the standard and third-party modules
+# only some functions need are loaded by those functions (``evaluate.functions.deferred``).
+FUNCTION_MODULES = ("re2", "decimal", "csv", "yaml", "datetime", "ipaddress", "uuid", "base64", "hashlib")
+
+
+def test_a_traced_function_call_imports_only_the_functions_it_calls(tmp_path):
+    for rel, text in WORKSPACE.items():
+        (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / rel).write_text(text.replace("engine = var.engine\n}", "engine = lower(var.engine)\n}"))
+    code = (
+        "import sys\n"
+        "from tfphi.cli import main\n"
+        f"main(['check', {str(tmp_path)!r}, '--format', 'json', '--fail-on', 'never'])\n"
+        "print('tfphi.evaluate.functions.registry' in sys.modules)\n"
+        f"print(sorted(m for m in {FUNCTION_MODULES!r} if m in sys.modules))\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert "unbounded-field" in run.stdout + run.stderr
+    assert run.stdout.rstrip().splitlines()[-2:] == ["True", "[]"]

@@ -12,6 +12,10 @@ from pathlib import Path
 from lsprotocol import types
 
 from editor_support import check_snapshot
+from tfphi.features.semantic_tokens import semantic_tokens
+from tfphi.lsp.handlers.semantic_tokens import encode
+from tfphi.syntax.hclfile import new_parser, parse_file
+from tfphi.text import LineIndex
 from lsp_helpers import start_session, stop_session, uri
 
 # Every kind of token, a non-ASCII string (UTF-16 and UTF-8 columns differ after it), a block
@@ -90,9 +94,12 @@ def write(folder: Path) -> None:
     (folder / "terraform.tfvars").write_text(TFVARS, encoding="utf-8")
 
 
-async def tokens_of(tmp_path: Path, name: str, utf8: bool, rng: types.Range | None = None) -> tuple[str, str]:
+async def tokens_of(tmp_path: Path, name: str, utf8: bool, rng: types.Range | None = None,
+                    text: str | None = None) -> tuple[str, str]:
     folder = tmp_path / "ws"
     write(folder)
+    if text is not None:
+        (folder / name).write_text(text, encoding="utf-8")
     session = await start_session([folder], utf8=utf8)
     try:
         provider = session.initialize_result.capabilities.semantic_tokens_provider
@@ -135,3 +142,41 @@ async def test_range_request_returns_the_tokens_of_those_lines(tmp_path):
     expected = [line for line in full.splitlines() if line.startswith(("12:", "13:"))]
     assert len(expected) == 25
     assert decoded.splitlines() == expected
+
+
+async def test_tokens_after_edits_are_the_tokens_of_a_fresh_open(tmp_path):
+    """An open document keeps its tokens per top-level block (``BlockTokens``): after edits that
+    add a line above blocks, type inside a label, a heredoc and a block comment, add a block
+    and break then mend the syntax, the tokens the server sends are, whole, those a server that
+    opens the final text sends (decoded with the client's reading of the text)."""
+    folder = tmp_path / "ws"
+    write(folder)
+    session = await start_session([folder], utf8=False)
+    try:
+        legend = session.initialize_result.capabilities.semantic_tokens_provider.legend
+        u = session.open(folder / "main.tf", MAIN_TF)
+
+        async def tokens() -> list[int]:
+            result = await session.client.text_document_semantic_tokens_full_async(
+                types.SemanticTokensParams(text_document=types.TextDocumentIdentifier(uri=u)))
+            return result.data
+
+        first = await tokens()
+        assert decode(MAIN_TF, first, legend, session.encoding) == decode(MAIN_TF, encode_fresh(MAIN_TF, "utf-16"), legend, "utf-16")
+        for old, new in [("variable \"sizes\"", "\n# new line\nvariable \"sizes\""), ('"database"', '"databases"'),
+                         ("env: ${", "env:  ${"), ("over two lines", "over 2 lines"), ("output \"ami\"", "locals {\n  z = 1\n}\noutput \"ami\""),
+                         ("most_recent = !false", "most_recent = !false {"), ("most_recent = !false {", "most_recent = !false")]:
+            session.replace(u, old, new)
+            data = await tokens()
+        text = session.texts[u]
+    finally:
+        await stop_session(session)
+    (folder / "main.tf").write_text(text, encoding="utf-8")
+    fresh, _ = await tokens_of(tmp_path / "again", "main.tf", utf8=False, text=text)
+    assert decode(text, data, legend, "utf-16") == fresh
+
+
+def encode_fresh(text: str, encoding: str) -> list[int]:
+    """The tokens of a fresh parse of ``text``, encoded with no block kept."""
+    source = text.encode()
+    return encode(semantic_tokens(parse_file("main.tf", source, new_parser())), LineIndex(source, skip_bom=False), encoding)

@@ -18,6 +18,7 @@ from ..lazy_re import lazy_compile
 _MARKER = re.compile(r"(?:#|//)\s*tfphi:ignore\b([^\n]*)")
 _CODE = lazy_compile(r"[a-z][a-z0-9-]*")
 ALL = "*"
+_WORD = b"tfphi:ignore"  # (in every marker ``_MARKER`` matches)
 
 
 def ignored_codes(line: str) -> frozenset[str]:
@@ -39,15 +40,14 @@ def _lines_around(source: bytes, offset: int) -> tuple[str, str]:
     return line.decode("utf-8", "replace"), above.decode("utf-8", "replace")
 
 
-def is_suppressed(analysis: Analysis, d: Diagnostic) -> bool:
-    if d.code == "config-error" or d.position is not None:
-        return False  # problems of tfphi's own configuration are fixed, not silenced
-    source = source_of(analysis, d.span.file)
-    return source is not None and suppressed_in(source, d.span.start, d.code)
-
-
 def suppressed_in(source: bytes, offset: int, code: str) -> bool:
-    """Whether a suppression comment of ``source`` silences ``code`` at byte ``offset``."""
+    """Whether a suppression comment of ``source`` silences ``code`` at byte ``offset``. The two
+    lines are decoded and read only when their bytes hold the marker's word (found in C, nothing
+    copied): most diagnostics have no comment near them."""
+    start = source.rfind(b"\n", 0, max(source.rfind(b"\n", 0, offset), 0)) + 1
+    end = source.find(b"\n", offset)
+    if source.find(_WORD, start, end if end >= 0 else len(source)) < 0:
+        return False
     for text in _lines_around(source, offset):
         codes = ignored_codes(text)
         if ALL in codes or code in codes:
@@ -56,4 +56,14 @@ def suppressed_in(source: bytes, offset: int, code: str) -> bool:
 
 
 def unsuppressed(analysis: Analysis, diagnostics: Iterable[Diagnostic]) -> list[Diagnostic]:
-    return [d for d in diagnostics if not is_suppressed(analysis, d)]
+    """The diagnostics no suppression comment silences (each file's source found once)."""
+    sources: dict[str, bytes | None] = {}
+    out = []
+    for d in diagnostics:
+        if d.code != "config-error" and d.position is None:
+            file = d.span.file
+            source = sources[file] if file in sources else sources.setdefault(file, source_of(analysis, file))
+            if source is not None and suppressed_in(source, d.span.start, d.code):
+                continue
+        out.append(d)
+    return out

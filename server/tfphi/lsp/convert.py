@@ -110,10 +110,23 @@ def located(d: Diagnostic, index_for: IndexFor, uri_for: UriFor, encoding: Encod
 
 
 def _place(index: LineIndex | None, start: int, end: int, encoding: Encoding) -> Place:
-    """``to_range``'s range as plain numbers."""
+    """``to_range``'s range as plain numbers. A span of ASCII characters within one line (a
+    reference, most diagnostics' subject) ends as many columns after its start as it has bytes,
+    in every encoding: its end is not looked up again."""
     if index is None:
         return 0, 0, 0, 0
-    return index.position(start, encoding) + index.position(max(start, end), encoding)
+    line, column = index.position(start, encoding)
+    if end <= start:
+        return line, column, line, column
+    source = index.source
+    if 0 <= start and end <= len(source) and end - start <= _SHORT:
+        text = source[start:end]
+        if text.isascii() and b"\n" not in text and b"\r" not in text:
+            return line, column, line, column + end - start
+    return (line, column) + index.position(end, encoding)
+
+
+_SHORT = 256  # (longer spans are looked up: not worth copying)
 
 
 def diagnostic_at(d: Diagnostic, where: Located) -> types.Diagnostic:

@@ -23,6 +23,7 @@ from typing import Iterable
 
 from tree_sitter import Parser, Tree
 
+from ..features.semantic_tokens import BlockTokens
 from ..records import record, field
 from ..syntax.hclfile import HclFile, drop_whole_tree, new_parser, parse_file
 from ..syntax.regions import parse_edit
@@ -69,6 +70,9 @@ class Document:
     # Whether the text may hold a token spelled for tree-sitter (syntax.scanner.may_respell), kept
     # edit by edit from the edited bytes alone (None: not known, the parse tests the whole text).
     _may_respell: bool | None = field(default=None, repr=False)
+    # The tokens of its top-level blocks, kept by the blocks' identity from one answer to the next
+    # (features.semantic_tokens.BlockTokens): tokens after a keystroke cost the blocks it touched.
+    tokens: BlockTokens = field(default_factory=BlockTokens, repr=False)
 
     @property
     def line_index(self) -> LineIndex:

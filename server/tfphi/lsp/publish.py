@@ -11,7 +11,9 @@ change, with the document's version, so the client knows the edit was analysed.
 
 from __future__ import annotations
 
-from typing import Callable, Iterable
+import json
+from operator import attrgetter, is_not
+from typing import Any, Callable, Iterable
 
 from lsprotocol import types
 
@@ -30,40 +32,89 @@ class ConvertedDiagnostics:
     """The LSP diagnostics last published for each URI and those published before them, by what
     an LSP diagnostic is made of (where it is in lines and characters, ``convert.located``, and
     its severity, code and text; its data compared on a match): a diagnostic published again
-    unchanged, as an editor reads it, is the object sent before, not converted again. A
+    unchanged, as an editor reads it, is the object sent before, not converted again, and its
+    JSON is the text written then (``json_fragments``), not serialized again. A
     keystroke republishes its file whole, most of it unchanged; a keystroke taken back
     publishes again what was sent before it (a call's label typed into and back: the
     references to it undefined, then not). Two lists per URI, dropped when both are empty or
     when nothing publishes the URI any more."""
 
     def __init__(self) -> None:
-        self._by_uri: dict[str, tuple[dict, dict]] = {}  # URI -> (last published, published before)
+        self._by_uri: dict[str, tuple[dict, dict]] = {}  # URI -> (last published, published before): key -> _Sent
+        self._sent: dict[str, list[_Sent]] = {}  # URI -> what ``convert`` last returned for it, in order
 
     def convert(self, uri: str, diags: Iterable[Diagnostic], index_for: convert.IndexFor, uri_for: convert.UriFor,
                 encoding: Encoding) -> list[types.Diagnostic]:
         """``diags`` (one file's, in order) as the LSP diagnostics to publish for ``uri`` now."""
         last, before = self._by_uri.get(uri, _NONE)
-        now: dict[tuple, types.Diagnostic] = {}
-        out = []
+        now: dict[tuple, _Sent] = {}
+        out: list[_Sent] = []
         for d in diags:
             where = convert.located(d, index_for, uri_for, encoding)
             key = (where, d.severity, d.code, d.message, d.detail, d.fixes)
-            item = last.get(key) or before.get(key)
-            if item is None or item.data != d.data:
-                item = convert.diagnostic_at(d, where)
-            now[key] = item
-            out.append(item)
+            sent = last.get(key) or before.get(key)
+            if sent is None or sent.item.data != d.data:
+                sent = _Sent(convert.diagnostic_at(d, where))  # (its JSON written when first sent)
+            now[key] = sent
+            out.append(sent)
         last, before = (now, before) if now.keys() == last.keys() else (now, last)  # (the same list again: the one before stays)
         if last or before:
             self._by_uri[uri] = (last, before)
         else:
             self._by_uri.pop(uri, None)
-        return out
+        if out:
+            self._sent[uri] = out
+        else:
+            self._sent.pop(uri, None)
+        return [sent.item for sent in out]
+
+    def json_fragments(self, uri: str, items: list[types.Diagnostic], serialize: Callable[[types.Diagnostic], str]) -> list[str] | None:
+        """The JSON text of each of ``items`` when they are what ``convert`` last returned for ``uri``
+        (each serialized by ``serialize`` the first time it is sent, then kept with it); None for
+        other items (the caller serializes them itself)."""
+        sent = self._sent.get(uri)
+        if sent is None or len(sent) != len(items) or any(map(is_not, map(_item, sent), items)):
+            return None
+        for each in sent:
+            if each.json is None:
+                each.json = serialize(each.item)
+        return [each.json for each in sent]
 
     def forget(self, uri: str) -> None:
         """Nothing publishes ``uri`` any more."""
         self._by_uri.pop(uri, None)
+        self._sent.pop(uri, None)
 
+
+class _Sent:
+    """A converted diagnostic and, once it has been sent, its JSON text (``lsp.server`` writes it)."""
+
+    __slots__ = ("item", "json")
+
+    def __init__(self, item: types.Diagnostic) -> None:
+        self.item = item
+        self.json: str | None = None
+
+
+_item = attrgetter("item")
+
+
+def notification_json(uri: str, version: int | None, fragments: list[str], unstructure: Callable[[Any], Any]) -> str:
+    """The publishDiagnostics notification's JSON with ``fragments`` (each diagnostic's JSON, in
+    order) as its list: the rest of the message written by ``json.dumps`` of the notification
+    ``unstructure``d, the list put in place of a marker value. The marker's JSON (a string
+    between NULs, quotes included) cannot occur inside another JSON string, where a quote is
+    escaped, so it is found once, where the list goes."""
+    message = unstructure(types.PublishDiagnosticsNotification(
+        method=types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS, jsonrpc="2.0",
+        params=types.PublishDiagnosticsParams(uri=uri, diagnostics=[], version=version)))
+    message["params"]["diagnostics"] = _MARKER
+    head, _, tail = json.dumps(message).partition(_MARKER_JSON)
+    return f"{head}[{', '.join(fragments)}]{tail}"
+
+
+_MARKER = "\x00tfphi: the diagnostics\x00"
+_MARKER_JSON = json.dumps(_MARKER)
 
 _NONE: tuple[dict, dict] = ({}, {})  # (never written: a URI's tables are new dicts)
 
@@ -89,16 +140,24 @@ class DiagnosticPublisher:
     def last(self, uri: str) -> list[types.Diagnostic]:
         return self._last.get(uri, [])
 
+    def notification_json(self, uri: str, version: int | None, items: list[types.Diagnostic], unstructure: Callable[[Any], Any]) -> str:
+        """The JSON-RPC ``textDocument/publishDiagnostics`` notification of ``items`` for ``uri``,
+        the text pygls writes for it (``json.dumps`` of the notification ``unstructure``d), with the
+        JSON of each diagnostic published unchanged before taken from then
+        (``ConvertedDiagnostics.json_fragments``): a keystroke that makes 22 references undefined
+        and one that takes it back serialize none of them again."""
+        serialize = lambda item: json.dumps(unstructure(item))  # noqa: E731
+        fragments = self._converted.json_fragments(uri, items, serialize)
+        return notification_json(uri, version, fragments if fragments is not None else list(map(serialize, items)), unstructure)
+
     def publish_dir(self, folder: Folder, dir: str, diags: Iterable[Diagnostic], forced: set[str]) -> None:
         """Publishes the ``.tf`` files of one module directory."""
         diags = list(diags)
         mentions = frozenset({d.file for d in diags} | {r.span.file for d in diags for r in d.related})
         self._remember_mentions(folder, dir, mentions)
-        groups = self._group(d for d in diags if file_kind(d.file) == "tf")
+        groups = {file: items for file, items in self._group(diags).items() if file_kind(file) == "tf"}
         known = set(self._tf_files.get(folder, {}).get(dir, ()))
-        for doc, rel in self.ws.open_documents_in(folder):
-            if file_kind(rel) == "tf" and module_dir_of(rel) == dir:
-                known.add(rel)
+        known |= self.ws.open_files_by_dir(folder).get(dir, frozenset())
         self._publish_files(folder, groups, known, forced)
 
     def _remember_mentions(self, folder: Folder, dir: str, mentions: frozenset[str]) -> None:
@@ -138,9 +197,7 @@ class DiagnosticPublisher:
                 diags.append(Diagnostic(path, Span(path, 0, 0), "error", problem.code, problem.message))
         groups = self._group(diags)
         known = set(self._other_files.get(folder, ()))
-        for doc, rel in self.ws.open_documents_in(folder):
-            if file_kind(rel) != "tf":
-                known.add(rel)
+        known |= self.ws.open_files_by_dir(folder).get(None, frozenset())
         self._publish_files(folder, groups, known, forced)
         settings = [
             types.Diagnostic(

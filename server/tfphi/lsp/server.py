@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import inspect
 import itertools
 import logging
 import os
@@ -19,7 +20,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from lsprotocol import types
-from pygls.exceptions import JsonRpcInvalidRequest, JsonRpcServerNotInitialized
+from pygls.exceptions import JsonRpcInternalError, JsonRpcInvalidRequest, JsonRpcServerNotInitialized
 from pygls.lsp.server import LanguageServer
 from pygls.protocol import LanguageServerProtocol
 from pygls.protocol.json_rpc import RPCRequest
@@ -98,6 +99,26 @@ class TfphiProtocol(LanguageServerProtocol):
     def lsp_text_document__did_close(self, params: types.DidCloseTextDocumentParams):
         if (handler := self.fm.features.get(types.TEXT_DOCUMENT_DID_CLOSE)) is not None:
             yield handler, (params,), None
+
+    def send_json(self, body: str) -> None:
+        """Writes one message already serialized (what pygls' ``_send_data`` writes after its
+        ``json.dumps``): the diagnostics publisher assembles its notifications from the JSON it
+        kept of each diagnostic (``DiagnosticPublisher.notification_json``)."""
+        if self.writer is None:
+            logger.error("Unable to send data, no available transport!")
+            return
+        try:
+            if self._include_headers:
+                body = f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n{body}"
+            written = self.writer.write(body.encode(self.CHARSET))
+            if inspect.isawaitable(written):
+                asyncio.ensure_future(written)
+        except BrokenPipeError:
+            logger.exception("Error sending data. BrokenPipeError", exc_info=True)
+            raise
+        except Exception as error:  # noqa: BLE001 - pygls' own handling of a failed write
+            logger.exception("Error sending data", exc_info=True)
+            self._server._report_server_error(error, JsonRpcInternalError)
 
     def _execute_handler(self, msg_id, handler, callback, args=None, kwargs=None):
         """pygls' own, and the handler's future leaves the map of handlers in flight once it is done.
@@ -264,7 +285,7 @@ class TfphiServer(LanguageServer):
     # ---- messages to the client ------------------------------------------------------------
 
     def _send_diagnostics(self, uri: str, version: int | None, items: list[types.Diagnostic]) -> None:
-        self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri=uri, diagnostics=items, version=version))
+        self.protocol.send_json(self.publisher.notification_json(uri, version, items, self.protocol._converter.unstructure))
 
     def log_error(self, message: str) -> None:
         log_to_client(self, message)

@@ -125,6 +125,7 @@ class LiveWorkspace:
         self._pending: set[str] = set()  # URIs of documents whose text reached neither the host
         self._open_paths: dict[str, str] = {}  # fs path -> the URI the client opened it with
         self._flushed: dict[str, tuple[Folder, str]] = {}  # URI -> where its text was last fed
+        self._open_by_dir: dict[Folder, dict[str | None, frozenset[str]]] | None = None  # ``open_files_by_dir``; None: to make again
         self.dropped_folders: list[Folder] = []  # loose folders gone since the last pass
 
     @property
@@ -482,6 +483,8 @@ class LiveWorkspace:
         if fs is not None:
             self._open_paths.pop(fs, None)
         where = self._flushed.pop(uri, None)
+        if where is not None:
+            self._open_by_dir = None
         if doc is None or where is None:
             return None
         folder, rel = where
@@ -545,7 +548,9 @@ class LiveWorkspace:
             if found is None:
                 continue
             folder, rel = found
-            self._flushed[uri] = (folder, rel)
+            if previous != found:
+                self._flushed[uri] = (folder, rel)
+                self._open_by_dir = None
             if not self.accepts(folder, rel):
                 continue
             host = folder.host
@@ -645,11 +650,27 @@ class LiveWorkspace:
     def module_dir_of(self, rel: str) -> str:
         return module_dir_of(rel)
 
+    def open_files_by_dir(self, folder: Folder) -> dict[str | None, frozenset[str]]:
+        """The relative paths of the documents fed to ``folder`` (``open_documents_in``): the ``.tf``
+        files by module directory, the others under None. Made again only once a document was fed
+        to another place or closed: a keystroke's publication read each open document's kind and
+        directory (64 µs with the 83 documents open at 1,000 modules, for each module published)."""
+        if self._open_by_dir is None:
+            by_folder: dict[Folder, dict[str | None, set[str]]] = {}
+            for where_folder, rel in self._flushed.values():
+                key = module_dir_of(rel) if file_kind(rel) == "tf" else None
+                by_folder.setdefault(where_folder, {}).setdefault(key, set()).add(rel)
+            self._open_by_dir = {f: {key: frozenset(rels) for key, rels in by_dir.items()} for f, by_dir in by_folder.items()}
+        return self._open_by_dir.get(folder, _NO_OPEN_FILES)
+
     def open_documents_in(self, folder: Folder) -> Iterator[tuple[Document, str]]:
         for doc in self.documents:
             where = self._flushed.get(doc.uri)
             if where is not None and where[0] is folder:
                 yield doc, where[1]
+
+
+_NO_OPEN_FILES: dict[str | None, frozenset[str]] = {}  # (never written)
 
 
 def run_steps(steps: Steps[T]) -> T:

@@ -34,17 +34,30 @@ if TYPE_CHECKING:
 
 class FileFindings:
     """What one parse of a file found: its findings against one name table, and per block of its
-    body, in order, the block, its relative findings, references and the names they look up
-    (with a tree at hand: an open document's parse)."""
+    body its entry (with a tree at hand: an open document's parse), by the block's id: the
+    block, its relative findings, references and the names they look up (``_entries``). Kept
+    apart, the entries with findings (``flagged``, what the findings are assembled from) and,
+    once a change of names asked for it, which blocks look each name up (``_readers``): the
+    next answer for the file takes that index over and updates it for the blocks the edit
+    replaced, so a renamed call costs the blocks that refer to it, not a look at every block."""
 
-    __slots__ = ("hcl", "table", "findings", "blocks", "_texts")
+    __slots__ = ("hcl", "table", "findings", "blocks", "flagged", "_readers", "_texts")
 
-    def __init__(self, hcl: HclFile, table: NameTable, findings: list[Finding], blocks: list, texts: dict | None):
+    def __init__(self, hcl: HclFile, table: NameTable, findings: list[Finding], blocks: dict, texts: dict | None,
+                 flagged: dict | None = None, readers: dict | None = None):
         self.hcl = hcl
         self.table = table
         self.findings = findings
-        self.blocks = blocks  # per block of ``hcl.body``, its entry (what each holds: above ``_entries``)
+        self.blocks = blocks  # id(block) -> its entry, for each block of ``hcl.body`` (what each holds: above ``_entries``)
+        self.flagged = flagged if flagged is not None else {}  # id(block) -> (entry, block start, its findings) of those with findings
+        self._readers = readers  # name -> {id of a block that looks it up: its references that do, by place}; None: not made (or taken)
         self._texts = texts  # see ``texts``; None: worked out from ``hcl`` and ``findings`` when asked
+
+    def take_readers(self) -> dict | None:
+        """The index of the blocks that look each name up, handed to the next answer for the file
+        (which updates it in place for its own blocks): this answer has none after."""
+        readers, self._readers = self._readers, None
+        return readers
 
     @property
     def texts(self) -> dict:
@@ -76,8 +89,10 @@ class FileFindings:
 
 def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) -> FileFindings:
     """The undefined references of ``hcl`` against ``table``, from what ``known`` (the last
-    answer for the same path) found of the blocks this parse shares with it: by position when
-    the parse spliced ``known``'s body (``HclFile.splice``), else by identity."""
+    answer for the same path) found of the blocks this parse shares with it: the blocks the
+    parse replaced (``HclFile.splice``, when it spliced ``known``'s body) are read, every other
+    one is known's by identity. When the names changed, only the blocks that look one of them
+    up are resolved again (``_readers``)."""
     if known is not None and known.hcl is hcl and not changed_names(known.table, table):
         return known  # the same parse against the same names
     tree = hcl.tree  # (None for an open document's parse of an edited region: nodes parsed again when asked)
@@ -86,26 +101,97 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
         return _by_text(hcl, table, known)
     blocks = hcl.body.blocks
     source = hcl.source
-    before = known.blocks if known is not None else []
+    before = known.blocks if known is not None else {}
     splice = hcl.splice
-    if before and splice is not None and splice[0] == id(known.hcl.body):  # (alive: ``known`` holds it)
+    readers: dict | None = None
+    if before and known.hcl is hcl:  # the same blocks against other names
+        entries, flagged, readers = before, known.flagged, known.take_readers()
+    elif before and splice is not None and splice[0] == id(known.hcl.body):  # (alive: ``known`` holds it)
         _, first, last, count = splice
-        entries = before[:first] + _entries(blocks[first : first + count], before[first:last], table, source, tree) + before[last:]
+        entries, flagged, readers = dict(before), dict(known.flagged), known.take_readers()
+        new = _entries(blocks[first : first + count], before, table, source, tree)
+        for block in known.hcl.body.blocks[first:last]:
+            key = id(block)
+            entry = entries.pop(key)
+            flagged.pop(key, None)
+            if readers is not None:
+                for name in entry[3]:
+                    held = readers[name]
+                    del held[key]
+                    if not held:
+                        del readers[name]
+        for entry in new:
+            key = id(entry[0])
+            entries[key] = entry
+            if entry[1]:
+                flagged[key] = (entry, -1, ())
+            if readers is not None:
+                _add_readers(readers, key, entry)
     else:
-        entries = _entries(blocks, before, table, source, tree)
+        entries = {id(entry[0]): entry for entry in _entries(blocks, before, table, source, tree)}
+        flagged = {key: (entry, -1, ()) for key, entry in entries.items() if entry[1]}
     changed = changed_names(known.table, table) if before else None
     if changed:  # resolved again: the references that look a changed name up, in the blocks that hold one
-        for i, entry in enumerate(entries):
-            if not changed.isdisjoint(entry[3]):
-                entries[i] = _refreshed(entry, changed, table, source, tree)
-    path = hcl.path
+        if readers is None:
+            readers = _readers_of(entries)
+        if entries is before:
+            entries, flagged = dict(before), dict(flagged)
+        resolved: dict[tuple, tuple | None] = {}  # (a name's references in many blocks resolve alike)
+        hits: dict[int, list[int]] = {}  # block id -> its references that look a changed name up
+        for name in changed:
+            for key, at in readers.get(name, _NO_READERS).items():
+                hits.setdefault(key, []).extend(at)
+        for key, at in hits.items():
+            entry = entries[key]
+            again = _refreshed(entry, sorted(at) if len(at) > 1 else at, table, source, tree, resolved)
+            if again is not entry:
+                entries[key] = again
+                if again[1]:
+                    flagged[key] = (again, -1, ())
+                else:
+                    flagged.pop(key, None)
+    return FileFindings(hcl, table, _placed(hcl.path, flagged), entries, {}, flagged, readers)
+
+
+def _placed(path: str, flagged: dict) -> list[Finding]:
+    """The findings of the blocks in ``flagged``, in the file's order, each block's made again only
+    when the block is new to ``flagged`` or has moved (``flagged`` is updated with them)."""
     findings: list[Finding] = []
-    for entry in entries:
-        if entry[1]:
-            base = item_place(entry[0])[1]
-            for start, stop, message in entry[1]:
-                findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
-    return FileFindings(hcl, table, findings, entries, {})
+    for key, (entry, placed_at, placed) in flagged.items():
+        base = item_place(entry[0])[1]
+        if base != placed_at:
+            placed = tuple(Finding("undefined-reference", Span(path, base + start, base + stop), message)
+                           for start, stop, message in entry[1])
+            flagged[key] = (entry, base, placed)
+        findings.extend(placed)
+    findings.sort(key=_start)  # (no two findings of a file start at one offset: each is its reference's)
+    return findings
+
+
+def _start(finding: Finding) -> int:
+    return finding.span.start
+
+
+def _readers_of(entries: dict) -> dict[tuple[str, str], dict[int, tuple[int, ...]]]:
+    """Which blocks (by id) look each name up, and with which of their references (by place)."""
+    readers: dict[tuple[str, str], dict[int, tuple[int, ...]]] = {}
+    for key, entry in entries.items():
+        _add_readers(readers, key, entry)
+    return readers
+
+
+def _add_readers(readers: dict, key: int, entry: tuple) -> None:
+    """Adds the references of one block's ``entry`` (``key``: the block's id) to ``readers``."""
+    for i, name in enumerate(entry[4]):
+        if name is not None:
+            held = readers.get(name)
+            if held is None:
+                readers[name] = {key: (i,)}
+            else:
+                held[key] = held.get(key, ()) + (i,)
+
+
+_NO_READERS: dict = {}  # (never written)
 
 
 # An entry of ``FileFindings.blocks``: the block, its relative findings (in the order of its
@@ -114,12 +200,11 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
 # name it looks up, or None (which of its references a change concerns).
 
 
-def _entries(blocks: list, before: list, table: NameTable, source: bytes, tree) -> list:
-    """The entries of ``blocks``: those of ``before`` for the same block objects, else read."""
-    known = {id(entry[0]): entry for entry in before}
+def _entries(blocks: list, before: dict, table: NameTable, source: bytes, tree) -> list:
+    """The entries of ``blocks``: those of ``before`` (by id) for the same block objects, else read."""
     out = []
     for block in blocks:
-        entry = known.get(id(block))
+        entry = before.get(id(block))
         if entry is None or entry[0] is not block:
             span = block.span
             top = TopLevel(source, "block", span.start, span.end, None, None, tree)
@@ -130,16 +215,20 @@ def _entries(blocks: list, before: list, table: NameTable, source: bytes, tree) 
     return out
 
 
-def _refreshed(entry: tuple, changed: frozenset[tuple[str, str]], table: NameTable, source: bytes, tree) -> tuple:
-    """``entry`` against ``table``, whose names differ from those its findings were made with by
-    ``changed``: the references that look a changed name up are resolved again, and the block's
+def _refreshed(entry: tuple, positions: list[int], table: NameTable, source: bytes, tree,
+               resolved: dict | None = None) -> tuple:
+    """``entry`` against ``table``, whose names differ from those its findings were made with for
+    the references at ``positions`` (in order): those are resolved again, and the block's
     other findings are kept (a finding starts where its reference does; the references are in
-    source order, so the findings sorted by their start are in the references' order)."""
+    source order, so the findings sorted by their start are in the references' order).
+    ``resolved``: what ``block_findings`` resolved in this pass, by reference path."""
     block, relative, refs, names, keys = entry
-    again = [i for i, key in enumerate(keys) if key in changed]
-    starts = {refs[i][2] for i in again}
+    again = [refs[i] for i in positions]
+    found = block_findings(again, table, is_bound_check(refs, _node_of(block, source, tree)), resolved)
+    if not relative:
+        return (block, found, refs, names, keys) if found else entry  # (none of them was undefined: when none is, the same)
+    starts = {ref[2] for ref in again}
     kept = [finding for finding in relative if finding[0] not in starts]
-    found = block_findings([refs[i] for i in again], table, is_bound_check(refs, _node_of(block, source, tree)))
     if found:
         kept.extend(found)
         kept.sort()

@@ -244,18 +244,33 @@ _NO_CALLS: Mapping = MappingProxyType({})  # (``CallChecks``: a dict was 64 byte
 RelativeFinding = tuple[int, int, str]
 
 
-def block_findings(refs: list[tuple], table: NameTable, is_bound: Callable[[tuple], bool]) -> tuple[RelativeFinding, ...]:
+def block_findings(refs: list[tuple], table: NameTable, is_bound: Callable[[tuple], bool],
+                   resolved: dict[tuple, tuple | None] | None = None) -> tuple[RelativeFinding, ...]:
     """Undefined references among one block's references (as ``syntax.references`` lists them,
     relative). A tuple: the host keeps one per top-level block, and the empty tuple, what almost
-    every block has, is one shared object (an empty list per block was 2 MiB at 2,000 modules)."""
+    every block has, is one shared object (an empty list per block was 2 MiB at 2,000 modules).
+    ``resolved``: what was resolved against ``table`` before, by (root, names), and is added to
+    (a renamed call's references in 22 blocks of a root ask one thing)."""
     out: list[RelativeFinding] = []
     for ref in refs:
         root, names, start, _ = ref
-        unresolved = resolve(root, names, table)
+        if resolved is None:
+            unresolved = _message(resolve(root, names, table))
+        else:
+            path = (root, names)
+            unresolved = resolved[path] if path in resolved else resolved.setdefault(path, _message(resolve(root, names, table)))
         if unresolved is not None and not is_bound(ref):
-            names_used, name, why = unresolved
-            out.append((start, start + name_ends(ref)[names_used], f"undefined reference to {name}: {why}"))
+            names_used, message = unresolved
+            out.append((start, start + name_ends(ref)[names_used], message))
     return tuple(out)
+
+
+def _message(unresolved: tuple[int, str, str] | None) -> tuple[int, str] | None:
+    """``resolve``'s answer as (names the finding covers, its message)."""
+    if unresolved is None:
+        return None
+    names_used, name, why = unresolved
+    return names_used, f"undefined reference to {name}: {why}"
 
 
 def resolve(root: str, names: tuple[str, ...], table: NameTable) -> tuple[int, str, str] | None:

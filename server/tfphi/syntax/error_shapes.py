@@ -51,10 +51,11 @@ _STR = rb'"(?:[^"\\\n]|\\.)*+"'
 _SHAPES = tuple(re.compile(p) for p in (
     rb"\n[ \t]*+(?:[.,?:+%]|\((?![^\n]*\)[ \t]*=)|=(?![=>])|&&|\|\||\}[ \t]*+[^\s)\],.\[:?#/*+\-<>=!&|\"]|[\])][\])},]*+[ \t]*+\}"
     rb"|(?!(?:for|if|in)[ \t])" + _ID + rb"[ \t]++(?:\"|[A-Za-z_])(?![^\n{]*+\{)"
-    rb"|" + _ID + rb"(?:[ \t]++(?:\"[^\"\n]*+\"|" + _ID + rb"))*+[ \t]*+\{[ \t]*+[A-Za-z_](?![^\n]*?\}[ \t]*+(?:\n|#|//)))",
+    rb"|" + _ID + rb"(?:[ \t]++(?:\"[^\"\n]*+\"|" + _ID + rb"))*+[ \t]*+\{[ \t]*+[A-Za-z_](?![^\n]*?\}[ \t]*+(?:\r?\n|#|//)))",
     # ^ a line continuing an expression, "}" with more after it on its line (or after a closing
     #   bracket), a name then a value with no "=" (runtime lower(x)), a block header with no "{", or
-    #   a block opened with an argument (or a block) on its line and not closed there ("x {  a = 1")
+    #   a block opened with an argument (or a block) on its line and not closed there ("x {  a = 1";
+    #   closed before a CRLF line break too: else every one-liner of a Windows file matched)
     rb"\\[^nrt\"\\uU]",  # a backslash that may be an invalid escape
     rb"for[ \t](?:(?<=\[for[ \t])|(?<=\[ for[ \t]))[^\n\[\]]*?(?:=>|\.\.\.)"  # a key in a tuple's for expression,
     rb"|for[ \t](?:(?<=\{for[ \t])|(?<=\{ for[ \t]))(?![^\n{}]*?=>)",  # or none in an object's (up to a bracket)
@@ -80,11 +81,7 @@ def suspicious(source: bytes) -> bool:
     """Whether a file that tree-sitter-hcl parses without an error may still have a syntax error
     that Terraform reports (regular-expression searches in C, and a look at the few lines they
     find: the check every file gets)."""
-    text = b"\n" + source + b"\n"
-    if b"<<" in text:
-        text = _without_heredoc_bodies(text)
-    if b"/*" in text:
-        text = _without_block_comments(text)
+    text, _ = stripped(b"\n" + source + b"\n")
     if b"%{" in text or b"~}" in text or b"${~" in text:  # template directives, strip markers
         return True
     if any(shape.search(text) for shape in _SHAPES):
@@ -219,37 +216,60 @@ def _item_clean(text: bytes) -> bool:
     return not suspicious(text) or syntax_checker().hcl_errors(text) == []
 
 
-def _without_block_comments(text: bytes) -> bytes:
-    """``text`` without its ``/* ... */`` comments (each up to the first ``*/``). By
-    ``bytes.find``: a regular expression tried every ``/*`` against the rest of the text, and
-    IAM policies are full of ``"arn:...:bucket/*"``."""
-    parts, at = [], 0
+def stripped(text: bytes) -> tuple[bytes, bool]:
+    """``text`` as the shapes' search reads it, without the lines inside its heredocs and its
+    ``/* ... */`` comments, and whether every heredoc and comment it took out found its end in
+    ``text`` (else the rest of the text was read as it is). A text cut into pieces, each of
+    which finds every end in itself, is stripped as its pieces are, one after the other
+    (``syntax.regions`` relies on it: the lines of a region are then searched alone)."""
+    closed = True
+    if b"<<" in text:
+        text, closed = _without_heredoc_bodies(text)
+    if b"/*" in text:
+        text, comments_closed = _without_block_comments(text)
+        closed = closed and comments_closed
+    return text, closed
+
+
+def heredoc_markers(text: bytes) -> set[bytes]:
+    """The heredoc markers of a ``stripped`` text (a line of one of these names alone is not a shape)."""
+    return set(_HEREDOC_START.findall(text))
+
+
+def _without_block_comments(text: bytes) -> tuple[bytes, bool]:
+    """``text`` without its ``/* ... */`` comments (each up to the first ``*/``), and whether the
+    last one found its ``*/``. By ``bytes.find``: a regular expression tried every ``/*`` against
+    the rest of the text, and IAM policies are full of ``"arn:...:bucket/*"``."""
+    parts, at, closed = [], 0, True
     while (start := text.find(b"/*", at)) >= 0:
         end = text.find(b"*/", start + 2)
         if end < 0:
+            closed = False
             break  # no "*/" after this one, so none after any later "/*" either
         parts.append(text[at:start])
         at = end + 2
     if not parts:
-        return text
+        return text, closed
     parts.append(text[at:])
-    return b"".join(parts)
+    return b"".join(parts), closed
 
 
 _HEREDOC_START = re.compile(rb"<<-?(" + _ID + rb")\r?\n")
 
 
-def _without_heredoc_bodies(text: bytes) -> bytes:
+def _without_heredoc_bodies(text: bytes) -> tuple[bytes, bool]:
     """``text`` without the lines inside its heredocs: scripts and documents whose lines have
-    every shape above, and none of which tree-sitter and Terraform read differently."""
-    parts, at = [], 0
+    every shape above, and none of which tree-sitter and Terraform read differently; and
+    whether the last one found its closing marker."""
+    parts, at, closed = [], 0, True
     for start in _HEREDOC_START.finditer(text):
         if start.start() < at:
             continue
         end = re.compile(rb"\n[ \t]*" + re.escape(start.group(1)) + rb"[ \t]*\r?\n").search(text, start.end() - 1)
         if end is None:
+            closed = False
             break
         parts.append(text[at : start.end()])
         at = end.start() + 1
     parts.append(text[at:])
-    return b"".join(parts)
+    return b"".join(parts), closed

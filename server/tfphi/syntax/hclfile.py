@@ -30,7 +30,7 @@ from .expr import Anchor, ExprConverter, ScopeTraversalExpr, Span
 from .references import block_references, top_level_nodes
 from .parsers import HclParser, exact_node, new_parser, reparser  # noqa: F401 - (new_parser: read from here)
 from .attributes import Attribute, copied_attribute, reread
-from .searches import CleanSources, searched
+from .searches import CleanSources, openers, searched
 from .set_twice import first_set_twice, redefined_errors
 from .tree_errors import check_terraform_rules, collect_errors, parse_in_pieces, place_unclosed_block, rules_candidate
 
@@ -400,6 +400,8 @@ class HclFile:
     # top-level items, a node, or (type, start, end) for an item of a piece that parsed alone.
     nodes: tuple[Node | tuple[str, int, int], ...] | None = None
     forgotten: bool = False  # what its views derived on demand was forgotten once (``forget_derived``)
+    openers: int | None = None  # how many "<<" and "/*" its text holds, when a region's parse counted them (``syntax.regions``)
+    strips_local: bool | None = None  # the shapes' search reads its blocks apart (``regions._strips_local``), None: not known
 
     def top_ranges(self) -> list[tuple[str, int, int]]:
         """(type, start, end) of each top-level item (``top_levels`` without making its views)."""
@@ -570,7 +572,9 @@ def build_file(path: str, source: bytes, tree: Tree, keep_tree: bool = True, ref
     known_clean = native and previous is None and not errors and clean is not None and source in clean
     if not native or known_clean:
         placed = errors
-    elif taken is not None and not errors and not searched(0, suspicious, source, taken, previous.searched, answers):
+    elif taken is not None and not errors and not searched(0, suspicious, source, taken, previous.searched, answers,
+                                                           not openers(source) and not (previous.openers if previous.openers
+                                                                                        is not None else openers(previous.source))):
         placed = errors
     else:
         placed = terraform_placed(path, source, errors, root, known=refs_cache)  # as Terraform reports them

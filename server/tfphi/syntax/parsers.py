@@ -4,7 +4,7 @@ views of a file read without its tree, and the pieces of a file with a syntax er
 
 from __future__ import annotations
 
-import threading
+from _thread import _local as thread_local  # threading.local itself, without importing threading (start-up)
 from collections import OrderedDict
 
 from tree_sitter import Node, Parser, Point, Range, Tree
@@ -63,7 +63,7 @@ def new_parser() -> HclParser:
     return HclParser()
 
 
-class _Reparser(threading.local):
+class _Reparser(thread_local):
     """Parses one byte range of a file alone, keeping the last few trees (per thread:
     parsers are not thread-safe)."""
 

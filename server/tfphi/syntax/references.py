@@ -152,6 +152,8 @@ def _block_references_fast(top: Node, source: bytes) -> "Unbound | list[Relative
     bind are found by the same query; a reference is bound by the regions that contain it,
     as ``Scopes`` decides along the chain of its ancestors."""
     base = top.start_byte
+    if source.find(b".", base, top.end_byte) < 0:
+        return Unbound()  # no "." anywhere: no ``get_attr``, so no reference with a name (a quarter of the blocks)
     captures = QueryCursor(_steps_query()).captures(top)
     nodes = captures.get("ref", [])
     if not nodes:
@@ -163,7 +165,7 @@ def _block_references_fast(top: Node, source: bytes) -> "Unbound | list[Relative
     nodes.sort(key=_START)
     out: list[Relative] = []
     step_at = steps.get
-    space, size, attr_name = _SPACE.match, len(source), _ATTR_NAME.match
+    space, size, attr_name, names_run = _SPACE.match, len(source), _ATTR_NAME.match, _NAMES_RUN.match
 
     for node in nodes:
         end = at = node.end_byte
@@ -178,6 +180,20 @@ def _block_references_fast(top: Node, source: bytes) -> "Unbound | list[Relative
             enclosing = _Enclosing(regions) if regions else None
         if enclosing is not None and enclosing.binds(start, end, root):
             continue
+        if at == end and end - start == len(root) and root != "resource":
+            # The common case, ``root.name.name`` written plainly (ASCII, no white space, no index
+            # or splat): the names are read at once, and the reference keeps no ends. It is what
+            # the loop below reads when nothing but white space, or the end of the block, follows
+            # the last name (no "." or step after it, and no non-ASCII letter continuing it).
+            run = names_run(source, at)
+            if run is not None:
+                stop = after = run.end()
+                if after < size and source[after] in _WHITE:
+                    after = space(source, after).end()
+                if after >= size or (source[after] != 0x2E and after not in steps and source[stop] < 0x80):
+                    out.append((root, tuple([intern(name) for name in source[at + 1 : stop].decode().split(".")]),
+                                start - base, None))
+                    continue
         names: list[str] = []
         ends = [end - start]
         while at < size:
@@ -205,6 +221,7 @@ def _block_references_fast(top: Node, source: bytes) -> "Unbound | list[Relative
 
 
 _ATTR_NAME = re.compile(rb"[A-Za-z_][\w-]*+")
+_NAMES_RUN = re.compile(rb"(?:\.[A-Za-z_][\w-]*+)++")  # ".name.name...": each name as _ATTR_NAME reads it
 
 
 def _get_attr_name(top: Node, source: bytes, at: int) -> tuple[str, int] | None:

@@ -7,17 +7,28 @@ which need no search again (``CleanSources``)."""
 from __future__ import annotations
 
 
-def searched(which: int, search, source: bytes, taken: tuple, before: tuple, answers: list) -> bool:
+def openers(text: bytes) -> int:
+    """How many ``<<`` and ``/*`` ``text`` holds: while neither the last text nor this one holds
+    any, the syntax-error shapes' search (``error_shapes.suspicious``) is the search of each line;
+    else it drops first the lines of what it takes for heredocs and ``/* */`` comments, found by
+    their openers and terminators across the whole text (a ``/*`` in a string,
+    ``"arn:aws:s3:::bucket/*"``, is taken for one up to the next ``*/``, wherever it is)."""
+    return text.count(b"<<") + text.count(b"/*")
+
+
+def searched(which: int, search, source: bytes, taken: tuple, before: tuple, answers: list, by_line: bool = True) -> bool:
     """``search(source)`` for a parse that took the last parse's blocks over (``search_blocks``;
     ``taken``: what ``hclfile._read_top_level_taking_over`` returned; ``before``: what the
     searches answered for the last parse's text, ``HclFile.searched``):
     when only a region was read and the text searched before found nothing, the region alone
-    is searched (what lies outside it is unchanged, each shape lies within one line, and a
-    heredoc or a ``/* */`` comment lies within one block or between two);
+    is searched (what lies outside it is unchanged, each shape lies within one line), unless
+    ``by_line`` is False (a search that reads across lines: ``openers``, which found a "/*" in
+    the last text's region paired with a "*/" below it, and a shape below shown once the "/*"
+    was deleted, tests/syntax/test_region_parse.py);
     noted in ``answers`` for the next parse."""
     read = taken[3]
     found = None
-    if read is not None and before[which] is False:
+    if read is not None and before[which] is False and by_line:
         start, end, items = read[:3]
         # The lines outside the region are unchanged when it starts and ends at a line's end.
         if (not start or source[start] == 0x0A) and (end == len(source) or source[end - 1] == 0x0A):

@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 from typing import Callable
 
 from ...values.value import TfEvalError, Value
-from .deferred import datetime_module
+from .deferred import datetime_module, decimal
 from .spec import builtin
 from .arguments import str_arg
 
@@ -70,13 +69,13 @@ def _parse_duration(text: str) -> datetime_module.timedelta:
         return datetime_module.timedelta(0)
     if not body:
         raise TfEvalError(f'invalid duration "{text}"')
-    seconds = Decimal(0)
+    seconds = decimal.Decimal(0)
     position = 0
     while position < len(body):
         match = _DURATION_PART.match(body, position)
         if match is None:
             raise TfEvalError(f'invalid duration "{text}"')
-        seconds += Decimal(match.group(1)) * Decimal(str(_DURATION_UNITS[match.group(2)]))
+        seconds += decimal.Decimal(match.group(1)) * decimal.Decimal(str(_DURATION_UNITS[match.group(2)]))
         position = match.end()
     return sign * datetime_module.timedelta(seconds=float(seconds))
 

@@ -13,11 +13,10 @@ from __future__ import annotations
 import functools
 from typing import Any, Iterator
 
-import re2
-
 from ...values.types import TypeSpec
 from ...values.value import TfEvalError, Value
 from .arguments import str_arg
+from .deferred import re2
 from .spec import builtin
 
 

@@ -5,11 +5,11 @@ None: the result is already of its type (a tuple or an object, as the implementa
 
 from __future__ import annotations
 
-import csv
 import io
 
 from ...values.types import ANY, TypeSpec, type_of, unify_all
 from ...values.value import TfList, TfMap, TfSet, Value
+from .deferred import csv
 
 LIST = TypeSpec("list", ANY)
 MAP = TypeSpec("map", ANY)
