@@ -59,9 +59,6 @@ EXCEPTIONS = {
     # Settings: a registered field's key is ``<resource type>.<field path>`` (.tfphi.toml's syntax), not an address.
     ("analysis.py", "split"): 1,
     ("analysis.py", "partition"): 1,
-    # The syntax layer reading source: a plain traversal ``root.name.name`` matched whole by
-    # ``names_run`` (names and dots only) gives its names at once, not an address printed and read back.
-    ("syntax/references.py", "split"): 1,
     # LSP settings names (``tfphi.fields``), not addresses.
     ("lsp/server.py", "split"): 1,
     # A field path travels as the settings key's dotted text between the specializer's steps

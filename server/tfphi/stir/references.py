@@ -10,7 +10,7 @@ import weakref
 from bisect import bisect_left
 from functools import cached_property
 from itertools import compress
-from operator import is_not, itemgetter
+from operator import is_, is_not, itemgetter
 from sys import getrefcount
 from types import MappingProxyType
 from typing import Callable, Iterable, Iterator, Mapping
@@ -187,7 +187,26 @@ def name_table(module: Module, modules: Mapping[str, Module], tree: ModuleTree, 
     names = (shared(module.variables), shared(module.locals), shared(module.resources), shared(module.data), calls)
     if last is not None and outputs is last.table.outputs and names == last.table.key[:5]:
         return last.table
-    return NameTable(*names, outputs)
+    table = NameTable(*names, outputs)
+    if changed is not None and all(map(is_, names[:4], last.table.key[:4])):
+        # Only the calls in ``changed`` can differ (their names and ``outputs`` entries): what
+        # ``changed_names`` answers is found from them, not by comparing the sets of a root's calls.
+        object.__setattr__(table, "_changed_since", (weakref.ref(last.table), _calls_changed_names(last.table, table, changed)))
+    return table
+
+
+def _calls_changed_names(old: "NameTable", new: "NameTable", changed: frozenset[str]) -> frozenset[tuple[str, str]]:
+    """``changed_names(old, new)`` when the tables differ at most in the ``changed`` calls."""
+    out = []
+    for name in changed:
+        if (name in old.calls) != (name in new.calls) or _outputs_entry(old.outputs, name) != _outputs_entry(new.outputs, name):
+            out.append(("module", name))
+    return frozenset(out) if out else _NONE_CHANGED
+
+
+def _outputs_entry(outputs: tuple, name: str) -> tuple | None:
+    at = bisect_left(outputs, name, key=_first)
+    return outputs[at] if at < len(outputs) and outputs[at][0] == name else None
 
 
 def _outputs_replaced(table: "NameTable", changed: frozenset[str], module: Module, modules: Mapping[str, Module],

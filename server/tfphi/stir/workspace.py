@@ -254,42 +254,42 @@ def outside_target(dir: str, source: str | None) -> str | None:
 
 def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple[str, str]]) -> ModuleTree | None:
     """``old`` with the ``changed`` calls resolved again; None when a call now links other
-    modules than before (the roots must be found again). What is not about a changed call is
-    carried over whole (copied in C): the work is the changed calls', not the workspace's."""
+    modules than before (the roots must be found again). The new tree takes ``old``'s dicts over
+    and changes the changed calls' entries in them; ``old`` reads them through its undo entries
+    (``_Undone``): the work is the changed calls', not the workspace's (copying the dicts of a
+    workspace of 1,000 modules was most of a renamed call's tree rebuild)."""
     keys = _manifest_keys(modules, manifests)
-    targets = dict(old.targets)
-    outside = dict(old.outside)
+    old_targets = old.targets
+    targets: dict[tuple[str, str], CallTarget | None] = {}  # the changed calls' new entries (None: no call)
+    outside: dict[tuple[str, str], str | None] = {}
     before: dict[tuple[str, str], int] = {}  # (caller dir, target dir) -> calls linking them, before minus after
     for dir, name in changed:
-        was = targets.pop((dir, name), None)
+        was = old_targets.get((dir, name))
         if was is not None and was.dir is not None:
             before[(dir, was.dir)] = before.get((dir, was.dir), 0) + 1
         module = modules.get(dir)
         call = module.calls.get(name) if module is not None else None
-        outside.pop((dir, name), None)
-        if call is not None and (leads := outside_target(dir, call.source)) is not None:
-            outside[(dir, name)] = leads
-        if call is not None:
-            target = targets[(dir, name)] = _resolve_call(dir, name, call.source, modules, manifests, keys)
-            if target.dir is not None:
-                before[(dir, target.dir)] = before.get((dir, target.dir), 0) - 1
+        outside[(dir, name)] = outside_target(dir, call.source) if call is not None else None
+        target = targets[(dir, name)] = _resolve_call(dir, name, call.source, modules, manifests, keys) if call is not None else None
+        if target is not None and target.dir is not None:
+            before[(dir, target.dir)] = before.get((dir, target.dir), 0) - 1
     if any(before.values()):
         return None
     # Every call still links the same two modules: the callers of a module whose callers changed
     # differ by the changed calls' names alone, listed in the order a whole build lists them (by
     # caller directory, then in the caller's call order).
-    callers = dict(old.callers)
+    callers: dict[str, tuple[tuple[str, str], ...] | None] = {}
     orders: dict[str, dict[str, int]] = {}
     for target in {target for _, target in before}:
         kept = [entry for entry in old.callers.get(target, ()) if entry not in changed]
-        kept.extend(key for key in changed if (t := targets.get(key)) is not None and t.dir == target)
-        if kept:
-            callers[target] = tuple(sorted(kept, key=lambda entry: (entry[0], _call_order(modules, entry[0], orders).get(entry[1], -1))))
-        else:
-            callers.pop(target, None)
-    tree = ModuleTree(targets, callers, old.roots, outside, (weakref.ref(old), frozenset(changed)))
-    beyond = tree._beyond
-    beyond.update(old._beyond)  # (what ``calls_beyond`` found: the same for the calls that did not change)
+        kept.extend(key for key, t in targets.items() if t is not None and t.dir == target)
+        callers[target] = _in_build_order(kept, modules, orders) if kept else None
+    taken = {name: _taken_over(old, name, changes) for name, changes in (("targets", targets), ("callers", callers), ("outside", outside))}
+    tree = ModuleTree(taken["targets"][0], taken["callers"][0], old.roots, taken["outside"][0], (weakref.ref(old), frozenset(changed)))
+    # What ``calls_beyond`` found, the same for the calls that did not change: the new tree takes
+    # the cache over, and the old one starts another (only a stale snapshot asks it again).
+    beyond = tree.__dict__["_beyond"] = old._beyond
+    old.__dict__["_beyond"] = {}
     for dir in {dir for dir, _ in changed}:
         found = beyond.get(dir)
         if found is None:
@@ -300,7 +300,94 @@ def _rebuilt_module_tree(modules, manifests, old: ModuleTree, changed: set[tuple
             if target is not None and target.dir is not None and (is_installed_dir(target.dir) or _outside(target.dir)):
                 kept.append((name, target.dir))
         beyond[dir] = tuple(sorted(kept))
+    for name, (mapping, undo) in taken.items():
+        if getattr(old, name) is mapping:
+            _hand_over(old, tree, name, undo)
     return tree
+
+
+_ABSENT = object()  # (an undo entry: the key was not in the mapping)
+
+
+def _taken_over(old: ModuleTree, name: str, changes: dict) -> tuple[dict, dict]:
+    """``old``'s dict ``name`` with ``changes`` made (a None value: the key removed), and what
+    undoes them (``_ABSENT``: a key to remove): the dict itself when ``old`` holds it (a tree's
+    dicts are its own: ``build_module_tree`` makes them), else a copy (``old`` was rebuilt from
+    already)."""
+    current = getattr(old, name)
+    mapping = current if type(current) is dict else dict(current)
+    undo = {}
+    for key, value in changes.items():
+        was = mapping.get(key, _ABSENT)
+        if value is None:
+            if was is not _ABSENT:
+                undo[key] = was
+                del mapping[key]
+        elif was is not value:
+            undo[key] = was
+            mapping[key] = value
+    return mapping, undo
+
+
+def _hand_over(old: ModuleTree, new: ModuleTree, name: str, undo: dict) -> None:
+    """``old`` reads its field ``name`` through ``new``'s, but for the keys in ``undo``, once ``new``
+    took ``old``'s very dict over: the trick of persistent arrays (the newest version holds the
+    data, each older one the undo entries to its successor). Reads of the current tree stay a
+    dict's; reading an old tree (only the pass that replaced it, and a stale snapshot, do) costs
+    a look-up per newer tree. The old tree's value is unchanged: the frozen record's field is
+    set only to the same mapping, read another way."""
+    object.__setattr__(old, name, _Undone(new, name, undo))
+
+
+class _Undone(Mapping):
+    """A tree's mapping as it was before a newer tree took its dict over: the newer tree's, with
+    the keys it changed as they were (``_ABSENT``: not there)."""
+
+    __slots__ = ("_newer", "_name", "_undo")
+
+    def __init__(self, newer: ModuleTree, name: str, undo: dict):
+        self._newer, self._name, self._undo = newer, name, undo
+
+    def __getitem__(self, key):
+        value = self._undo.get(key, self)
+        if value is self:
+            return getattr(self._newer, self._name)[key]
+        if value is _ABSENT:
+            raise KeyError(key)
+        return value
+
+    def __iter__(self):
+        undo = self._undo
+        for key in getattr(self._newer, self._name):
+            if key not in undo:
+                yield key
+        for key, value in undo.items():
+            if value is not _ABSENT:
+                yield key
+
+    def __len__(self) -> int:
+        return sum(1 for _ in self)
+
+    def __repr__(self) -> str:
+        return repr(dict(self.items()))
+
+
+def _in_build_order(entries: list[tuple[str, str]], modules, orders: dict[str, dict[str, int]]) -> tuple[tuple[str, str], ...]:
+    """The (caller dir, call name) callers of one module in a whole build's order: by caller
+    directory, then in the caller's call order. The call order is only looked up for a directory
+    that calls the module more than once: a module called once from a root of 1,000 calls (the
+    usual case) does not number the root's calls (that was most of a renamed call's tree rebuild)."""
+    if len(entries) == 1:
+        return (entries[0],)
+    entries = sorted(entries, key=_first)
+    dirs = [dir for dir, _ in entries]
+    if len(set(dirs)) == len(dirs):
+        return tuple(entries)
+    return tuple(sorted(entries, key=lambda entry: (entry[0], _call_order(modules, entry[0], orders).get(entry[1], -1))))
+
+
+def _first(entry: tuple[str, str]) -> str:
+    return entry[0]
 
 
 def _call_order(modules, dir: str, orders: dict[str, dict[str, int]]) -> dict[str, int]:

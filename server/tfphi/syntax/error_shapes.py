@@ -51,11 +51,11 @@ _STR = rb'"(?:[^"\\\n]|\\.)*+"'
 _SHAPES = tuple(re.compile(p) for p in (
     rb"\n[ \t]*+(?:[.,?:+%]|\((?![^\n]*\)[ \t]*=)|=(?![=>])|&&|\|\||\}[ \t]*+[^\s)\],.\[:?#/*+\-<>=!&|\"]|[\])][\])},]*+[ \t]*+\}"
     rb"|(?!(?:for|if|in)[ \t])" + _ID + rb"[ \t]++(?:\"|[A-Za-z_])(?![^\n{]*+\{)"
-    rb"|" + _ID + rb"(?:[ \t]++(?:\"[^\"\n]*+\"|" + _ID + rb"))*+[ \t]*+\{[ \t]*+[A-Za-z_](?![^\n]*?\}[ \t]*+(?:\r?\n|#|//)))",
+    rb"|" + _ID + rb"(?:[ \t]++(?:\"[^\"\n]*+\"|" + _ID + rb"))*+[ \t]*+\{[ \t]*+[A-Za-z_](?![^\n]*?\}[ \t]*+(?:\n|#|//)))",
     # ^ a line continuing an expression, "}" with more after it on its line (or after a closing
     #   bracket), a name then a value with no "=" (runtime lower(x)), a block header with no "{", or
-    #   a block opened with an argument (or a block) on its line and not closed there ("x {  a = 1";
-    #   closed before a CRLF line break too: else every one-liner of a Windows file matched)
+    #   a block opened with an argument (or a block) on its line and not closed there ("x {  a = 1").
+    #   Every pattern reads a line's end as "\n": ``suspicious`` searches a CRLF text as its LF one.
     rb"\\[^nrt\"\\uU]",  # a backslash that may be an invalid escape
     rb"for[ \t](?:(?<=\[for[ \t])|(?<=\[ for[ \t]))[^\n\[\]]*?(?:=>|\.\.\.)"  # a key in a tuple's for expression,
     rb"|for[ \t](?:(?<=\{for[ \t])|(?<=\{ for[ \t]))(?![^\n{}]*?=>)",  # or none in an object's (up to a bracket)
@@ -80,7 +80,15 @@ _ARGUMENT_THEN_CLOSE = re.compile(rb"[ \t]*+" + _ID + rb"[ \t]*+=(?![=>])(?:" + 
 def suspicious(source: bytes) -> bool:
     """Whether a file that tree-sitter-hcl parses without an error may still have a syntax error
     that Terraform reports (regular-expression searches in C, and a look at the few lines they
-    find: the check every file gets)."""
+    find: the check every file gets).
+
+    A file with Windows line endings is searched as its LF text: the shapes are written for a
+    line ending in ``"\\n"``, and Terraform's scanner reads ``"\\r\\n"`` as ``"\\n"`` (its newline
+    token is either). The answer is a yes or no, so no offset needs mapping back; a lone ``"\\r"``
+    stays what it is. Before session 14 a ``"\\r"`` hid the shapes read at a line's end (an
+    operator ending it, a name alone on it, ``value = x }``): tests/syntax/test_crlf_shapes.py."""
+    if b"\r" in source:
+        source = source.replace(b"\r\n", b"\n")
     text, _ = stripped(b"\n" + source + b"\n")
     if b"%{" in text or b"~}" in text or b"${~" in text:  # template directives, strip markers
         return True

@@ -165,7 +165,7 @@ def _block_references_fast(top: Node, source: bytes) -> "Unbound | list[Relative
     nodes.sort(key=_START)
     out: list[Relative] = []
     step_at = steps.get
-    space, size, attr_name, names_run = _SPACE.match, len(source), _ATTR_NAME.match, _NAMES_RUN.match
+    space, size, attr_name, names_run, each_name = _SPACE.match, len(source), _ATTR_NAME.match, _NAMES_RUN.match, _ATTR_NAME.findall
 
     for node in nodes:
         end = at = node.end_byte
@@ -191,7 +191,7 @@ def _block_references_fast(top: Node, source: bytes) -> "Unbound | list[Relative
                 if after < size and source[after] in _WHITE:
                     after = space(source, after).end()
                 if after >= size or (source[after] != 0x2E and after not in steps and source[stop] < 0x80):
-                    out.append((root, tuple([intern(name) for name in source[at + 1 : stop].decode().split(".")]),
+                    out.append((root, tuple([intern(name.decode()) for name in each_name(source, at + 1, stop)]),
                                 start - base, None))
                     continue
         names: list[str] = []

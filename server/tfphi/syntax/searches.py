@@ -56,7 +56,10 @@ def search_blocks(which: int, search, source: bytes, items: list, begin: int = 0
             continue
         start = block._anchor.start
         end = start + len(block.text)
-        if (start and source[start - 1] != 0x0A) or (end < size and source[end] != 0x0A):
+        # (a block ends its line before a "\n" or a CRLF's "\r": else a Windows file's every search
+        # was the whole text's; the gap after it then starts with the "\r\n", a line break)
+        if (start and source[start - 1] != 0x0A) or (end < size and source[end] != 0x0A
+                                                     and source[end : end + 2] != b"\r\n"):
             return search(source)
         verdicts = block._verdicts
         if verdicts is None:

@@ -87,10 +87,10 @@ def unclosed_brace(source: bytes) -> int | None:
             i = n if end < 0 else end + 2
             continue
         if source.startswith(b"<<", i):
-            match = re.match(rb"<<-?([A-Za-z_][\w-]*)[ \t]*\n", source[i:])
+            match = re.match(rb"<<-?([A-Za-z_][\w-]*)[ \t]*\r?\n", source[i:])  # (a CRLF line too)
             if match:
                 marker = match.group(1)
-                end = re.compile(rb"^[ \t]*" + re.escape(marker) + rb"[ \t]*$", re.M).search(source, i + match.end())
+                end = re.compile(rb"^[ \t]*" + re.escape(marker) + rb"[ \t]*\r?$", re.M).search(source, i + match.end())
                 i = n if end is None else end.end()
                 continue
         if c == b'"':
