@@ -228,7 +228,10 @@ def run_soak(ws: Path, seconds: float, seed: int = 0, outdir: Path | None = None
 
         end = t0 + seconds
         last_log = t0
+        edits_at_warm = None  # (how far the stream got in the warm-up: a loaded machine's first minute is shorter)
         while time.perf_counter() < end and alive():
+            if edits_at_warm is None and time.perf_counter() - t0 >= warmup:
+                edits_at_warm = counts["edits"] + counts["undos"]
             if opened and rng.random() < hover_share:
                 hover()
             elif not stack or (len(stack) < max_typed and rng.random() < 0.5):
@@ -253,7 +256,7 @@ def run_soak(ws: Path, seconds: float, seed: int = 0, outdir: Path | None = None
             "modules": sum(1 for p in (ws / "modules").iterdir()) + 1, "seconds": round(ran, 1), "seed": seed,
             "files": len(pool), "index_s": indexed["index_s"],
             "rss_after_index_mb": round(rss_after_index, 1) if rss_after_index else None,
-            "warm_s": warm[0], "rss_warm_mb": warm[1], "rss_end_mb": round(rss_end, 1) if rss_end else None,
+            "warm_s": warm[0], "rss_warm_mb": warm[1], "edits_at_warm": edits_at_warm, "rss_end_mb": round(rss_end, 1) if rss_end else None,
             "rss_max_mb": max(mb for _, mb in curve), "growth_pct": growth,
             "edits": counts["edits"] + counts["undos"], "typed": counts["edits"], "taken_back": counts["undos"],
             "hovers": counts["hovers"], "opened": counts["opens"], "texts_restored": restored,
@@ -284,7 +287,8 @@ def memory_samples(stderr_path: Path) -> list[str]:
 def print_soak(r: dict) -> None:
     print(f"soak: {r['modules']} modules, {r['seconds'] / 60:.1f} min, seed {r['seed']}, {r['files']} files "
           f"in the pool ({r['opened']} opened); indexed in {r['index_s']} s")
-    print(f"RSS MiB: after indexing {r['rss_after_index_mb']}, at {r['warm_s']:.0f} s {r['rss_warm_mb']}, "
+    print(f"RSS MiB: after indexing {r['rss_after_index_mb']}, at {r['warm_s']:.0f} s {r['rss_warm_mb']} "
+          f"({r.get('edits_at_warm')} edits in), "
           f"at the end {r['rss_end_mb']} (max {r['rss_max_mb']}); growth after the warm-up {r['growth_pct']}%")
     print(f"{r['edits']} edits ({r['typed']} typed, {r['taken_back']} taken back; texts restored: "
           f"{r['texts_restored']}), {r['hovers']} hovers; edit -> diagnostics p50 {r['edit_p50_ms']} ms, "

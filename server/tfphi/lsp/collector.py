@@ -78,11 +78,16 @@ class QuietCollector:
 class HeapTrimmer:
     """Gives the C heap's free pages back to the system (glibc's ``malloc_trim``) at the end of
     an analysis pass once the resident memory grew by ``GROWTH_BYTES`` since the last time (see
-    the module's docstring): about 1 ms, a few times a minute under a stream of keystrokes
+    the module's docstring): about 1 ms, several times a minute under a stream of keystrokes
     that break and mend a large file, never while pages are only in use. Where the C library
     has no ``malloc_trim`` or ``/proc/self/statm`` is missing, it does nothing."""
 
-    GROWTH_BYTES = 8 << 20
+    # 2 MiB (8 until session 14): the free pages left resident between two trims are a band the
+    # server's RSS wanders in, and where a 30-minute soak ends in it was most of its "growth"
+    # (session 13's two runs: glibc's heap 4-9 MiB resident above what it had in use at the end).
+    # At 2 MiB the trims come about four times as often (~1 ms each, after a pass's diagnostics are
+    # out): bench/README.md, "Session 14: soak6".
+    GROWTH_BYTES = 2 << 20
 
     def __init__(self, trim: "Callable[[int], int] | None", resident: "Callable[[], int | None]") -> None:
         """``trim``: glibc's ``malloc_trim`` (None: nothing to call); ``resident``: the process's
