@@ -100,7 +100,6 @@ def replace(obj, /, **changes):
     return obj.__class__(**changes)
 
 
-@dataclass_transform(field_specifiers=(field, Field), kw_only_default=False)
 class WeaklyReferenced:
     """A base for a record with slots that weak references point at (``__weakref__``): what is
     remembered as "the one this was made from" without keeping it alive, and without an ``id``
@@ -109,6 +108,7 @@ class WeaklyReferenced:
     __slots__ = ("__weakref__",)
 
 
+@dataclass_transform(field_specifiers=(field, Field), kw_only_default=False)
 def record(cls=None, /, *, frozen: bool = False, slots: bool = False, eq: bool = True, repr: bool = True,
            kw_only: bool = False) -> Any:
     """Declare a record class; the options mean what they mean for ``dataclasses.dataclass``."""
