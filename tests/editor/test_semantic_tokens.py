@@ -16,7 +16,7 @@ from tfphi.features.semantic_tokens import semantic_tokens
 from tfphi.lsp.handlers.semantic_tokens import encode
 from tfphi.syntax.hclfile import new_parser, parse_file
 from tfphi.text import LineIndex
-from lsp_helpers import start_session, stop_session, uri
+from lsp_helpers import start_session, stop_session
 
 # Every kind of token, a non-ASCII string (UTF-16 and UTF-8 columns differ after it), a block
 # comment and a heredoc over several lines, and a tfvars file.
