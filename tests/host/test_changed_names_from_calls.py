@@ -11,12 +11,9 @@ from unittest import mock
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from test_renamed_names_findings import _position, edited, edits, workspaces
+from test_renamed_names_findings import edit_session, edits, workspaces
 
-from tfphi.analysis import AnalysisHost, SetParsed, SetSource
-from tfphi.lsp.documents import Document, TextChange
 from tfphi.stir import references
-from tfphi.syntax.hclfile import new_parser
 
 ANSWERED = []
 
@@ -34,25 +31,9 @@ _from_calls = references._calls_changed_names
 @settings(max_examples=100, deadline=None)
 @given(texts=workspaces(), changes=st.lists(edits(), min_size=1, max_size=8))
 def test_names_changed_by_call_edits_are_the_whole_comparison_s(texts, changes):
-    texts = dict(texts)
     with mock.patch.object(references, "_calls_changed_names", _checked):
-        host = AnalysisHost()
-        host.apply_change([SetSource(path, text.encode()) for path, text in texts.items()])
-        host.snapshot().findings("")
-        parser = new_parser()
-        document = Document("main.tf", 0, texts["main.tf"].encode())
-        host.apply_change(SetParsed(document.parse("main.tf", parser)))
-        host.snapshot().findings("")
-        for version, (file, pattern, which, typed) in enumerate(changes, 1):
-            before = texts[file]
-            texts[file], start, end, inserted = edited(before, pattern, which, typed)
-            if file == "main.tf":
-                document.apply([TextChange(inserted, (_position(before, start), _position(before, end)))], version)
-                host.apply_change(SetParsed(document.parse("main.tf", parser)))
-            else:
-                host.apply_change(SetSource(file, texts[file].encode()))
+        for host, _, _ in edit_session(texts, changes):
             host.snapshot().findings("")
-
 
 def test_the_generated_edits_reach_the_calls_answer():
     """(The property above is not vacuous: its edits do take that way, with names changed.)"""

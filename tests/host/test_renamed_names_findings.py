@@ -108,6 +108,13 @@ def _position(text: str, at: int) -> tuple[int, int]:
                 "variables.tf": "", "modules/child/main.tf": CHILD},
          changes=[("main.tf", "label", 0, True), ("main.tf", "label", 0, False)])
 def test_findings_after_names_change_equal_a_fresh_host(texts, changes):
+    for host, now, change in edit_session(texts, changes):
+        assert host.snapshot().findings("") == fresh(now).findings(""), change
+
+
+def edit_session(texts: dict[str, str], changes):
+    """A host analysed once, ``main.tf`` an open document, then ``changes`` applied one by one:
+    yields after each the host, the texts now and the change."""
     texts = dict(texts)
     host = AnalysisHost()
     host.apply_change([SetSource(path, text.encode()) for path, text in texts.items()])
@@ -124,4 +131,4 @@ def test_findings_after_names_change_equal_a_fresh_host(texts, changes):
             host.apply_change(SetParsed(document.parse("main.tf", parser)))
         else:
             host.apply_change(SetSource(file, texts[file].encode()))
-        assert host.snapshot().findings("") == fresh(texts).findings(""), (file, pattern, which, typed)
+        yield host, texts, (file, pattern, which, typed)

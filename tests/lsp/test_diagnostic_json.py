@@ -62,11 +62,7 @@ TEXTS = st.sampled_from(["a = b\nc = d\n", "\na = b\nc = d\n", "é = b\nc = d\n"
     uri="main.tf")
 def test_the_notification_is_what_pygls_writes_for_a_fresh_conversion(publications, uri):
     with tempfile.TemporaryDirectory() as root:
-        ws = LiveWorkspace("utf-16")
-        folder = ws.add_folder(from_fs_path(root), "ws")
-        written: list[str] = []
-        publisher = DiagnosticPublisher(
-            ws, lambda uri, version, items: written.append(publisher.notification_json(uri, version, items, UNSTRUCTURE)))
+        ws, folder, publisher, written = _publishing(root)
         doc_uri = ws.uri_for(folder, uri)
         for text, diags, version in publications:
             ws.open(doc_uri, version or 0, text)
@@ -83,14 +79,21 @@ def test_the_notification_is_what_pygls_writes_for_a_fresh_conversion(publicatio
             assert written[-1] == plain(doc_uri, ws.documents.get(doc_uri).version, fresh)
 
 
+def _publishing(root: str):
+    """A workspace of one folder at ``root`` and a publisher whose notifications are written, as
+    JSON text, to the list returned with them."""
+    ws = LiveWorkspace("utf-16")
+    folder = ws.add_folder(from_fs_path(root), "ws")
+    written: list[str] = []
+    publisher = DiagnosticPublisher(
+        ws, lambda uri, version, items: written.append(publisher.notification_json(uri, version, items, UNSTRUCTURE)))
+    return ws, folder, publisher, written
+
+
 def test_a_diagnostic_whose_data_changed_is_written_again():
     """The same place, code and message with other data: the JSON of the first is not reused."""
     with tempfile.TemporaryDirectory() as root:
-        ws = LiveWorkspace("utf-16")
-        folder = ws.add_folder(from_fs_path(root), "ws")
-        written: list[str] = []
-        publisher = DiagnosticPublisher(
-            ws, lambda uri, version, items: written.append(publisher.notification_json(uri, version, items, UNSTRUCTURE)))
+        ws, folder, publisher, written = _publishing(root)
         uri = ws.uri_for(folder, "main.tf")
         ws.open(uri, 1, "a = b\n")
         for data in ({"field": "a"}, {"field": "b"}, {"field": "a"}):
