@@ -225,12 +225,7 @@ def _check(edits, together: int = 1, text: str = PLAIN) -> int:
         assert ours == theirs
         if hcl.items is not None:
             assert [item_place(i)[:3] for i in hcl.items] == [r for r in fresh.top_ranges() if r[0] != "comment"]
-        # FIXME (stir.file_findings, not this module's): a parse with a syntax error carries its
-        # items' findings by their text (``_by_text``), but an ERROR item's references depend on
-        # the piece it was parsed in, not its text alone: its carried findings can miss some
-        # (test_an_error_item_s_findings_carried_by_text_miss_references below). Carried from
-        # error-free parses only, until that is fixed.
-        known = file_findings(hcl, TABLE, known if not hcl.errors else None)
+        known = file_findings(hcl, TABLE, known)
         assert _findings(known) == _findings(file_findings(fresh, TABLE, None))
     return regions
 
@@ -320,12 +315,12 @@ def test_what_opens_or_ends_a_heredoc_or_a_comment_reads_as_a_fresh_parse(typed:
     _check(edits, text=text)
 
 
-def test_an_error_item_s_findings_carried_by_text_miss_references():
-    """FIXME (stir.file_findings): found by the generator above on HEREDOCS. ``*/`` typed into a
-    comment (after a block was deleted) leaves an ERROR item holding ``x = local.policy``, found
-    bound in the piece it was parsed in; ``/*`` typed at the start comments the first blocks out, and the same ERROR text, now
-    parsed in another piece, holds an undefined reference that the findings carried by text
-    miss. Asserts the current behaviour: the carried findings are empty, a fresh answer has two."""
+def test_an_error_item_s_findings_are_not_carried_by_text():
+    """Found by the generator above on HEREDOCS. ``*/`` typed into a comment (after a block was
+    deleted) leaves an ERROR item holding ``x = local.policy``, found bound in the piece it was
+    parsed in; ``/*`` typed at the start comments the first blocks out, and the same ERROR text,
+    now parsed in another piece, holds an undefined reference. Carried by its text
+    (``stir.file_findings._by_text``), its findings were the old piece's: none."""
     text = HEREDOCS
     parser = new_parser()
     doc = Document("main.tf", 0, text.encode())
@@ -340,7 +335,7 @@ def test_an_error_item_s_findings_carried_by_text_miss_references():
     fresh = file_findings(parse_file("main.tf", text.encode(), new_parser()), TABLE, None)
     assert [m for _, _, m in _findings(fresh)] == ["undefined reference to local.policy: no locals block declares it",
                                                    "undefined reference to local.script: no locals block declares it"]
-    assert _findings(known) == []  # FIXME: should be _findings(fresh)
+    assert _findings(known) == _findings(fresh)
 
 
 def test_a_comment_opener_deleted_shows_a_shape_it_hid_below():

@@ -297,11 +297,14 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
         base, end = top.start_byte, top.end_byte
         text = source[base:end]
         digest = hash(text)
-        entry = by_text.get(digest)
+        # An ERROR item's references are not a function of its text: what tree-sitter made of
+        # it depends on the piece it was parsed in (``tree_errors.parse_in_pieces``). Read anew.
+        carried = top.type != "ERROR"
+        entry = by_text.get(digest) if carried else None
         if entry is not None and source[entry[0] : entry[1]] == text:
             relative: list[RelativeFinding] = entry[2]
         else:
-            entry = before.get(digest)
+            entry = before.get(digest) if carried else None
             if entry is not None and old_source[entry[0] : entry[1]] != text:
                 entry = None
             refs = top.refs if top.refs is not None else (entry[3] if entry is not None else None)
