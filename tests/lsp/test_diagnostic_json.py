@@ -109,3 +109,21 @@ def test_the_marker_is_found_once_whatever_the_uri():
     for uri in ['file:///"\x00tfphi: the diagnostics\x00"', "file:///a\\\"b", "file:///plain.tf"]:
         assert notification_json(uri, 3, [json.dumps(UNSTRUCTURE(item))], UNSTRUCTURE) == plain(uri, 3, [item])
         assert notification_json(uri, None, [], UNSTRUCTURE) == plain(uri, None, [])
+
+
+def test_a_message_written_whole_counts_its_length_in_bytes():
+    """``send_json`` writes a message the publisher assembled: its Content-Length is the body's
+    length in UTF-8 bytes, whatever characters the body holds (an escaped or a raw ``é``)."""
+    protocol = TfphiServer().protocol
+    written: list[bytes] = []
+
+    class Writer:
+        def write(self, data: bytes) -> None:
+            written.append(data)
+
+    protocol.set_writer(Writer(), include_headers=True)
+    for body in ('{"message": "caf\\u00e9"}', '{"message": "café"}'):
+        protocol.send_json(body)
+        header, _, sent = written[-1].partition(b"\r\n\r\n")
+        assert sent == body.encode("utf-8")
+        assert header.split(b"\r\n")[0] == b"Content-Length: %d" % len(body.encode("utf-8"))

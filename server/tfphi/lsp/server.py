@@ -108,9 +108,10 @@ class TfphiProtocol(LanguageServerProtocol):
             logger.error("Unable to send data, no available transport!")
             return
         try:
-            if self._include_headers:
-                body = f"Content-Length: {len(body)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n{body}"
-            written = self.writer.write(body.encode(self.CHARSET))
+            data = body.encode(self.CHARSET)
+            if self._include_headers:  # (the length in bytes: ``json.dumps`` writes ASCII, but nothing here relies on it)
+                data = f"Content-Length: {len(data)}\r\nContent-Type: {self.CONTENT_TYPE}; charset={self.CHARSET}\r\n\r\n".encode() + data
+            written = self.writer.write(data)
             if inspect.isawaitable(written):
                 asyncio.ensure_future(written)
         except BrokenPipeError:
