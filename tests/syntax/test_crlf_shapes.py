@@ -21,7 +21,7 @@ import re
 from pathlib import Path
 
 from broken_files import corpus, mutants, seed_of
-from terraform_cli import run_terraform
+from test_syntax_differential import terraform_verdicts
 from test_syntax_errors import _ITEMS_CASES, CASES
 
 from tfphi.lsp.documents import Document, TextChange
@@ -106,15 +106,9 @@ def scanner_verdict(source: bytes) -> list | None:
 
 
 def terraform_first_errors(tmp: Path, sources: list[bytes]) -> list[int | None]:
-    """The line of Terraform's first error in each file (None: it accepts it), with one run of
-    ``terraform fmt -check`` over a directory of them."""
-    for i, source in enumerate(sources):
-        (tmp / f"m{i}.tf").write_bytes(source)
-    proc = run_terraform(["fmt", "-check", "-no-color", "."], tmp)
-    first: dict[str, int] = {}
-    for match in re.finditer(r"on (m\d+\.tf) line (\d+)", proc.stderr):
-        first[match.group(1)] = min(first.get(match.group(1), 1 << 30), int(match.group(2)))
-    return [first.get(f"m{i}.tf") for i in range(len(sources))]
+    """The line of Terraform's first error in each file (None: it accepts it): the differential
+    test's one run of ``terraform fmt -check`` over a directory of them."""
+    return [line for _, line in terraform_verdicts(tmp, sources)]
 
 
 def test_a_crlf_file_has_the_errors_of_its_lf_text_on_the_same_lines_and_columns():
