@@ -63,9 +63,14 @@ def utf16_position(text: str, index: int) -> tuple[int, int]:
     return text.count("\n", 0, index), len(text[line_start:index].encode("utf-16-le")) // 2
 
 
-def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, after_checkpoint=None) -> None:
+def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, after_checkpoint=None,
+         around_step=None, on_loop_start=None) -> None:
     """``after_checkpoint(done, ws)``, if given, runs on the client's thread after each checkpoint's line
-    (bench/soak_survivors.py: what the round allocated and is still alive)."""
+    (bench/soak_survivors.py: what the round allocated and is still alive). ``around_step(phase, step)``,
+    if given, runs on the client's thread before (``phase`` "before") and after ("after") each step of
+    the stream once the files are open: ``step`` is ``("edit", path, old_text, new_text)`` or
+    ``("hover", path, None, None)`` (bench/soak_peaks.py: each step's peak). ``on_loop_start()`` runs
+    once on the loop before the stream (where a profiler of the loop's thread is installed)."""
     rng = random.Random(seed)
     all_tf = sorted(ws_dir.rglob("*.tf"))
     root = ws_dir / "main.tf"
@@ -94,7 +99,11 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
             while key not in published:
                 cond.wait()
 
+    stepping = False  # (the files' opening and the checkpoints' take-backs are not steps)
+
     def client(loop: asyncio.AbstractEventLoop) -> None:
+        nonlocal stepping
+
         def on_loop(coroutine):
             return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
 
@@ -104,10 +113,15 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
             texts[path] = text[:start] + new + text[end:]
             versions[path] += 1
             uri, version = path.as_uri(), versions[path]
+            if stepping:
+                around_step("before", ("edit", path, text, texts[path]))
             scheduler.note_arrival()  # as the server's reader thread does
             loop.call_soon_threadsafe(lambda: (ws.change(uri, version, [edit]), scheduler.schedule({uri}),
                                                scheduler.message_handled()))
             wait((uri, version))
+            if stepping:
+                on_loop(scheduler.idle())  # (the pass's other documents too)
+                around_step("after", ("edit", path, text, texts[path]))
 
         outstanding: list[list] = []  # [path, offset, char]
 
@@ -123,8 +137,11 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
             return hover_at(folder.snapshot(), str(path.relative_to(ws_dir)), offset)
 
         def checkpoint(done: int) -> None:
+            nonlocal stepping
+            was_stepping, stepping = stepping, False
             while outstanding:
                 take_back(rng.randrange(len(outstanding)))
+            stepping = was_stepping
             on_loop(scheduler.idle())
             [folder] = ws.folders
             host = folder.host
@@ -142,6 +159,9 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
             loop.call_soon_threadsafe(lambda p=path: (ws.open(p.as_uri(), 1, texts[p], "terraform"), scheduler.schedule({p.as_uri()})))
             wait((path.as_uri(), 1))
         checkpoint(0)
+        if on_loop_start is not None:
+            on_loop(_call(on_loop_start))
+        stepping = around_step is not None
         done = 0
         for _ in range(rounds):
             for _ in range(edits):
@@ -159,7 +179,11 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
                 if hovers and rng.random() < 1 / 3:
                     path = rng.choice(pool)
                     text = texts[path]
+                    if stepping:
+                        around_step("before", ("hover", path, None, None))
                     on_loop(hover(path, len(text[: rng.randint(0, len(text))].encode("utf-8"))))
+                    if stepping:
+                        around_step("after", ("hover", path, None, None))
             checkpoint(done)
         loop.call_soon_threadsafe(lambda: setattr(scheduler, "stopped", True))
 
