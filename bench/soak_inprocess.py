@@ -11,7 +11,8 @@ seed), or an earlier one taken back (at most 64 outstanding), each waiting for i
 diagnostics; with ``--hovers``, a hover (``features.hover.hover_at`` on the folder's snapshot)
 after a third of the edits. After every round all the edits are taken back (the texts are the
 files' again) and the process's RSS, Python's allocated blocks and glibc's heap in use are
-printed: the same texts at every checkpoint, so what grows between them is kept by the analysis;
+printed, with Python's arenas (held, ever allocated, the most at once) and the free space in them:
+the same texts at every checkpoint, so what grows between them is kept by the analysis;
 and the host's memo (its entries, and those under a call path the module tree no longer has,
 ``lsp.memory_sampler.memo_paths``), line indexes and the block texts its ``CleanSources`` holds.
 What the protocol keeps per message (pygls' futures of notifications, 2 KiB per keystroke until
@@ -31,7 +32,7 @@ from pathlib import Path
 from tfphi.features.hover import hover_at
 from tfphi.lsp.collector import QuietCollector
 from tfphi.lsp.documents import TextChange
-from tfphi.lsp.memory_sampler import memo_paths
+from tfphi.lsp.memory_sampler import memo_paths, pymalloc_stats
 from tfphi.lsp.publish import DiagnosticPublisher
 from tfphi.lsp.scheduler import AnalysisScheduler, Progress
 from tfphi.lsp.workspace import LiveWorkspace
@@ -150,6 +151,10 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
                   f"C heap in use {heap_in_use_mib():5.1f} MiB; memo {len(host._trace_memo.memo):,} entries "
                   f"({memo.get('memo.dead_keys', 0)} under call paths gone), line indexes {len(host._line_indexes)}, "
                   f"clean block texts {len(host.clean_sources._blocks._kept)}", flush=True)
+            py = pymalloc_stats()
+            print(f"{'':>14}Python's arenas {py.get('arenas', -1)} (ever {py.get('arenas_total', -1)}, the most at once "
+                  f"{py.get('highwater', -1)}), in blocks {py.get('used', -1):.1f} MiB, free in pools {py.get('free', -1):.1f}, "
+                  f"empty pools {py.get('empty', -1):.1f}", flush=True)
             if after_checkpoint is not None:
                 on_loop(_call(after_checkpoint, done, ws))
 
