@@ -147,14 +147,14 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
             [folder] = ws.folders
             host = folder.host
             memo = memo_paths(host)
+            py = pymalloc_stats()
             print(f"{done:>7} edits: RSS {rss_mib():6.1f} MiB, allocated blocks {sys.getallocatedblocks():>9,}, "
                   f"C heap in use {heap_in_use_mib():5.1f} MiB; memo {len(host._trace_memo.memo):,} entries "
                   f"({memo.get('memo.dead_keys', 0)} under call paths gone), line indexes {len(host._line_indexes)}, "
-                  f"clean block texts {len(host.clean_sources._blocks._kept)}", flush=True)
-            py = pymalloc_stats()
-            print(f"{'':>14}Python's arenas {py.get('arenas', -1)} (ever {py.get('arenas_total', -1)}, the most at once "
-                  f"{py.get('highwater', -1)}), in blocks {py.get('used', -1):.1f} MiB, free in pools {py.get('free', -1):.1f}, "
-                  f"empty pools {py.get('empty', -1):.1f}", flush=True)
+                  f"clean block texts {len(host.clean_sources._blocks._kept)}; Python's arenas {py.get('arenas', -1)} "
+                  f"(ever {py.get('arenas_total', -1)}, the most at once {py.get('highwater', -1)}), in blocks "
+                  f"{py.get('used', -1):.1f} MiB, free in pools {py.get('free', -1):.1f}, empty pools {py.get('empty', -1):.1f}",
+                  flush=True)
             if after_checkpoint is not None:
                 on_loop(_call(after_checkpoint, done, ws))
 
