@@ -53,11 +53,15 @@ def test_a_pipe_is_read_in_pieces_up_to_the_limit(tmp_path):
     payload = b"a" * 200_000  # more than one piece of 64 KiB, more than the limit below
 
     def write():
-        with open(fifo, "wb") as handle:
-            try:
-                handle.write(payload)
-            except BrokenPipeError:
-                pass  # the reader stopped at its limit
+        fd = os.open(fifo, os.O_WRONLY)
+        try:
+            view = memoryview(payload)
+            while view:
+                view = view[os.write(fd, view):]
+        except BrokenPipeError:
+            pass  # the reader stopped at its limit
+        finally:
+            os.close(fd)
 
     writer = threading.Thread(target=write)
     writer.start()
@@ -134,10 +138,10 @@ def test_the_console_script_hands_a_batch_command_a_list_to_keep(tmp_path, monke
         raise Exited(code)
 
     monkeypatch.setattr(cli.os, "_exit", exit_now)
+    monkeypatch.setattr(cli.gc, "disable", lambda: None)  # (the test session keeps its collector)
     with pytest.raises(Exited):
         cli.entry()
     assert seen == [[]]
-    gc.enable()  # (entry turned the collector off for the batch command)
 
 
 def test_serve_is_handed_nothing_to_keep(monkeypatch):
