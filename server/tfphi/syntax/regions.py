@@ -107,12 +107,11 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     before = previous.openers if previous.openers is not None else count_openers(previous.source)
     openers = before - count_openers(previous.source[start : end - delta]) + count_openers(text)
     plain = not (before or openers)
-    if plain and suspicious(text):
-        return None  # (a shape Terraform may reject)
-    tree = reparser.kept_tree(source, start, end)
+    shape = plain and suspicious(text)  # (a shape Terraform may reject: the whole text is read)
+    tree = reparser.kept_tree(source, start, end)  # (parsed even so: a region with an error asks the pieces)
     root = tree.root_node
     top = next((child.children for child in root.children if child.type == "body"), [])
-    if (root.has_error or any(child.type != "body" and child.type != "comment" for child in root.children)
+    if (shape or root.has_error or any(child.type != "body" and child.type != "comment" for child in root.children)
             or any(node.type == "attribute" for node in top)):  # (a top-level argument's spans are absolute)
         # The whole text is read. The region's tree is not asked for nodes: what it read is not
         # what the text reads (a top-level item's node is then parsed from its own range).
