@@ -477,7 +477,8 @@ def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tr
         # The broken text's tree (4-6 times a clean one's: 20-25 MiB for the 1,000-module root's
         # main.tf) goes before the pieces are read: the file's peak is its parse, not the parse
         # plus the pieces, and what the reading keeps is not placed among that tree's pages
-        # (bench/README.md, "Issue 23: soak, session 10").
+        # (bench/README.md, "Issue 23: soak, session 10"). An open document's keystroke in a
+        # broken text asks its pieces first, and comes here only when they cannot tell (``syntax.pieces``).
         del tree
         return read_in_pieces(path, source, traced)
     return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean,
