@@ -267,8 +267,9 @@ def static_string(attribute: Attribute | None) -> str | None:
 
 
 # The table of a kind of declaration a module has none of (most modules have no data source, no
-# call or no local: a dict each was 64 bytes): read-only, shared. A later build copies a table
-# before it adds to it (``_updated``, ``_renamed``).
+# call or no local: a dict each was 64 bytes): read-only, shared. A later build never writes into
+# a table: it replaces entries of an edited module's tables through ``DeclTable`` (``_updated``,
+# ``_renamed``), whose older versions keep reading as they were.
 NO_DECLARATIONS: Mapping = MappingProxyType({})
 
 
