@@ -130,6 +130,12 @@ class DeclTable(Mapping, Generic[K, V]):
             return list(zip(keys, map(store.index.__getitem__, keys)))  # (in C)
         return list(_materialized(store, chain)[0].items())
 
+    def _values(self) -> list[V]:
+        store, chain = self._newest_store()
+        if not chain:
+            return list(map(store.index.__getitem__, store.keys))  # (in C: a list, made before any later change)
+        return list(_materialized(store, chain)[0].values())
+
     def keys(self) -> KeysView[K]:
         return KeysView(self)
 
@@ -154,18 +160,29 @@ class DeclTable(Mapping, Generic[K, V]):
             return DeclTable.from_mapping(dict(self._items())).replaced(changes)
         store = self._store
         index, keys, place = store.index, store.keys, store.place
-        touched = set(changes) | {new for new, _ in changes.values()}
-        values = {key: index.get(key, _ABSENT) for key in touched}
-        moves = [(place[old], new, value) for old, (new, value) in changes.items()]
-        key_undo = [(at, keys[at]) for at, _, _ in moves]
+        values: dict = {}  # (everything this version had where the change writes, read before it writes)
+        key_undo = []
+        moves = []
+        for old, (new, value) in changes.items():
+            values[old] = index[old]
+            at = place[old]
+            key_undo.append((at, old))
+            if new != old:
+                values[new] = index.get(new, _ABSENT)
+                moves.append((at, new, value))
+            else:
+                moves.append((at, _ABSENT, value))  # (the same key: its value alone)
         for old, (new, _) in changes.items():
             if new != old:
                 del index[old]
                 del place[old]
-        for at, new, value in moves:
-            index[new] = value
-            keys[at] = new
-            place[new] = at
+        for (at, new, value), old in zip(moves, changes):
+            if new is _ABSENT:
+                index[old] = value
+            else:
+                index[new] = value
+                keys[at] = new
+                place[new] = at
         newer = DeclTable(store)
         self._diff = _Diff(values, key_undo, newer)
         return newer
@@ -195,4 +212,4 @@ class _Values(ValuesView):
     __slots__ = ()
 
     def __iter__(self):
-        return iter([value for _, value in self._mapping._items()])
+        return iter(self._mapping._values())
