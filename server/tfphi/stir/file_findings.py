@@ -263,13 +263,17 @@ def _refreshed(entry: tuple, prior: tuple | None, positions: list[int], table: N
     ``block_findings`` resolved in this pass, by reference path. ``prior`` itself when nothing
     changed."""
     refs = entry[1]
-    again = [refs[i] for i in positions]
+    again = [refs[i] for i in positions] if len(positions) > 1 else [refs[positions[0]]]
     made = _block_found(entry, again, table, source, tree, path, resolved)
     if prior is None:
         return made
     _, relative, placed = prior
-    starts = {ref[2] for ref in again}
-    kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
+    if len(again) == 1:
+        start = again[0][2]
+        kept = [i for i, finding in enumerate(relative) if finding[0] != start]
+    else:
+        starts = {ref[2] for ref in again}
+        kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
     if made is None:
         if len(kept) == len(relative):
             return prior  # (none of them was undefined, and none is)

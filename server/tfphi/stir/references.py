@@ -277,11 +277,16 @@ def block_findings(refs: list[tuple], table: NameTable, is_bound: Callable[[tupl
             unresolved = _message(resolve(root, names, table))
         else:
             path = (root, names)
-            unresolved = resolved[path] if path in resolved else resolved.setdefault(path, _message(resolve(root, names, table)))
+            unresolved = resolved.get(path, _UNSEEN)
+            if unresolved is _UNSEEN:
+                unresolved = resolved[path] = _message(resolve(root, names, table))
         if unresolved is not None and not is_bound(ref):
             names_used, message = unresolved
             out.append((start, start + name_ends(ref)[names_used], message))
-    return tuple(out)
+    return tuple(out) if out else ()
+
+
+_UNSEEN = object()  # (not resolved yet in this pass)
 
 
 def _message(unresolved: tuple[int, str, str] | None) -> tuple[int, str] | None:
