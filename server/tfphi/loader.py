@@ -58,9 +58,26 @@ def is_ignored(rel: str, ignore: tuple[str, ...]) -> bool:
 
 
 def read_bytes(path: PathLike, limit: int) -> bytes:
-    """Reads at most ``limit + 1`` bytes, so a huge file never fills memory."""
-    with open(path, "rb") as handle:
-        return handle.read(limit + 1)
+    """Reads at most ``limit + 1`` bytes, so a huge file never fills memory.
+
+    A read first asks for the size the file has (and one byte more, to see its end): Python
+    allocates the whole size asked for before it reads, and asking every file for ``limit + 1``
+    bytes (2 MiB by default) cost 17 us a file against 5 (a 10,000-module workspace's 30,001
+    files: 0.3 s of a 19 s check; bench/README.md, "the cold check, session 15"). What a file
+    holds beyond its size (it grew, or a pipe or ``/proc`` file has none) is read on, in
+    growing pieces, up to the limit, as before."""
+    want = limit + 1
+    with open(path, "rb", buffering=0) as handle:
+        first = handle.read(min(os.fstat(handle.fileno()).st_size + 1, want))
+        pieces, got, step = [first], len(first), 4096  # (the read that finds the end allocates a step)
+        while got < want:
+            more = handle.read(min(want - got, step))
+            if not more:
+                break
+            pieces.append(more)
+            got += len(more)
+            step = min(2 * step, 1 << 20)
+    return first if len(pieces) == 1 else b"".join(pieces)
 
 
 @record(frozen=True, slots=True)
