@@ -30,7 +30,7 @@ from ..syntax import is_json_path
 from ..syntax.expr import Span
 from ..syntax.hclfile import HclFile, TopLevel, item_place
 from ..syntax.references import block_references, is_bound_check
-from .references import BUILTIN_ROOTS, Finding, NameTable, RelativeFinding, block_findings, changed_names
+from .references import BUILTIN_ROOTS, Finding, NameTable, RelativeFinding, block_findings, changed_names, resolve
 
 if TYPE_CHECKING:
     from tree_sitter import Node
@@ -159,8 +159,18 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
         for name in changed:
             for key, at in readers.get(name, _NO_READERS).items():
                 hits.setdefault(key, []).extend(at)
+        defined: dict[tuple, bool] = {}  # reference path -> whether it resolves against ``table``
         for key, at in hits.items():
             prior = found.get(key)
+            refs = entries[key][1]
+            if all(_resolves(refs[i], table, defined) for i in at):  # (the common answer: no finding to make)
+                if prior is not None:
+                    mine = _without(prior, {refs[i][2] for i in at})
+                    if mine is None:
+                        del found[key]
+                    elif mine is not prior:
+                        found[key] = mine
+                continue
             mine = _refreshed(entries[key], prior, sorted(at) if len(at) > 1 else at, table, source, tree, path, resolved)
             if mine is not prior:
                 if mine is None:
@@ -168,6 +178,27 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
                 else:
                     found[key] = mine
     return FileFindings(hcl, table, _in_order(found), {}, entries, found, readers)
+
+
+def _resolves(ref: tuple, table: NameTable, defined: dict[tuple, bool]) -> bool:
+    """Whether ``ref`` resolves against ``table`` (``resolve``, once per reference path)."""
+    path = (ref[0], ref[1])
+    known = defined.get(path)
+    if known is None:
+        known = defined[path] = resolve(ref[0], ref[1], table) is None
+    return known
+
+
+def _without(prior: tuple, starts: set[int]) -> tuple | None:
+    """A block's findings (``prior``) but those of the references starting at ``starts``: the
+    same tuple when there are none, None when no finding is left."""
+    block, relative, placed = prior
+    kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
+    if len(kept) == len(relative):
+        return prior
+    if not kept:
+        return None
+    return block, tuple([relative[i] for i in kept]), tuple([placed[i] for i in kept])
 
 
 def _in_order(found: dict) -> list[Finding]:
@@ -263,23 +294,15 @@ def _refreshed(entry: tuple, prior: tuple | None, positions: list[int], table: N
     ``block_findings`` resolved in this pass, by reference path. ``prior`` itself when nothing
     changed."""
     refs = entry[1]
-    again = [refs[i] for i in positions] if len(positions) > 1 else [refs[positions[0]]]
+    again = [refs[i] for i in positions]
     made = _block_found(entry, again, table, source, tree, path, resolved)
     if prior is None:
         return made
-    _, relative, placed = prior
-    if len(again) == 1:
-        start = again[0][2]
-        kept = [i for i, finding in enumerate(relative) if finding[0] != start]
-    else:
-        starts = {ref[2] for ref in again}
-        kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
+    starts = {ref[2] for ref in again}
     if made is None:
-        if len(kept) == len(relative):
-            return prior  # (none of them was undefined, and none is)
-        if not kept:
-            return None
-        return prior[0], tuple([relative[i] for i in kept]), tuple([placed[i] for i in kept])
+        return _without(prior, starts)  # (prior itself when none of them was undefined, and none is)
+    _, relative, placed = prior
+    kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
     pairs = [(relative[i], placed[i]) for i in kept]
     pairs.extend(zip(made[1], made[2]))
     pairs.sort(key=_first)
