@@ -163,7 +163,10 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
         for key, at in hits.items():
             prior = found.get(key)
             refs = entries[key][1]
-            if all(_resolves(refs[i], table, defined) for i in at):  # (the common answer: no finding to make)
+            for i in at:
+                if not _resolves(refs[i], table, defined):
+                    break
+            else:  # (each resolves, the common answer: no finding to make)
                 if prior is not None:
                     mine = _without(prior, {refs[i][2] for i in at})
                     if mine is None:
@@ -277,9 +280,9 @@ def _block_found(entry: tuple, refs: list, table: NameTable, source: bytes, tree
 def _findings_of(block, relative: Iterable[RelativeFinding], path: str) -> tuple[Finding, ...]:
     """``relative`` as ``Finding``s whose spans are relative to the block's anchor (absolute for a
     block without one: a block built with its spans)."""
-    span = block.span
-    anchor = span.anchor
-    base = 0 if anchor is not None else span.start
+    place = block.place  # (made once per block: its anchor, without a span made to read it)
+    anchor = place.anchor if place is not None else None
+    base = 0 if anchor is not None else block.span.start
     return tuple([Finding("undefined-reference", Span(path, base + start, base + stop, anchor), message)
                   for start, stop, message in relative])
 
