@@ -31,7 +31,7 @@ from .addrs import AddressError, FieldAddress, parse_field_address
 from .config import Config, ConfigProblem, FieldSpec
 from .records import record, field
 from .stir.model import FileDecls, Module, Resource, assemble_module, declarations_by_address, kept_declarations, read_declarations
-from .stir.module_changes import calls_differ, changed_calls, declared_addresses, interface, modules_below
+from .stir.module_changes import calls_differ, changed_calls, declared_addresses, interface_differs, modules_below
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
 from .stir.roots import roots_reaching
 from .stir.file_findings import FileFindings, file_findings
@@ -584,7 +584,7 @@ class AnalysisHost:
             # was added or removed: its address is among the changed ones.
             if calls_differ(old, module, changed_here):
                 call_dirs.add(dir)
-            if interface(old) != interface(module):
+            if interface_differs(old, module, changed_here):
                 interface_changed.add(dir)
         if interface_changed or calls_changed:
             self._interfaces.interfaces_changed()

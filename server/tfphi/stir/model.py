@@ -21,6 +21,7 @@ from ..addrs import InputVariable, LocalValue, ModuleCall as ModuleCallAddr, Out
 from ..records import WeaklyReferenced, record, field
 from ..syntax.expr import Expr, LiteralExpr, Span
 from ..syntax.hclfile import Attribute, Block, Body
+from .decl_tables import DeclTable
 
 
 @record(frozen=True, slots=True)
@@ -266,8 +267,9 @@ def static_string(attribute: Attribute | None) -> str | None:
 
 
 # The table of a kind of declaration a module has none of (most modules have no data source, no
-# call or no local: a dict each was 64 bytes): read-only, shared. A later build copies a table
-# before it adds to it (``_updated``, ``_renamed``).
+# call or no local: a dict each was 64 bytes): read-only, shared. A later build never writes into
+# a table: it replaces entries of an edited module's tables through ``DeclTable`` (``_updated``,
+# ``_renamed``), whose older versions keep reading as they were.
 NO_DECLARATIONS: Mapping = MappingProxyType({})
 
 
@@ -416,14 +418,13 @@ def _updated(dir: str, files: Mapping[str, FileDecls], module: Module, winners: 
     for table, key, address, decl in removed:  # each was its name's only declaration
         if tables[table].get(key) is not decl or winners.get(address) is not decl:
             return None
-    copied: set[int] = set()
-    winners = dict(winners)
+    # Each name's declaration replaced where it is, in O(1) (``DeclTable``: the last build's tables read as they were).
+    changes: dict[int, dict] = {}
     for table, key, address, decl in added:
-        if table not in copied:
-            tables[table] = dict(tables[table])
-            copied.add(table)
-        tables[table][key] = decl
-        winners[address] = decl
+        changes.setdefault(table, {})[key] = (key, decl)
+    for table, replaced in changes.items():
+        tables[table] = DeclTable.from_mapping(tables[table]).replaced(replaced)
+    winners = DeclTable.from_mapping(winners).replaced({address: (address, decl) for _, _, address, decl in added})
     calls = _calls_replaced(module, [key for table, key, _, _ in added if table == 4])
     return Module(dir, module.files, *tables, (), calls), winners
 
@@ -458,17 +459,14 @@ def _renamed(dir: str, module: Module, winners: dict[str, object], tables: list[
         new_keys = {key for key, _ in renamed.values()}
         if len(new_keys) != len(renamed) or any(key in old_table and key not in renamed for key in new_keys):
             return None
-        # Each renamed entry at its old one's place; the others' keys and declarations carried over in C.
-        keys, decls = list(old_table), list(old_table.values())
-        for old_key, (key, decl) in renamed.items():
-            at = keys.index(old_key)
-            keys[at], decls[at] = key, decl
-        tables[table] = dict(zip(keys, decls))
-    winners = dict(winners)
-    for before, _ in pairs:
-        del winners[before[2]]
-    for _, after in pairs:
-        winners[after[2]] = after[3]
+    addresses = {before[2]: (after[2], after[3]) for before, after in pairs}
+    new_addresses = {address for address, _ in addresses.values()}
+    if len(new_addresses) != len(addresses) or any(a in winners and a not in addresses for a in new_addresses):
+        return None  # (two kinds of declaration with one address, ``resource "var" "x"``: assembled again)
+    # Each renamed entry at its old one's place, in O(1) (``DeclTable``: the last build's tables read as they were).
+    for table, renamed in renames.items():
+        tables[table] = DeclTable.from_mapping(tables[table]).replaced(renamed)
+    winners = DeclTable.from_mapping(winners).replaced(addresses)
     calls = _calls_replaced(module, [name for old, (new, _) in renames.get(4, {}).items() for name in (old, new)])
     return Module(dir, module.files, *tables, (), calls), winners
 

@@ -72,3 +72,14 @@ def calls_differ(old: Module, new: Module, changed: list[str]) -> bool:
 def interface(module: Module) -> tuple:
     """What callers check against: output names, and variables with whether they have a default."""
     return (tuple(sorted(module.outputs)), tuple(sorted((n, v.default is None) for n, v in module.variables.items())))
+
+
+def interface_differs(old: Module, new: Module, changed: list[str]) -> bool:
+    """Whether the module's ``interface`` differs, given the addresses whose declarations changed
+    (every other declaration is the same object, its name and block the same): only a changed
+    variable or output can change it, so an edit elsewhere (a root's call renamed) sorts none of
+    the module's names (``interface`` of a root of 200 outputs was per keystroke). (A resource of
+    type ``var`` or ``output`` only makes the interfaces compared.)"""
+    if not any(address.startswith(("var.", "output.")) for address in changed):
+        return False
+    return interface(old) != interface(new)

@@ -477,19 +477,22 @@ def parse_file(path: str, source: bytes, parser: HclParser | None = None, old_tr
         # The broken text's tree (4-6 times a clean one's: 20-25 MiB for the 1,000-module root's
         # main.tf) goes before the pieces are read: the file's peak is its parse, not the parse
         # plus the pieces, and what the reading keeps is not placed among that tree's pages
-        # (bench/README.md, "Issue 23: soak, session 10").
+        # (bench/README.md, "Issue 23: soak, session 10"). An open document's keystroke in a
+        # broken text asks its pieces first, and comes here only when they cannot tell (``syntax.pieces``).
         del tree
         return read_in_pieces(path, source, traced)
     return build_file(path, source, tree, keep_tree, refs_cache, native=True, previous=previous, clean=clean,
                       traced=traced, unchanged=unchanged)
 
 
-def read_in_pieces(path: str, source: bytes, traced: frozenset = frozenset()) -> HclFile:
+def read_in_pieces(path: str, source: bytes, traced: frozenset = frozenset(), pieces: list | None = None) -> HclFile:
     """A native-syntax file with a syntax error, read piece by piece from its block headers
-    (``tree_errors.parse_in_pieces``). The items of the pieces with an error keep their nodes
-    (a piece's small tree); the others, error-free, parse their range alone again when asked,
-    as the blocks of a file read without its tree. No tree of the whole file is kept."""
-    pieces = parse_in_pieces(source, lambda start, end: reparser.tree(source, start, end))
+    (``tree_errors.parse_in_pieces``; ``pieces``: its answer when already at hand). The items
+    of the pieces with an error keep their nodes (a piece's small tree); the others, error-free,
+    parse their range alone again when asked, as the blocks of a file read without its tree.
+    No tree of the whole file is kept."""
+    if pieces is None:
+        pieces = parse_in_pieces(source, lambda start, end: reparser.tree(source, start, end))
     converter = ExprConverter(source, path, keep_nodes=True)
     light = ExprConverter(source, path, keep_nodes=False)
     body = Body()

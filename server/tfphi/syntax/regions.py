@@ -54,8 +54,10 @@ line), which may hide a line of the region or show one outside it. Then the whol
 searched, as a fresh parse searches it (regular expressions in C: 1.6 ms for 73 KB, against 27
 ms for its whole parse). Whatever cannot be shown (a region with an error, a shape, a top-level
 argument, a byte-order mark at its start, the first or a broken last parse, a last parse whose
-text had a shape) is parsed as before: the whole text, ``hclfile.parse_file``. The property
-test: tests/syntax/test_region_parse.py.
+text had a shape) is parsed as before: the whole text, ``hclfile.parse_file``; but a region with
+an error, or a keystroke in a text read in pieces, first asks the pieces (``syntax.pieces``),
+which read a broken text without parsing it whole. The property tests:
+tests/syntax/test_region_parse.py, tests/syntax/test_soak7_broken_pieces.py.
 """
 
 from __future__ import annotations
@@ -67,6 +69,7 @@ from .error_shapes import heredoc_markers, stripped, suspicious
 from .expr import ExprConverter
 from .hclfile import BOM, Body, HclFile, edited_items, item_place, only_blocks, take_region
 from .parsers import reparser
+from .pieces import read_if_broken
 from .searches import openers as count_openers
 from .set_twice import first_set_twice
 from .tree_errors import check_terraform_rules, rules_candidate
@@ -78,7 +81,10 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     """The parse of ``source``, an edit of the text ``previous`` read (``unchanged``: how many
     bytes at its start and end the edit left alone), from the region the edit touched parsed
     alone (see the module), or None when the region cannot be parsed alone: the caller parses
-    the whole text."""
+    the whole text. A text with a syntax error (the last one read in pieces, or this region
+    alone) is read from its pieces when they show the error (``syntax.pieces``)."""
+    if previous is not None and previous.nodes is not None and previous.path == path:
+        return read_if_broken(path, source)  # (a broken document's keystroke: its pieces first)
     if (previous is None or unchanged is None or previous.items is None or previous.errors or previous.path != path
             or is_json_path(path) or previous.searched[0] is not False or not only_blocks(previous)):
         return None
@@ -101,17 +107,16 @@ def parse_edit(path: str, source: bytes, previous: HclFile | None, unchanged: tu
     before = previous.openers if previous.openers is not None else count_openers(previous.source)
     openers = before - count_openers(previous.source[start : end - delta]) + count_openers(text)
     plain = not (before or openers)
-    if plain and suspicious(text):
-        return None  # (a shape Terraform may reject)
-    tree = reparser.kept_tree(source, start, end)
+    shape = plain and suspicious(text)  # (a shape Terraform may reject: the whole text is read)
+    tree = reparser.kept_tree(source, start, end)  # (parsed even so: a region with an error asks the pieces)
     root = tree.root_node
     top = next((child.children for child in root.children if child.type == "body"), [])
-    if (root.has_error or any(child.type != "body" and child.type != "comment" for child in root.children)
+    if (shape or root.has_error or any(child.type != "body" and child.type != "comment" for child in root.children)
             or any(node.type == "attribute" for node in top)):  # (a top-level argument's spans are absolute)
         # The whole text is read. The region's tree is not asked for nodes: what it read is not
         # what the text reads (a top-level item's node is then parsed from its own range).
         reparser.recent.pop((id(source), start, end), None)
-        return None
+        return read_if_broken(path, source) if root.has_error else None
     local = None  # (``HclFile.strips_local``)
     if not plain:
         # (the search drops heredocs' and comments' lines, found from the start of the text: the

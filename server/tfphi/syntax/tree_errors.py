@@ -159,6 +159,11 @@ def parse_in_pieces(source: bytes, parse_range: Callable[[int, int], Tree]) -> l
     """A file with an error, read piece by piece (see above): the tree of each piece, in order,
     with whether it parsed without an error. ``parse_range(start, end)``: the tree of that byte
     range of ``source`` parsed alone, with the file's offsets."""
+    return [(tree, not tree.root_node.has_error) for _, _, tree in parsed_pieces(source, parse_range)]
+
+
+def parsed_pieces(source: bytes, parse_range: Callable[[int, int], Tree]) -> list[tuple[int, int, Tree]]:
+    """``parse_in_pieces``'s pieces as (start, end, tree): they cover the text, in order."""
     bounds = [0, *cut_points(source), len(source)]
     pieces: list[tuple[int, int, Tree]] = []  # pieces as parsed, neighbours with errors merged
     pending: int | None = None  # the start of a run of pieces with errors not parsed together yet
@@ -174,7 +179,7 @@ def parse_in_pieces(source: bytes, parse_range: Callable[[int, int], Tree]) -> l
             pieces.append((first, last, tree))
     if pending is not None:
         pieces.append(_merged(pending, len(source), pieces, parse_range))
-    return [(tree, not tree.root_node.has_error) for _, _, tree in pieces]
+    return pieces
 
 
 def _merged(first: int, last: int, pieces: list, parse_range: Callable[[int, int], Tree]) -> tuple[int, int, Tree]:
