@@ -310,10 +310,33 @@ def _init_source(cls, positional: list[Field], keyword: list[Field], frozen: boo
         else:
             params.append(f.name)
         value = f"_factory_{f.name}() if {f.name} is _FACTORY else {f.name}" if f.default_factory is not MISSING else f.name
-        body.append(f"_object_setattr(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
+        slot = _slot_setter(cls, f.name) if frozen else None
+        if slot is not None:  # (a slot's own setter: half the cost of ``object.__setattr__``'s look-up, per field)
+            namespace[f"_set_{f.name}"] = slot
+            body.append(f"_set_{f.name}(self, {value})")
+        else:
+            body.append(f"_object_setattr(self, {f.name!r}, {value})" if frozen else f"self.{f.name} = {value}")
     if hasattr(cls, "__post_init__"):
         body.append("self.__post_init__()")
     return f"def __init__({', '.join(params)}):\n" + "".join(f"  {line}\n" for line in body or ["pass"])
+
+
+def _slot_setter(cls, name: str) -> Callable | None:
+    """What ``object.__setattr__(self, name, value)`` calls for a field kept in a slot: the slot
+    descriptor's ``__set__`` (found on the class or the base that declares the slot); None when the
+    field is not a slot there."""
+    for klass in cls.__mro__:
+        if name in klass.__dict__:
+            found = klass.__dict__[name]
+            return found.__set__ if type(found) is _MemberDescriptor else None
+    return None
+
+
+class _Slotted:
+    __slots__ = ("x",)
+
+
+_MemberDescriptor = type(_Slotted.__dict__["x"])  # (types.MemberDescriptorType, without importing types)
 
 
 def _with_slots(cls, names: tuple[str, ...]):

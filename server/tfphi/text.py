@@ -266,6 +266,44 @@ class LineIndex:
             return line, delta
         return line, table.column(table.char_at_byte(delta), encoding)
 
+    def places(self, ranges: list[tuple[int, int]], encoding: Encoding) -> list[tuple[int, int, int, int]]:
+        """(start line, start column, end line, end column) of each byte range ``(start, end)``:
+        ``position`` of both ends (of the start alone when ``end <= start``). A file's
+        diagnostics are placed together: in a text of ASCII lines ended by ``\\n`` a column is a
+        byte delta, and an end on its start's line (a reference) needs no search of its own,
+        so a range costs one bisection instead of two walks through ``position``."""
+        if not self._ascii or self._cr or self._bom:
+            source = self._source
+            out = []
+            for start, end in ranges:
+                line, column = self.position(start, encoding)
+                if end <= start:
+                    out.append((line, column, line, column))
+                elif 0 <= start and end <= len(source) and end - start <= _SHORT and _one_ascii_line(source[start:end]):
+                    out.append((line, column, line, column + end - start))  # (as many columns as bytes, in every encoding)
+                else:
+                    out.append((line, column) + self.position(end, encoding))
+            return out
+        starts, cut, shift, size = self._starts, self._from, self._shift, len(self._source)
+        count = len(starts)
+        moved = starts[cut] + shift if cut < count else size + 1  # (where the lines still to move start)
+        out = []
+        for start, end in ranges:
+            empty = end <= start
+            start, end = min(max(start, 0), size), min(max(end, 0), size)
+            line = bisect_right(starts, start - shift, cut) - 1 if start >= moved else bisect_right(starts, start, 0, cut) - 1
+            column = start - (starts[line] + shift if line >= cut else starts[line])
+            if empty:
+                out.append((line, column, line, column))
+                continue
+            after = line + 1  # (the next line's start: an end before it is on the start's line)
+            if after >= count or end < (starts[after] + shift if after >= cut else starts[after]):
+                out.append((line, column, line, column + end - start))
+                continue
+            last = bisect_right(starts, end - shift, cut) - 1 if end >= moved else bisect_right(starts, end, 0, cut) - 1
+            out.append((line, column, last, end - (starts[last] + shift if last >= cut else starts[last])))
+        return out
+
     def offset(self, line: int, column: int, encoding: Encoding) -> int:
         """Byte offset of 0-based (line, column), clamped.
 
@@ -284,6 +322,13 @@ class LineIndex:
         if table is None:
             return start + min(column, end - start)
         return start + table.byte_starts[table.char_at_column(column, encoding)]
+
+
+_SHORT = 256  # (longer spans are looked up: not worth copying)
+
+
+def _one_ascii_line(text: bytes) -> bool:
+    return text.isascii() and b"\n" not in text and b"\r" not in text
 
 
 def apply_text_change(

@@ -66,8 +66,10 @@ def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
 
 def finding_diagnostic(finding) -> Diagnostic:
     """The diagnostic of an undefined reference, a missing argument, a duplicate declaration..."""
-    related = tuple(Related(span, message) for span, message in finding.related)
-    return Diagnostic(finding.span.file, finding.span, finding.severity, finding.code, finding.message, related)
+    span, related = finding.span, finding.related
+    if related:
+        related = tuple([Related(at, message) for at, message in related])
+    return Diagnostic(span.file, span, finding.severity, finding.code, finding.message, related)
 
 
 def _broken_regions(analysis: Analysis, dir: str) -> list[bytes]:

@@ -6,7 +6,7 @@ bytes the span refers to; nothing else in the server does position arithmetic.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from typing import Any, Callable, Iterable, Iterator
 
 from lsprotocol import types
 
@@ -93,40 +93,40 @@ def diagnostic(d: Diagnostic, index_for: IndexFor, uri_for: UriFor, encoding: En
 def located(d: Diagnostic, index_for: IndexFor, uri_for: UriFor, encoding: Encoding) -> Located:
     """Where ``d`` and its related locations are, in lines and characters (``Located``): with
     ``d``'s message, severity, code and data, all its LSP diagnostic is made of."""
-    index = index_for(d.file)
-    if d.position is not None:  # 1-based (line, code point column): a config problem without a span
-        line, column = max(d.position[0] - 1, 0), max(d.position[1] - 1, 0)
-        if index is not None:
-            start = index.offset(line, column, "utf-32")
-            place = _place(index, start, start, encoding)
+    return located_all([d], index_for, uri_for, encoding)[0]
+
+
+def located_all(diags: list[Diagnostic], index_for: IndexFor, uri_for: UriFor, encoding: Encoding) -> list[Located]:
+    """``located`` of each of ``diags``, the places of those of one file (the spans of the
+    diagnostics published for it: one URI's) looked up together (``LineIndex.places``)."""
+    spans: dict[str, list[tuple[int, int]]] = {}  # file -> the ranges to place in it, in the order asked
+    for d in diags:
+        if d.position is None:
+            span = d.span
+            spans.setdefault(d.file, []).append((span.start, span.end))
+        for r in d.related:
+            spans.setdefault(r.span.file, []).append((r.span.start, r.span.end))
+    placed: dict[str, Iterator[Place]] = {}
+    for file, ranges in spans.items():
+        index = index_for(file)
+        placed[file] = iter(index.places(ranges, encoding) if index is not None else [(0, 0, 0, 0)] * len(ranges))
+    out: list[Located] = []
+    for d in diags:
+        if d.position is not None:  # 1-based (line, code point column): a config problem without a span
+            line, column = max(d.position[0] - 1, 0), max(d.position[1] - 1, 0)
+            index = index_for(d.file)
+            if index is not None:
+                start = index.offset(line, column, "utf-32")
+                place = index.places([(start, start)], encoding)[0]
+            else:
+                place = (line, column, line, column)
         else:
-            place = (line, column, line, column)
-    else:
-        place = _place(index, d.span.start, d.span.end, encoding)
-    if not d.related:
-        return place, ()
-    return place, tuple((uri_for(r.span.file), _place(index_for(r.span.file), r.span.start, r.span.end, encoding), r.message)
-                        for r in d.related)
-
-
-def _place(index: LineIndex | None, start: int, end: int, encoding: Encoding) -> Place:
-    """``to_range``'s range as plain numbers. A span of ASCII characters within one line (a
-    reference, most diagnostics' subject) ends as many columns after its start as it has bytes,
-    in every encoding: its end is not looked up again."""
-    if index is None:
-        return 0, 0, 0, 0
-    line, column = index.position(start, encoding)
-    if end <= start:
-        return line, column, line, column
-    source = index.source
-    if 0 <= start and end <= len(source) and end - start <= _SHORT:
-        text = source[start:end]
-        if text.isascii() and b"\n" not in text and b"\r" not in text:
-            return line, column, line, column + end - start
-    return (line, column) + index.position(end, encoding)
-
-
-_SHORT = 256  # (longer spans are looked up: not worth copying)
+            place = next(placed[d.file])
+        if not d.related:
+            out.append((place, ()))
+        else:
+            out.append((place, tuple((uri_for(r.span.file), next(placed[r.span.file]), r.message) for r in d.related)))
+    return out
 
 
 def diagnostic_at(d: Diagnostic, where: Located) -> types.Diagnostic:

@@ -49,8 +49,8 @@ class ConvertedDiagnostics:
         last, before = self._by_uri.get(uri, _NONE)
         now: dict[tuple, _Sent] = {}
         out: list[_Sent] = []
-        for d in diags:
-            where = convert.located(d, index_for, uri_for, encoding)
+        diags = diags if isinstance(diags, list) else list(diags)
+        for d, where in zip(diags, convert.located_all(diags, index_for, uri_for, encoding)):
             key = (where, d.severity, d.code, d.message, d.detail, d.fixes)
             sent = last.get(key) or before.get(key)
             if sent is None or sent.item.data != d.data:

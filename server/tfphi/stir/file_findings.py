@@ -4,11 +4,14 @@ A block's findings are a function of its text (its references, relative to its s
 the names they look up in the module's ``NameTable``, one reference at a time: a reference's
 finding reads the one name it looks up (``name_looked_up``) and whether it is bound in its
 block, nothing else (no finding reads the table as a whole). A block the parse took over (the
-same object: its text unchanged, wherever it now is) keeps its findings; when the names change
-(a call renamed, a variable added), only the references that look one of the changed names up
-are resolved again, in the blocks that hold one (found from the names each block looks up, not
-by reading the text), and every other finding of those blocks is kept. So an edit inside one
-block of a 200-block root resolves that block alone, and a renamed call the references to it.
+same object: its text unchanged, wherever it now is) keeps its findings, the same objects: their
+spans are relative to the block's anchor (``syntax.expr.Anchor``), so a block an edit moved
+needs no finding made again, and the file's findings are its blocks' in their order. When the
+names change (a call renamed, a variable added), only the references that look one of the
+changed names up are resolved again, in the blocks that hold one (found from the names each
+block looks up, not by reading the text), and every other finding of those blocks is kept. So
+an edit inside one block of a 200-block root resolves that block alone, and a renamed call the
+references to it: each costs a look-up and, when it is undefined, one finding.
 
 JSON files, files with syntax errors or top-level attributes, and files without their tree
 (read from disk) keep what they found per top-level item's *text* instead (``_by_text``):
@@ -19,6 +22,7 @@ read references from.
 from __future__ import annotations
 
 from bisect import bisect_right
+from operator import itemgetter
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from ..addrs import AddressError, parse_referenceable
@@ -26,38 +30,45 @@ from ..syntax import is_json_path
 from ..syntax.expr import Span
 from ..syntax.hclfile import HclFile, TopLevel, item_place
 from ..syntax.references import block_references, is_bound_check
-from .references import BUILTIN_ROOTS, Finding, NameTable, RelativeFinding, block_findings, changed_names
+from .references import BUILTIN_ROOTS, Finding, NameTable, RelativeFinding, block_findings, changed_names, resolve
 
 if TYPE_CHECKING:
     from tree_sitter import Node
 
 
 class FileFindings:
-    """What one parse of a file found: its findings against one name table, and per block of its
-    body its entry (with a tree at hand: an open document's parse), by the block's id: the
-    block, its relative findings, references and the names they look up (``_entries``). Kept
-    apart, the entries with findings (``flagged``, what the findings are assembled from) and,
-    once a change of names asked for it, which blocks look each name up (``_readers``): the
-    next answer for the file takes that index over and updates it for the blocks the edit
-    replaced, so a renamed call costs the blocks that refer to it, not a look at every block."""
+    """What one parse of a file found: its findings against one name table and, with a tree at
+    hand (an open document's parse), per block of its body by the block's id: its entry (the
+    block, its references and the names they look up: ``_entries``), for the blocks with
+    findings those findings (``_found``: made once per block, relative to its anchor), and, once
+    a change of names asked for it, which blocks look each name up (``_readers``). The next
+    answer for the file takes these three tables over (``take_blocks``) and updates them in
+    place for the blocks the edit replaced and the names it changed: an edit costs the blocks
+    it touched and the references to a changed name, no copy of a table and no look at every
+    block."""
 
-    __slots__ = ("hcl", "table", "findings", "blocks", "flagged", "_readers", "_texts")
+    __slots__ = ("hcl", "table", "findings", "_blocks", "_found", "_readers", "_texts")
 
-    def __init__(self, hcl: HclFile, table: NameTable, findings: list[Finding], blocks: dict, texts: dict | None,
-                 flagged: dict | None = None, readers: dict | None = None):
+    def __init__(self, hcl: HclFile, table: NameTable, findings: list[Finding], texts: dict | None,
+                 blocks: dict | None = None, found: dict | None = None, readers: dict | None = None):
         self.hcl = hcl
         self.table = table
         self.findings = findings
-        self.blocks = blocks  # id(block) -> its entry, for each block of ``hcl.body`` (what each holds: above ``_entries``)
-        self.flagged = flagged if flagged is not None else {}  # id(block) -> (entry, block start, its findings) of those with findings
-        self._readers = readers  # name -> {id of a block that looks it up: its references that do, by place}; None: not made (or taken)
+        self._blocks = blocks  # id(block) -> its entry, for each block of ``hcl.body``; None: none (or taken)
+        self._found = found  # id(block) -> (block, relative findings, findings) of the blocks with findings
+        self._readers = readers  # name -> {id of a block that looks it up: its references that do, by place}; None: not made
         self._texts = texts  # see ``texts``; None: worked out from ``hcl`` and ``findings`` when asked
 
-    def take_readers(self) -> dict | None:
-        """The index of the blocks that look each name up, handed to the next answer for the file
-        (which updates it in place for its own blocks): this answer has none after."""
-        readers, self._readers = self._readers, None
-        return readers
+    def take_blocks(self) -> tuple[dict, dict, dict | None] | None:
+        """(entries, found, readers), handed to the next answer for the file, which updates them
+        in place for its own blocks; this answer has none after (a second taker, or the next
+        answer when the one that took them failed, reads every block again). None when this
+        answer has none."""
+        if self._blocks is None:
+            return None
+        held = (self._blocks, self._found if self._found is not None else {}, self._readers)
+        self._blocks = self._found = self._readers = None
+        return held
 
     @property
     def texts(self) -> dict:
@@ -91,8 +102,8 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
     """The undefined references of ``hcl`` against ``table``, from what ``known`` (the last
     answer for the same path) found of the blocks this parse shares with it: the blocks the
     parse replaced (``HclFile.splice``, when it spliced ``known``'s body) are read, every other
-    one is known's by identity. When the names changed, only the blocks that look one of them
-    up are resolved again (``_readers``)."""
+    one is known's by identity, its findings the same objects. When the names changed, only the
+    references that look one of them up are resolved again (``_readers``)."""
     if known is not None and known.hcl is hcl and not changed_names(known.table, table):
         return known  # the same parse against the same names
     tree = hcl.tree  # (None for an open document's parse of an edited region: nodes parsed again when asked)
@@ -100,76 +111,112 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
             or (tree is not None and tree.root_node.has_error)):
         return _by_text(hcl, table, known)
     blocks = hcl.body.blocks
-    source = hcl.source
-    before = known.blocks if known is not None else {}
+    source, path = hcl.source, hcl.path
+    held = known.take_blocks() if known is not None else None
     splice = hcl.splice
     readers: dict | None = None
-    if before and known.hcl is hcl:  # the same blocks against other names
-        entries, flagged, readers = before, known.flagged, known.take_readers()
-    elif before and splice is not None and splice[0]() is known.hcl.body:
+    if held is not None and known.hcl is hcl:  # the same blocks against other names
+        entries, found, readers = held
+    elif held is not None and splice is not None and splice[0]() is known.hcl.body:
+        entries, found, readers = held
         _, first, last, count = splice
-        entries, flagged, readers = dict(before), dict(known.flagged), known.take_readers()
-        new = _entries(blocks[first : first + count], before, table, source, tree)
+        # (read before the replaced blocks are let go: some of the new ones are old ones taken over)
+        new = [(entry, entry is entries.get(id(entry[0]))) for entry in _entries(blocks[first : first + count], entries, source, tree)]
+        kept = {id(entry[0]): found.get(id(entry[0])) for entry, taken in new if taken}
         for block in known.hcl.body.blocks[first:last]:
             key = id(block)
             entry = entries.pop(key)
-            flagged.pop(key, None)
+            found.pop(key, None)
             if readers is not None:
-                for name in entry[3]:
-                    held = readers[name]
-                    del held[key]
-                    if not held:
+                for name in entry[2]:
+                    held_by = readers[name]
+                    del held_by[key]
+                    if not held_by:
                         del readers[name]
-        for entry in new:
+        for entry, taken in new:
             key = id(entry[0])
             entries[key] = entry
-            if entry[1]:
-                flagged[key] = (entry, -1, ())
+            mine = kept[key] if taken else _block_found(entry, entry[1], table, source, tree, path)
+            if mine is not None:
+                found[key] = mine
             if readers is not None:
                 _add_readers(readers, key, entry)
-    else:
-        entries = {id(entry[0]): entry for entry in _entries(blocks, before, table, source, tree)}
-        flagged = {key: (entry, -1, ()) for key, entry in entries.items() if entry[1]}
-    changed = changed_names(known.table, table) if before else None
+    else:  # read afresh; the blocks ``known`` had (taken over by text) keep their entries and findings
+        before, found_before = (held[0], held[1]) if held is not None else ({}, {})
+        entries, found = {}, {}
+        for entry in _entries(blocks, before, source, tree):
+            key = id(entry[0])
+            entries[key] = entry
+            mine = found_before.get(key) if before.get(key) is entry else _block_found(entry, entry[1], table, source, tree, path)
+            if mine is not None:
+                found[key] = mine
+    changed = changed_names(known.table, table) if held is not None else None
     if changed:  # resolved again: the references that look a changed name up, in the blocks that hold one
         if readers is None:
             readers = _readers_of(entries)
-        if entries is before:
-            entries, flagged = dict(before), dict(flagged)
         resolved: dict[tuple, tuple | None] = {}  # (a name's references in many blocks resolve alike)
         hits: dict[int, list[int]] = {}  # block id -> its references that look a changed name up
         for name in changed:
             for key, at in readers.get(name, _NO_READERS).items():
                 hits.setdefault(key, []).extend(at)
+        defined: dict[tuple, bool] = {}  # reference path -> whether it resolves against ``table``
         for key, at in hits.items():
-            entry = entries[key]
-            again = _refreshed(entry, sorted(at) if len(at) > 1 else at, table, source, tree, resolved)
-            if again is not entry:
-                entries[key] = again
-                if again[1]:
-                    flagged[key] = (again, -1, ())
+            prior = found.get(key)
+            refs = entries[key][1]
+            for i in at:
+                if not _resolves(refs[i], table, defined):
+                    break
+            else:  # (each resolves, the common answer: no finding to make)
+                if prior is not None:
+                    mine = _without(prior, {refs[i][2] for i in at})
+                    if mine is None:
+                        del found[key]
+                    elif mine is not prior:
+                        found[key] = mine
+                continue
+            mine = _refreshed(entries[key], prior, sorted(at) if len(at) > 1 else at, table, source, tree, path, resolved)
+            if mine is not prior:
+                if mine is None:
+                    del found[key]
                 else:
-                    flagged.pop(key, None)
-    return FileFindings(hcl, table, _placed(hcl.path, flagged), entries, {}, flagged, readers)
+                    found[key] = mine
+    return FileFindings(hcl, table, _in_order(found), {}, entries, found, readers)
 
 
-def _placed(path: str, flagged: dict) -> list[Finding]:
-    """The findings of the blocks in ``flagged``, in the file's order, each block's made again only
-    when the block is new to ``flagged`` or has moved (``flagged`` is updated with them)."""
+def _resolves(ref: tuple, table: NameTable, defined: dict[tuple, bool]) -> bool:
+    """Whether ``ref`` resolves against ``table`` (``resolve``, once per reference path)."""
+    path = (ref[0], ref[1])
+    known = defined.get(path)
+    if known is None:
+        known = defined[path] = resolve(ref[0], ref[1], table) is None
+    return known
+
+
+def _without(prior: tuple, starts: set[int]) -> tuple | None:
+    """A block's findings (``prior``) but those of the references starting at ``starts``: the
+    same tuple when there are none, None when no finding is left."""
+    block, relative, placed = prior
+    kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
+    if len(kept) == len(relative):
+        return prior
+    if not kept:
+        return None
+    return block, tuple([relative[i] for i in kept]), tuple([placed[i] for i in kept])
+
+
+def _in_order(found: dict) -> list[Finding]:
+    """The findings of the blocks in ``found``, in the file's order: each block's are in order
+    (its references'), and the blocks are ordered by where their anchors now are."""
+    if len(found) <= 1:
+        return [finding for _, _, placed in found.values() for finding in placed]
     findings: list[Finding] = []
-    for key, (entry, placed_at, placed) in flagged.items():
-        base = item_place(entry[0])[1]
-        if base != placed_at:
-            placed = tuple(Finding("undefined-reference", Span(path, base + start, base + stop), message)
-                           for start, stop, message in entry[1])
-            flagged[key] = (entry, base, placed)
+    for _, _, placed in sorted(found.values(), key=_block_start):
         findings.extend(placed)
-    findings.sort(key=_start)  # (no two findings of a file start at one offset: each is its reference's)
     return findings
 
 
-def _start(finding: Finding) -> int:
-    return finding.span.start
+def _block_start(item: tuple) -> int:
+    return item_place(item[0])[1]
 
 
 def _readers_of(entries: dict) -> dict[tuple[str, str], dict[int, tuple[int, ...]]]:
@@ -182,7 +229,7 @@ def _readers_of(entries: dict) -> dict[tuple[str, str], dict[int, tuple[int, ...
 
 def _add_readers(readers: dict, key: int, entry: tuple) -> None:
     """Adds the references of one block's ``entry`` (``key``: the block's id) to ``readers``."""
-    for i, name in enumerate(entry[4]):
+    for i, name in enumerate(entry[3]):
         if name is not None:
             held = readers.get(name)
             if held is None:
@@ -194,13 +241,17 @@ def _add_readers(readers: dict, key: int, entry: tuple) -> None:
 _NO_READERS: dict = {}  # (never written)
 
 
-# An entry of ``FileFindings.blocks``: the block, its relative findings (in the order of its
-# references), its references (``syntax.references``: in source order, no two at one offset),
-# the names they look up (a set: which blocks a change of names concerns) and per reference the
-# name it looks up, or None (which of its references a change concerns).
+# An entry of ``FileFindings._blocks``: the block, its references (``syntax.references``: in
+# source order, no two at one offset), the names they look up (a set: which blocks a change of
+# names concerns) and per reference the name it looks up, or None (which of its references a
+# change concerns). A function of the block's text alone: a change of names keeps it.
+#
+# A block's findings (``FileFindings._found``, for the blocks that have some): the block, its
+# relative findings (start, end, message; in the order of its references) and the same as
+# ``Finding``s whose spans are relative to the block's anchor.
 
 
-def _entries(blocks: list, before: dict, table: NameTable, source: bytes, tree) -> list:
+def _entries(blocks: list, before: dict, source: bytes, tree) -> list:
     """The entries of ``blocks``: those of ``before`` (by id) for the same block objects, else read."""
     out = []
     for block in blocks:
@@ -210,31 +261,58 @@ def _entries(blocks: list, before: dict, table: NameTable, source: bytes, tree) 
             top = TopLevel(source, "block", span.start, span.end, None, None, tree)
             refs = block_references(top.node(), source, {})
             keys = tuple(map(name_looked_up, refs))
-            entry = (block, block_findings(refs, table, is_bound_check(refs, top.node)), refs, frozenset(filter(None, keys)), keys)
+            entry = (block, refs, frozenset(filter(None, keys)), keys)
         out.append(entry)
     return out
 
 
-def _refreshed(entry: tuple, positions: list[int], table: NameTable, source: bytes, tree,
-               resolved: dict | None = None) -> tuple:
-    """``entry`` against ``table``, whose names differ from those its findings were made with for
-    the references at ``positions`` (in order): those are resolved again, and the block's
-    other findings are kept (a finding starts where its reference does; the references are in
-    source order, so the findings sorted by their start are in the references' order).
-    ``resolved``: what ``block_findings`` resolved in this pass, by reference path."""
-    block, relative, refs, names, keys = entry
-    again = [refs[i] for i in positions]
-    found = block_findings(again, table, is_bound_check(refs, _node_of(block, source, tree)), resolved)
+def _block_found(entry: tuple, refs: list, table: NameTable, source: bytes, tree, path: str,
+                 resolved: dict | None = None) -> tuple | None:
+    """The findings of ``refs`` (some of ``entry``'s references, in order) against ``table``, as
+    an item of ``FileFindings._found``; None when none is undefined."""
+    block, all_refs = entry[0], entry[1]
+    relative = block_findings(refs, table, is_bound_check(all_refs, _node_of(block, source, tree)), resolved)
     if not relative:
-        return (block, found, refs, names, keys) if found else entry  # (none of them was undefined: when none is, the same)
+        return None
+    return block, relative, _findings_of(block, relative, path)
+
+
+def _findings_of(block, relative: Iterable[RelativeFinding], path: str) -> tuple[Finding, ...]:
+    """``relative`` as ``Finding``s whose spans are relative to the block's anchor (absolute for a
+    block without one: a block built with its spans)."""
+    place = block.place  # (made once per block: its anchor, without a span made to read it)
+    anchor = place.anchor if place is not None else None
+    base = 0 if anchor is not None else block.span.start
+    return tuple([Finding("undefined-reference", Span(path, base + start, base + stop, anchor), message)
+                  for start, stop, message in relative])
+
+
+def _refreshed(entry: tuple, prior: tuple | None, positions: list[int], table: NameTable, source: bytes, tree,
+               path: str, resolved: dict | None = None) -> tuple | None:
+    """The findings of the block of ``entry`` (``prior``: those it had, or None) against
+    ``table``, whose names differ from those they were made with for the references at
+    ``positions`` (in order): those are resolved again, and the block's other findings are kept,
+    the same objects (a finding starts where its reference does; the references are in source
+    order, so findings sorted by their start are in the references' order). ``resolved``: what
+    ``block_findings`` resolved in this pass, by reference path. ``prior`` itself when nothing
+    changed."""
+    refs = entry[1]
+    again = [refs[i] for i in positions]
+    made = _block_found(entry, again, table, source, tree, path, resolved)
+    if prior is None:
+        return made
     starts = {ref[2] for ref in again}
-    kept = [finding for finding in relative if finding[0] not in starts]
-    if found:
-        kept.extend(found)
-        kept.sort()
-    elif len(kept) == len(relative):
-        return entry  # (none of them was undefined, and none is)
-    return block, tuple(kept), refs, names, keys
+    if made is None:
+        return _without(prior, starts)  # (prior itself when none of them was undefined, and none is)
+    _, relative, placed = prior
+    kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
+    pairs = [(relative[i], placed[i]) for i in kept]
+    pairs.extend(zip(made[1], made[2]))
+    pairs.sort(key=_first)
+    return prior[0], tuple([pair[0] for pair in pairs]), tuple([pair[1] for pair in pairs])
+
+
+_first = itemgetter(0)
 
 
 def _node_of(block, source: bytes, tree) -> "Callable[[], Node]":
@@ -329,7 +407,7 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
             by_text[digest] = (base, end, relative, refs, names) if edited else (base, end, relative, refs)
         for start, stop, message in relative:
             findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
-    return FileFindings(hcl, table, findings, {}, None if held and not edited else by_text)
+    return FileFindings(hcl, table, findings, None if held and not edited else by_text)
 
 
 def _last_identifier(kind: str, name: str) -> bytes | None:
@@ -365,7 +443,7 @@ def _names_changed(hcl: HclFile, table: NameTable, known: FileFindings) -> FileF
                 again.add(i)
             at = source.find(word, at + 1)
     if not again:
-        return FileFindings(hcl, table, known.findings, {}, None)
+        return FileFindings(hcl, table, known.findings, None)
     findings = [f for f in known.findings if bisect_right(starts, f.span.start) - 1 not in again]  # (each in its item)
     tree, path = hcl.tree, hcl.path
     for i in again:
@@ -374,4 +452,4 @@ def _names_changed(hcl: HclFile, table: NameTable, known: FileFindings) -> FileF
         for start, stop, message in block_findings(refs, table, is_bound_check(refs, top.node)):
             findings.append(Finding("undefined-reference", Span(path, base + start, base + stop), message))
     findings.sort(key=lambda f: bisect_right(starts, f.span.start))  # in the items' order (stable within one)
-    return FileFindings(hcl, table, findings, {}, None)
+    return FileFindings(hcl, table, findings, None)

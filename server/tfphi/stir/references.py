@@ -10,7 +10,7 @@ import weakref
 from bisect import bisect_left
 from functools import cached_property
 from itertools import compress
-from operator import is_, is_not, itemgetter
+from operator import ge, is_, is_not, itemgetter
 from sys import getrefcount
 from types import MappingProxyType
 from typing import Callable, Iterable, Iterator, Mapping
@@ -66,7 +66,10 @@ def check_module(module: Module, modules: Mapping[str, Module], tree: ModuleTree
         # (most modules have no call, or none that found something: one read-only empty table for those)
         interfaces.checks[module.dir] = CallChecks(tree, generation, table, clean or _NO_CALLS, module, found or _NO_CALLS)
     findings.extend(_duplicates(module))
-    findings.sort(key=lambda f: (f.span.file, f.span.start, f.span.end, f.code, f.message))
+    files = module.files
+    if found or module.duplicates or any(map(ge, files, files[1:])):
+        # (each file's findings come in order, one per reference; the files' in the order of their paths need no sort)
+        findings.sort(key=lambda f: (f.span.file, f.span.start, f.span.end, f.code, f.message))
     return findings
 
 
@@ -277,11 +280,16 @@ def block_findings(refs: list[tuple], table: NameTable, is_bound: Callable[[tupl
             unresolved = _message(resolve(root, names, table))
         else:
             path = (root, names)
-            unresolved = resolved[path] if path in resolved else resolved.setdefault(path, _message(resolve(root, names, table)))
+            unresolved = resolved.get(path, _UNSEEN)
+            if unresolved is _UNSEEN:
+                unresolved = resolved[path] = _message(resolve(root, names, table))
         if unresolved is not None and not is_bound(ref):
             names_used, message = unresolved
             out.append((start, start + name_ends(ref)[names_used], message))
-    return tuple(out)
+    return tuple(out) if out else ()
+
+
+_UNSEEN = object()  # (not resolved yet in this pass)
 
 
 def _message(unresolved: tuple[int, str, str] | None) -> tuple[int, str] | None:
