@@ -21,14 +21,14 @@ from tfphi.lsp.documents import Document, TextChange
 from tfphi.syntax.hclfile import new_parser
 from tfphi.syntax.parsers import reparser
 
+from calls_text import module_calls
+
 CALLS = 200
 
 
 def _root_text() -> str:
     blocks = ['variable "region" {\n  default = "eu-west-1"\n}\n\nlocals {\n  tags = { team = "core" }\n}\n']
-    for i in range(CALLS):
-        blocks.append(f'module "svc_{i:03}" {{\n  source = "./modules/svc_{i:03}"\n  region = var.region\n'
-                      f'  tags   = merge(local.tags, {{ name = "svc_{i:03}" }})\n  peer   = module.svc_{(i + 1) % CALLS:03}.id\n}}\n')
+    blocks += module_calls(CALLS, peer=True)
     return "\n".join(blocks)
 
 

@@ -18,14 +18,13 @@ from tfphi.syntax.hclfile import parse_file, read_in_pieces
 from tfphi.syntax.parsers import reparser
 from tfphi.syntax.tree_errors import parse_in_pieces
 
+from calls_text import module_calls
+
 CALLS = 200
 
 
 def _broken_text() -> bytes:
-    blocks = ['variable "region" {\n  default = "eu-west-1"\n}\n']
-    for i in range(CALLS):
-        blocks.append(f'module "svc_{i:03}" {{\n  source = "./modules/svc_{i:03}"\n  region = var.region\n'
-                      f'  tags   = merge(local.tags, {{ name = "svc_{i:03}" }})\n}}\n')
+    blocks = ['variable "region" {\n  default = "eu-west-1"\n}\n', *module_calls(CALLS, peer=False)]
     blocks.insert(CALLS // 2, "(\n")  # a syntax error between two blocks
     return "\n".join(blocks).encode()
 
