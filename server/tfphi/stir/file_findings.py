@@ -168,18 +168,11 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
                     break
             else:  # (each resolves, the common answer: no finding to make)
                 if prior is not None:
-                    mine = _without(prior, {refs[i][2] for i in at})
-                    if mine is None:
-                        del found[key]
-                    elif mine is not prior:
-                        found[key] = mine
+                    found[key] = _without(prior, {refs[i][2] for i in at})
                 continue
             mine = _refreshed(entries[key], prior, sorted(at) if len(at) > 1 else at, table, source, tree, path, resolved)
-            if mine is not prior:
-                if mine is None:
-                    del found[key]
-                else:
-                    found[key] = mine
+            if mine is not None:
+                found[key] = mine
     return FileFindings(hcl, table, _in_order(found), {}, entries, found, readers)
 
 
@@ -192,25 +185,24 @@ def _resolves(ref: tuple, table: NameTable, defined: dict[tuple, bool]) -> bool:
     return known
 
 
-def _without(prior: tuple, starts: set[int]) -> tuple | None:
-    """A block's findings (``prior``) but those of the references starting at ``starts``: the
-    same tuple when there are none, None when no finding is left."""
-    block, relative, placed = prior
+def _without(prior: tuple, starts: set[int]) -> tuple:
+    """A block's findings (``prior``) but those of the references starting at ``starts``, which
+    become its findings let go: the same tuple when there are none."""
+    block, relative, placed, _ = prior
     kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
     if len(kept) == len(relative):
         return prior
-    if not kept:
-        return None
-    return block, tuple([relative[i] for i in kept]), tuple([placed[i] for i in kept])
+    gone = {relative[i]: placed[i] for i in range(len(relative)) if relative[i][0] in starts}
+    return block, tuple([relative[i] for i in kept]), tuple([placed[i] for i in kept]), gone
 
 
 def _in_order(found: dict) -> list[Finding]:
     """The findings of the blocks in ``found``, in the file's order: each block's are in order
     (its references'), and the blocks are ordered by where their anchors now are."""
     if len(found) <= 1:
-        return [finding for _, _, placed in found.values() for finding in placed]
+        return [finding for _, _, placed, _ in found.values() for finding in placed]
     findings: list[Finding] = []
-    for _, _, placed in sorted(found.values(), key=_block_start):
+    for _, _, placed, _ in sorted(found.values(), key=_block_start):
         findings.extend(placed)
     return findings
 
@@ -246,9 +238,14 @@ _NO_READERS: dict = {}  # (never written)
 # names concerns) and per reference the name it looks up, or None (which of its references a
 # change concerns). A function of the block's text alone: a change of names keeps it.
 #
-# A block's findings (``FileFindings._found``, for the blocks that have some): the block, its
-# relative findings (start, end, message; in the order of its references) and the same as
-# ``Finding``s whose spans are relative to the block's anchor.
+# A block's findings (``FileFindings._found``, for the blocks that have some or had some before
+# the last change of names): the block, its relative findings (start, end, message; in the order
+# of its references), the same as ``Finding``s whose spans are relative to the block's anchor,
+# and the ``Finding``s the last change of names let go, by relative finding: when the names come
+# back (a call's label typed into, then taken back) the references' findings are those objects
+# again, so what was made of them downstream (their diagnostics, converted and serialized:
+# ``features.diagnostics``, ``lsp.publish``) is found again, not made again. Only the last
+# change's: a block keeps at most as many as it has references, and lets them go with itself.
 
 
 def _entries(blocks: list, before: dict, source: bytes, tree) -> list:
@@ -267,24 +264,35 @@ def _entries(blocks: list, before: dict, source: bytes, tree) -> list:
 
 
 def _block_found(entry: tuple, refs: list, table: NameTable, source: bytes, tree, path: str,
-                 resolved: dict | None = None) -> tuple | None:
+                 resolved: dict | None = None, gone: dict = {}) -> tuple | None:  # noqa: B006 (never written)
     """The findings of ``refs`` (some of ``entry``'s references, in order) against ``table``, as
-    an item of ``FileFindings._found``; None when none is undefined."""
+    an item of ``FileFindings._found``; None when none is undefined. ``gone``: the block's
+    findings let go before, by relative finding, taken again for the same ones."""
     block, all_refs = entry[0], entry[1]
     relative = block_findings(refs, table, is_bound_check(all_refs, _node_of(block, source, tree)), resolved)
     if not relative:
         return None
-    return block, relative, _findings_of(block, relative, path)
+    return block, relative, _findings_of(block, relative, path, gone), _NO_GONE
 
 
-def _findings_of(block, relative: Iterable[RelativeFinding], path: str) -> tuple[Finding, ...]:
+def _findings_of(block, relative: Iterable[RelativeFinding], path: str, gone: dict) -> tuple[Finding, ...]:
     """``relative`` as ``Finding``s whose spans are relative to the block's anchor (absolute for a
-    block without one: a block built with its spans)."""
+    block without one: a block built with its spans); those in ``gone`` (the block's, let go
+    before) are those objects again."""
     place = block.place  # (made once per block: its anchor, without a span made to read it)
     anchor = place.anchor if place is not None else None
     base = 0 if anchor is not None else block.span.start
-    return tuple([Finding("undefined-reference", Span(path, base + start, base + stop, anchor), message)
-                  for start, stop, message in relative])
+    out = []
+    for finding in relative:
+        made = gone.get(finding) if anchor is not None else None  # (an absolute span moves with its block: made again)
+        if made is None:
+            start, stop, message = finding
+            made = Finding("undefined-reference", Span(path, base + start, base + stop, anchor), message)
+        out.append(made)
+    return tuple(out)
+
+
+_NO_GONE: dict = {}  # (never written)
 
 
 def _refreshed(entry: tuple, prior: tuple | None, positions: list[int], table: NameTable, source: bytes, tree,
@@ -298,18 +306,20 @@ def _refreshed(entry: tuple, prior: tuple | None, positions: list[int], table: N
     changed."""
     refs = entry[1]
     again = [refs[i] for i in positions]
-    made = _block_found(entry, again, table, source, tree, path, resolved)
-    if prior is None:
-        return made
     starts = {ref[2] for ref in again}
+    if prior is None:
+        return _block_found(entry, again, table, source, tree, path, resolved)
+    _, relative, placed, gone = prior
+    removed = {relative[i]: placed[i] for i in range(len(relative)) if relative[i][0] in starts}
+    made = _block_found(entry, again, table, source, tree, path, resolved, {**gone, **removed} if removed else gone)
     if made is None:
         return _without(prior, starts)  # (prior itself when none of them was undefined, and none is)
-    _, relative, placed = prior
     kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
     pairs = [(relative[i], placed[i]) for i in kept]
     pairs.extend(zip(made[1], made[2]))
     pairs.sort(key=_first)
-    return prior[0], tuple([pair[0] for pair in pairs]), tuple([pair[1] for pair in pairs])
+    let_go = {finding: placed[i] for i, finding in enumerate(relative) if finding[0] in starts and finding not in made[1]}
+    return prior[0], tuple([pair[0] for pair in pairs]), tuple([pair[1] for pair in pairs]), let_go or _NO_GONE
 
 
 _first = itemgetter(0)
