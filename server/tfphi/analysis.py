@@ -800,7 +800,7 @@ class Snapshot:
             kept = host._finding_diagnostics[dir] = FindingDiagnostics()
         out = kept.diagnostics(findings)
         if kept.empty:
-            del host._finding_diagnostics[dir]
+            host._finding_diagnostics.pop(dir, None)
         return out
 
     def release(self, dir: str) -> None:
