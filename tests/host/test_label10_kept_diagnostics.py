@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 
 from host_support import fresh
 
-from tfphi.analysis import AnalysisHost, SetParsed, SetSource
+from tfphi.analysis import AnalysisHost, Remove, SetParsed, SetSource
 from tfphi.features.diagnostics import dir_diagnostics
 from tfphi.lsp.documents import Document, TextChange
 from tfphi.syntax.hclfile import new_parser
@@ -113,3 +113,26 @@ def test_a_label_typed_again_finds_its_diagnostics_again_where_its_block_moved()
     assert all(a is b for a, b in zip(again, first)) and len(again) == len(first)
     assert [session.texts["main.tf"].count("\n", 0, d.span.start) for d in again] == [line + 2 for line in lines]
     assert placed(again, session.texts["main.tf"]) == placed(dir_diagnostics(fresh(session.texts), ""), session.texts["main.tf"])
+
+
+def test_the_host_keeps_the_diagnostics_of_the_last_two_lists_alone():
+    """A label typed into one call, taken back, then typed into another and taken back: the
+    host holds no diagnostic of the first call's references (gone from the last two lists),
+    and lets a module's go with the module."""
+    text = ('module "m_0" {\n  source = "./modules/child"\n}\n\nmodule "m_1" {\n  source = "./modules/child"\n}\n\n'
+            'resource "aws_s3_bucket" "use" {\n  a = module.m_0.a\n  b = module.m_1.a\n}\n')
+    session = Session(text)
+    dir_diagnostics(session.host.snapshot(), "")
+    end = session.label_end("m_0")
+    first = session.edit(end, end, "x")
+    session.edit(end, end + 1, "")
+    end = session.label_end("m_1")
+    second = session.edit(end, end, "x")
+    session.edit(end, end + 1, "")
+    kept = session.host._finding_diagnostics[""]
+    held = {id(diagnostic) for table in (kept._last, kept._before) for _, diagnostic in table.values()}
+    assert [d.message for d in first] == ["undefined reference to module.m_0: no module block declares it"]
+    assert held == {id(d) for d in second}
+    session.host.apply_change([Remove(path) for path in session.texts if path == "main.tf"])  # (the root module's one file gone)
+    dir_diagnostics(session.host.snapshot(), "")
+    assert "" not in session.host._finding_diagnostics
