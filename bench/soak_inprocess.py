@@ -11,7 +11,8 @@ seed), or an earlier one taken back (at most 64 outstanding), each waiting for i
 diagnostics; with ``--hovers``, a hover (``features.hover.hover_at`` on the folder's snapshot)
 after a third of the edits. After every round all the edits are taken back (the texts are the
 files' again) and the process's RSS, Python's allocated blocks and glibc's heap in use are
-printed: the same texts at every checkpoint, so what grows between them is kept by the analysis;
+printed, with Python's arenas (held, ever allocated, the most at once) and the free space in them:
+the same texts at every checkpoint, so what grows between them is kept by the analysis;
 and the host's memo (its entries, and those under a call path the module tree no longer has,
 ``lsp.memory_sampler.memo_paths``), line indexes and the block texts its ``CleanSources`` holds.
 What the protocol keeps per message (pygls' futures of notifications, 2 KiB per keystroke until
@@ -31,7 +32,7 @@ from pathlib import Path
 from tfphi.features.hover import hover_at
 from tfphi.lsp.collector import QuietCollector
 from tfphi.lsp.documents import TextChange
-from tfphi.lsp.memory_sampler import memo_paths
+from tfphi.lsp.memory_sampler import memo_paths, pymalloc_stats
 from tfphi.lsp.publish import DiagnosticPublisher
 from tfphi.lsp.scheduler import AnalysisScheduler, Progress
 from tfphi.lsp.workspace import LiveWorkspace
@@ -63,9 +64,14 @@ def utf16_position(text: str, index: int) -> tuple[int, int]:
     return text.count("\n", 0, index), len(text[line_start:index].encode("utf-16-le")) // 2
 
 
-def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, after_checkpoint=None) -> None:
+def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, after_checkpoint=None,
+         around_step=None, on_loop_start=None) -> None:
     """``after_checkpoint(done, ws)``, if given, runs on the client's thread after each checkpoint's line
-    (bench/soak_survivors.py: what the round allocated and is still alive)."""
+    (bench/soak_survivors.py: what the round allocated and is still alive). ``around_step(phase, step)``,
+    if given, runs on the client's thread before (``phase`` "before") and after ("after") each step of
+    the stream once the files are open: ``step`` is ``("edit", path, old_text, new_text)`` or
+    ``("hover", path, None, None)`` (bench/soak_peaks.py: each step's peak). ``on_loop_start()`` runs
+    once on the loop before the stream (where a profiler of the loop's thread is installed)."""
     rng = random.Random(seed)
     all_tf = sorted(ws_dir.rglob("*.tf"))
     root = ws_dir / "main.tf"
@@ -94,7 +100,11 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
             while key not in published:
                 cond.wait()
 
+    stepping = False  # (the files' opening and the checkpoints' take-backs are not steps)
+
     def client(loop: asyncio.AbstractEventLoop) -> None:
+        nonlocal stepping
+
         def on_loop(coroutine):
             return asyncio.run_coroutine_threadsafe(coroutine, loop).result()
 
@@ -104,10 +114,15 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
             texts[path] = text[:start] + new + text[end:]
             versions[path] += 1
             uri, version = path.as_uri(), versions[path]
+            if stepping:
+                around_step("before", ("edit", path, text, texts[path]))
             scheduler.note_arrival()  # as the server's reader thread does
             loop.call_soon_threadsafe(lambda: (ws.change(uri, version, [edit]), scheduler.schedule({uri}),
                                                scheduler.message_handled()))
             wait((uri, version))
+            if stepping:
+                on_loop(scheduler.idle())  # (the pass's other documents too)
+                around_step("after", ("edit", path, text, texts[path]))
 
         outstanding: list[list] = []  # [path, offset, char]
 
@@ -123,16 +138,23 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
             return hover_at(folder.snapshot(), str(path.relative_to(ws_dir)), offset)
 
         def checkpoint(done: int) -> None:
+            nonlocal stepping
+            was_stepping, stepping = stepping, False
             while outstanding:
                 take_back(rng.randrange(len(outstanding)))
+            stepping = was_stepping
             on_loop(scheduler.idle())
             [folder] = ws.folders
             host = folder.host
             memo = memo_paths(host)
+            py = pymalloc_stats()
             print(f"{done:>7} edits: RSS {rss_mib():6.1f} MiB, allocated blocks {sys.getallocatedblocks():>9,}, "
                   f"C heap in use {heap_in_use_mib():5.1f} MiB; memo {len(host._trace_memo.memo):,} entries "
                   f"({memo.get('memo.dead_keys', 0)} under call paths gone), line indexes {len(host._line_indexes)}, "
-                  f"clean block texts {len(host.clean_sources._blocks._kept)}", flush=True)
+                  f"clean block texts {len(host.clean_sources._blocks._kept)}; Python's arenas {py.get('arenas', -1)} "
+                  f"(ever {py.get('arenas_total', -1)}, the most at once {py.get('highwater', -1)}), in blocks "
+                  f"{py.get('used', -1):.1f} MiB, free in pools {py.get('free', -1):.1f}, empty pools {py.get('empty', -1):.1f}",
+                  flush=True)
             if after_checkpoint is not None:
                 on_loop(_call(after_checkpoint, done, ws))
 
@@ -142,6 +164,9 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
             loop.call_soon_threadsafe(lambda p=path: (ws.open(p.as_uri(), 1, texts[p], "terraform"), scheduler.schedule({p.as_uri()})))
             wait((path.as_uri(), 1))
         checkpoint(0)
+        if on_loop_start is not None:
+            on_loop(_call(on_loop_start))
+        stepping = around_step is not None
         done = 0
         for _ in range(rounds):
             for _ in range(edits):
@@ -159,7 +184,11 @@ def soak(ws_dir: Path, rounds: int, edits: int, hovers: bool, seed: int = 0, aft
                 if hovers and rng.random() < 1 / 3:
                     path = rng.choice(pool)
                     text = texts[path]
+                    if stepping:
+                        around_step("before", ("hover", path, None, None))
                     on_loop(hover(path, len(text[: rng.randint(0, len(text))].encode("utf-8"))))
+                    if stepping:
+                        around_step("after", ("hover", path, None, None))
             checkpoint(done)
         loop.call_soon_threadsafe(lambda: setattr(scheduler, "stopped", True))
 

@@ -361,7 +361,24 @@ def test_soak_inprocess_prints_a_checkpoint_per_round(tmp_path):
     lines = proc.stdout.splitlines()
     assert [line.split(" edits:")[0].strip() for line in lines] == ["0", "30", "60"]
     assert all(re.search(r"RSS +[\d.]+ MiB, allocated blocks +[\d,]+, C heap in use +[\d.]+ MiB; memo [\d,]+ entries "
-                         r"\(0 under call paths gone\), line indexes \d+, clean block texts \d+$", line) for line in lines), lines
+                         r"\(0 under call paths gone\), line indexes \d+, clean block texts \d+; Python's arenas \d+ \(ever \d+, "
+                         r"the most at once \d+\), in blocks [\d.]+ MiB, free in pools [\d.]+, empty pools [\d.]+$", line)
+               for line in lines), lines
+
+
+def test_soak_peaks_prints_each_shape_and_the_frames_holding_peaks(tmp_path):
+    """bench/soak_peaks.py: the soak's stream with tracemalloc, each step's peak grouped by shape;
+    with --functions, the functions' peaks (a profile function on the loop)."""
+    proc = subprocess.run(
+        [sys.executable, str(BENCH / "soak_peaks.py"), "--modules", "10", "--edits", "40", "--functions", "--top", "5",
+         "--workdir", str(tmp_path / "ws")],
+        capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    out = proc.stdout
+    assert re.search(r"^ +40 +[\d.]+ +[\d.]+ +[\d.]+ +\d+ +\d+  edit \(all\)$", out, re.M), out
+    assert re.search(r"^ +\d+ +[\d.]+ +[\d.]+ +[\d.]+ +\d+ +\d+  edit (root main\.tf|root file|module file) (ok|broken)>(ok|broken)$", out, re.M), out
+    assert "functions by their largest peak above entry (top 5):" in out
+    assert re.search(r"AnalysisScheduler\._pass \(lsp/scheduler\.py:\d+\)", out), out
 
 
 def test_edit_trace_cuts_every_edit_into_four_parts(tmp_path):

@@ -406,7 +406,15 @@ def _by_text(hcl: HclFile, table: NameTable, known: FileFindings | None) -> File
     findings: list[Finding] = []
     edited = known is not None
     held = bool(hcl.tops)  # every item's references are in ``hcl.tops``: ``texts`` can be made again
-    for top in hcl.top_levels():  # nodes found (or parsed again) on demand
+    # Nodes found (or parsed again) on demand, each let go with its item: a ``TopLevel`` keeps the
+    # node it parsed (and so its tree), and the list of a broken root file's 204 items held every
+    # one until the last, 3.8 MiB of tree-sitter's nodes in Python's arenas at 1,000 modules, among
+    # them the entries and findings that live on (bench/README.md, "Issue 23: the soak's other
+    # transients, session 15").
+    tops = hcl.top_levels()
+    tops.reverse()
+    while tops:
+        top = tops.pop()
         held = held and top.refs is not None
         base, end = top.start_byte, top.end_byte
         text = source[base:end]

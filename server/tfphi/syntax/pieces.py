@@ -72,7 +72,9 @@ def read_if_broken(path: str, source: bytes, traced: frozenset = frozenset()) ->
     first = next((piece for piece in pieces if piece[2].root_node.has_error), None)
     if first is None or not _scan(source, first[0], first[1]):
         return None  # (the caller parses the whole text: dropped before, its peak is its own)
-    return read_in_pieces(path, source, traced, [(tree, not tree.root_node.has_error) for _, _, tree in pieces])
+    trees = [(tree, not tree.root_node.has_error) for _, _, tree in pieces]
+    del pieces, first  # (read_in_pieces lets each tree go once read: nothing else may hold them)
+    return read_in_pieces(path, source, traced, trees)
 
 
 _CODE = re.compile(rb'[{}\[\]()"#]|//|/\*|<<')
