@@ -29,12 +29,14 @@ from tree_sitter import Parser
 from . import records
 from .addrs import AddressError, FieldAddress, parse_field_address
 from .config import Config, ConfigProblem, FieldSpec
+from .diagnostics import Diagnostic
 from .records import record, field
 from .stir.model import FileDecls, Module, Resource, assemble_module, declarations_by_address, kept_declarations, read_declarations
 from .stir.module_changes import calls_differ, changed_calls, declared_addresses, interface_differs, modules_below
 from .stir.terragrunt import Unit, deployed_dirs, is_terragrunt_path, place_of, read_units
 from .stir.roots import roots_reaching
 from .stir.file_findings import FileFindings, file_findings
+from .stir.finding_diagnostics import FindingDiagnostics, finding_diagnostic
 from .stir.references import Finding, ModuleInterfaces, NameTable, check_module, name_table
 from .stir.workspace import MODULES_JSON, CallPath, Manifest, ModuleTree, build_module_tree, configuration_files, module_dir_of, parse_manifest
 from .syntax import is_json_path
@@ -275,6 +277,7 @@ class AnalysisHost:
         self._reread_views = retention.reread_views(self.files.get)  # views of files not open read again, bounded
         # path -> what the last answer for the file found (``stir.file_findings.FileFindings``)
         self._findings_of_files: dict[str, FileFindings] = {}
+        self._finding_diagnostics: dict[str, FindingDiagnostics] = {}  # module dir -> its findings' diagnostics (an editor's host)
         self._interfaces = ModuleInterfaces(keep=retention.keeps_edit_state)  # what callers check against each module (entries go with their module)
         self._line_indexes = retention.line_indexes()  # path -> (the host's bytes of it, their line index), the latest asked
         # Work done, counted for tests that hold an edit to what it touches (not timed):
@@ -565,6 +568,7 @@ class AnalysisHost:
                     self._decls[dir] = new_decls
             else:
                 self._modules.pop(dir, None)
+                self._finding_diagnostics.pop(dir, None)
                 if not listed:
                     self._dir_files.pop(dir, None)
                     self._build_failures.pop(dir, None)
@@ -783,6 +787,21 @@ class Snapshot:
                     cached = []
             derived.findings[dir] = cached
         return cached
+
+    def finding_diagnostics(self, dir: str, findings: Iterable[Finding]) -> list[Diagnostic]:
+        """The diagnostics of ``findings`` (some of the module's in ``dir``, in order): on an
+        editor's host each made once per finding and kept by the host for the next edit
+        (``stir.finding_diagnostics``), the same objects while their findings are."""
+        host = self._host
+        if not host.retention.keeps_edit_state:
+            return [finding_diagnostic(finding) for finding in findings]
+        kept = host._finding_diagnostics.get(dir)
+        if kept is None:
+            kept = host._finding_diagnostics[dir] = FindingDiagnostics()
+        out = kept.diagnostics(findings)
+        if kept.empty:
+            host._finding_diagnostics.pop(dir, None)
+        return out
 
     def release(self, dir: str) -> None:
         """Lets go what was derived for the module in ``dir``, as the host's ``Retention`` says,

@@ -53,23 +53,16 @@ def dir_diagnostics(analysis: Analysis, dir: str) -> list[Diagnostic]:
         for err in analysis.files[path].errors:
             out.append(Diagnostic(path, err.span, "error", "syntax-error", f"syntax error: {err.message}"))
     broken = _broken_regions(analysis, dir)
-    words = _words(broken) if broken else frozenset()
-    for finding in analysis.findings(dir):
-        if finding.code == "undefined-reference" and broken and _declared_in_broken_region(analysis, finding.span, broken, words):
-            continue  # the broken region may declare it: only the syntax error is reported
-        out.append(finding_diagnostic(finding))
+    findings = analysis.findings(dir)
+    if broken:
+        words = _words(broken)
+        findings = [finding for finding in findings  # the broken region may declare it: only the syntax error is reported
+                    if finding.code != "undefined-reference" or not _declared_in_broken_region(analysis, finding.span, broken, words)]
+    out.extend(analysis.finding_diagnostics(dir, findings))  # (each made once per finding, kept by the host)
     out.extend(_unbounded_fields(analysis, dir))
     out.extend(_unsupported_values(analysis, dir))
     out.extend(relocated(analysis, dir, lambda trace, handoff: _about_installed(analysis, trace, handoff)))
     return unsuppressed(analysis, out)
-
-
-def finding_diagnostic(finding) -> Diagnostic:
-    """The diagnostic of an undefined reference, a missing argument, a duplicate declaration..."""
-    span, related = finding.span, finding.related
-    if related:
-        related = tuple([Related(at, message) for at, message in related])
-    return Diagnostic(span.file, span, finding.severity, finding.code, finding.message, related)
 
 
 def _broken_regions(analysis: Analysis, dir: str) -> list[bytes]:

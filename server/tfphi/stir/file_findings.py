@@ -47,10 +47,10 @@ class FileFindings:
     it touched and the references to a changed name, no copy of a table and no look at every
     block."""
 
-    __slots__ = ("hcl", "table", "findings", "_blocks", "_found", "_readers", "_texts")
+    __slots__ = ("hcl", "table", "findings", "_blocks", "_found", "_readers", "_texts", "_gone")
 
     def __init__(self, hcl: HclFile, table: NameTable, findings: list[Finding], texts: dict | None,
-                 blocks: dict | None = None, found: dict | None = None, readers: dict | None = None):
+                 blocks: dict | None = None, found: dict | None = None, readers: dict | None = None, gone: dict | None = None):
         self.hcl = hcl
         self.table = table
         self.findings = findings
@@ -58,16 +58,17 @@ class FileFindings:
         self._found = found  # id(block) -> (block, relative findings, findings) of the blocks with findings
         self._readers = readers  # name -> {id of a block that looks it up: its references that do, by place}; None: not made
         self._texts = texts  # see ``texts``; None: worked out from ``hcl`` and ``findings`` when asked
+        self._gone = gone  # id(block) -> the findings the last change of names let go of it, by relative finding
 
-    def take_blocks(self) -> tuple[dict, dict, dict | None] | None:
-        """(entries, found, readers), handed to the next answer for the file, which updates them
+    def take_blocks(self) -> tuple[dict, dict, dict | None, dict] | None:
+        """(entries, found, readers, gone), handed to the next answer for the file, which updates them
         in place for its own blocks; this answer has none after (a second taker, or the next
         answer when the one that took them failed, reads every block again). None when this
         answer has none."""
         if self._blocks is None:
             return None
-        held = (self._blocks, self._found if self._found is not None else {}, self._readers)
-        self._blocks = self._found = self._readers = None
+        held = (self._blocks, self._found if self._found is not None else {}, self._readers, self._gone if self._gone is not None else {})
+        self._blocks = self._found = self._readers = self._gone = None
         return held
 
     @property
@@ -115,10 +116,11 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
     held = known.take_blocks() if known is not None else None
     splice = hcl.splice
     readers: dict | None = None
+    gone: dict[int, dict] = {}
     if held is not None and known.hcl is hcl:  # the same blocks against other names
-        entries, found, readers = held
+        entries, found, readers, gone = held
     elif held is not None and splice is not None and splice[0]() is known.hcl.body:
-        entries, found, readers = held
+        entries, found, readers, gone = held
         _, first, last, count = splice
         # (read before the replaced blocks are let go: some of the new ones are old ones taken over)
         new = [(entry, entry is entries.get(id(entry[0]))) for entry in _entries(blocks[first : first + count], entries, source, tree)]
@@ -127,6 +129,7 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
             key = id(block)
             entry = entries.pop(key)
             found.pop(key, None)
+            gone.pop(key, None)
             if readers is not None:
                 for name in entry[2]:
                     held_by = readers[name]
@@ -168,19 +171,27 @@ def file_findings(hcl: HclFile, table: NameTable, known: FileFindings | None) ->
                     break
             else:  # (each resolves, the common answer: no finding to make)
                 if prior is not None:
-                    mine = _without(prior, {refs[i][2] for i in at})
+                    mine, let_go = _without(prior, {refs[i][2] for i in at})
+                    if let_go:
+                        gone[key] = let_go
                     if mine is None:
                         del found[key]
                     elif mine is not prior:
                         found[key] = mine
                 continue
-            mine = _refreshed(entries[key], prior, sorted(at) if len(at) > 1 else at, table, source, tree, path, resolved)
+            mine, let_go = _refreshed(entries[key], prior, sorted(at) if len(at) > 1 else at, table, source, tree, path,
+                                      resolved, gone.get(key, _NO_GONE))
+            if let_go is not None:
+                if let_go:
+                    gone[key] = let_go
+                else:
+                    gone.pop(key, None)
             if mine is not prior:
                 if mine is None:
                     del found[key]
                 else:
                     found[key] = mine
-    return FileFindings(hcl, table, _in_order(found), {}, entries, found, readers)
+    return FileFindings(hcl, table, _in_order(found), {}, entries, found, readers, gone)
 
 
 def _resolves(ref: tuple, table: NameTable, defined: dict[tuple, bool]) -> bool:
@@ -192,16 +203,22 @@ def _resolves(ref: tuple, table: NameTable, defined: dict[tuple, bool]) -> bool:
     return known
 
 
-def _without(prior: tuple, starts: set[int]) -> tuple | None:
-    """A block's findings (``prior``) but those of the references starting at ``starts``: the
-    same tuple when there are none, None when no finding is left."""
+def _without(prior: tuple, starts: set[int]) -> tuple[tuple | None, dict]:
+    """A block's findings (``prior``) but those of the references starting at ``starts`` (the
+    same tuple when there are none, None when no finding is left), and the findings let go."""
     block, relative, placed = prior
-    kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
-    if len(kept) == len(relative):
-        return prior
+    kept = []
+    let_go = {}
+    for i, finding in enumerate(relative):
+        if finding[0] in starts:
+            let_go[finding] = placed[i]
+        else:
+            kept.append(i)
+    if not let_go:
+        return prior, let_go
     if not kept:
-        return None
-    return block, tuple([relative[i] for i in kept]), tuple([placed[i] for i in kept])
+        return None, let_go
+    return (block, tuple([relative[i] for i in kept]), tuple([placed[i] for i in kept])), let_go
 
 
 def _in_order(found: dict) -> list[Finding]:
@@ -249,6 +266,13 @@ _NO_READERS: dict = {}  # (never written)
 # A block's findings (``FileFindings._found``, for the blocks that have some): the block, its
 # relative findings (start, end, message; in the order of its references) and the same as
 # ``Finding``s whose spans are relative to the block's anchor.
+#
+# The findings a block's last change of names let go (``FileFindings._gone``), by relative
+# finding: when the names come back (a call's label typed into, then taken back) the references'
+# findings are those objects again, so what was made of them downstream (their diagnostics,
+# ``stir.finding_diagnostics``, converted and serialized in ``lsp.publish``) is found again, not
+# made again. Only the last change's: a block keeps at most as many as it has references, and
+# lets them go with itself.
 
 
 def _entries(blocks: list, before: dict, source: bytes, tree) -> list:
@@ -267,49 +291,61 @@ def _entries(blocks: list, before: dict, source: bytes, tree) -> list:
 
 
 def _block_found(entry: tuple, refs: list, table: NameTable, source: bytes, tree, path: str,
-                 resolved: dict | None = None) -> tuple | None:
+                 resolved: dict | None = None, gone: dict | None = None) -> tuple | None:
     """The findings of ``refs`` (some of ``entry``'s references, in order) against ``table``, as
-    an item of ``FileFindings._found``; None when none is undefined."""
+    an item of ``FileFindings._found``; None when none is undefined. ``gone``: findings the
+    block let go before, by relative finding, taken again for the same ones."""
     block, all_refs = entry[0], entry[1]
     relative = block_findings(refs, table, is_bound_check(all_refs, _node_of(block, source, tree)), resolved)
     if not relative:
         return None
-    return block, relative, _findings_of(block, relative, path)
+    return block, relative, _findings_of(block, relative, path, gone)
 
 
-def _findings_of(block, relative: Iterable[RelativeFinding], path: str) -> tuple[Finding, ...]:
+def _findings_of(block, relative: Iterable[RelativeFinding], path: str, gone: dict | None = None) -> tuple[Finding, ...]:
     """``relative`` as ``Finding``s whose spans are relative to the block's anchor (absolute for a
-    block without one: a block built with its spans)."""
+    block without one: a block built with its spans); those in ``gone`` (let go by the block
+    before) are those objects again."""
     place = block.place  # (made once per block: its anchor, without a span made to read it)
     anchor = place.anchor if place is not None else None
+    if gone and anchor is not None:  # (a span without an anchor does not move with its block: made again)
+        return tuple([gone.get(finding) or Finding("undefined-reference", Span(path, finding[0], finding[1], anchor), finding[2])
+                      for finding in relative])
     base = 0 if anchor is not None else block.span.start
     return tuple([Finding("undefined-reference", Span(path, base + start, base + stop, anchor), message)
                   for start, stop, message in relative])
 
 
+_NO_GONE: dict = {}  # (never written)
+
+
 def _refreshed(entry: tuple, prior: tuple | None, positions: list[int], table: NameTable, source: bytes, tree,
-               path: str, resolved: dict | None = None) -> tuple | None:
+               path: str, resolved: dict | None = None, gone: dict = _NO_GONE) -> tuple[tuple | None, dict | None]:
     """The findings of the block of ``entry`` (``prior``: those it had, or None) against
     ``table``, whose names differ from those they were made with for the references at
     ``positions`` (in order): those are resolved again, and the block's other findings are kept,
     the same objects (a finding starts where its reference does; the references are in source
     order, so findings sorted by their start are in the references' order). ``resolved``: what
     ``block_findings`` resolved in this pass, by reference path. ``prior`` itself when nothing
-    changed."""
+    changed. ``gone``: the findings the block let go before (taken again for the same ones);
+    with the findings, those let go now (None: ``gone`` stays as it is)."""
     refs = entry[1]
     again = [refs[i] for i in positions]
-    made = _block_found(entry, again, table, source, tree, path, resolved)
     if prior is None:
-        return made
+        return _block_found(entry, again, table, source, tree, path, resolved, gone), None
     starts = {ref[2] for ref in again}
+    mine, let_go = _without(prior, starts)
+    made = _block_found(entry, again, table, source, tree, path, resolved, {**gone, **let_go} if let_go else gone)
     if made is None:
-        return _without(prior, starts)  # (prior itself when none of them was undefined, and none is)
-    _, relative, placed = prior
-    kept = [i for i, finding in enumerate(relative) if finding[0] not in starts]
-    pairs = [(relative[i], placed[i]) for i in kept]
+        return mine, let_go or None  # (prior itself when none of them was undefined, and none is)
+    if let_go:
+        let_go = {finding: held for finding, held in let_go.items() if finding not in made[1]}
+    if mine is None:
+        return made, let_go
+    pairs = list(zip(mine[1], mine[2]))
     pairs.extend(zip(made[1], made[2]))
     pairs.sort(key=_first)
-    return prior[0], tuple([pair[0] for pair in pairs]), tuple([pair[1] for pair in pairs])
+    return (prior[0], tuple([pair[0] for pair in pairs]), tuple([pair[1] for pair in pairs])), let_go
 
 
 _first = itemgetter(0)
