@@ -104,7 +104,7 @@ class FunctionPeaks:
 
     def report(self, top: int) -> None:
         def name(code) -> str:
-            where = code.co_filename.split("/tfphi/", 1)[-1] if "/tfphi/" in code.co_filename else code.co_filename.rsplit("/", 1)[-1]
+            where = code.co_filename.rsplit("/tfphi/", 1)[-1] if "/tfphi/" in code.co_filename else code.co_filename.rsplit("/", 1)[-1]
             return f"{code.co_qualname} ({where}:{code.co_firstlineno})"
 
         print(f"\nfunctions by their largest peak above entry (top {top}):")
