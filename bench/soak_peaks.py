@@ -178,7 +178,7 @@ def main(argv=None) -> int:
     tracemalloc.start(1)
     soak(ws_dir, 1, args.edits, True, seed=args.seed, around_step=around_step,
          on_loop_start=start_profile if profile is not None else None)
-    print(f"\nsteps by shape: the peak of memory traced above the step's start, MiB")
+    print("\nsteps by shape: the peak of memory traced above the step's start, MiB")
     print(f"  {'steps':>6} {'p50':>6} {'p90':>6} {'max':>6} {'>1MiB':>6} {'>4MiB':>6}  shape")
     for name in sorted(groups, key=lambda g: -max(groups[g])):
         peaks = sorted(groups[name])

@@ -54,7 +54,6 @@ def test_a_broken_files_findings_hold_one_items_tree_at_a_time():
     gc.collect()
     tracemalloc.start()
     try:
-        before = tracemalloc.get_traced_memory()[0]
         findings = snapshot.findings("")
         after, peak = tracemalloc.get_traced_memory()
         items = [reparser.node(top.source, top.start_byte, top.end_byte, top.type) for top in hcl.top_levels()]

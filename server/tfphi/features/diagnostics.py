@@ -22,7 +22,6 @@ from .installed import Handoff, deciding_argument, field_address, foreign, forei
 from .locations import human_position
 from .suppress import unsuppressed
 from ..syntax.error_shapes import UNCLOSED
-from ..stir.workspace import module_dir_of
 from .code_actions import field_values  # code actions build on this module
 from .code_actions import known_values  # code actions build on this module
 
