@@ -284,24 +284,21 @@ class LineIndex:
                 else:
                     out.append((line, column) + self.position(end, encoding))
             return out
-        starts, cut, shift, size = self._starts, self._from, self._shift, len(self._source)
-        count = len(starts)
-        moved = starts[cut] + shift if cut < count else size + 1  # (where the lines still to move start)
+        line_at, line_start = self._line_at, self._start
+        count, size = len(self._starts), len(self._source)
         out = []
         for start, end in ranges:
             empty = end <= start
             start, end = min(max(start, 0), size), min(max(end, 0), size)
-            line = bisect_right(starts, start - shift, cut) - 1 if start >= moved else bisect_right(starts, start, 0, cut) - 1
-            column = start - (starts[line] + shift if line >= cut else starts[line])
+            line = line_at(start)
+            column = start - line_start(line)
             if empty:
                 out.append((line, column, line, column))
-                continue
-            after = line + 1  # (the next line's start: an end before it is on the start's line)
-            if after >= count or end < (starts[after] + shift if after >= cut else starts[after]):
+            elif line + 1 >= count or end < line_start(line + 1):  # (an end on the start's line)
                 out.append((line, column, line, column + end - start))
-                continue
-            last = bisect_right(starts, end - shift, cut) - 1 if end >= moved else bisect_right(starts, end, 0, cut) - 1
-            out.append((line, column, last, end - (starts[last] + shift if last >= cut else starts[last])))
+            else:
+                last = line_at(end)
+                out.append((line, column, last, end - line_start(last)))
         return out
 
     def offset(self, line: int, column: int, encoding: Encoding) -> int:
